@@ -1,0 +1,27 @@
+/** Two kinds of tests (STYLE rule 8): pure `*.test.ts` and `*.int.test.ts` against real NATS and MongoDB. */
+const shared = {
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
+  moduleNameMapper: { '^@cm/(platform|contracts|testkit)$': '<rootDir>/packages/$1/src' },
+  testEnvironment: 'node',
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+};
+
+module.exports = {
+  maxWorkers: 2,
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{packages,services}/*/src/**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
+    },
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{packages,services}/*/src/**/*.int.test.ts'],
+      globalSetup: '<rootDir>/jest.global-setup.ts',
+      globalTeardown: '<rootDir>/jest.global-teardown.ts',
+      testTimeout: 30000,
+    },
+  ],
+};

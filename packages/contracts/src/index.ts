@@ -1,0 +1,2 @@
+export * from './owner-registry';
+export * from './event-message';

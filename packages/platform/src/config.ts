@@ -1,0 +1,30 @@
+import Joi from 'joi';
+
+/** Settings every service shares (CONVENTIONS section 2). Each service extends this schema. */
+export const baseConfigSchema = {
+  NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
+  MONGO_URL: Joi.string().uri({ scheme: ['mongodb', 'mongodb+srv'] }).default('mongodb://127.0.0.1:27017'),
+  NATS_URL: Joi.string().default('nats://127.0.0.1:4222'),
+  LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
+  ADMIN_TOKEN: Joi.string().min(16).when('NODE_ENV', {
+    is: 'production',
+    then: Joi.required(),
+    otherwise: Joi.optional(),
+  }),
+  SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(0).default(15000),
+};
+
+export class ConfigError extends Error {}
+
+/**
+ * Validates the environment once at start-up and fails fast with every problem listed.
+ * Unknown variables are ignored (the environment holds much more than our settings).
+ */
+export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv): T {
+  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  if (error) {
+    const problems = error.details.map((d) => `  ${d.path.join('.')}: ${d.message}`).join('\n');
+    throw new ConfigError(`invalid configuration:\n${problems}`);
+  }
+  return value;
+}

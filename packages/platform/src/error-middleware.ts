@@ -1,0 +1,66 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from 'winston';
+import {
+  AppError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  errorBody,
+} from './errors';
+
+/** body-parser and friends throw http-errors with a `type`; map them to our typed errors. */
+function fromFrameworkError(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; statusCode?: number };
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return new ValidationError('malformed request body', [{ field: 'body', message: 'is not valid JSON' }]);
+    case 'entity.too.large':
+      return new PayloadTooLargeError();
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError('unsupported body encoding or charset');
+    case 'parameters.too.many':
+      return new PayloadTooLargeError('too many form parameters');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ValidationError('incomplete or invalid request body');
+  }
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new AppError(status, status === 404 ? 'not_found' : 'validation_error', 'bad request');
+  }
+  return undefined;
+}
+
+/** The single place that turns an error into the JSON error shape. Only 5xx are logged as errors. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const known = fromFrameworkError(err);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (known) {
+      if (known instanceof RateLimitedError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
+      if (known.status >= 500) logger.error('request failed', { request_id: req.id, code: known.code, message: known.message });
+      res.status(known.status).json(errorBody(known));
+      return;
+    }
+    logger.error('unhandled error', {
+      request_id: req.id,
+      method: req.method,
+      path: req.path,
+      error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+    });
+    res.status(500).json({ error: { code: 'internal', message: 'internal error' } });
+  };
+}
+
+/** Unmatched routes get the same JSON shape as every other error. */
+export const notFoundHandler: RequestHandler = (_req, _res, next) => {
+  next(new NotFoundError('no such endpoint'));
+};

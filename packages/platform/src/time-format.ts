@@ -1,0 +1,9 @@
+/** `YYYY-mm-dd HH:MM:SS` in UTC, the timestamp form of the spec. */
+export function formatUtcDateTime(d: Date): string {
+  return d.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** `YYYY-mm-dd` in UTC. */
+export function formatUtcDate(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}

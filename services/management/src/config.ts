@@ -1,0 +1,42 @@
+import Joi from 'joi';
+import { baseConfigSchema, loadConfig } from '@cm/platform';
+
+export interface ManagementConfig {
+  NODE_ENV: 'development' | 'production' | 'test';
+  MANAGEMENT_PORT: number;
+  MONGO_URL: string;
+  MONGO_DB: string;
+  NATS_URL: string;
+  LOG_LEVEL: string;
+  ADMIN_TOKEN?: string;
+  SHUTDOWN_TIMEOUT_MS: number;
+  BODY_LIMIT: string;
+  OWNER_REGISTRY_BUCKET: string;
+  REGISTRY_RELAY_INTERVAL_MS: number;
+  TITLE_FETCH_TIMEOUT_MS: number;
+  TITLE_FETCH_MAX_BYTES: number;
+  TITLE_FETCH_MAX_REDIRECTS: number;
+  /** Test-only: lets the title fetcher reach loopback (tests serve pages on 127.0.0.1). */
+  TITLE_FETCH_ALLOW_LOOPBACK: boolean;
+}
+
+const schema = Joi.object<ManagementConfig>({
+  ...baseConfigSchema,
+  MANAGEMENT_PORT: Joi.number().port().default(3000),
+  MONGO_DB: Joi.string().pattern(/^[A-Za-z0-9_-]{1,63}$/).default('management'),
+  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('64kb'),
+  OWNER_REGISTRY_BUCKET: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('owner_registry'),
+  REGISTRY_RELAY_INTERVAL_MS: Joi.number().integer().min(100).default(5000),
+  TITLE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(5000),
+  TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
+  TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),
+  TITLE_FETCH_ALLOW_LOOPBACK: Joi.boolean().default(false),
+});
+
+export function loadManagementConfig(env: NodeJS.ProcessEnv): ManagementConfig {
+  const config = loadConfig(schema, env);
+  if (config.TITLE_FETCH_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
+    throw new Error('TITLE_FETCH_ALLOW_LOOPBACK is a test-only setting and is refused in production');
+  }
+  return config;
+}

@@ -1,0 +1,39 @@
+import { Router } from 'express';
+import { NotFoundError, asyncHandler, isFormBody, validate } from '@cm/platform';
+import { callerOf } from '../auth/authenticated-user';
+import { createUserSchema, editUserSchema } from './user-schemas';
+import type { UserService } from './user-service';
+
+/** Spec 4.1-4.4. Mounted under /api/v3 behind bearer auth. */
+export function userRoutes(users: UserService): Router {
+  const router = Router();
+
+  router.get('/user', asyncHandler(async (req, res) => {
+    res.json(await users.listSubUsers(callerOf(req)));
+  }));
+
+  router.post('/user', asyncHandler(async (req, res) => {
+    const input = validate(createUserSchema, req.body, 'user', { convert: isFormBody(req) });
+    res.status(200).json(await users.createSubUser(callerOf(req), input));
+  }));
+
+  router.post('/user/:userId', asyncHandler(async (req, res) => {
+    const userId = userIdOf(req.params.userId);
+    const input = validate(editUserSchema, req.body, 'user', { convert: isFormBody(req) });
+    res.status(201).json(await users.editUser(callerOf(req), userId, input));
+  }));
+
+  router.delete('/user/:userId', asyncHandler(async (req, res) => {
+    const userId = userIdOf(req.params.userId);
+    await users.deleteUser(callerOf(req), userId);
+    res.status(204).end();
+  }));
+
+  return router;
+}
+
+/** unique_ids are digits; anything else cannot name a user, so it is a 404 like any unknown id. */
+function userIdOf(raw: unknown): string {
+  if (typeof raw !== 'string' || !/^\d{1,32}$/.test(raw)) throw new NotFoundError('no such user');
+  return raw;
+}

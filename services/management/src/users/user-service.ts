@@ -1,0 +1,107 @@
+import { ConflictError, ForbiddenError, NotFoundError, isDuplicateKeyError } from '@cm/platform';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { hashPassword, randomDigits, randomToken } from './secrets';
+import type { CreateUserInput, EditUserInput } from './user-schemas';
+import { DuplicateEmailError, type UserDocument, type UserPatch, type UserStore } from './user-store';
+import { toUserView, type UserView } from './user-view';
+
+/** Tells the events service which owner_ids exist (via NATS); see registry/. */
+export interface OwnerAnnouncer {
+  announce(uniqueId: string): Promise<void>;
+}
+
+/** Removes what a deleted user owned (campaigns and their content). */
+export type UserCleanup = (uniqueId: string) => Promise<void>;
+
+export interface UserServiceDeps {
+  store: UserStore;
+  announcer: OwnerAnnouncer;
+  cleanup: UserCleanup;
+  now?: () => Date;
+}
+
+function requireOwner(caller: AuthenticatedUser): void {
+  if (caller.role !== 'owner') throw new ForbiddenError('sub-users cannot manage users');
+}
+
+export class UserService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: UserServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /** Operator bootstrap: a new account owner. */
+  createAccount(input: CreateUserInput): Promise<UserView> {
+    return this.insertUser(input, undefined);
+  }
+
+  createSubUser(caller: AuthenticatedUser, input: CreateUserInput): Promise<UserView> {
+    requireOwner(caller);
+    return this.insertUser(input, caller.account_id);
+  }
+
+  async listSubUsers(caller: AuthenticatedUser): Promise<UserView[]> {
+    requireOwner(caller);
+    return (await this.deps.store.listSubUsers(caller.account_id)).map(toUserView);
+  }
+
+  async editUser(caller: AuthenticatedUser, uniqueId: string, input: EditUserInput): Promise<UserView> {
+    requireOwner(caller);
+    const patch: UserPatch = {};
+    if (input.user_name !== undefined) {
+      patch.user_name = input.user_name;
+      if (input.user_name === '') {
+        const current = await this.deps.store.findInAccount(caller.account_id, uniqueId);
+        if (!current) throw new NotFoundError('no such user');
+        patch.user_name = current.email;
+      }
+    }
+    if (input.password !== undefined) patch.password_hash = await hashPassword(input.password);
+    if (input.timezone !== undefined) patch.timezone = input.timezone;
+    if (input.target_geography !== undefined) patch.target_geography = input.target_geography;
+    const updated = await this.deps.store.update(caller.account_id, uniqueId, patch, this.now());
+    if (!updated) throw new NotFoundError('no such user');
+    return toUserView(updated);
+  }
+
+  async deleteUser(caller: AuthenticatedUser, uniqueId: string): Promise<void> {
+    requireOwner(caller);
+    if (uniqueId === caller.unique_id) throw new ForbiddenError('an account owner cannot delete itself; ask the operator');
+    const deleted = await this.deps.store.delete(caller.account_id, uniqueId);
+    if (!deleted) throw new NotFoundError('no such user');
+    await this.deps.announcer.announce(uniqueId);
+    await this.deps.cleanup(uniqueId);
+  }
+
+  private async insertUser(input: CreateUserInput, accountId: string | undefined): Promise<UserView> {
+    const now = this.now();
+    const passwordHash = await hashPassword(input.password);
+    for (let attempt = 0; ; attempt++) {
+      const uniqueId = randomDigits();
+      const doc: UserDocument = {
+        _id: uniqueId,
+        account_id: accountId ?? uniqueId,
+        role: accountId ? 'sub_user' : 'owner',
+        user_name: input.user_name ? input.user_name : input.email,
+        email: input.email,
+        email_key: input.email.toLowerCase(),
+        password_hash: passwordHash,
+        api_token: randomToken(),
+        timezone: input.timezone ?? 'UTC',
+        target_geography: input.target_geography ?? [],
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await this.deps.store.insert(doc);
+      } catch (err) {
+        if (err instanceof DuplicateEmailError) throw new ConflictError('a user with this email already exists', [{ field: 'email', message: 'is already registered' }]);
+        if (isDuplicateKeyError(err) && attempt < 3) continue; // unique_id or token clash: draw again
+        throw err;
+      }
+      await this.deps.announcer.announce(uniqueId);
+      return toUserView(doc);
+    }
+  }
+}

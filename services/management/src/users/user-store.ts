@@ -1,0 +1,86 @@
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes, isDuplicateKeyError } from '@cm/platform';
+import type { UserRole } from '../auth/authenticated-user';
+
+export interface UserDocument {
+  /** unique_id */
+  _id: string;
+  account_id: string;
+  role: UserRole;
+  user_name: string;
+  email: string;
+  /** Lower-cased e-mail, unique across the service. */
+  email_key: string;
+  password_hash: string;
+  /**
+   * Kept readable because the spec returns it in user listings; never logged. Looked up by
+   * exact match through a unique index.
+   */
+  api_token: string;
+  timezone: string;
+  target_geography: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type UserPatch = Partial<Pick<UserDocument, 'user_name' | 'password_hash' | 'timezone' | 'target_geography'>>;
+
+export class DuplicateEmailError extends Error {}
+
+export class UserStore {
+  private readonly users: Collection<UserDocument>;
+
+  constructor(db: Db) {
+    this.users = db.collection<UserDocument>('users');
+  }
+
+  async init(): Promise<void> {
+    await ensureIndexes(this.users, [
+      // bearer auth: findByApiToken on every /api/v3/ request
+      { key: { api_token: 1 }, options: { unique: true, name: 'api_token_unique' }, serves: 'findByApiToken' },
+      // create user: one account per e-mail, case-insensitively
+      { key: { email_key: 1 }, options: { unique: true, name: 'email_key_unique' }, serves: 'insert (duplicate check)' },
+      // list sub-users of an account
+      { key: { account_id: 1, role: 1, created_at: 1 }, options: { name: 'account_role_created' }, serves: 'listSubUsers' },
+    ]);
+  }
+
+  /** Throws DuplicateEmailError on a taken e-mail; retries are the caller's concern for id clashes. */
+  async insert(doc: UserDocument): Promise<void> {
+    try {
+      await this.users.insertOne(doc);
+    } catch (err) {
+      if (isDuplicateKeyError(err) && (err as { keyPattern?: Record<string, unknown> }).keyPattern?.email_key) throw new DuplicateEmailError();
+      if (isDuplicateKeyError(err) && (await this.users.countDocuments({ email_key: doc.email_key }, { limit: 1 })) > 0) {
+        throw new DuplicateEmailError();
+      }
+      throw err;
+    }
+  }
+
+  findByApiToken(token: string): Promise<UserDocument | null> {
+    return this.users.findOne({ api_token: token });
+  }
+
+  findById(uniqueId: string): Promise<UserDocument | null> {
+    return this.users.findOne({ _id: uniqueId });
+  }
+
+  /** Scoped: only a user of this account. */
+  findInAccount(accountId: string, uniqueId: string): Promise<UserDocument | null> {
+    return this.users.findOne({ _id: uniqueId, account_id: accountId });
+  }
+
+  listSubUsers(accountId: string): Promise<UserDocument[]> {
+    return this.users.find({ account_id: accountId, role: 'sub_user' }).sort({ created_at: 1 }).toArray();
+  }
+
+  async update(accountId: string, uniqueId: string, patch: UserPatch, now: Date): Promise<UserDocument | null> {
+    return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId }, { $set: { ...patch, updated_at: now } }, { returnDocument: 'after' });
+  }
+
+  async delete(accountId: string, uniqueId: string): Promise<boolean> {
+    const result = await this.users.deleteOne({ _id: uniqueId, account_id: accountId });
+    return result.deletedCount === 1;
+  }
+}

@@ -1,0 +1,13 @@
+import type { UserDocument } from './user-store';
+
+export interface UserView {
+  user_name: string;
+  email: string;
+  unique_id: string;
+  api_token: string;
+}
+
+/** The four fields of spec 2.1; password and the rest are settable but never returned. */
+export function toUserView(doc: UserDocument): UserView {
+  return { user_name: doc.user_name, email: doc.email, unique_id: doc._id, api_token: doc.api_token };
+}

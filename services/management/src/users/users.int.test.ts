@@ -1,0 +1,195 @@
+import { Kvm } from '@nats-io/kv';
+import { connect } from '@nats-io/transport-node';
+import { MongoClient } from 'mongodb';
+import { decodeOwnerRecord } from '@cm/contracts';
+import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+
+let h: ManagementHarness;
+
+beforeAll(async () => {
+  h = await startManagementHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+const newUser = (n: string) => ({ email: `${n}-${Date.now()}@example.com`, password: 'long enough pw' });
+
+describe('operator bootstrap', () => {
+  test('when the operator token is missing or wrong, then 401 and nothing is created', async () => {
+    const body = newUser('nobody');
+    expect((await h.request('POST', '/admin/v1/accounts', { body })).status).toBe(401);
+    const wrong = await h.request('POST', '/admin/v1/accounts', { token: 'wrong-token-xxxxxxxxxxxx', body });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('unauthorized');
+    const ok = await h.request('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body });
+    expect(ok.status).toBe(201);
+  });
+
+  test('when an account is created, then it has digits for unique_id, a url-safe token and the email as user_name', async () => {
+    const owner = await h.createAccount();
+    expect(owner.unique_id).toMatch(/^\d+$/);
+    expect(owner.api_token).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+    expect(owner.user_name).toBe(owner.email);
+    expect(Object.keys(owner).sort()).toEqual(['api_token', 'email', 'unique_id', 'user_name']);
+  });
+});
+
+describe('bearer auth', () => {
+  test('when no token or an unknown token is sent, then 401 with the error shape', async () => {
+    const none = await h.request('GET', '/api/v3/user/');
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
+    expect((await h.request('GET', '/api/v3/user/', { token: 'unknown' })).status).toBe(401);
+    expect((await h.request('GET', '/api/v3/user/', { headers: { authorization: 'Basic abc' } })).status).toBe(401);
+  });
+});
+
+describe('users', () => {
+  test('when an owner creates a sub-user, then it is listed with the four fields and no password', async () => {
+    const owner = await h.createAccount();
+    const input = { ...newUser('sub'), user_name: 'Sub One', timezone: 'Europe/Berlin', target_geography: 'Germany' };
+    const created = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: input });
+    expect(created.status).toBe(200);
+    expect(created.body).toEqual({ user_name: 'Sub One', email: input.email, unique_id: expect.stringMatching(/^\d+$/), api_token: expect.any(String) });
+    const list = await h.request('GET', '/api/v3/user', { token: owner.api_token });
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([created.body]);
+    expect(JSON.stringify(list.body)).not.toContain('long enough pw');
+  });
+
+  test('when user_name is blank, then the email is the user name', async () => {
+    const owner = await h.createAccount();
+    const input = { ...newUser('blank'), user_name: '' };
+    const created = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: input });
+    expect(created.body.user_name).toBe(input.email);
+  });
+
+  test('when the body is form-encoded, then it is accepted like JSON', async () => {
+    const owner = await h.createAccount();
+    const email = `form-${Date.now()}@example.com`;
+    const form = new URLSearchParams({ email, password: 'form password 1' });
+    form.append('target_geography', 'France');
+    form.append('target_geography', 'Spain');
+    const res = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: form.toString(), contentType: 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(200);
+    expect(res.body.email).toBe(email);
+  });
+
+  test.each([
+    ['missing email', { password: 'long enough pw' }, 'email'],
+    ['bad email', { email: 'not-an-email', password: 'long enough pw' }, 'email'],
+    ['missing password', { email: 'a@example.com' }, 'password'],
+    ['short password', { email: 'a@example.com', password: 'short' }, 'password'],
+    ['long password', { email: 'a@example.com', password: 'x'.repeat(129) }, 'password'],
+    ['bad timezone', { email: 'a@example.com', password: 'long enough pw', timezone: 'Mars/Olympus' }, 'timezone'],
+    ['bad country', { email: 'a@example.com', password: 'long enough pw', target_geography: ['Germany', 'Atlantis'] }, 'target_geography'],
+    ['operator object', { email: { $gt: '' }, password: 'long enough pw' }, 'email'],
+    ['unknown field', { email: 'a@example.com', password: 'long enough pw', role: 'owner' }, 'role'],
+    ['wrong type', { email: 'a@example.com', password: 12345678 }, 'password'],
+  ])('when creating with %s, then 400 naming the field', async (_name, body, field) => {
+    const owner = await h.createAccount();
+    const res = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.details.some((d: { field: string }) => d.field === field || d.field.startsWith(`${field}.`))).toBe(true);
+    const list = await h.request('GET', '/api/v3/user/', { token: owner.api_token });
+    expect(list.body).toEqual([]);
+  });
+
+  test('when the email is taken (in any case), then 409', async () => {
+    const owner = await h.createAccount();
+    const input = newUser('dupe');
+    expect((await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: input })).status).toBe(200);
+    const again = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: { ...input, email: input.email.toUpperCase() } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('conflict');
+  });
+
+  test('when a user is edited, then 201 with the updated user and the new password is stored hashed', async () => {
+    const owner = await h.createAccount();
+    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('edit') })).body;
+    const res = await h.request('POST', `/api/v3/user/${sub.unique_id}/`, {
+      token: owner.api_token,
+      body: { user_name: 'Renamed', password: 'a new password', timezone: 'America/New_York', target_geography: ['Canada'] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ ...sub, user_name: 'Renamed' });
+    const client = await MongoClient.connect(process.env.MONGO_URL!);
+    try {
+      const doc = await client.db(h.config.MONGO_DB).collection('users').findOne({ _id: sub.unique_id } as never);
+      expect(doc?.password_hash).toMatch(/^scrypt\$/);
+      expect(JSON.stringify(doc)).not.toContain('a new password');
+      expect(doc?.timezone).toBe('America/New_York');
+      expect(doc?.target_geography).toEqual(['Canada']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test.each([
+    ['email (not allowed on edit)', { email: 'x@example.com' }],
+    ['an unknown field', { api_token: 'mine' }],
+    ['a bad timezone', { timezone: 'Nowhere/Land' }],
+    ['an operator object', { user_name: { $ne: null } }],
+  ])('when editing with %s, then 400', async (_n, body) => {
+    const owner = await h.createAccount();
+    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('bad-edit') })).body;
+    const res = await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token, body });
+    expect(res.status).toBe(400);
+  });
+
+  test('when a user is deleted, then 204, it is gone from the list and its token stops working', async () => {
+    const owner = await h.createAccount();
+    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('del') })).body;
+    const del = await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token });
+    expect(del.status).toBe(204);
+    expect(del.body).toBeUndefined();
+    expect((await h.request('GET', '/api/v3/user/', { token: owner.api_token })).body).toEqual([]);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: sub.api_token })).status).toBe(401);
+    expect((await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token })).status).toBe(404);
+  });
+
+  test('when an owner deletes itself, then 403', async () => {
+    const owner = await h.createAccount();
+    expect((await h.request('DELETE', `/api/v3/user/${owner.unique_id}/`, { token: owner.api_token })).status).toBe(403);
+  });
+
+  test('when a sub-user tries to manage users, then 403', async () => {
+    const owner = await h.createAccount();
+    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('perm') })).body;
+    expect((await h.request('GET', '/api/v3/user/', { token: sub.api_token })).status).toBe(403);
+    expect((await h.request('POST', '/api/v3/user/', { token: sub.api_token, body: newUser('x') })).status).toBe(403);
+    expect((await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: sub.api_token, body: { user_name: 'x' } })).status).toBe(403);
+    expect((await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: sub.api_token })).status).toBe(403);
+  });
+
+  test("when an owner touches another account's user, then 404", async () => {
+    const a = await h.createAccount();
+    const b = await h.createAccount();
+    const subOfB = (await h.request('POST', '/api/v3/user/', { token: b.api_token, body: newUser('iso') })).body;
+    expect((await h.request('POST', `/api/v3/user/${subOfB.unique_id}/`, { token: a.api_token, body: { user_name: 'x' } })).status).toBe(404);
+    expect((await h.request('DELETE', `/api/v3/user/${subOfB.unique_id}/`, { token: a.api_token })).status).toBe(404);
+    expect((await h.request('GET', '/api/v3/user/', { token: a.api_token })).body).toEqual([]);
+    expect((await h.request('DELETE', '/api/v3/user/not-digits/', { token: a.api_token })).status).toBe(404);
+  });
+});
+
+describe('owner registry on NATS', () => {
+  test('when a user is created and then deleted, then the registry bucket has it and then no longer has it', async () => {
+    const owner = await h.createAccount();
+    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('reg') })).body;
+    const nc = await connect({ servers: process.env.NATS_URL! });
+    try {
+      const kv = await new Kvm(nc).open(h.config.OWNER_REGISTRY_BUCKET);
+      const entry = await kv.get(sub.unique_id);
+      expect(entry && decodeOwnerRecord(entry.value)).toEqual({ owner_id: sub.unique_id, account_id: owner.unique_id, created_at: expect.any(String) });
+      expect(decodeOwnerRecord((await kv.get(owner.unique_id))!.value)?.owner_id).toBe(owner.unique_id);
+      await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token });
+      const after = await kv.get(sub.unique_id);
+      expect(after === null || after.operation !== 'PUT').toBe(true);
+    } finally {
+      await nc.close();
+    }
+  });
+});
