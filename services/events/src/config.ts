@@ -1,0 +1,79 @@
+import Joi from 'joi';
+import { baseConfigSchema, loadConfig } from '@cm/platform';
+
+export type EventsRole = 'ingest' | 'consumer' | 'reporting';
+
+export interface EventsConfig {
+  NODE_ENV: 'development' | 'production' | 'test';
+  /** Comma list of roles this process runs; all three by default (local use). */
+  EVENTS_ROLES: EventsRole[];
+  EVENTS_PORT: number;
+  MONGO_URL: string;
+  MONGO_DB: string;
+  NATS_URL: string;
+  LOG_LEVEL: string;
+  ADMIN_TOKEN?: string;
+  SHUTDOWN_TIMEOUT_MS: number;
+  OWNER_REGISTRY_BUCKET: string;
+  /** JetStream stream holding pixel events, and the subject prefix it binds (`<prefix>.>`). */
+  EVENTS_STREAM: string;
+  EVENTS_SUBJECT_PREFIX: string;
+  EVENTS_DEAD_LETTER_SUBJECT: string;
+  EVENTS_STREAM_REPLICAS: number;
+  EVENTS_STREAM_MAX_AGE_HOURS: number;
+  EVENTS_STREAM_MAX_BYTES: number;
+  EVENTS_DEDUPE_WINDOW_SECONDS: number;
+  /** Bound on waiting for the JetStream ack before the pixel answers 503. */
+  PUBLISH_TIMEOUT_MS: number;
+  CONSUMER_DURABLE: string;
+  CONSUMER_BATCH_SIZE: number;
+  CONSUMER_MAX_WAIT_MS: number;
+  CONSUMER_ACK_WAIT_MS: number;
+  /** Collections are `<prefix>_YYYYMMDD` (UTC day). */
+  BUCKET_PREFIX: string;
+  RETENTION_DAYS: number;
+  RETENTION_INTERVAL_MS: number;
+  REPORT_RATE_LIMIT_PER_MINUTE: number;
+  REPORT_MAX_RANGE_DAYS: number;
+  BODY_LIMIT: string;
+}
+
+const name = Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/);
+const subject = Joi.string().pattern(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/);
+
+const schema = Joi.object<EventsConfig>({
+  ...baseConfigSchema,
+  EVENTS_ROLES: Joi.array()
+    .items(Joi.string().valid('ingest', 'consumer', 'reporting'))
+    .min(1)
+    .unique()
+    .single()
+    .default(['ingest', 'consumer', 'reporting']),
+  EVENTS_PORT: Joi.number().port().default(3001),
+  MONGO_DB: name.default('events'),
+  OWNER_REGISTRY_BUCKET: name.default('owner_registry'),
+  EVENTS_STREAM: name.default('EVENTS'),
+  EVENTS_SUBJECT_PREFIX: subject.default('events.v1'),
+  EVENTS_DEAD_LETTER_SUBJECT: subject.default('events_dlq.v1'),
+  EVENTS_STREAM_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
+  EVENTS_STREAM_MAX_AGE_HOURS: Joi.number().integer().min(1).default(72),
+  EVENTS_STREAM_MAX_BYTES: Joi.number().integer().min(-1).default(-1),
+  EVENTS_DEDUPE_WINDOW_SECONDS: Joi.number().integer().min(120).default(300),
+  PUBLISH_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(2000),
+  CONSUMER_DURABLE: name.default('events-writer'),
+  CONSUMER_BATCH_SIZE: Joi.number().integer().min(1).max(10000).default(500),
+  CONSUMER_MAX_WAIT_MS: Joi.number().integer().min(10).max(60000).default(200),
+  CONSUMER_ACK_WAIT_MS: Joi.number().integer().min(1000).default(30000),
+  BUCKET_PREFIX: name.default('events'),
+  RETENTION_DAYS: Joi.number().integer().min(1).default(400),
+  RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).default(3_600_000),
+  REPORT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
+  REPORT_MAX_RANGE_DAYS: Joi.number().integer().min(1).default(400),
+  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('32kb'),
+});
+
+export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
+  const raw = { ...env };
+  if (typeof raw.EVENTS_ROLES === 'string') (raw as Record<string, unknown>).EVENTS_ROLES = raw.EVENTS_ROLES.split(',').map((s) => s.trim());
+  return loadConfig(schema, raw);
+}

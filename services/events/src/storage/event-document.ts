@@ -1,0 +1,28 @@
+import type { DeviceType, EventMessage } from '@cm/contracts';
+
+/** One stored event. `_id` is the ingest-assigned UUIDv7, so a redelivered message cannot be stored twice. */
+export interface EventDocument {
+  _id: string;
+  owner_id: string;
+  name: string;
+  url: string;
+  content_id: string;
+  device_type: DeviceType;
+  bot: boolean;
+  metadata: Record<string, string>;
+  created: Date;
+}
+
+export function toEventDocument(msg: EventMessage): EventDocument {
+  return {
+    _id: msg.id,
+    owner_id: msg.owner_id,
+    name: msg.name,
+    url: msg.url,
+    content_id: msg.content_id,
+    device_type: msg.device_type,
+    bot: msg.bot,
+    metadata: msg.metadata,
+    created: new Date(msg.created),
+  };
+}
