@@ -8,6 +8,7 @@ const shared = {
 
 module.exports = {
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/jest.summary-reporter.js'],
   projects: [
     {
       ...shared,
