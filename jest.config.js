@@ -8,6 +8,7 @@ const shared = {
 
 module.exports = {
   maxWorkers: 2,
+  testTimeout: 30000,
   reporters: ['default', '<rootDir>/jest.summary-reporter.js'],
   projects: [
     {
@@ -22,7 +23,6 @@ module.exports = {
       testMatch: ['<rootDir>/{packages,services}/*/src/**/*.int.test.ts'],
       globalSetup: '<rootDir>/jest.global-setup.ts',
       globalTeardown: '<rootDir>/jest.global-teardown.ts',
-      testTimeout: 30000,
     },
   ],
 };

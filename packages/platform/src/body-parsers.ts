@@ -11,7 +11,7 @@ export interface BodyParserOptions {
  * request with a body is 415; a request without a body gets `{}` so handlers never see undefined.
  */
 export function bodyParsers(opts: BodyParserOptions): RequestHandler[] {
-  const json = express.json({ limit: opts.limit, strict: true, type: ['application/json', 'application/*+json'] });
+  const json = express.json({ limit: opts.limit, strict: true, type: ['application/json', 'application/*+json'], reviver: refuseProtoKeys });
   const form = express.urlencoded({ limit: opts.limit, extended: false, parameterLimit: 200 });
   const rejectOthers: RequestHandler = (req, _res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
@@ -23,6 +23,12 @@ export function bodyParsers(opts: BodyParserOptions): RequestHandler[] {
     next();
   };
   return [json, form, rejectOthers];
+}
+
+/** `__proto__` survives JSON.parse as an own key and is then skipped by schema validation; refuse it outright. */
+function refuseProtoKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__') throw new SyntaxError('__proto__ is not an allowed key');
+  return value;
 }
 
 /** Form bodies carry only strings, so they are validated with type conversion; JSON is validated strictly. */

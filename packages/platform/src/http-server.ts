@@ -12,15 +12,19 @@ export function listen(server: http.Server, port: number, host?: string): Promis
   });
 }
 
-/** Stops accepting, lets in-flight requests finish, closes idle keep-alive sockets. */
+/**
+ * Stops accepting, lets in-flight requests finish, and closes keep-alive sockets as soon as they
+ * go idle (server.close() alone only closes the ones idle at the moment it is called).
+ */
 export function closeServer(server: http.Server, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const force = setTimeout(() => {
       server.closeAllConnections();
-      resolve();
     }, timeoutMs);
     force.unref();
     server.close(() => {
+      clearInterval(sweep);
       clearTimeout(force);
       resolve();
     });
