@@ -36,7 +36,12 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
 
   const userStore = new UserStore(mongo.db);
   await userStore.init();
-  const campaigns = await createCampaignFeature({ db: mongo.db, logger, config });
+  const campaigns = await createCampaignFeature({
+    db: mongo.db,
+    logger,
+    config,
+    timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
+  });
   const announcer = new OutboxOwnerAnnouncer(mongo.db, userStore, new OwnerRegistryKv(nc, config.OWNER_REGISTRY_BUCKET), logger);
   const users = new UserService({ store: userStore, announcer, cleanup: (id) => campaigns.deleteAllForOwner(id) });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });

@@ -1,12 +1,30 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Db } from 'mongodb';
 import type { Logger } from '@cm/platform';
 import type { ManagementConfig } from '../config';
+import { contentRoutes } from '../content/content-routes';
+import { ContentService } from '../content/content-service';
+import { ContentStore } from '../content/content-store';
+import { fetchPageTitle } from '../title/page-title-fetch';
+import { TitleFetcher } from '../title/title-fetcher';
+import { campaignRoutes } from './campaign-routes';
+import { CampaignService, type TimezoneOf } from './campaign-service';
+import { CampaignStore } from './campaign-store';
+
+/** Most content items one campaign holds (documented in the API reference); beyond it, add content is 409. */
+export const MAX_CONTENT_PER_CAMPAIGN = 1000;
+/** Title fetches running at once, and waiting at most, per process. */
+export const TITLE_FETCH_CONCURRENCY = 4;
+export const TITLE_FETCH_MAX_QUEUE = 1000;
+/** stop() lets in-flight title fetches run this long before aborting them (they stay pending for the next start). */
+export const TITLE_FETCH_STOP_GRACE_MS = 2000;
 
 export interface CampaignFeatureDeps {
   db: Db;
   logger: Logger;
   config: Pick<ManagementConfig, 'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK'>;
+  /** The owner's IANA time zone, built by the composition root from the user store (this feature never reads users). */
+  timezoneOf: TimezoneOf;
 }
 
 export interface CampaignFeature {
@@ -19,7 +37,36 @@ export interface CampaignFeature {
   stop(): Promise<void>;
 }
 
-/** Placeholder until campaigns and content land. */
-export async function createCampaignFeature(_deps: CampaignFeatureDeps): Promise<CampaignFeature> {
-  return { routers: [Router()], deleteAllForOwner: async () => {}, start: async () => {}, stop: async () => {} };
+/** Campaigns (spec 4.5), their content (4.6) and background title fetching, wired together. */
+export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<CampaignFeature> {
+  const { config } = deps;
+  const campaignStore = new CampaignStore(deps.db);
+  await campaignStore.init();
+  const contentStore = new ContentStore(deps.db, MAX_CONTENT_PER_CAMPAIGN);
+  const limits = {
+    timeoutMs: config.TITLE_FETCH_TIMEOUT_MS,
+    maxBytes: config.TITLE_FETCH_MAX_BYTES,
+    maxRedirects: config.TITLE_FETCH_MAX_REDIRECTS,
+    allowLoopback: config.TITLE_FETCH_ALLOW_LOOPBACK,
+  };
+  const titles = new TitleFetcher({
+    store: contentStore,
+    fetchTitle: (url, stop) => fetchPageTitle(url, limits, stop),
+    logger: deps.logger,
+    concurrency: TITLE_FETCH_CONCURRENCY,
+    maxQueue: TITLE_FETCH_MAX_QUEUE,
+    stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
+  });
+  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf });
+  const content = new ContentService({ store: contentStore, titles, timezoneOf: deps.timezoneOf, maxItemsPerCampaign: MAX_CONTENT_PER_CAMPAIGN });
+
+  return {
+    // Order matters: POST /campaign/:token (edit campaign) before POST /:campaign_token/:url_token (edit content).
+    routers: [campaignRoutes(campaigns), contentRoutes(content)],
+    async deleteAllForOwner(ownerId) {
+      await campaigns.deleteAllForOwner(ownerId);
+    },
+    start: () => titles.start(),
+    stop: () => titles.stop(),
+  };
 }

@@ -1,0 +1,103 @@
+import { ConflictError, NotFoundError, ValidationError, isDuplicateKeyError } from '@cm/platform';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { randomToken } from '../users/secrets';
+import { todayIn } from './calendar-date';
+import type { CampaignFields, CreateCampaignInput, EditCampaignInput } from './campaign-schemas';
+import type { CampaignDocument, CampaignStore } from './campaign-store';
+import {
+  toCampaignEditView,
+  toCampaignListView,
+  toCampaignReadView,
+  type CampaignEditView,
+  type CampaignListView,
+  type CampaignReadView,
+} from './campaign-view';
+
+/** The owner's IANA time zone (from the user's settings), which decides what "today" is. */
+export type TimezoneOf = (ownerId: string) => Promise<string>;
+
+export interface CampaignServiceDeps {
+  store: CampaignStore;
+  timezoneOf: TimezoneOf;
+  now?: () => Date;
+}
+
+/** Edits retried this often when another edit slipped in between read and write. */
+const EDIT_ATTEMPTS = 3;
+
+function requireDatesInOrder(fields: Pick<CampaignFields, 'start_date' | 'end_date'>): void {
+  if (fields.start_date > fields.end_date) {
+    throw new ValidationError('invalid campaign', [
+      { field: 'start_date', message: `start_date (${fields.start_date}) must not be after end_date (${fields.end_date})` },
+    ]);
+  }
+}
+
+/** Spec 4.5. Every user owns its own campaigns: each call is scoped by the caller's unique_id. */
+export class CampaignService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: CampaignServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async list(caller: AuthenticatedUser): Promise<CampaignListView[]> {
+    return (await this.deps.store.list(caller.unique_id)).map(toCampaignListView);
+  }
+
+  async create(caller: AuthenticatedUser, input: CreateCampaignInput): Promise<CampaignListView> {
+    requireDatesInOrder(input);
+    const now = this.now();
+    for (let attempt = 0; ; attempt++) {
+      const doc: CampaignDocument = {
+        _id: randomToken(),
+        owner_id: caller.unique_id,
+        name: input.name,
+        start_date: input.start_date,
+        end_date: input.end_date,
+        category: input.category,
+        brand: input.brand ?? null,
+        reach: input.reach ?? null,
+        target_geography: input.target_geography ?? [],
+        objective: input.objective ?? null,
+        created_at: now,
+        last_modified: now,
+        version: 0,
+        content: [],
+      };
+      try {
+        await this.deps.store.insert(doc);
+        return toCampaignListView(doc);
+      } catch (err) {
+        if (isDuplicateKeyError(err) && attempt < 2) continue; // a 256-bit token clash: draw again
+        throw err;
+      }
+    }
+  }
+
+  /** Partial edit; the merged campaign must still be valid (start_date <= end_date). */
+  async edit(caller: AuthenticatedUser, token: string, input: EditCampaignInput): Promise<CampaignEditView> {
+    for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
+      const current = await this.deps.store.findSummary(caller.unique_id, token);
+      if (!current) throw new NotFoundError('no such campaign');
+      requireDatesInOrder({ start_date: input.start_date ?? current.start_date, end_date: input.end_date ?? current.end_date });
+      const updated = await this.deps.store.update(caller.unique_id, token, current.version, input, this.now());
+      if (updated) return toCampaignEditView(updated);
+    }
+    throw new ConflictError('the campaign is being edited concurrently; retry');
+  }
+
+  async read(caller: AuthenticatedUser, token: string): Promise<CampaignReadView> {
+    const [doc, timezone] = await Promise.all([this.deps.store.findWithContent(caller.unique_id, token), this.deps.timezoneOf(caller.unique_id)]);
+    if (!doc) throw new NotFoundError('no such campaign');
+    return toCampaignReadView(doc, todayIn(timezone, this.now()));
+  }
+
+  async delete(caller: AuthenticatedUser, token: string): Promise<void> {
+    if (!(await this.deps.store.delete(caller.unique_id, token))) throw new NotFoundError('no such campaign');
+  }
+
+  deleteAllForOwner(ownerId: string): Promise<number> {
+    return this.deps.store.deleteAllForOwner(ownerId);
+  }
+}

@@ -1,0 +1,73 @@
+import type { Collection, Db } from 'mongodb';
+import { ensureIndexes } from '@cm/platform';
+import type { ContentDocument } from '../content/content-document';
+import type { CampaignFields } from './campaign-schemas';
+
+/** One document per campaign; its content items are embedded so a campaign and its content live and die together. */
+export interface CampaignDocument extends CampaignFields {
+  /** The campaign token. */
+  _id: string;
+  /** unique_id of the user owning the campaign; part of every query. */
+  owner_id: string;
+  created_at: Date;
+  last_modified: Date;
+  /** Bumped on every edit, so an edit that read stale dates cannot overwrite a newer one. */
+  version: number;
+  content: ContentDocument[];
+}
+
+export type CampaignSummary = Omit<CampaignDocument, 'content'>;
+
+const WITHOUT_CONTENT = { projection: { content: 0 } } as const;
+
+export const CAMPAIGNS_COLLECTION = 'campaigns';
+
+export class CampaignStore {
+  private readonly campaigns: Collection<CampaignDocument>;
+
+  constructor(db: Db) {
+    this.campaigns = db.collection<CampaignDocument>(CAMPAIGNS_COLLECTION);
+  }
+
+  async init(): Promise<void> {
+    await ensureIndexes(this.campaigns, [
+      // GET /campaign/: an owner's campaigns in creation order; deleteAllForOwner
+      { key: { owner_id: 1, created_at: 1 }, options: { name: 'owner_created' }, serves: 'list, deleteAllForOwner' },
+      // title fetch recovery after a restart: items whose title was never fetched
+      { key: { 'content.title_state': 1 }, options: { name: 'content_title_state' }, serves: 'ContentStore.pendingTitles' },
+    ]);
+  }
+
+  async insert(doc: CampaignDocument): Promise<void> {
+    await this.campaigns.insertOne(doc);
+  }
+
+  list(ownerId: string): Promise<CampaignSummary[]> {
+    return this.campaigns.find({ owner_id: ownerId }, WITHOUT_CONTENT).sort({ created_at: 1, _id: 1 }).toArray();
+  }
+
+  findSummary(ownerId: string, token: string): Promise<CampaignSummary | null> {
+    return this.campaigns.findOne({ _id: token, owner_id: ownerId }, WITHOUT_CONTENT);
+  }
+
+  findWithContent(ownerId: string, token: string): Promise<CampaignDocument | null> {
+    return this.campaigns.findOne({ _id: token, owner_id: ownerId });
+  }
+
+  /** Applies the patch only if nobody edited the campaign since `version` was read; null otherwise (or when gone). */
+  update(ownerId: string, token: string, version: number, patch: Partial<CampaignFields>, now: Date): Promise<CampaignSummary | null> {
+    return this.campaigns.findOneAndUpdate(
+      { _id: token, owner_id: ownerId, version },
+      { $set: { ...patch, last_modified: now }, $inc: { version: 1 } },
+      { ...WITHOUT_CONTENT, returnDocument: 'after' },
+    );
+  }
+
+  async delete(ownerId: string, token: string): Promise<boolean> {
+    return (await this.campaigns.deleteOne({ _id: token, owner_id: ownerId })).deletedCount === 1;
+  }
+
+  async deleteAllForOwner(ownerId: string): Promise<number> {
+    return (await this.campaigns.deleteMany({ owner_id: ownerId })).deletedCount;
+  }
+}

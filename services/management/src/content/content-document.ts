@@ -1,0 +1,18 @@
+/** Spec 2.3 values, exact spelling. */
+export const CONTENT_TYPES = ['Article', 'Content Hub', 'Image Gallery', 'Infographic', 'List', 'Quiz', 'RSS Feed', 'Video & Article', 'Video', 'Long Form'] as const;
+
+/** pending: not fetched yet (re-queued at start-up); done: fetched (title may be ""); failed: gave up, title stays "". */
+export type TitleState = 'pending' | 'done' | 'failed';
+
+/** A content item, embedded in its campaign document. */
+export interface ContentDocument {
+  /** Derived from the URL (see contentToken); unique within the campaign. */
+  token: string;
+  /** The normalised URL (see normalizeContentUrl). */
+  url: string;
+  /** null: not set on add. */
+  content_type: string | null;
+  added: Date;
+  title: string;
+  title_state: TitleState;
+}

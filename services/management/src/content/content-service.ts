@@ -1,0 +1,67 @@
+import { ConflictError, NotFoundError } from '@cm/platform';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { todayIn } from '../campaigns/calendar-date';
+import type { TimezoneOf } from '../campaigns/campaign-service';
+import type { ContentDocument } from './content-document';
+import type { AddContentInput } from './content-schemas';
+import type { ContentStore, PendingTitle } from './content-store';
+import { contentToken } from './content-url';
+import { toContentView, type ContentView } from './content-view';
+
+/** Takes a title fetch into the background; never waits for it. */
+export interface TitleRequests {
+  request(job: PendingTitle): void;
+}
+
+export interface ContentServiceDeps {
+  store: ContentStore;
+  titles: TitleRequests;
+  timezoneOf: TimezoneOf;
+  maxItemsPerCampaign: number;
+  now?: () => Date;
+}
+
+/** Spec 4.6. Content belongs to a campaign, and so to the caller: every call names the caller's unique_id. */
+export class ContentService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: ContentServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async add(caller: AuthenticatedUser, campaignToken: string, input: AddContentInput): Promise<ContentView> {
+    const now = this.now();
+    const item: ContentDocument = {
+      token: contentToken(input.url),
+      url: input.url,
+      content_type: input.content_type ?? null,
+      added: now,
+      title: '',
+      title_state: 'pending',
+    };
+    const [outcome, timezone] = await Promise.all([this.deps.store.add(caller.unique_id, campaignToken, item), this.deps.timezoneOf(caller.unique_id)]);
+    switch (outcome.kind) {
+      case 'not_found':
+        throw new NotFoundError('no such campaign');
+      case 'duplicate':
+        throw new ConflictError('this URL is already in the campaign', [{ field: 'url', message: `is already in the campaign as content ${item.token}` }]);
+      case 'full':
+        throw new ConflictError(`a campaign holds at most ${this.deps.maxItemsPerCampaign} content items`, [{ field: 'url', message: 'the campaign is full' }]);
+    }
+    this.deps.titles.request({ owner_id: caller.unique_id, campaign_token: campaignToken, token: item.token, url: item.url });
+    return toContentView(item, outcome.campaign, todayIn(timezone, now));
+  }
+
+  async setContentType(caller: AuthenticatedUser, campaignToken: string, token: string, contentType: string): Promise<ContentView> {
+    const [updated, timezone] = await Promise.all([
+      this.deps.store.setContentType(caller.unique_id, campaignToken, token, contentType),
+      this.deps.timezoneOf(caller.unique_id),
+    ]);
+    if (!updated) throw new NotFoundError('no such content in this campaign');
+    return toContentView(updated.item, updated.campaign, todayIn(timezone, this.now()));
+  }
+
+  async remove(caller: AuthenticatedUser, campaignToken: string, token: string): Promise<void> {
+    if (!(await this.deps.store.remove(caller.unique_id, campaignToken, token))) throw new NotFoundError('no such content in this campaign');
+  }
+}

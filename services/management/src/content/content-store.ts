@@ -1,0 +1,82 @@
+import type { Collection, Db } from 'mongodb';
+import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
+import type { ContentDocument, TitleState } from './content-document';
+
+export type AddOutcome =
+  | { kind: 'added'; campaign: CampaignSummary }
+  | { kind: 'not_found' }
+  | { kind: 'duplicate' }
+  | { kind: 'full' };
+
+/** A content item whose title is still to be fetched, with the ids that scope the later update. */
+export interface PendingTitle {
+  owner_id: string;
+  campaign_token: string;
+  token: string;
+  url: string;
+}
+
+const DATES_ONLY = { projection: { start_date: 1, end_date: 1 } } as const;
+
+/** Content items live inside their campaign document (campaign-store.ts); every query names the owner. */
+export class ContentStore {
+  private readonly campaigns: Collection<CampaignDocument>;
+
+  constructor(
+    db: Db,
+    /** Most items a campaign may hold. */
+    private readonly maxItems: number,
+  ) {
+    this.campaigns = db.collection<CampaignDocument>(CAMPAIGNS_COLLECTION);
+  }
+
+  /** One atomic push guarded by "URL not there yet" and "below the limit"; the reason is looked up only on refusal. */
+  async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
+    const campaign = await this.campaigns.findOneAndUpdate(
+      { _id: campaignToken, owner_id: ownerId, 'content.token': { $ne: item.token }, [`content.${this.maxItems - 1}`]: { $exists: false } },
+      { $push: { content: item } },
+      { ...DATES_ONLY, returnDocument: 'after' },
+    );
+    if (campaign) return { kind: 'added', campaign: campaign as CampaignSummary };
+    const current = await this.campaigns.findOne({ _id: campaignToken, owner_id: ownerId }, { projection: { 'content.token': 1 } });
+    if (!current) return { kind: 'not_found' };
+    if (current.content.some((c) => c.token === item.token)) return { kind: 'duplicate' };
+    return { kind: 'full' };
+  }
+
+  /** The campaign's dates and the updated item, or null when the campaign or item is unknown. */
+  async setContentType(ownerId: string, campaignToken: string, token: string, contentType: string): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null> {
+    const campaign = await this.campaigns.findOneAndUpdate(
+      { _id: campaignToken, owner_id: ownerId, 'content.token': token },
+      { $set: { 'content.$.content_type': contentType } },
+      { projection: { start_date: 1, end_date: 1, content: 1 }, returnDocument: 'after' },
+    );
+    const item = campaign?.content.find((c) => c.token === token);
+    return campaign && item ? { campaign, item } : null;
+  }
+
+  async remove(ownerId: string, campaignToken: string, token: string): Promise<boolean> {
+    const result = await this.campaigns.updateOne({ _id: campaignToken, owner_id: ownerId, 'content.token': token }, { $pull: { content: { token } } });
+    return result.modifiedCount === 1;
+  }
+
+  /** Records a fetch result; a no-op when the item was deleted meanwhile. */
+  async setTitle(job: PendingTitle, title: string, state: TitleState): Promise<void> {
+    await this.campaigns.updateOne(
+      { _id: job.campaign_token, owner_id: job.owner_id, 'content.token': job.token },
+      { $set: { 'content.$.title': title, 'content.$.title_state': state } },
+    );
+  }
+
+  /** Items left pending by a stop or a full queue, oldest campaigns first; bounded by `limit`. */
+  async pendingTitles(limit: number): Promise<PendingTitle[]> {
+    const docs = await this.campaigns
+      .find({ 'content.title_state': 'pending' }, { projection: { owner_id: 1, content: 1 } })
+      .sort({ created_at: 1 })
+      .limit(limit)
+      .toArray();
+    return docs
+      .flatMap((doc) => doc.content.filter((c) => c.title_state === 'pending').map((c) => ({ owner_id: doc.owner_id, campaign_token: doc._id, token: c.token, url: c.url })))
+      .slice(0, limit);
+  }
+}
