@@ -24,7 +24,9 @@ export class TitleExtractor {
   constructor() {
     this.parser = new Parser(
       {
+        // Once done, the rest of a chunk already handed to the parser is ignored.
         onopentag: (name, attribs) => {
+          if (this.done) return;
           if (name === 'title' && this.titleText === undefined) this.titleText = '';
           if (name === 'meta' && this.ogTitle === undefined) {
             const key = (attribs.property ?? attribs.name ?? '').toLowerCase();
@@ -33,9 +35,11 @@ export class TitleExtractor {
           if (name === 'body') this.done = true;
         },
         ontext: (text) => {
+          if (this.done) return;
           if (this.titleText !== undefined && this.title === undefined && this.titleText.length < TITLE_MAX_LENGTH * 4) this.titleText += text;
         },
         onclosetag: (name) => {
+          if (this.done) return;
           if (name === 'title' && this.title === undefined && this.titleText !== undefined) {
             this.title = this.titleText;
             if (clean(this.title)) this.done = true;
