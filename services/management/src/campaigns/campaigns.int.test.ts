@@ -199,7 +199,7 @@ describe('campaign ownership', () => {
   async function expectInvisible(token: string, campaignToken: string) {
     expect((await h.request('GET', `/api/v3/campaign/${campaignToken}/`, { token })).status).toBe(404);
     expect((await h.request('POST', `/api/v3/campaign/${campaignToken}/`, { token, body: { name: 'hijack' } })).status).toBe(404);
-    expect((await h.request('POST', `/api/v3/campaign/${campaignToken}/content/`, { token, body: { url: 'https://example.com/' } })).status).toBe(404);
+    expect((await h.request('POST', `/api/v3/campaign/${campaignToken}/content/`, { token, body: { url: 'https://192.0.2.1/' } })).status).toBe(404);
     expect((await h.request('DELETE', `/api/v3/campaign/${campaignToken}/`, { token })).status).toBe(404);
     expect((await h.request('GET', '/api/v3/campaign/', { token })).body).toEqual([]);
   }
@@ -226,7 +226,7 @@ describe('campaign ownership', () => {
     const owner = await h.createAccount();
     const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: { email: `gone-${Date.now()}@example.com`, password: 'long enough pw' } })).body;
     const c = await createCampaign(sub.api_token);
-    await h.request('POST', `/api/v3/campaign/${c.token}/content/`, { token: sub.api_token, body: { url: 'https://example.com/x' } });
+    await h.request('POST', `/api/v3/campaign/${c.token}/content/`, { token: sub.api_token, body: { url: 'https://192.0.2.1/x' } });
     const ownersCampaign = await createCampaign(owner.api_token);
     expect((await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token })).status).toBe(204);
     const client = await MongoClient.connect(process.env.MONGO_URL!);

@@ -1,0 +1,207 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MongoClient } from 'mongodb';
+import { startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+
+/** Pages served on 127.0.0.1; the title fetcher may reach them only with TITLE_FETCH_ALLOW_LOOPBACK. */
+const hits: Record<string, number> = {};
+const closedEarly = new Set<string>();
+let pages: http.Server;
+let base = '';
+let slowOnceServed = false;
+
+function html(res: http.ServerResponse, body: string) {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+}
+
+async function servePage(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const path = req.url ?? '/';
+  hits[path] = (hits[path] ?? 0) + 1;
+  res.on('close', () => {
+    if (!res.writableFinished) closedEarly.add(path);
+  });
+  const redirect = (to: string) => res.writeHead(302, { location: to }).end();
+  switch (path) {
+    case '/plain': return html(res, '<html><head><title> Plain &amp; Simple </title></head><body>x</body></html>');
+    case '/og': return html(res, '<html><head><meta property="og:title" content="Open &quot;Graph&quot;"></head><body></body></html>');
+    case '/redirect': return redirect('/plain');
+    case '/redirect-localhost': return redirect(`http://localhost:${(pages.address() as AddressInfo).port}/og`);
+    case '/redirect-unspecified': return redirect(`http://0.0.0.0:${(pages.address() as AddressInfo).port}/plain`);
+    case '/loop1': return redirect('/loop2');
+    case '/loop2': return redirect('/loop3');
+    case '/loop3': return redirect('/plain');
+    case '/image': return void res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(100));
+    case '/error': return void res.writeHead(500).end('boom');
+    case '/big': {
+      // The title sits after 32 MB of head padding (more than socket buffers hold), far beyond TITLE_FETCH_MAX_BYTES.
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<html><head><!--');
+      const padding = 'x'.repeat(16 * 1024);
+      for (let i = 0; i < 2048 && !res.destroyed; i++) {
+        if (!res.write(padding)) await new Promise((r) => res.once('drain', r).once('close', r));
+      }
+      return void res.end('--><title>Too Late</title></head></html>');
+    }
+    case '/slow':
+      res.writeHead(200, { 'content-type': 'text/html' });
+      return void res.write('<html><head><title>Never fin'); // and never ends
+    case '/slow-once':
+      if (!slowOnceServed) {
+        slowOnceServed = true;
+        res.writeHead(200, { 'content-type': 'text/html' });
+        return void res.write('<html><he');
+      }
+      return html(res, '<title>Second Try</title>');
+    default:
+      return void res.writeHead(404).end();
+  }
+}
+
+let h: ManagementHarness;
+let mongo: MongoClient;
+
+const LIMITS = { TITLE_FETCH_TIMEOUT_MS: '1000', TITLE_FETCH_MAX_BYTES: '4096', TITLE_FETCH_MAX_REDIRECTS: '2' };
+
+beforeAll(async () => {
+  pages = http.createServer((req, res) => void servePage(req, res));
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+  h = await startManagementHarness({ ...LIMITS, TITLE_FETCH_ALLOW_LOOPBACK: 'true' });
+  mongo = await MongoClient.connect(process.env.MONGO_URL!);
+});
+afterAll(async () => {
+  await h.stop();
+  await mongo.close();
+  pages.closeAllConnections();
+  await new Promise((resolve) => pages.close(resolve));
+});
+
+async function campaignOf(harness: ManagementHarness, apiToken: string): Promise<string> {
+  const res = await harness.request('POST', '/api/v3/campaign/', { token: apiToken, body: { name: 'T', start_date: '2024-01-01', end_date: '2030-12-31', category: 'Other' } });
+  return res.body.token;
+}
+
+/** Waits (bounded) until the item's fetch has finished one way or the other; returns its stored title and state. */
+async function settled(harness: ManagementHarness, campaignToken: string, token: string, ms = 8000): Promise<{ title: string; title_state: string }> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const doc = await mongo.db(harness.config.MONGO_DB).collection('campaigns').findOne({ _id: campaignToken } as never);
+    const item = doc?.content.find((c: { token: string }) => c.token === token);
+    if (item && item.title_state !== 'pending') return item;
+    if (Date.now() > deadline) throw new Error(`title still pending after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function addAndSettle(harness: ManagementHarness, url: string) {
+  const owner = await harness.createAccount();
+  const c = await campaignOf(harness, owner.api_token);
+  const started = Date.now();
+  const added = await harness.request('POST', `/api/v3/campaign/${c}/content/`, { token: owner.api_token, body: { url } });
+  const answeredIn = Date.now() - started;
+  expect(added.status).toBe(200);
+  expect(added.body.title).toBe('');
+  const stored = await settled(harness, c, added.body.token);
+  const read = await harness.request('GET', `/api/v3/campaign/${c}/`, { token: owner.api_token });
+  return { stored, title: read.body.content[0].title as string, answeredIn };
+}
+
+describe('title fetching (loopback allowed for tests)', () => {
+  test('when a page has a <title>, then the item gets it in the background', async () => {
+    const { title, stored } = await addAndSettle(h, `${base}/plain`);
+    expect(title).toBe('Plain & Simple');
+    expect(stored.title_state).toBe('done');
+  });
+
+  test('when a page has only og:title, then that is the title', async () => {
+    expect((await addAndSettle(h, `${base}/og`)).title).toBe('Open "Graph"');
+  });
+
+  test('when a page redirects within the limit, then the final page gives the title', async () => {
+    expect((await addAndSettle(h, `${base}/redirect`)).title).toBe('Plain & Simple');
+    expect((await addAndSettle(h, `${base}/loop2`)).title).toBe('Plain & Simple'); // 2 redirects: at the limit
+  });
+
+  test('when a redirect names a host, then it is resolved through the guarded lookup and allowed for loopback', async () => {
+    expect((await addAndSettle(h, `${base}/redirect-localhost`)).title).toBe('Open "Graph"');
+  });
+
+  test('when a redirect points to the unspecified address 0.0.0.0, then it is refused and the title stays ""', async () => {
+    const before = hits['/plain'] ?? 0;
+    const { title, stored } = await addAndSettle(h, `${base}/redirect-unspecified`);
+    expect(title).toBe('');
+    expect(stored.title_state).toBe('failed');
+    expect(hits['/plain'] ?? 0).toBe(before);
+  });
+
+  test('when there are more redirects than allowed, then the title stays ""', async () => {
+    const before = hits['/plain'] ?? 0;
+    const { title, stored } = await addAndSettle(h, `${base}/loop1`); // 3 redirects, limit 2
+    expect(title).toBe('');
+    expect(stored.title_state).toBe('failed');
+    expect(hits['/plain'] ?? 0).toBe(before);
+  });
+
+  test('when the page is not HTML or answers an error, then the title stays ""', async () => {
+    expect((await addAndSettle(h, `${base}/image`)).title).toBe('');
+    const failed = await addAndSettle(h, `${base}/error`);
+    expect(failed.title).toBe('');
+    expect(failed.stored.title_state).toBe('failed');
+  });
+
+  test('when the title lies beyond the byte limit, then reading stops early and the title stays ""', async () => {
+    const { title } = await addAndSettle(h, `${base}/big`);
+    expect(title).toBe('');
+    expect(closedEarly.has('/big')).toBe(true);
+  });
+
+  test('when the page never finishes, then add content still answers at once and the fetch gives up after the timeout', async () => {
+    const started = Date.now();
+    const { title, stored, answeredIn } = await addAndSettle(h, `${base}/slow`);
+    expect(answeredIn).toBeLessThan(1000);
+    expect(title).toBe('');
+    expect(stored.title_state).toBe('failed');
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(closedEarly.has('/slow')).toBe(true);
+  });
+});
+
+describe('title fetching with the production address policy', () => {
+  test('when a URL points to loopback by address or by name, then nothing is fetched and the title stays ""', async () => {
+    const strict = await startManagementHarness(LIMITS);
+    try {
+      const before = hits['/plain'] ?? 0;
+      for (const url of [`${base}/plain`, `${base.replace('127.0.0.1', 'localhost')}/plain`, `${base.replace('127.0.0.1', '[::1]')}/plain`]) {
+        const { title, stored } = await addAndSettle(strict, url);
+        expect(title).toBe('');
+        expect(stored.title_state).toBe('failed');
+      }
+      expect(hits['/plain'] ?? 0).toBe(before);
+    } finally {
+      await strict.stop();
+    }
+  });
+});
+
+describe('stop and restart', () => {
+  test('when the service stops during a fetch, then stop is bounded, the title stays pending and the next start fetches it', async () => {
+    const env = { ...LIMITS, TITLE_FETCH_TIMEOUT_MS: '20000', TITLE_FETCH_ALLOW_LOOPBACK: 'true' };
+    const first = await startManagementHarness(env);
+    const owner = await first.createAccount();
+    const c = await campaignOf(first, owner.api_token);
+    const added = (await first.request('POST', `/api/v3/campaign/${c}/content/`, { token: owner.api_token, body: { url: `${base}/slow-once` } })).body;
+    while (!slowOnceServed) await new Promise((r) => setTimeout(r, 20));
+    const stopping = Date.now();
+    await first.stop();
+    expect(Date.now() - stopping).toBeLessThan(6000);
+    const doc = await mongo.db(first.config.MONGO_DB).collection('campaigns').findOne({ _id: c } as never);
+    expect(doc?.content[0].title_state).toBe('pending');
+
+    const second = await startManagementHarness({ ...env, MONGO_DB: first.config.MONGO_DB, OWNER_REGISTRY_BUCKET: first.config.OWNER_REGISTRY_BUCKET });
+    try {
+      expect(await settled(second, c, added.token)).toMatchObject({ title: 'Second Try', title_state: 'done' });
+    } finally {
+      await second.stop();
+    }
+  });
+});
