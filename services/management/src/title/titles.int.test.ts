@@ -60,7 +60,7 @@ async function servePage(req: http.IncomingMessage, res: http.ServerResponse): P
 let h: ManagementHarness;
 let mongo: MongoClient;
 
-const LIMITS = { TITLE_FETCH_TIMEOUT_MS: '1000', TITLE_FETCH_MAX_BYTES: '4096', TITLE_FETCH_MAX_REDIRECTS: '2' };
+const LIMITS = { TITLE_FETCH_TIMEOUT_MS: '3000', TITLE_FETCH_MAX_BYTES: '4096', TITLE_FETCH_MAX_REDIRECTS: '2' };
 
 beforeAll(async () => {
   pages = http.createServer((req, res) => void servePage(req, res));
@@ -158,10 +158,10 @@ describe('title fetching (loopback allowed for tests)', () => {
   test('when the page never finishes, then add content still answers at once and the fetch gives up after the timeout', async () => {
     const started = Date.now();
     const { title, stored, answeredIn } = await addAndSettle(h, `${base}/slow`);
-    expect(answeredIn).toBeLessThan(1000);
+    expect(answeredIn).toBeLessThan(2000); // well under the 3 s the fetch waits
     expect(title).toBe('');
     expect(stored.title_state).toBe('failed');
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(8000);
     expect(closedEarly.has('/slow')).toBe(true);
   });
 });
