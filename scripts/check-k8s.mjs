@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// `pnpm check:k8s`: renders every kustomize target in deploy/k8s and checks the result offline.
+//  1. schema: kubernetes-validate --strict (PyPI, Apache-2.0; ships the Kubernetes OpenAPI schemas,
+//     so nothing is fetched at check time; unknown fields are errors), against the oldest and the
+//     newest Kubernetes version we claim;
+//  2. wiring and operational rules the schema cannot see (deploy/k8s/manifest-rules.mjs);
+//  3. each Deployment's environment is loaded through its service's own config schema (built dist),
+//     so a setting the service would refuse, or would silently ignore (unknown name), fails here.
+// Installs what is missing: kustomize from the Go module proxy, the validator into .cache/.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadAll } from 'js-yaml';
+import { checkManifests, containerEnv } from '../deploy/k8s/manifest-rules.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CACHE = path.join(ROOT, '.cache', 'k8s');
+const KUSTOMIZE = { module: 'sigs.k8s.io/kustomize/kustomize/v5', version: 'v5.7.1' };
+const VALIDATOR = { pkg: 'kubernetes-validate', version: '1.37.0' };
+const KUBE_VERSIONS = ['1.31.0', '1.37.0'];
+
+/** What each target must say beyond the shared rules. */
+const TARGETS = [
+  { dir: 'deploy/k8s/base', expect: {} },
+  { dir: 'deploy/k8s/overlays/production', expect: { all: { NODE_ENV: 'production' }, events: { EVENTS_STREAM_REPLICAS: '3' } } },
+];
+
+/** Which service's config loader reads a Deployment's environment, by the pod's app name. */
+const SERVICES = {
+  management: { dir: 'services/management', load: 'loadManagementConfig' },
+  events: { dir: 'services/events', load: 'loadEventsConfig' },
+};
+
+const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...opts });
+const works = (cmd, args) => spawnSync(cmd, args, { encoding: 'utf8' });
+
+function ensureKustomize() {
+  const goBin = works('go', ['env', 'GOPATH']).stdout?.trim();
+  const candidates = ['kustomize', ...(goBin ? [path.join(goBin, 'bin', 'kustomize')] : [])];
+  for (const bin of candidates) {
+    const v = works(bin, ['version']);
+    if (v.status === 0 && v.stdout.trim().startsWith('v5.')) return { bin, version: v.stdout.trim() };
+  }
+  if (!goBin) throw new Error('kustomize v5 not found and Go is not installed to build it');
+  console.log(`installing kustomize ${KUSTOMIZE.version} (go install)`);
+  run('go', ['install', `${KUSTOMIZE.module}@${KUSTOMIZE.version}`], { env: { ...process.env, GOFLAGS: '-mod=mod' }, stdio: 'inherit' });
+  return ensureKustomize();
+}
+
+function ensureValidator() {
+  const venv = path.join(ROOT, '.cache', 'k8s-validate');
+  const bin = path.join(venv, 'bin', 'kubernetes-validate');
+  if (works(bin, ['--version']).stdout?.trim() === VALIDATOR.version) return bin;
+  console.log(`installing ${VALIDATOR.pkg} ${VALIDATOR.version} into .cache/k8s-validate`);
+  run('python3', ['-m', 'venv', venv], { stdio: 'inherit' });
+  run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `${VALIDATOR.pkg}==${VALIDATOR.version}`], { stdio: 'inherit' });
+  return bin;
+}
+
+function schemaProblems(validator, file) {
+  return KUBE_VERSIONS.flatMap((v) => {
+    const r = works(validator, ['--strict', '--quiet', '--no-warn', '-k', v, file]);
+    if (r.status === 0) return [];
+    const lines = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.trim());
+    return lines.length > 0 ? lines : [`kubernetes-validate exited ${r.status} for ${v}`];
+  });
+}
+
+function configLoaders() {
+  run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b', ...Object.values(SERVICES).map((s) => s.dir)], { cwd: ROOT, stdio: 'inherit' });
+  return Object.fromEntries(Object.entries(SERVICES).map(([name, s]) => {
+    const require = createRequire(path.join(ROOT, s.dir, 'package.json'));
+    return [name, require('./dist/config.js')[s.load]];
+  }));
+}
+
+/** Loads every container's environment through the service's config; unknown names are typos. */
+function configProblems(objects, loaders, expect) {
+  const problems = [];
+  for (const d of objects.filter((o) => o.kind === 'Deployment')) {
+    const app = d.spec.template.metadata?.labels?.['app.kubernetes.io/name'];
+    const load = loaders[app];
+    if (!load) {
+      problems.push(`Deployment/${d.metadata.name}: no config loader for app ${app}`);
+      continue;
+    }
+    for (const c of d.spec.template.spec.containers) {
+      const where = `Deployment/${d.metadata.name} container ${c.name}`;
+      const { env } = containerEnv(c, objects);
+      try {
+        const known = new Set([...Object.keys(load(env)), 'ADMIN_TOKEN']);
+        for (const name of Object.keys(env)) if (!known.has(name)) problems.push(`${where}: ${name} is not a setting of ${app}`);
+      } catch (err) {
+        problems.push(`${where}: the service would refuse to start: ${String(err.message).replace(/\s*\n\s*/g, '; ')}`);
+      }
+      for (const [name, value] of Object.entries({ ...expect.all, ...(expect[app] ?? {}) })) {
+        if (env[name] !== value) problems.push(`${where}: ${name} must be ${value}, is ${env[name]}`);
+      }
+    }
+  }
+  return problems;
+}
+
+function main() {
+  const kustomize = ensureKustomize();
+  const validator = ensureValidator();
+  const loaders = configLoaders();
+  mkdirSync(CACHE, { recursive: true });
+  let failed = 0;
+  for (const target of TARGETS) {
+    const rendered = run(kustomize.bin, ['build', path.join(ROOT, target.dir)]);
+    const file = path.join(CACHE, `${target.dir.replaceAll('/', '_')}.yaml`);
+    writeFileSync(file, rendered);
+    const objects = loadAll(rendered).filter(Boolean);
+    const problems = [
+      ...schemaProblems(validator, file),
+      ...checkManifests(objects),
+      ...configProblems(objects, loaders, target.expect),
+    ];
+    const kinds = [...new Set(objects.map((o) => o.kind))].join(', ');
+    if (problems.length === 0) {
+      console.log(`ok   ${target.dir}: ${objects.length} objects (${kinds}), schema ${KUBE_VERSIONS.join(' + ')} strict, rules, service config`);
+    } else {
+      failed += 1;
+      console.error(`FAIL ${target.dir} (rendered: ${path.relative(ROOT, file)}):\n  ${problems.join('\n  ')}`);
+    }
+  }
+  console.log(`kustomize ${kustomize.version}, ${VALIDATOR.pkg} ${VALIDATOR.version}`);
+  if (failed > 0) process.exit(1);
+}
+
+if (!existsSync(path.join(ROOT, 'deploy', 'k8s'))) throw new Error('run from the repository');
+main();
