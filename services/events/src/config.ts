@@ -35,6 +35,12 @@ export interface EventsConfig {
   RETENTION_INTERVAL_MS: number;
   REPORT_RATE_LIMIT_PER_MINUTE: number;
   REPORT_MAX_RANGE_DAYS: number;
+  /** Day buckets one report aggregates at the same time. */
+  REPORT_BUCKET_CONCURRENCY: number;
+  /** maxTimeMS of each bucket's report aggregation; past it the report is a 503. */
+  REPORT_QUERY_TIMEOUT_MS: number;
+  /** How long an API key lookup is cached: another process honours a revoked key at most this long. */
+  API_KEY_CACHE_TTL_MS: number;
   BODY_LIMIT: string;
 }
 
@@ -69,6 +75,9 @@ const schema = Joi.object<EventsConfig>({
   RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).default(3_600_000),
   REPORT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
   REPORT_MAX_RANGE_DAYS: Joi.number().integer().min(1).default(400),
+  REPORT_BUCKET_CONCURRENCY: Joi.number().integer().min(1).max(32).default(4),
+  REPORT_QUERY_TIMEOUT_MS: Joi.number().integer().min(100).default(30000),
+  API_KEY_CACHE_TTL_MS: Joi.number().integer().min(1000).max(600000).default(30000),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('32kb'),
 });
 

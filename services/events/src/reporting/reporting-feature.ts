@@ -1,13 +1,31 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Db } from 'mongodb';
-import type { Logger, Registry } from '@cm/platform';
+import { bodyParsers, type Logger, type Registry } from '@cm/platform';
+import { apiKeyRoutes } from '../api-keys/api-key-routes';
+import { ApiKeyService } from '../api-keys/api-key-service';
+import { ApiKeyStore } from '../api-keys/api-key-store';
 import type { EventsConfig } from '../config';
+import { KeyRateLimiter } from './key-rate-limiter';
+import { RawBucketCountSource } from './raw-bucket-count-source';
+import { createReportMetrics } from './report-metrics';
+import { reportRoutes } from './report-routes';
+import { ReportService } from './report-service';
 
 export interface ReportingFeatureDeps {
   db: Db;
   logger: Logger;
   metrics: Registry;
-  config: Pick<EventsConfig, 'ADMIN_TOKEN' | 'BUCKET_PREFIX' | 'REPORT_RATE_LIMIT_PER_MINUTE' | 'REPORT_MAX_RANGE_DAYS' | 'BODY_LIMIT'>;
+  config: Pick<
+    EventsConfig,
+    | 'ADMIN_TOKEN'
+    | 'BUCKET_PREFIX'
+    | 'REPORT_RATE_LIMIT_PER_MINUTE'
+    | 'REPORT_MAX_RANGE_DAYS'
+    | 'REPORT_BUCKET_CONCURRENCY'
+    | 'REPORT_QUERY_TIMEOUT_MS'
+    | 'API_KEY_CACHE_TTL_MS'
+    | 'BODY_LIMIT'
+  >;
 }
 
 export interface ReportingFeature {
@@ -17,7 +35,30 @@ export interface ReportingFeature {
   stop(): Promise<void>;
 }
 
-/** Placeholder until reporting lands. */
-export async function createReportingFeature(_deps: ReportingFeatureDeps): Promise<ReportingFeature> {
-  return { routers: [Router()], start: async () => {}, stop: async () => {} };
+/** Wires the reporting role: API keys (admin + auth), rate limit, the raw-bucket count source and the report route. */
+export async function createReportingFeature(deps: ReportingFeatureDeps): Promise<ReportingFeature> {
+  const { db, config } = deps;
+  const store = new ApiKeyStore(db);
+  await store.init();
+  const keys = new ApiKeyService(store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
+  const metrics = createReportMetrics(deps.metrics);
+  const source = new RawBucketCountSource(db, {
+    prefix: config.BUCKET_PREFIX,
+    maxRangeDays: config.REPORT_MAX_RANGE_DAYS,
+    concurrency: config.REPORT_BUCKET_CONCURRENCY,
+    queryTimeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
+    onBuckets: (n) => metrics.buckets.observe(n),
+  });
+  const reports = new ReportService(source, { maxRangeDays: config.REPORT_MAX_RANGE_DAYS });
+  const limiter = new KeyRateLimiter({ perMinute: config.REPORT_RATE_LIMIT_PER_MINUTE });
+
+  return {
+    routers: [
+      reportRoutes({ reports, keys, limiter, metrics, bodyLimit: config.BODY_LIMIT }),
+      apiKeyRoutes(keys, config.ADMIN_TOKEN, bodyParsers({ limit: config.BODY_LIMIT })),
+    ],
+    // nothing runs in the background: requests are answered on demand
+    start: async () => {},
+    stop: async () => {},
+  };
 }

@@ -1,0 +1,30 @@
+import type { ReportQuery } from './report-query';
+
+/** The latest matching event of a group: what metadata values are read from. */
+export interface LatestEvent {
+  created: Date;
+  /** Event id (UUIDv7): breaks ties between events of the same millisecond. */
+  id: string;
+  /** Values of the requested metadata keys, in the order of `ReportQuery.metadataKeys` ("" when absent). */
+  metadata: string[];
+}
+
+/** One group of a report: the event name, the requested group fields, and its count. */
+export interface GroupCount {
+  name: string;
+  content_id?: string;
+  url?: string;
+  value: number;
+  /** Present when metadata keys were requested. */
+  latest?: LatestEvent;
+}
+
+/**
+ * Where report counts come from. The report endpoint depends only on this interface, so a
+ * pre-aggregated source (e.g. hourly rollups per owner/name/url/content_id, answering whole hours
+ * from rollups and only the cut edges from raw buckets) can replace or wrap the raw-bucket source
+ * without changing the API. A source returns each group once (already merged).
+ */
+export interface CountSource {
+  count(query: ReportQuery): Promise<GroupCount[]>;
+}

@@ -1,0 +1,28 @@
+import type { DeviceType } from '@cm/contracts';
+
+/** Fields a report may group by besides the event name (spec 4.8). */
+export type GroupField = 'content_id' | 'url';
+export const GROUP_FIELDS: readonly GroupField[] = ['content_id', 'url'];
+
+/** Inclusive bounds in milliseconds; an absent bound is open. */
+export interface TimeRange {
+  from?: Date;
+  to?: Date;
+}
+
+/**
+ * A validated, normalised report request. Filters are absent when not given (match all); a
+ * present filter is a non-empty list of values (a single value is a list of one).
+ */
+export interface ReportQuery {
+  ownerId: string;
+  names?: string[];
+  urls?: string[];
+  contentIds?: string[];
+  deviceTypes?: DeviceType[];
+  /** In the order requested, without duplicates. */
+  groupBy: GroupField[];
+  /** Metadata keys as the caller wrote them (the store escapes them, see storage/metadata-key.ts). */
+  metadataKeys: string[];
+  range: TimeRange;
+}
