@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { baseConfigSchema, loadConfig } from '@cm/platform';
+import { ConfigError, baseConfigSchema, loadConfig } from '@cm/platform';
 
 export type EventsRole = 'ingest' | 'consumer' | 'reporting';
 
@@ -29,6 +29,15 @@ export interface EventsConfig {
   CONSUMER_BATCH_SIZE: number;
   CONSUMER_MAX_WAIT_MS: number;
   CONSUMER_ACK_WAIT_MS: number;
+  /** Server-side bound on delivered-but-unacked messages across all consumer instances. */
+  CONSUMER_MAX_ACK_PENDING: number;
+  /** Per-document write failures (not connection failures) are retried this often, then dead-lettered. */
+  CONSUMER_MAX_WRITE_ATTEMPTS: number;
+  /** Delay of the first nak after a MongoDB failure; doubles per delivery up to the max. */
+  CONSUMER_RETRY_BASE_MS: number;
+  CONSUMER_RETRY_MAX_MS: number;
+  /** The dead-letter stream keeps undecodable messages this long for inspection. */
+  EVENTS_DLQ_MAX_AGE_HOURS: number;
   /** Collections are `<prefix>_YYYYMMDD` (UTC day). */
   BUCKET_PREFIX: string;
   RETENTION_DAYS: number;
@@ -70,6 +79,11 @@ const schema = Joi.object<EventsConfig>({
   CONSUMER_BATCH_SIZE: Joi.number().integer().min(1).max(10000).default(500),
   CONSUMER_MAX_WAIT_MS: Joi.number().integer().min(10).max(60000).default(200),
   CONSUMER_ACK_WAIT_MS: Joi.number().integer().min(1000).default(30000),
+  CONSUMER_MAX_ACK_PENDING: Joi.number().integer().min(1).default(20000),
+  CONSUMER_MAX_WRITE_ATTEMPTS: Joi.number().integer().min(1).default(10),
+  CONSUMER_RETRY_BASE_MS: Joi.number().integer().min(10).default(1000),
+  CONSUMER_RETRY_MAX_MS: Joi.number().integer().min(10).default(60000),
+  EVENTS_DLQ_MAX_AGE_HOURS: Joi.number().integer().min(1).default(720),
   BUCKET_PREFIX: name.default('events'),
   RETENTION_DAYS: Joi.number().integer().min(1).default(400),
   RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).default(3_600_000),
@@ -84,5 +98,14 @@ const schema = Joi.object<EventsConfig>({
 export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   const raw = { ...env };
   if (typeof raw.EVENTS_ROLES === 'string') (raw as Record<string, unknown>).EVENTS_ROLES = raw.EVENTS_ROLES.split(',').map((s) => s.trim());
-  return loadConfig(schema, raw);
+  const config = loadConfig(schema, raw);
+  // a DLQ subject inside the events stream would feed dead letters back to the consumer forever
+  if (config.EVENTS_DEAD_LETTER_SUBJECT.startsWith(`${config.EVENTS_SUBJECT_PREFIX}.`)) {
+    throw new ConfigError('invalid configuration:\n  EVENTS_DEAD_LETTER_SUBJECT: must not be under EVENTS_SUBJECT_PREFIX');
+  }
+  if (config.CONSUMER_MAX_ACK_PENDING < 3 * config.CONSUMER_BATCH_SIZE) {
+    // one batch is written, one waits and one is being fetched: the server must let all three be in flight
+    throw new ConfigError('invalid configuration:\n  CONSUMER_MAX_ACK_PENDING: must be at least 3 x CONSUMER_BATCH_SIZE');
+  }
+  return config;
 }

@@ -15,7 +15,8 @@ export function bucketDay(prefix: string, collectionName: string): Date | undefi
   const m = new RegExp(`^${prefix}_(\\d{4})(\\d{2})(\\d{2})$`).exec(collectionName);
   if (!m) return undefined;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return Number.isNaN(d.getTime()) ? undefined : d;
+  // Date.UTC rolls 2025-13-40 over into a real date: only names it maps back to are buckets
+  return Number.isNaN(d.getTime()) || bucketName(prefix, d) !== collectionName ? undefined : d;
 }
 
 /** Every bucket name from `from` to `to` inclusive (UTC days), oldest first. */

@@ -1,0 +1,105 @@
+import http from 'node:http';
+import { jetstream } from '@nats-io/jetstream';
+import { v7 as uuidv7 } from 'uuid';
+import { closeServer, connectMongo, connectNats, createRegistry, healthRouter, listen, pingNats, type Logger, type MongoHandle, type ReadinessCheck } from '@cm/platform';
+import { createEventsApp, frontDoor } from './app';
+import type { EventsConfig } from './config';
+import { createBatchHandler } from './consumer/batch-handler';
+import { BucketWriter } from './consumer/bucket-writer';
+import { createConsumerMetrics } from './consumer/consumer-metrics';
+import { DeadLetters } from './consumer/dead-letters';
+import { EventConsumer } from './consumer/event-consumer';
+import { DeviceDetector } from './ingest/device-detector';
+import { EventPublisher } from './ingest/event-publisher';
+import { createIngestMetrics } from './ingest/ingest-metrics';
+import { createPixelHandler } from './ingest/pixel-handler';
+import { PixelIngest } from './ingest/pixel-ingest';
+import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registry-watcher';
+import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
+import { RetentionJob } from './retention/retention-job';
+import { ensureStreams } from './stream/ensure-streams';
+
+export interface EventsSystem {
+  server: http.Server;
+  port: number;
+  /** The in-memory owner registry of the ingest role (for diagnostics and tests). */
+  owners?: OwnerLookup;
+  /** Graceful stop: stop accepting, finish in-flight requests and the batch in hand, close connections. */
+  stop(): Promise<void>;
+}
+
+/** A background part of a role: started after the server listens, stopped after it closed. */
+interface Worker {
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The one place that constructs things for the events service, for the roles in config.EVENTS_ROLES. */
+export async function startEvents(config: EventsConfig, logger: Logger, port = config.EVENTS_PORT): Promise<EventsSystem> {
+  const roles = new Set(config.EVENTS_ROLES);
+  const metrics = createRegistry('events');
+  const nc = await connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger });
+  // ingest needs only NATS: it keeps taking events while MongoDB is down (they wait in the stream)
+  const mongo: MongoHandle | undefined = roles.has('consumer') || roles.has('reporting') ? await connectMongo(config.MONGO_URL, config.MONGO_DB) : undefined;
+  await ensureStreams(nc, config, logger, roles.has('consumer'));
+
+  const checks: Record<string, ReadinessCheck> = { nats: () => pingNats(nc) };
+  if (mongo) checks.mongo = () => mongo.ping();
+  const workers: Worker[] = [];
+
+  let pixel: http.RequestListener | undefined;
+  let registry: OwnerRegistryWatcher | undefined;
+  if (roles.has('ingest')) {
+    registry = new OwnerRegistryWatcher(nc, config.OWNER_REGISTRY_BUCKET, logger);
+    const owners = registry;
+    checks.owner_registry = async () => {
+      if (!owners.isReady()) throw new Error('owner registry not replayed yet');
+    };
+    const publisher = new EventPublisher(nc, { subjectPrefix: config.EVENTS_SUBJECT_PREFIX, timeoutMs: config.PUBLISH_TIMEOUT_MS });
+    const ingest = new PixelIngest({ owners, sink: publisher, devices: new DeviceDetector(), newId: uuidv7 });
+    pixel = createPixelHandler(ingest, createIngestMetrics(metrics), logger);
+  }
+
+  if (roles.has('consumer') && mongo) {
+    const writer = new BucketWriter(mongo.db, logger);
+    const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
+    workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
+    workers.push(
+      new RetentionJob(
+        mongo.db,
+        { prefix: config.BUCKET_PREFIX, retentionDays: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_MS, onDropped: (b) => writer.forget(b) },
+        logger,
+      ),
+    );
+  }
+
+  let reporting: ReportingFeature | undefined;
+  if (roles.has('reporting') && mongo) {
+    reporting = await createReportingFeature({ db: mongo.db, logger, metrics, config });
+    workers.push(reporting);
+  }
+
+  const app = createEventsApp({ logger, metrics, health: healthRouter(checks), routers: reporting?.routers ?? [] });
+  const server = http.createServer(frontDoor(pixel, app));
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+
+  // the pixel answers 503 until the registry is replayed; waiting here makes a started system ready
+  await registry?.start();
+  const boundPort = await listen(server, port);
+  for (const worker of workers) await worker.start();
+  logger.info('events listening', { port: boundPort, roles: config.EVENTS_ROLES });
+
+  return {
+    server,
+    port: boundPort,
+    owners: registry,
+    async stop() {
+      await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
+      for (const worker of [...workers].reverse()) await worker.stop();
+      await registry?.stop();
+      await nc.drain();
+      await mongo?.close();
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { DUPLICATE_KEY } from '@cm/platform';
+
+/** What became of one document of an unordered insertMany. */
+export type InsertResult =
+  | { status: 'written' }
+  | { status: 'duplicate' }
+  /** The server refused this document (not a duplicate): retrying it may never help. */
+  | { status: 'rejected'; message: string }
+  /** The write as a whole failed (connection, election, timeout): retrying will help. */
+  | { status: 'failed'; message: string };
+
+interface WriteErrorLike {
+  index: number;
+  code?: number;
+  errmsg?: string;
+}
+
+interface BulkErrorLike {
+  writeErrors?: WriteErrorLike | WriteErrorLike[];
+  writeConcernError?: unknown;
+  result?: { getWriteConcernError?: () => unknown };
+  message?: string;
+}
+
+const WRITTEN: InsertResult = { status: 'written' };
+const DUPLICATE: InsertResult = { status: 'duplicate' };
+
+/**
+ * Reads an insertMany failure per document. An unordered bulk insert attempts every document
+ * and lists each failed one in writeErrors, so a document not listed there was written; a
+ * duplicate key means an earlier delivery already stored it. Anything without per-document
+ * errors, or with a write-concern error, leaves every document's fate unknown: all are retried
+ * (a retry of a written one then comes back as a duplicate).
+ */
+export function insertResults(count: number, err: unknown): InsertResult[] {
+  const e = (err ?? {}) as BulkErrorLike;
+  const raw = e.writeErrors;
+  const writeErrors = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  const concernError = e.writeConcernError ?? e.result?.getWriteConcernError?.();
+  if (writeErrors.length === 0 || concernError) {
+    const failed: InsertResult = { status: 'failed', message: e.message ?? String(err) };
+    return Array.from({ length: count }, () => failed);
+  }
+  const results: InsertResult[] = Array.from({ length: count }, () => WRITTEN);
+  for (const we of writeErrors) {
+    if (we.index < 0 || we.index >= count) continue;
+    results[we.index] = we.code === DUPLICATE_KEY ? DUPLICATE : { status: 'rejected', message: we.errmsg ?? `write error ${String(we.code)}` };
+  }
+  return results;
+}

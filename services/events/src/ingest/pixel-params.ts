@@ -1,0 +1,90 @@
+import Joi from 'joi';
+import { EVENT_LIMITS } from '@cm/contracts';
+import { ValidationError, type ErrorDetail } from '@cm/platform';
+import { encodeMetadataKey } from '../storage/metadata-key';
+
+/** The parameters of one pixel request; a name given twice yields an array (which validation refuses). */
+export type RawParams = Map<string, string | string[]>;
+
+export interface PixelEvent {
+  owner_id: string;
+  name: string;
+  url: string;
+  content_id: string;
+  /** Keys already made safe for MongoDB (see storage/metadata-key.ts). */
+  metadata: Record<string, string>;
+}
+
+// No per-field .messages(): each one makes Joi merge preferences again on every request.
+// Messages are written by detailFor below instead.
+const eventSchema = Joi.object({
+  owner_id: Joi.string().pattern(/^\d+$/).max(EVENT_LIMITS.ownerIdMax).required(),
+  name: Joi.string().max(EVENT_LIMITS.nameMax).required(),
+  url: Joi.string().allow('').max(EVENT_LIMITS.urlMax),
+  content_id: Joi.string().allow('').max(EVENT_LIMITS.contentIdMax),
+  metadata: Joi.object()
+    .pattern(Joi.string().max(EVENT_LIMITS.metadataKeyMax), Joi.string().allow('').max(EVENT_LIMITS.metadataValueMax))
+    .max(EVENT_LIMITS.metadataKeys),
+}).prefs({ abortEarly: false, convert: false });
+
+const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'r']);
+
+/**
+ * Query string or beacon body into parameters. Never throws: URLSearchParams keeps malformed
+ * escapes as text. Parameters with an empty name (`?=x`, `&&`) are ignored.
+ */
+export function parseParams(text: string, into: RawParams = new Map()): RawParams {
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (key === '') continue;
+    const existing = into.get(key);
+    into.set(key, existing === undefined ? value : ([] as string[]).concat(existing, value));
+  }
+  return into;
+}
+
+function detailFor(d: Joi.ValidationErrorItem): ErrorDetail {
+  const field = d.path.map(String).join('.');
+  switch (d.type) {
+    case 'any.required':
+      return { field, message: `${field} is required` };
+    case 'string.base':
+      // the only way a query parameter is not a string: it was given more than once
+      return { field, message: `${field} must be given once` };
+    case 'string.empty':
+      return { field, message: `${field} must not be empty` };
+    case 'string.max':
+      return { field, message: `${field} must be at most ${String(d.context?.limit)} characters` };
+    case 'string.pattern.base':
+      return { field, message: `${field} must be digits` };
+    case 'object.max':
+      return { field, message: `at most ${EVENT_LIMITS.metadataKeys} metadata parameters are stored` };
+    case 'object.unknown':
+      return { field, message: `metadata parameter names must be at most ${EVENT_LIMITS.metadataKeyMax} characters once escaped` };
+    default:
+      return { field, message: d.message };
+  }
+}
+
+/**
+ * Validates the event parameters and builds the event. `url` falls back to the Referer, which
+ * is truncated to the URL limit rather than refused (the sender does not choose it). Every
+ * parameter that is not named in spec 4.7 is metadata, under an escaped key. Throws
+ * ValidationError naming each bad field.
+ */
+export function parsePixelEvent(params: RawParams, referer: string | undefined): PixelEvent {
+  const input: Record<string, unknown> = {};
+  const entries: [string, unknown][] = [];
+  for (const [key, value] of params) {
+    if (key === 'r') continue;
+    if (NAMED.has(key)) input[key] = value;
+    else entries.push([encodeMetadataKey(key), value]);
+  }
+  const metadata = Object.fromEntries(entries) as Record<string, string>;
+  input.metadata = metadata;
+  // convert is off, so the validated input is the value
+  const { error } = eventSchema.validate(input);
+  if (error) throw new ValidationError('invalid event parameters', error.details.map(detailFor));
+  const event = input as Omit<PixelEvent, 'url' | 'content_id'> & { url?: string; content_id?: string };
+  const url = event.url ? event.url : (referer ?? '').slice(0, EVENT_LIMITS.urlMax);
+  return { owner_id: event.owner_id, name: event.name, url, content_id: event.content_id ?? '', metadata };
+}

@@ -1,0 +1,273 @@
+import { TRANSPARENT_GIF } from './pixel-responses';
+import { newOwnerId, startEventsHarness, type EventsHarness } from '../test-support/events-harness';
+
+let h: EventsHarness;
+let owner: string;
+
+beforeAll(async () => {
+  h = await startEventsHarness();
+  owner = await h.registerOwner();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+const CHROME_DESKTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const IPAD = 'Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.0 Mobile/15E148 Safari/604.1';
+const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+/** A content_id unique to one test, so each test finds exactly its own events. */
+let n = 0;
+const tag = () => `c${Date.now()}-${++n}`;
+
+describe('pixel GET /v1/v.gif', () => {
+  test('when owner_id and name are given, then 200 with the 43-byte GIF, no-store caching and CORS, and the event is stored', async () => {
+    const content_id = tag();
+    const res = await h.pixel({ owner_id: owner, name: 'impression', content_id, url: 'https://pub.example/a' }, { headers: { 'user-agent': CHROME_DESKTOP } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/gif');
+    expect(res.headers.get('cache-control')).toBe('no-store, no-cache, must-revalidate, private');
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    const body = Buffer.from(await res.arrayBuffer());
+    expect(body.length).toBe(43);
+    expect(body.equals(TRANSPARENT_GIF)).toBe(true);
+    const [doc] = await h.waitForStored(1, { content_id });
+    expect(doc).toMatchObject({ owner_id: owner, name: 'impression', url: 'https://pub.example/a', content_id, device_type: 'desktop', bot: false, metadata: {} });
+    expect(doc!._id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(doc!.created).toBeInstanceOf(Date);
+    expect(Math.abs(doc!.created.getTime() - Date.now())).toBeLessThan(10_000);
+  });
+
+  test('when url is not given, then the Referer is the url', async () => {
+    const content_id = tag();
+    expect((await h.pixel({ owner_id: owner, name: 'impression', content_id }, { headers: { referer: 'https://pub.example/from-referer' } })).status).toBe(200);
+    const [doc] = await h.waitForStored(1, { content_id });
+    expect(doc!.url).toBe('https://pub.example/from-referer');
+  });
+
+  test('when neither url nor Referer is given, then url is stored empty', async () => {
+    const content_id = tag();
+    expect((await h.pixel({ owner_id: owner, name: 'impression', content_id })).status).toBe(200);
+    expect((await h.waitForStored(1, { content_id }))[0]!.url).toBe('');
+  });
+
+  test.each([
+    ['owner_id is missing', { name: 'impression' }, 'owner_id'],
+    ['name is missing', { owner_id: 'OWNER' }, 'name'],
+    ['name is empty', { owner_id: 'OWNER', name: '' }, 'name'],
+    ['owner_id is not digits', { owner_id: '12ab', name: 'impression' }, 'owner_id'],
+    ['name is too long', { owner_id: 'OWNER', name: 'x'.repeat(129) }, 'name'],
+    ['content_id is too long', { owner_id: 'OWNER', name: 'impression', content_id: 'x'.repeat(257) }, 'content_id'],
+    ['url is too long', { owner_id: 'OWNER', name: 'impression', url: `https://a.example/${'x'.repeat(2048)}` }, 'url'],
+    ['a metadata value is too long', { owner_id: 'OWNER', name: 'impression', note: 'x'.repeat(513) }, 'metadata.note'],
+    ['a metadata name is too long', { owner_id: 'OWNER', name: 'impression', ['k'.repeat(65)]: 'v' }, `metadata.${'k'.repeat(65)}`],
+    ['there are too many metadata parameters', { owner_id: 'OWNER', name: 'impression', ...Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`m${i}`, 'v'])) }, 'metadata'],
+  ])('when %s, then 400 naming the field and nothing is stored', async (_what, params, field) => {
+    const content_id = tag();
+    const p: Record<string, string> = { content_id, ...params };
+    if (p.owner_id === 'OWNER') p.owner_id = owner;
+    const res = await h.pixel(p);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    const body = await res.json();
+    expect(body.error.code).toBe('validation_error');
+    expect(body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await h.storedEvents({ content_id })).toEqual([]);
+  });
+
+  test('when a parameter is given twice, then 400 naming it', async () => {
+    const res = await h.pixel(`owner_id=${owner}&name=a&name=b`);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.details).toEqual([{ field: 'name', message: 'name must be given once' }]);
+  });
+
+  test('when exactly 20 metadata parameters of maximum size are sent, then all are stored', async () => {
+    const content_id = tag();
+    const meta = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(62)}`, 'v'.repeat(512)]));
+    expect((await h.pixel({ owner_id: owner, name: 'impression', content_id, ...meta })).status).toBe(200);
+    const [doc] = await h.waitForStored(1, { content_id });
+    expect(doc!.metadata).toEqual(meta);
+  });
+
+  test('when the owner_id is not in the registry, then the same 200 GIF and nothing is stored', async () => {
+    const content_id = tag();
+    const res = await h.pixel({ owner_id: newOwnerId(), name: 'impression', content_id });
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(TRANSPARENT_GIF)).toBe(true);
+    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/events_pixel_requests_total\{result="unknown_owner"[^}]*\} [1-9]/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await h.storedEvents({ content_id })).toEqual([]);
+  });
+
+  test('when an owner is removed from the registry, then its later hits are not stored', async () => {
+    const gone = await h.registerOwner();
+    await h.removeOwner(gone);
+    const content_id = tag();
+    expect((await h.pixel({ owner_id: gone, name: 'impression', content_id })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await h.storedEvents({ content_id })).toEqual([]);
+  });
+
+  test.each([
+    [CHROME_DESKTOP, 'desktop', false],
+    [IPHONE, 'mobile', false],
+    [IPAD, 'tablet', false],
+    [GOOGLEBOT, 'desktop', true],
+    ['', 'desktop', false],
+  ])('when the User-Agent is %j, then device_type is %s and bot is %s', async (ua, device, bot) => {
+    const content_id = tag();
+    const headers: Record<string, string> = ua ? { 'user-agent': ua } : { 'user-agent': '' };
+    expect((await h.pixel({ owner_id: owner, name: 'impression', content_id }, { headers })).status).toBe(200);
+    const [doc] = await h.waitForStored(1, { content_id });
+    expect(doc!.device_type).toBe(device);
+    expect(doc!.bot).toBe(bot);
+  });
+
+  test('when metadata names start with $, contain dots, NUL or % or are __proto__, then they are stored escaped and nothing else changes', async () => {
+    const content_id = tag();
+    const res = await h.pixel(`owner_id=${owner}&name=impression&content_id=${content_id}&%24where=1&a.b.c=2&x%00y=3&50%25=4&__proto__=5&plain=6&%24gt.x=7`);
+    expect(res.status).toBe(200);
+    const [doc] = await h.waitForStored(1, { content_id });
+    const meta = doc!.metadata;
+    expect(meta).toEqual({ '%24where': '1', 'a%2Eb%2Ec': '2', 'x%00y': '3', '50%25': '4', '%5F_proto__': '5', plain: '6', '%24gt%2Ex': '7' });
+    expect(Object.getPrototypeOf(meta)).toBe(Object.prototype);
+  });
+});
+
+describe('pixel redirects (r)', () => {
+  test('when r is an absolute https URL, then 302 to it and the event is stored', async () => {
+    const content_id = tag();
+    const res = await h.pixel({ owner_id: owner, name: 'click', content_id, r: 'https://dest.example/path?q=1#frag' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://dest.example/path?q=1#frag');
+    expect(res.headers.get('cache-control')).toBe('no-store, no-cache, must-revalidate, private');
+    const [doc] = await h.waitForStored(1, { content_id });
+    expect(doc!.name).toBe('click');
+    expect(doc!.metadata).toEqual({});
+  });
+
+  test('when r has non-ASCII characters, then the Location is its encoded form', async () => {
+    const res = await h.pixel({ owner_id: owner, name: 'click', r: 'https://bücher.example/ä ö' .replace(' ', '%20') });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://xn--bcher-kva.example/%C3%A4%20%C3%B6');
+  });
+
+  test.each([
+    ['javascript:', 'javascript:alert(1)'],
+    ['data:', 'data:text/html,<script>alert(1)</script>'],
+    ['relative', '/local/path'],
+    ['protocol-relative', '//evil.example/'],
+    ['backslashes', 'https:\\\\evil.example'],
+    ['backslash in host', 'https://good.example\\@evil.example'],
+    ['CR/LF', 'https://good.example/\r\nSet-Cookie: a=b'],
+    ['a tab', 'https://good.example/\tx'],
+    ['leading space', ' https://good.example/'],
+    ['ftp:', 'ftp://files.example/'],
+    ['scheme only', 'https://'],
+    ['user credentials', 'https://good.example@evil.example/'],
+    ['empty', ''],
+    ['too long', `https://a.example/${'x'.repeat(2048)}`],
+  ])('when r is %s, then 400, no redirect and nothing stored', async (_what, r) => {
+    const content_id = tag();
+    const res = await h.pixel({ owner_id: owner, name: 'click', content_id, r });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect((await res.json()).error.details[0].field).toBe('r');
+    await new Promise((r2) => setTimeout(r2, 200));
+    expect(await h.storedEvents({ content_id })).toEqual([]);
+  });
+
+  test('when r is given twice, then 400', async () => {
+    const res = await h.pixel(`owner_id=${owner}&name=click&r=https%3A%2F%2Fa.example%2F&r=https%3A%2F%2Fb.example%2F`);
+    expect(res.status).toBe(400);
+  });
+
+  test('when r is valid but the owner is unknown, then still 302 and nothing stored', async () => {
+    const content_id = tag();
+    const res = await h.pixel({ owner_id: newOwnerId(), name: 'click', content_id, r: 'https://dest.example/' });
+    expect(res.status).toBe(302);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await h.storedEvents({ content_id })).toEqual([]);
+  });
+
+  test('when r is valid but the event parameters are invalid, then still 302 and nothing stored', async () => {
+    const content_id = tag();
+    const res = await h.pixel({ content_id, name: 'click', r: 'https://dest.example/no-owner' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://dest.example/no-owner');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await h.storedEvents({ content_id })).toEqual([]);
+  });
+});
+
+describe('pixel POST (sendBeacon) and CORS', () => {
+  test('when a beacon posts form data, then it is stored like a GET', async () => {
+    const content_id = tag();
+    const res = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ name: 'beacon', content_id, extra: 'yes' }).toString(),
+    });
+    expect(res.status).toBe(200);
+    const [doc] = await h.waitForStored(1, { content_id });
+    expect(doc).toMatchObject({ name: 'beacon', metadata: { extra: 'yes' } });
+  });
+
+  test('when a beacon posts a text/plain query string or no body at all, then it is stored', async () => {
+    const c1 = tag();
+    const c2 = tag();
+    const text = await fetch(`${h.baseUrl}/v1/v.gif`, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: `owner_id=${owner}&name=beacon&content_id=${c1}` });
+    const empty = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=beacon&content_id=${c2}`, { method: 'POST' });
+    expect([text.status, empty.status]).toEqual([200, 200]);
+    await h.waitForStored(1, { content_id: c1 });
+    await h.waitForStored(1, { content_id: c2 });
+  });
+
+  test('when a beacon repeats a query parameter in its body, then 400', async () => {
+    const res = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'name=b' });
+    expect(res.status).toBe(400);
+  });
+
+  test('when a beacon body has another content type or is too large, then 415 or 413', async () => {
+    const json = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(json.status).toBe(415);
+    const big = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: `x=${'y'.repeat(70_000)}` });
+    expect(big.status).toBe(413);
+  });
+
+  test('when a browser sends a preflight for the pixel, then 204 allowing GET and POST from any origin', async () => {
+    const res = await fetch(`${h.baseUrl}/v1/v.gif`, { method: 'OPTIONS', headers: { origin: 'https://pub.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type');
+  });
+
+  test('when another method is used, then 405 with Allow', async () => {
+    const res = await fetch(`${h.baseUrl}/v1/v.gif`, { method: 'PUT' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST, OPTIONS');
+  });
+
+  test('when any other path is requested, then it is not the pixel: no CORS header and the JSON 404', async () => {
+    const res = await fetch(`${h.baseUrl}/v1/v.gifx?owner_id=${owner}&name=a`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await res.json()).error.code).toBe('not_found');
+  });
+});
+
+describe('health', () => {
+  test('when everything is up, then /healthz and /readyz answer 200 and /metrics is Prometheus text', async () => {
+    expect((await fetch(`${h.baseUrl}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${h.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect((await ready.json()).checks).toEqual({ nats: 'ok', mongo: 'ok', owner_registry: 'ok' });
+    const metrics = await fetch(`${h.baseUrl}/metrics`);
+    expect(await metrics.text()).toContain('events_pixel_requests_total');
+  });
+});

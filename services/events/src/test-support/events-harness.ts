@@ -1,0 +1,161 @@
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { MongoClient, type Db } from 'mongodb';
+import { v7 } from 'uuid';
+import { encodeOwnerRecord, type EventMessage } from '@cm/contracts';
+import { createLogger } from '@cm/platform';
+import { uniqueName } from '@cm/testkit';
+import { startEvents, type EventsSystem } from '../composition-root';
+import { loadEventsConfig, type EventsConfig } from '../config';
+import { bucketDay } from '../storage/bucket-naming';
+import type { EventDocument } from '../storage/event-document';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface EventsHarness {
+  baseUrl: string;
+  config: EventsConfig;
+  system: EventsSystem;
+  /** The test's own handles on the same database and broker, for arranging and asserting. */
+  db: Db;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  /** GET (or another method) on the pixel with these parameters; redirects are not followed. */
+  pixel(params: Record<string, string> | string, init?: RequestInit): Promise<Response>;
+  /** Puts an owner id into the registry bucket and waits until the ingest role knows it. */
+  registerOwner(ownerId?: string): Promise<string>;
+  removeOwner(ownerId: string): Promise<void>;
+  /** Publishes an event message straight to the stream (tests choose ids and timestamps). */
+  publishEvent(msg: Partial<EventMessage> & { owner_id: string }, msgID?: string): Promise<EventMessage>;
+  /** Every stored event in every day bucket, optionally only those matching `filter`. */
+  storedEvents(filter?: Partial<Record<keyof EventDocument, unknown>>): Promise<EventDocument[]>;
+  /** Polls storedEvents until `count` documents match (or the timeout passes) and returns them. */
+  waitForStored(count: number, filter?: Partial<Record<keyof EventDocument, unknown>>, timeoutMs?: number): Promise<EventDocument[]>;
+  /** Stops the system and starts it again with the same configuration. */
+  restart(): Promise<void>;
+  /** Stops the system only (the harness handles stay open). */
+  stopSystem(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+let ownerCounter = 0;
+
+export function newOwnerId(): string {
+  return `${Date.now()}${String(++ownerCounter).padStart(4, '0')}${Math.floor(Math.random() * 1000)}`;
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * The real events service on port 0 against the test run's NATS and MongoDB (or the URLs in
+ * `env`), with its own database, stream, subjects, durable and registry bucket.
+ */
+export async function startEventsHarness(env: Record<string, string> = {}): Promise<EventsHarness> {
+  const config = loadEventsConfig({
+    NODE_ENV: 'test',
+    MONGO_URL: process.env.MONGO_URL,
+    NATS_URL: process.env.NATS_URL,
+    MONGO_DB: uniqueName('events'),
+    OWNER_REGISTRY_BUCKET: uniqueName('owners'),
+    EVENTS_STREAM: uniqueName('EVENTS'),
+    EVENTS_SUBJECT_PREFIX: uniqueName('ev'),
+    EVENTS_DEAD_LETTER_SUBJECT: uniqueName('evdlq'),
+    CONSUMER_DURABLE: uniqueName('writer'),
+    CONSUMER_MAX_WAIT_MS: '50',
+    CONSUMER_ACK_WAIT_MS: '5000',
+    CONSUMER_RETRY_BASE_MS: '200',
+    CONSUMER_RETRY_MAX_MS: '1000',
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    SHUTDOWN_TIMEOUT_MS: '3000',
+    ...env,
+  });
+  const logger = createLogger({ service: 'events-test', level: 'warn', silent: process.env.TEST_LOGS !== '1' });
+  let system = await startEvents(config, logger, 0);
+  let baseUrl = `http://127.0.0.1:${system.port}`;
+  const mongo = await MongoClient.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+  const db = mongo.db(config.MONGO_DB);
+  const nc = await connect({ servers: config.NATS_URL, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  const js = jetstream(nc);
+  const kv = await new Kvm(nc).open(config.OWNER_REGISTRY_BUCKET);
+
+  const storedEvents: EventsHarness['storedEvents'] = async (filter = {}) => {
+    const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+    const buckets = names.filter((n) => bucketDay(config.BUCKET_PREFIX, n)).sort();
+    const docs: EventDocument[] = [];
+    for (const b of buckets) docs.push(...(await db.collection<EventDocument>(b).find(filter as never).toArray()));
+    return docs;
+  };
+
+  const harness: EventsHarness = {
+    get baseUrl() {
+      return baseUrl;
+    },
+    config,
+    get system() {
+      return system;
+    },
+    db,
+    nc,
+    js,
+    pixel(params, init = {}) {
+      const query = typeof params === 'string' ? params : new URLSearchParams(params).toString();
+      return fetch(`${baseUrl}/v1/v.gif${query ? `?${query}` : ''}`, { redirect: 'manual', ...init });
+    },
+    async registerOwner(ownerId = newOwnerId()) {
+      await kv.put(ownerId, encodeOwnerRecord({ owner_id: ownerId, account_id: ownerId, created_at: new Date().toISOString() }));
+      await waitUntil(() => system.owners?.has(ownerId) ?? true, 5000, `owner ${ownerId} in the registry`);
+      return ownerId;
+    },
+    async removeOwner(ownerId) {
+      await kv.purge(ownerId);
+      await waitUntil(() => !(system.owners?.has(ownerId) ?? false), 5000, `owner ${ownerId} gone from the registry`);
+    },
+    async publishEvent(partial, msgID) {
+      const msg: EventMessage = {
+        v: 1,
+        id: v7(),
+        name: 'impression',
+        url: '',
+        content_id: '',
+        device_type: 'desktop',
+        bot: false,
+        metadata: {},
+        created: new Date().toISOString(),
+        ...partial,
+      };
+      await js.publish(`${config.EVENTS_SUBJECT_PREFIX}.${msg.owner_id}`, JSON.stringify(msg), { msgID: msgID ?? msg.id });
+      return msg;
+    },
+    storedEvents,
+    async waitForStored(count, filter = {}, timeoutMs = 5000) {
+      let docs: EventDocument[] = [];
+      await waitUntil(async () => (docs = await storedEvents(filter)).length >= count, timeoutMs, `${count} stored events`);
+      return docs;
+    },
+    async restart() {
+      await system.stop();
+      system = await startEvents(config, logger, 0);
+      baseUrl = `http://127.0.0.1:${system.port}`;
+    },
+    stopSystem: () => system.stop(),
+    async stop() {
+      await system.stop().catch(() => undefined);
+      try {
+        const jsm = await jetstreamManager(nc);
+        for (const s of [config.EVENTS_STREAM, `${config.EVENTS_STREAM}_DLQ`, `KV_${config.OWNER_REGISTRY_BUCKET}`]) await jsm.streams.delete(s).catch(() => undefined);
+        await db.dropDatabase().catch(() => undefined);
+      } finally {
+        await nc.close();
+        await mongo.close();
+      }
+    },
+  };
+  return harness;
+}
