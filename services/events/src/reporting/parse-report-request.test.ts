@@ -92,6 +92,7 @@ describe('parseReportRequest', () => {
     ['range too long', { owner_id: '1', created__gte: '2026-01-01 00:00:00', created__lte: '2026-02-01 00:00:00' }, 'created__gte'],
     ['unknown field', { owner_id: '1', since: '2026-01-01' }, 'since'],
     ['operator field', { owner_id: '1', $where: '1' }, '$where'],
+    ['__proto__ field', JSON.parse('{"owner_id":"1","__proto__":{"x":1}}'), '__proto__'],
   ])('when %s (body %j), then 400 names %s', (_what, body, field) => {
     expect(fieldsOf(body)).toContain(field);
   });

@@ -10,6 +10,10 @@ export interface ReportLimits {
 
 /** Validates a report body (400 naming each bad field) and normalises it into a ReportQuery. */
 export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQuery {
+  // Joi silently skips an own `__proto__` key (JSON.parse makes one); it is unknown like any other
+  if (body && typeof body === 'object' && Object.hasOwn(body, '__proto__')) {
+    throw new ValidationError('invalid body', [{ field: '__proto__', message: 'is not an allowed field' }]);
+  }
   const input = validate(reportBodySchema, splitCommaLists(body), 'body', { convert: true });
   const from = input.created__gte?.start;
   const to = input.created__lte?.end;
