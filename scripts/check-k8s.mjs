@@ -5,10 +5,12 @@
 //     newest Kubernetes version we claim;
 //  2. wiring and operational rules the schema cannot see (deploy/k8s/manifest-rules.mjs);
 //  3. each Deployment's environment is loaded through its service's own config schema (built dist),
-//     so a setting the service would refuse, or would silently ignore (unknown name), fails here.
+//     so a setting the service would refuse, or would silently ignore (unknown name), fails here;
+//  4. the Grafana dashboards in deploy/grafana parse, and every metric they query is one the code
+//     registers (or a prom-client default metric), so a renamed metric cannot leave a blank panel.
 // Installs what is missing: kustomize from the Go module proxy, the validator into .cache/.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +105,61 @@ function configProblems(objects, loaders, expect) {
   return problems;
 }
 
+/** Metric names registered in the TypeScript sources (`name: '...'` of prom-client metrics) and the defaults. */
+function exportedMetrics() {
+  const names = new Set();
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === 'node_modules' || e.name === 'dist' || e.name.startsWith('.')) continue;
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) {
+        for (const m of readFileSync(p, 'utf8').matchAll(/name: '([a-z][a-z0-9_]*)'/g)) names.add(m[1]);
+      }
+    }
+  };
+  for (const top of ['services', 'packages']) walk(path.join(ROOT, top));
+  const prom = createRequire(path.join(ROOT, 'packages', 'platform', 'package.json'))('prom-client');
+  const registry = new prom.Registry();
+  prom.collectDefaultMetrics({ register: registry });
+  for (const m of registry.getMetricsAsArray()) names.add(m.name);
+  return names;
+}
+
+const PROMQL_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset']);
+
+/** Metric names in a PromQL expression: identifiers left once matchers, ranges, groupings and calls are set aside. */
+function metricNames(expr) {
+  const bare = expr
+    .replace(/"[^"]*"/g, '')
+    .replace(/\{[^}]*\}/g, '')
+    .replace(/\[[^\]]*\]/g, '')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
+  return [...bare.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1]).filter((n) => !PROMQL_KEYWORDS.has(n));
+}
+
+function dashboardProblems() {
+  const dir = path.join(ROOT, 'deploy', 'grafana');
+  const known = exportedMetrics();
+  const problems = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+    let dashboard;
+    try {
+      dashboard = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+    } catch (err) {
+      problems.push(`${file}: not JSON: ${err.message}`);
+      continue;
+    }
+    const exprs = (dashboard.panels ?? []).flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    for (const name of exprs.flatMap(metricNames)) {
+      const base = name.replace(/_(bucket|sum|count)$/, '');
+      if (!known.has(name) && !known.has(base)) problems.push(`${file}: queries ${name}, which no code registers`);
+    }
+    if (exprs.length === 0) problems.push(`${file}: no queries`);
+  }
+  return [...new Set(problems)];
+}
+
 function main() {
   const kustomize = ensureKustomize();
   const validator = ensureValidator();
@@ -126,6 +183,12 @@ function main() {
       failed += 1;
       console.error(`FAIL ${target.dir} (rendered: ${path.relative(ROOT, file)}):\n  ${problems.join('\n  ')}`);
     }
+  }
+  const dashboards = dashboardProblems();
+  if (dashboards.length === 0) console.log('ok   deploy/grafana: JSON, every queried metric is exported by the code');
+  else {
+    failed += 1;
+    console.error(`FAIL deploy/grafana:\n  ${dashboards.join('\n  ')}`);
   }
   console.log(`kustomize ${kustomize.version}, ${VALIDATOR.pkg} ${VALIDATOR.version}`);
   if (failed > 0) process.exit(1);
