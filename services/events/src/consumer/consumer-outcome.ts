@@ -38,7 +38,8 @@ export function settlementFor(outcome: Outcome): Settlement {
 export function settle(msg: JsMsg, outcome: Outcome): void {
   const s = settlementFor(outcome);
   if (s.action === 'ack') msg.ack();
-  else if (s.action === 'term') msg.term(s.reason.slice(0, 200));
+  // no reason argument: `+TERM <reason>` needs server 2.10.4+, older servers ignore it and redeliver
+  else if (s.action === 'term') msg.term();
   else msg.nak(s.delayMs);
 }
 

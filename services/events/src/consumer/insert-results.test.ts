@@ -1,0 +1,29 @@
+import { insertResults } from './insert-results';
+
+describe('insertMany results', () => {
+  test('when some documents were duplicates, then they are duplicates and the others were written', () => {
+    const err = { message: 'E11000', writeErrors: [{ index: 1, code: 11000 }, { index: 3, code: 11000 }] };
+    expect(insertResults(4, err).map((r) => r.status)).toEqual(['written', 'duplicate', 'written', 'duplicate']);
+  });
+
+  test('when the driver reports a single write error (not an array), then it is read the same', () => {
+    expect(insertResults(2, { writeErrors: { index: 0, code: 11000 } }).map((r) => r.status)).toEqual(['duplicate', 'written']);
+  });
+
+  test('when a document is refused for another reason, then it alone is rejected with the server message', () => {
+    const results = insertResults(3, { writeErrors: [{ index: 2, code: 2, errmsg: 'bad value' }] });
+    expect(results).toEqual([{ status: 'written' }, { status: 'written' }, { status: 'rejected', message: 'bad value' }]);
+  });
+
+  test('when the write failed as a whole (no per-document errors), then every document failed and will be retried', () => {
+    expect(insertResults(2, new Error('connection closed'))).toEqual([
+      { status: 'failed', message: 'connection closed' },
+      { status: 'failed', message: 'connection closed' },
+    ]);
+  });
+
+  test('when there is a write concern error, then no document counts as written', () => {
+    const err = { message: 'wc', writeErrors: [{ index: 0, code: 11000 }], writeConcernError: { code: 64 } };
+    expect(insertResults(2, err).map((r) => r.status)).toEqual(['failed', 'failed']);
+  });
+});

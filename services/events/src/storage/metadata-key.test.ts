@@ -1,0 +1,34 @@
+import { decodeMetadataKey, encodeMetadataKey } from './metadata-key';
+
+describe('metadata keys', () => {
+  test.each([
+    ['plain', 'plain'],
+    ['utm_source', 'utm_source'],
+    ['$where', '%24where'],
+    ['a.b.c', 'a%2Eb%2Ec'],
+    ['$gt.x', '%24gt%2Ex'],
+    ['mid$dle', 'mid$dle'],
+    ['nul\0byte', 'nul%00byte'],
+    ['100%', '100%25'],
+    ['%2E', '%252E'],
+    ['__proto__', '%5F_proto__'],
+    ['constructor', 'constructor'],
+    ['ключ', 'ключ'],
+  ])('when the key is %j, then it is stored as %j', (key, stored) => {
+    expect(encodeMetadataKey(key)).toBe(stored);
+  });
+
+  test.each([['a.b'], ['a_b'], ['a%2Eb'], ['$x'], ['%24x'], ['__proto__'], ['%5F_proto__'], ['.$.%\0'], ['']])(
+    'when %j is encoded and decoded, then it comes back unchanged (reversible, so no two keys collide)',
+    (key) => {
+      expect(decodeMetadataKey(encodeMetadataKey(key))).toBe(key);
+    },
+  );
+
+  test('when any key is encoded, then the result is a legal MongoDB field name', () => {
+    for (const key of ['$', '$$', '.', '..', '\0', 'a.$b', '$.']) {
+      const stored = encodeMetadataKey(key);
+      expect(stored).not.toMatch(/^\$|\.|\0/);
+    }
+  });
+});
