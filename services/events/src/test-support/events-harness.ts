@@ -32,7 +32,7 @@ export interface EventsHarness {
   storedEvents(filter?: Partial<Record<keyof EventDocument, unknown>>): Promise<EventDocument[]>;
   /** Polls storedEvents until `count` documents match (or the timeout passes) and returns them. */
   waitForStored(count: number, filter?: Partial<Record<keyof EventDocument, unknown>>, timeoutMs?: number): Promise<EventDocument[]>;
-  /** Stops the system and starts it again with the same configuration. */
+  /** Stops the system (unless stopped already) and starts it again with the same configuration. */
   restart(): Promise<void>;
   /** Stops the system only (the harness handles stay open). */
   stopSystem(): Promise<void>;
@@ -78,6 +78,12 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
   });
   const logger = createLogger({ service: 'events-test', level: 'warn', silent: process.env.TEST_LOGS !== '1' });
   let system = await startEvents(config, logger, 0);
+  let running = true;
+  const stopSystem = async () => {
+    if (!running) return;
+    running = false;
+    await system.stop();
+  };
   let baseUrl = `http://127.0.0.1:${system.port}`;
   const mongo = await MongoClient.connect(config.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
   const db = mongo.db(config.MONGO_DB);
@@ -140,13 +146,14 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
       return docs;
     },
     async restart() {
-      await system.stop();
+      await stopSystem();
       system = await startEvents(config, logger, 0);
+      running = true;
       baseUrl = `http://127.0.0.1:${system.port}`;
     },
-    stopSystem: () => system.stop(),
+    stopSystem,
     async stop() {
-      await system.stop().catch(() => undefined);
+      await stopSystem().catch(() => undefined);
       try {
         const jsm = await jetstreamManager(nc);
         for (const s of [config.EVENTS_STREAM, `${config.EVENTS_STREAM}_DLQ`, `KV_${config.OWNER_REGISTRY_BUCKET}`]) await jsm.streams.delete(s).catch(() => undefined);

@@ -1,0 +1,52 @@
+import { startMongoStandIn, type LocalServer } from '@cm/testkit';
+import { startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+
+// this file runs its own MongoDB stand-in so that it can kill and restart it
+let mongo: LocalServer;
+let h: EventsHarness;
+let owner: string;
+
+beforeAll(async () => {
+  mongo = await startMongoStandIn();
+  h = await startEventsHarness({ MONGO_URL: mongo.url, CONSUMER_RETRY_BASE_MS: '200', CONSUMER_RETRY_MAX_MS: '1000' });
+  owner = await h.registerOwner();
+}, 90_000);
+afterAll(async () => {
+  await h.stop();
+  await mongo.stop();
+});
+
+describe('when MongoDB is down for a while', () => {
+  test('then the pixel keeps acknowledging, and every acknowledged event is written once MongoDB is back', async () => {
+    expect((await h.pixel({ owner_id: owner, name: 'impression', content_id: 'warmup' })).status).toBe(200);
+    await h.waitForStored(1, { content_id: 'warmup' });
+
+    await mongo.stop();
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const content_id = `down-${i}`;
+      const res = await h.pixel({ owner_id: owner, name: 'impression', content_id });
+      expect(res.status).toBe(200);
+      acknowledged.push(content_id);
+    }
+    // let the consumer fail a few times (nak with delay) before the database returns
+    await new Promise((r) => setTimeout(r, 2000));
+    mongo = await startMongoStandIn({ port: mongo.port });
+
+    // the stand-in starts empty; what matters is that everything sent during the outage arrives, once
+    let stored: string[] = [];
+    await waitUntil(
+      async () => {
+        stored = (await h.storedEvents({ content_id: { $regex: '^down-' } })).map((d) => d.content_id);
+        return stored.length >= acknowledged.length;
+      },
+      30_000,
+      'the events sent during the outage',
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    stored = (await h.storedEvents({ content_id: { $regex: '^down-' } })).map((d) => d.content_id);
+    expect(stored.sort()).toEqual([...acknowledged].sort());
+    const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/events_consumer_messages_total\{outcome="retry"[^}]*\} [1-9]/);
+  }, 90_000);
+});
