@@ -14,6 +14,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig(schema, { PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
   });
 
+  test('when MONGO_URL names a replica set of several hosts, then it is accepted; a non-mongodb URL is refused', () => {
+    const url = 'mongodb://u:p@mongo-0.mongo:27017,mongo-1.mongo:27017,mongo-2.mongo:27017/?replicaSet=rs0&w=majority';
+    expect(loadConfig(schema, { MONGO_URL: url }).MONGO_URL).toBe(url);
+    expect(() => loadConfig(schema, { MONGO_URL: 'http://example.com' })).toThrow(/MONGO_URL/);
+  });
+
   test('when production runs without ADMIN_TOKEN, then it refuses to start', () => {
     expect(() => loadConfig(schema, { NODE_ENV: 'production' })).toThrow(/ADMIN_TOKEN/);
     expect(loadConfig(schema, { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-enough-token' }).ADMIN_TOKEN).toBe('a-long-enough-token');

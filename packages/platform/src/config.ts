@@ -3,7 +3,8 @@ import Joi from 'joi';
 /** Settings every service shares (CONVENTIONS section 2). Each service extends this schema. */
 export const baseConfigSchema = {
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
-  MONGO_URL: Joi.string().uri({ scheme: ['mongodb', 'mongodb+srv'] }).default('mongodb://127.0.0.1:27017'),
+  // Joi's uri() refuses multi-host replica-set URLs (mongodb://a:27017,b:27017/?replicaSet=rs0); the driver parses the rest.
+  MONGO_URL: Joi.string().pattern(/^mongodb(\+srv)?:\/\/\S+$/).default('mongodb://127.0.0.1:27017'),
   NATS_URL: Joi.string().default('nats://127.0.0.1:4222'),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
   ADMIN_TOKEN: Joi.string().min(16).when('NODE_ENV', {
