@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadAll } from 'js-yaml';
+import { parseAllDocuments } from 'yaml';
 import { checkManifests, containerEnv } from '../deploy/k8s/manifest-rules.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -170,7 +170,7 @@ function main() {
     const rendered = run(kustomize.bin, ['build', path.join(ROOT, target.dir)]);
     const file = path.join(CACHE, `${target.dir.replaceAll('/', '_')}.yaml`);
     writeFileSync(file, rendered);
-    const objects = loadAll(rendered).filter(Boolean);
+    const objects = parseAllDocuments(rendered).map((d) => d.toJS()).filter(Boolean);
     const problems = [
       ...schemaProblems(validator, file),
       ...checkManifests(objects),
