@@ -20,7 +20,7 @@ export function createEventsApp(parts: EventsAppParts): Express {
   app.use(httpMetrics(parts.metrics));
   app.use(parts.health);
   app.use(metricsRouter(parts.metrics));
-  app.use(...parts.routers);
+  for (const router of parts.routers) app.use(router);
   app.use(notFoundHandler);
   app.use(errorMiddleware(parts.logger));
   return app;

@@ -49,13 +49,15 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
 
   let pixel: http.RequestListener | undefined;
   let registry: OwnerRegistryWatcher | undefined;
+  let publisher: EventPublisher | undefined;
   if (roles.has('ingest')) {
     registry = new OwnerRegistryWatcher(nc, config.OWNER_REGISTRY_BUCKET, logger);
     const owners = registry;
     checks.owner_registry = async () => {
       if (!owners.isReady()) throw new Error('owner registry not replayed yet');
     };
-    const publisher = new EventPublisher(nc, { subjectPrefix: config.EVENTS_SUBJECT_PREFIX, timeoutMs: config.PUBLISH_TIMEOUT_MS });
+    publisher = new EventPublisher(nc, { subjectPrefix: config.EVENTS_SUBJECT_PREFIX, timeoutMs: config.PUBLISH_TIMEOUT_MS });
+    publisher.start();
     const ingest = new PixelIngest({ owners, sink: publisher, devices: new DeviceDetector(), newId: uuidv7 });
     pixel = createPixelHandler(ingest, createIngestMetrics(metrics), logger);
   }
@@ -96,6 +98,7 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     owners: registry,
     async stop() {
       await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
+      await publisher?.stop();
       for (const worker of [...workers].reverse()) await worker.stop();
       await registry?.stop();
       await nc.drain();

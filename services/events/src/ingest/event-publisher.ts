@@ -1,6 +1,6 @@
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { encodeEventMessage, eventSubject, type EventMessage } from '@cm/contracts';
 import type { NatsConnection } from '@cm/platform';
+import { AckedPublisher } from './acked-publisher';
 
 export interface EventPublisherOptions {
   subjectPrefix: string;
@@ -10,16 +10,24 @@ export interface EventPublisherOptions {
 
 /**
  * Publishes pixel events to the JetStream stream with the event id as msgID, so a publish that
- * is retried (by the client library or a proxy) inside the stream's duplicate window is stored
- * once. Resolves only when the stream has acknowledged, i.e. the event is durable.
+ * is retried inside the stream's duplicate window is stored once. Resolves only when the stream
+ * has acknowledged, i.e. the event is durable.
  */
 export class EventPublisher {
-  private readonly js: JetStreamClient;
+  private readonly acked: AckedPublisher;
   private connected = true;
 
   constructor(private readonly nc: NatsConnection, private readonly opts: EventPublisherOptions) {
-    this.js = jetstream(nc);
+    this.acked = new AckedPublisher(nc, opts.timeoutMs);
+  }
+
+  start(): void {
+    this.acked.start();
     void this.trackConnection();
+  }
+
+  async stop(): Promise<void> {
+    this.acked.stop();
   }
 
   /**
@@ -31,10 +39,7 @@ export class EventPublisher {
   }
 
   async publish(msg: EventMessage): Promise<void> {
-    await this.js.publish(eventSubject(this.opts.subjectPrefix, msg.owner_id), encodeEventMessage(msg), {
-      msgID: msg.id,
-      timeout: this.opts.timeoutMs,
-    });
+    await this.acked.publish(eventSubject(this.opts.subjectPrefix, msg.owner_id), encodeEventMessage(msg), msg.id);
   }
 
   /** One round trip to the server, about as long as a publish ack (used to keep timings alike). */

@@ -1,5 +1,5 @@
 import { ValidationError } from '@cm/platform';
-import { parseParams, parsePixelEvent } from './pixel-params';
+import { eventSchema, parseParams, parsePixelEvent, withinLimits } from './pixel-params';
 
 const parse = (qs: string, referer?: string) => parsePixelEvent(parseParams(qs), referer);
 const fieldsOf = (fn: () => unknown): string[] => {
@@ -87,5 +87,44 @@ describe('pixel parameters', () => {
   test('when a beacon body is merged onto the query, then a name in both counts as repeated', () => {
     const params = parseParams('name=b', parseParams('owner_id=1&name=a'));
     expect(params.get('name')).toEqual(['a', 'b']);
+  });
+});
+
+describe('the fast limit check', () => {
+  // deterministic pseudo-random inputs around every limit, so the test is the same on every run
+  let seed = 42;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const around = (limit: number) => [0, 1, limit - 1, limit, limit + 1][rand(5)]!;
+  const pick = <T>(xs: T[]): T => xs[rand(xs.length)]!;
+  const value = (limit: number): unknown => pick<unknown>(['x'.repeat(Math.max(0, around(limit))), undefined, ['a', 'b'], '']);
+
+  test('when thousands of inputs near the limits are checked, then it never accepts what Joi refuses, and accepts typical valid hits', () => {
+    let agreedValid = 0;
+    let agreedInvalid = 0;
+    for (let i = 0; i < 5000; i++) {
+      const params = new Map<string, string | string[]>();
+      const put = (k: string, v: unknown) => {
+        if (typeof v === 'string' || Array.isArray(v)) params.set(k, v as string | string[]);
+      };
+      put('owner_id', pick<unknown>(['1', '42', '9'.repeat(around(32)), 'abc', '', undefined, ['1', '2']]));
+      put('name', value(128));
+      put('url', value(2048));
+      put('content_id', value(256));
+      const metaCount = around(20);
+      for (let m = 0; m < metaCount; m++) put(`${'k'.repeat(Math.max(1, around(64) - 2))}${m}`, value(512));
+      const input: Record<string, unknown> = {};
+      const entries: [string, unknown][] = [];
+      for (const [k, v] of params) (['owner_id', 'name', 'url', 'content_id'].includes(k) ? (input[k] = v) : entries.push([k, v]));
+      const fast = withinLimits(input, entries);
+      const joi = eventSchema.validate({ ...input, metadata: Object.fromEntries(entries) }).error === undefined;
+      if (fast) expect(joi).toBe(true);
+      if (fast && joi) agreedValid++;
+      if (!fast && !joi) agreedInvalid++;
+    }
+    expect(agreedValid).toBeGreaterThan(50);
+    expect(agreedInvalid).toBeGreaterThan(50);
   });
 });

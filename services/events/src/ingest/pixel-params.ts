@@ -17,7 +17,7 @@ export interface PixelEvent {
 
 // No per-field .messages(): each one makes Joi merge preferences again on every request.
 // Messages are written by detailFor below instead.
-const eventSchema = Joi.object({
+export const eventSchema = Joi.object({
   owner_id: Joi.string().pattern(/^\d+$/).max(EVENT_LIMITS.ownerIdMax).required(),
   name: Joi.string().max(EVENT_LIMITS.nameMax).required(),
   url: Joi.string().allow('').max(EVENT_LIMITS.urlMax),
@@ -26,6 +26,28 @@ const eventSchema = Joi.object({
     .pattern(Joi.string().max(EVENT_LIMITS.metadataKeyMax), Joi.string().allow('').max(EVENT_LIMITS.metadataValueMax))
     .max(EVENT_LIMITS.metadataKeys),
 }).prefs({ abortEarly: false, convert: false });
+
+const DIGITS = /^\d+$/;
+const text = (v: unknown, min: number, max: number): boolean => typeof v === 'string' && v.length >= min && v.length <= max;
+
+/**
+ * A check that implies eventSchema accepts the input, for the hot path: Joi's validation of
+ * this object measured at a fifth of the pixel's throughput. Joi remains the authority: input
+ * this check does not vouch for goes through Joi, which also words the errors. The unit tests
+ * hold the two together (this never accepts what Joi refuses).
+ */
+export function withinLimits(input: Record<string, unknown>, metadata: [string, unknown][]): boolean {
+  const { owner_id, name, url, content_id } = input;
+  if (!text(owner_id, 1, EVENT_LIMITS.ownerIdMax) || !DIGITS.test(owner_id as string)) return false;
+  if (!text(name, 1, EVENT_LIMITS.nameMax)) return false;
+  if (url !== undefined && !text(url, 0, EVENT_LIMITS.urlMax)) return false;
+  if (content_id !== undefined && !text(content_id, 0, EVENT_LIMITS.contentIdMax)) return false;
+  if (metadata.length > EVENT_LIMITS.metadataKeys) return false;
+  for (const [key, value] of metadata) {
+    if (key.length > EVENT_LIMITS.metadataKeyMax || !text(value, 0, EVENT_LIMITS.metadataValueMax)) return false;
+  }
+  return true;
+}
 
 const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'r']);
 
@@ -82,8 +104,10 @@ export function parsePixelEvent(params: RawParams, referer: string | undefined):
   const metadata = Object.fromEntries(entries) as Record<string, string>;
   input.metadata = metadata;
   // convert is off, so the validated input is the value
-  const { error } = eventSchema.validate(input);
-  if (error) throw new ValidationError('invalid event parameters', error.details.map(detailFor));
+  if (!withinLimits(input, entries)) {
+    const { error } = eventSchema.validate(input);
+    if (error) throw new ValidationError('invalid event parameters', error.details.map(detailFor));
+  }
   const event = input as Omit<PixelEvent, 'url' | 'content_id'> & { url?: string; content_id?: string };
   const url = event.url ? event.url : (referer ?? '').slice(0, EVENT_LIMITS.urlMax);
   return { owner_id: event.owner_id, name: event.name, url, content_id: event.content_id ?? '', metadata };
