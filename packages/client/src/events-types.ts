@@ -1,0 +1,65 @@
+import type { DeviceType } from './enums';
+
+/** Request and response bodies of the Events API (docs/api/events.openapi.yaml). */
+
+export type StringOrList = string | string[];
+
+export interface ReportQuery {
+  /** Required; the API key must be scoped to it (else 403). */
+  owner_id: string;
+  url?: StringOrList;
+  content_id?: StringOrList;
+  name?: StringOrList;
+  device_type?: DeviceType | DeviceType[];
+  /** Metadata keys to return (at most 20): a comma list or an array. */
+  metadata?: string | string[];
+  /** `content_id` and/or `url`: a comma list or an array. */
+  group_by?: string | Array<'content_id' | 'url'>;
+  /** `YYYY-MM-DD HH:MM:SS` UTC (ISO 8601 and `YYYY-MM-DD` accepted); inclusive. */
+  created__gte?: string;
+  /** Same form; inclusive of the whole unit written. */
+  created__lte?: string;
+}
+
+export interface ReportRow {
+  name: string;
+  value: number;
+  /** Present when grouped by content_id. */
+  content_id?: string;
+  /** Present when grouped by url. */
+  url?: string;
+  /** Present when metadata keys were asked for; a key not found is "". */
+  metadata?: Record<string, string>;
+}
+
+/** Parameters of one pixel hit (spec 4.7). */
+export interface PixelParams {
+  /** The owner's `unique_id`. */
+  owner_id: string;
+  /** Event name, e.g. "impression" or "click". */
+  name: string;
+  /** Page URL; the service takes the Referer when omitted. */
+  url?: string;
+  content_id?: string;
+  /** Stored as metadata (at most 20 keys; values up to 512 characters). */
+  metadata?: Record<string, string>;
+}
+
+export interface CreateApiKeyInput {
+  /** 1..1000 distinct owner ids the key may read. */
+  owner_ids: string[];
+}
+
+/** Returned once, when the key is issued: keep `api_key`, the service stores only its hash. */
+export interface IssuedApiKey {
+  id: string;
+  api_key: string;
+  owner_ids: string[];
+}
+
+export interface ApiKey {
+  id: string;
+  owner_ids: string[];
+  /** `YYYY-MM-DD HH:MM:SS` UTC. */
+  created: string;
+}

@@ -1,0 +1,92 @@
+import type { Category, ContentState, ContentType, Objective } from './enums';
+
+/** Request and response bodies of the management API (docs/api/management.openapi.yaml). */
+
+/** `YYYY-mm-dd`, a real calendar date. */
+export type DateString = string;
+/** `YYYY-mm-dd HH:MM:SS` in UTC. */
+export type DateTimeString = string;
+/** An ISO-3166 English country name, e.g. "Germany" (case-insensitive on input). */
+export type Country = string;
+
+export interface User {
+  user_name: string;
+  email: string;
+  /** A string of digits; the `owner_id` of this user's events. */
+  unique_id: string;
+  /** This user's bearer token for the management API. */
+  api_token: string;
+}
+
+export interface CreateUserInput {
+  email: string;
+  /** 8..128 characters. */
+  password: string;
+  /** Defaults to the e-mail when blank (recommended). */
+  user_name?: string;
+  /** IANA time zone name, e.g. "Europe/Berlin" (default UTC). */
+  timezone?: string;
+  target_geography?: Country | Country[];
+}
+
+/** The create fields except `email`; any other field is a 400. */
+export interface EditUserInput {
+  user_name?: string;
+  password?: string;
+  timezone?: string;
+  target_geography?: Country | Country[];
+}
+
+export interface Campaign {
+  name: string;
+  token: string;
+  start_date: DateString;
+  end_date: DateString;
+  category: Category;
+  brand: string | null;
+  reach: number | null;
+  last_modified: DateTimeString;
+  target_geography: Country[];
+  objective: Objective | null;
+}
+
+/** What an edit returns: exactly the fields spec 4.5 names (no name, no last_modified). */
+export type CampaignEdited = Omit<Campaign, 'name' | 'last_modified'>;
+
+export interface Content {
+  /** Normalised: scheme and host lower-cased, default port dropped. */
+  url: string;
+  content_type: ContentType | null;
+  added: DateTimeString;
+  /** The url token used in paths; derived from the URL, stable for the same URL. */
+  token: string;
+  state: ContentState;
+  /** Fetched from the page in the background; "" until known. */
+  title: string;
+}
+
+export type CampaignWithContent = Omit<Campaign, 'last_modified'> & { content: Content[] };
+
+export interface CreateCampaignInput {
+  name: string;
+  start_date: DateString;
+  end_date: DateString;
+  category: Category;
+  brand?: string | null;
+  reach?: number | null;
+  target_geography?: Country | Country[] | null;
+  objective?: Objective | null;
+}
+
+/** Any subset of the create fields; `null` clears brand, reach, objective, target_geography. */
+export type EditCampaignInput = Partial<CreateCampaignInput>;
+
+export interface AddContentInput {
+  /** Absolute http(s) URL without credentials, at most 2048 characters. */
+  url: string;
+  content_type?: ContentType;
+}
+
+export interface EditContentInput {
+  content_type: ContentType;
+}
