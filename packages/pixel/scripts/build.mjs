@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Bundles src/pixel.ts with esbuild into dist/pixel.mjs (ES module, readable: the publisher's
+// bundler minifies it) and dist/pixel.min.js (minified IIFE for a <script> tag, from
+// src/script-tag.ts, which sets the one global CampaignEventsPixel). The declarations come from `tsc -b` (dist/pixel.d.ts).
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const distDir = path.join(packageDir, 'dist');
+
+// ES2017: every browser with sendBeacon-era APIs that is still in use (see README, browser support)
+const common = {
+  bundle: true,
+  platform: 'browser',
+  target: 'es2017',
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+
+export async function buildPixel() {
+  await Promise.all([
+    esbuild.build({ ...common, entryPoints: [path.join(packageDir, 'src', 'pixel.ts')], format: 'esm', outfile: path.join(distDir, 'pixel.mjs') }),
+    esbuild.build({ ...common, entryPoints: [path.join(packageDir, 'src', 'script-tag.ts')], format: 'iife', minify: true, outfile: path.join(distDir, 'pixel.min.js') }),
+  ]);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await buildPixel();

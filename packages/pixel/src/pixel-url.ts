@@ -1,0 +1,98 @@
+import type { EventParams } from './pixel';
+
+/** Receives why something was not sent; see TrackerOptions.debug. */
+export type Report = (message: string) => void;
+
+export const PIXEL_PATH = '/v1/v.gif';
+
+/**
+ * The ingest's limits (docs/api/events.md). Checked here because a beacon never sees the 400:
+ * an event over a limit would vanish silently, so it is refused up front and reported instead.
+ */
+export const MAX_OWNER_ID = 32;
+export const MAX_NAME = 128;
+export const MAX_URL = 2048;
+export const MAX_CONTENT_ID = 256;
+export const MAX_METADATA_KEYS = 20;
+export const MAX_METADATA_KEY = 64;
+export const MAX_METADATA_VALUE = 512;
+
+// the parameters the tracker sets itself: a caller's copy would override the owner, rename the
+// event, or turn a beacon into a redirect
+const RESERVED = ['owner_id', 'name', 'r'];
+const OWNER_ID = /^\d+$/;
+
+// the same rules as the ingest's check of `r`, on the raw text: absolute http(s) with a host, no
+// spaces, control characters or backslashes (which URL parsers silently repair)
+const REDIRECT_START = /^https?:\/\/[^/?#]/i;
+const REDIRECT_FORBIDDEN = /[\u0000-\u0020\u007f\\]/;
+
+/** The pixel's absolute address for an events service address, or "" when it is not http(s). */
+export function pixelEndpoint(endpoint: unknown, base?: string): string {
+  if (typeof endpoint !== 'string' || endpoint === '') return '';
+  try {
+    const url = new URL(endpoint, base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return '';
+    const path = url.pathname.replace(/\/+$/, '');
+    url.pathname = path.slice(-PIXEL_PATH.length) === PIXEL_PATH ? path : path + PIXEL_PATH;
+    url.search = '';
+    url.hash = '';
+    return url.href;
+  } catch {
+    return '';
+  }
+}
+
+export function isOwnerId(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_OWNER_ID && OWNER_ID.test(value);
+}
+
+/** True when the ingest would redirect to `target` (else it answers 400 and the click breaks). */
+export function isRedirectTarget(target: unknown): target is string {
+  if (typeof target !== 'string' || target.length > MAX_URL) return false;
+  if (!REDIRECT_START.test(target) || REDIRECT_FORBIDDEN.test(target)) return false;
+  try {
+    const url = new URL(target);
+    return url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+const fail = (report: Report, message: string): undefined => {
+  report(message);
+  return undefined;
+};
+
+/**
+ * The form/query text of one event, or undefined (reported) when the ingest would refuse it.
+ * `params` are sent as given: `url` (cut to the ingest's limit, as it cuts the Referer),
+ * `content_id`, and every other key as metadata. null and undefined values are left out;
+ * values that are not strings, numbers or booleans, and the reserved keys, are skipped.
+ */
+export function eventQuery(ownerId: string, name: unknown, params: EventParams, report: Report): string | undefined {
+  if (typeof name !== 'string' || name === '' || name.length > MAX_NAME) {
+    return fail(report, `name: not 1..${MAX_NAME} characters`);
+  }
+  const query = new URLSearchParams({ owner_id: ownerId, name });
+  let metadata = 0;
+  for (const key of Object.keys(params)) {
+    const value = params[key];
+    if (value === null || value === undefined || key === '') continue;
+    const type = typeof value;
+    if (RESERVED.indexOf(key) !== -1 || (type !== 'string' && type !== 'number' && type !== 'boolean')) {
+      report(`${key}: skipped (reserved or not a string, number, boolean)`);
+      continue;
+    }
+    let text = String(value);
+    if (key === 'url') {
+      text = text.slice(0, MAX_URL);
+    } else if (key === 'content_id') {
+      if (text.length > MAX_CONTENT_ID) return fail(report, `${key}: too long`);
+    } else if (++metadata > MAX_METADATA_KEYS || key.length > MAX_METADATA_KEY || text.length > MAX_METADATA_VALUE) {
+      return fail(report, `${key}: over the metadata limits`);
+    }
+    query.append(key, text);
+  }
+  return query.toString();
+}

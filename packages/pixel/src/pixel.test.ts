@@ -1,0 +1,73 @@
+import { createTracker, type TrackerOptions } from './pixel';
+
+// Node has no window, location, sendBeacon or Image: the URL builders still work there (server
+// rendering), and track() reports false instead of throwing. The browser side is covered by
+// pixel.browser.int.test.ts in real Chromium.
+const OWNER = '123456789012345';
+
+function tracker(options: Partial<TrackerOptions> = {}) {
+  const reports: string[] = [];
+  const t = createTracker({ endpoint: 'https://ev.example', ownerId: OWNER, debug: (m) => reports.push(m), ...options });
+  return { t, reports };
+}
+
+const paramsOf = (url: string) => Object.fromEntries(new URL(url).searchParams);
+
+describe('createTracker', () => {
+  test('when defaults and call parameters overlap, then the call wins and null does not erase a default', () => {
+    const { t } = tracker({ defaults: { campaign: 'spring', content_id: 'home' } });
+    const url = t.pixelUrl('impression', { content_id: 'article-42', campaign: null });
+    expect(url.startsWith('https://ev.example/v1/v.gif?')).toBe(true);
+    expect(paramsOf(url)).toEqual({ owner_id: OWNER, name: 'impression', content_id: 'article-42', campaign: 'spring' });
+  });
+
+  test('when a click URL is built, then it carries the event and the encoded target as r', () => {
+    const { t } = tracker();
+    const url = t.clickUrl('click', 'https://shop.example/offer?a=1&b=2', { content_id: 'article-42' });
+    expect(paramsOf(url)).toEqual({ owner_id: OWNER, name: 'click', content_id: 'article-42', r: 'https://shop.example/offer?a=1&b=2' });
+  });
+
+  test('when the click target is not an absolute http(s) URL, then the target comes back untouched', () => {
+    const { t, reports } = tracker();
+    expect(t.clickUrl('click', '/relative')).toBe('/relative');
+    expect(t.clickUrl('click', 'javascript:alert(1)')).toBe('javascript:alert(1)');
+    expect(reports).toHaveLength(2);
+  });
+
+  test('when the event cannot be built, then the click URL is the target itself (links never break)', () => {
+    const { t } = tracker();
+    expect(t.clickUrl('', 'https://shop.example/')).toBe('https://shop.example/');
+  });
+
+  test.each([
+    [{ endpoint: 'not a url' }, 'endpoint: not an http(s) URL'],
+    [{ endpoint: 'ftp://ev.example' }, 'endpoint: not an http(s) URL'],
+    [{ ownerId: 'abc' }, 'ownerId: not a string of digits'],
+    [{ ownerId: 123 as unknown as string }, 'ownerId: not a string of digits'],
+  ])('when the options are %p, then the tracker sends nothing and says why', (options, reason) => {
+    const { t, reports } = tracker(options);
+    expect(t.track('impression')).toBe(false);
+    expect(t.pixelUrl('impression')).toBe('');
+    expect(t.clickUrl('click', 'https://shop.example/')).toBe('https://shop.example/');
+    expect(reports[0]).toBe(`pixel: ${reason}`);
+    expect(reports).toContain('pixel: not configured');
+  });
+
+  test('when anything at all is passed, then nothing throws', () => {
+    const hostile = { get content_id(): string { throw new Error('getter'); } };
+    const calls = [
+      () => createTracker(undefined as never).track('x'),
+      () => createTracker(null as never).pixelUrl('x'),
+      () => tracker({ debug: () => { throw new Error('debug hook'); } }).t.track(undefined as never),
+      () => tracker().t.track('e', hostile as never),
+      () => tracker().t.pixelUrl('e', 'not an object' as never),
+      () => tracker().t.clickUrl(undefined as never, undefined as never),
+      () => tracker().t.trackLinks(),
+    ];
+    for (const call of calls) expect(call).not.toThrow();
+  });
+
+  test('when there is no browser (no sendBeacon, no Image), then track returns false', () => {
+    expect(tracker().t.track('impression')).toBe(false);
+  });
+});

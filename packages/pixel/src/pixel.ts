@@ -1,0 +1,120 @@
+import { eventQuery, isOwnerId, isRedirectTarget, pixelEndpoint, type Report } from './pixel-url';
+import { sendEvent } from './send-event';
+import { trackLinks } from './track-links';
+
+// The public types live in this file so that dist/pixel.d.ts stands alone (no relative imports
+// for a consumer's module resolution to trip over).
+
+/** Numbers and booleans are sent as text; null and undefined are left out. */
+export type ParamValue = string | number | boolean | null | undefined;
+
+/** `url` (defaults to the page's address), `content_id`, and any other key is stored as metadata. */
+export interface EventParams {
+  url?: ParamValue;
+  content_id?: ParamValue;
+  [metadata: string]: ParamValue;
+}
+
+export interface TrackerOptions {
+  /** The events service address, e.g. "https://events.example.com" ("/v1/v.gif" is added unless present). */
+  endpoint: string;
+  /** Your owner_id: the `unique_id` the management API gave you (digits, as a string). */
+  ownerId: string;
+  /** Parameters sent with every event; a call's own parameters win. */
+  defaults?: EventParams;
+  /** "beacon" (default): navigator.sendBeacon, else an image. "image": always a GET through an image. */
+  transport?: 'beacon' | 'image';
+  /** Told why an event was not sent or a parameter was skipped. The tracker never throws. */
+  debug?: (message: string) => void;
+}
+
+export interface TrackLinksOptions {
+  /** Which links to count; default `a[data-track]`. */
+  selector?: string;
+  /** Where to listen for clicks; default `document`. */
+  root?: Document | Element;
+}
+
+export interface Tracker {
+  /** Sends an event; true when the browser accepted the request. Never throws. */
+  track(name: string, params?: EventParams): boolean;
+  /** The pixel URL of an event (for an <img>), or "" when it cannot be built. */
+  pixelUrl(name: string, params?: EventParams): string;
+  /**
+   * A link that records the event and redirects (302) to `target`. When the event cannot be
+   * built, or `target` is not an absolute http(s) URL, returns `target` itself: links never break.
+   */
+  clickUrl(name: string, target: string, params?: EventParams): string;
+  /** Counts clicks on matching links (see README); returns a function that stops it. */
+  trackLinks(options?: TrackLinksOptions): () => void;
+}
+
+const pageUrl = (): string | undefined => (typeof location !== 'undefined' ? location.href : undefined);
+
+/** A tracker for one owner. Bad options give a tracker that sends nothing (and says so to `debug`). */
+export function createTracker(options: TrackerOptions): Tracker {
+  let debug: TrackerOptions['debug'];
+  const report: Report = (message) => {
+    try {
+      if (typeof debug === 'function') debug(`pixel: ${message}`);
+    } catch {
+      // a throwing debug hook is the host page's bug, not a reason to throw into it
+    }
+  };
+  const guard = <T>(fallback: T, fn: () => T): T => {
+    try {
+      return fn();
+    } catch (err) {
+      report(String(err));
+      return fallback;
+    }
+  };
+
+  const settings = guard(undefined, () => {
+    debug = options.debug;
+    const endpoint = pixelEndpoint(options.endpoint, pageUrl());
+    if (!endpoint) report('endpoint: not an http(s) URL');
+    else if (!isOwnerId(options.ownerId)) report('ownerId: not a string of digits');
+    else return { endpoint, ownerId: options.ownerId, defaults: options.defaults, transport: options.transport };
+  });
+
+  const query = (name: unknown, params: unknown): string | undefined => {
+    if (!settings) {
+      report('not configured');
+      return undefined;
+    }
+    const all: EventParams = { url: pageUrl() };
+    for (const extra of [settings.defaults, params]) {
+      if (!extra || typeof extra !== 'object') continue;
+      for (const key of Object.keys(extra)) {
+        const value = (extra as EventParams)[key];
+        if (value !== null && value !== undefined) all[key] = value;
+      }
+    }
+    return eventQuery(settings.ownerId, name, all, report);
+  };
+
+  const tracker: Tracker = {
+    track: (name, params) =>
+      guard(false, () => {
+        const q = query(name, params);
+        return q !== undefined && settings !== undefined && sendEvent(settings.endpoint, q, settings.transport);
+      }),
+    pixelUrl: (name, params) =>
+      guard('', () => {
+        const q = query(name, params);
+        return q !== undefined && settings ? `${settings.endpoint}?${q}` : '';
+      }),
+    clickUrl: (name, target, params) =>
+      guard(target, () => {
+        if (!isRedirectTarget(target)) {
+          report('target: not an absolute http(s) URL');
+          return target;
+        }
+        const url = tracker.pixelUrl(name, params);
+        return url ? `${url}&r=${encodeURIComponent(target)}` : target;
+      }),
+    trackLinks: (linkOptions) => guard(() => undefined, () => trackLinks(tracker, guard, linkOptions)),
+  };
+  return tracker;
+}
