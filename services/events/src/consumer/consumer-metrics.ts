@@ -3,8 +3,8 @@ import type { Outcome } from './consumer-outcome';
 
 export interface ConsumerMetrics {
   batch(size: number, seconds: number): void;
-  outcome(kind: Outcome['kind']): void;
-  redelivered(): void;
+  outcome(kind: Outcome['kind'], n?: number): void;
+  redelivered(n?: number): void;
   pending(n: number): void;
 }
 
@@ -41,8 +41,8 @@ export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
       batchSize.observe(size);
       batchSeconds.observe(seconds);
     },
-    outcome: (kind) => byKind[kind].inc(),
-    redelivered: () => redeliveries.inc(),
+    outcome: (kind, n = 1) => byKind[kind].inc(n),
+    redelivered: (n = 1) => redeliveries.inc(n),
     pending: (n) => lag.set(n),
   };
 }

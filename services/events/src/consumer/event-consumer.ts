@@ -17,19 +17,26 @@ export interface EventConsumerDeps {
 // honoured by the batch timer instead, while the pull request stays open
 const MIN_FETCH_EXPIRES_MS = 1000;
 
+// Two batches at once: one is decoded while the other is being written, and MongoDB gets two
+// inserts to work on. A third batch fills meanwhile (hence max_ack_pending >= 3 batches).
+const MAX_IN_FLIGHT = 2;
+
 /**
  * Pulls from the durable consumer and hands batches of up to CONSUMER_BATCH_SIZE messages to
- * the handler; a partial batch goes after CONSUMER_MAX_WAIT_MS. One batch is written while the
- * next one is fetched. Each message is settled from its outcome (consumer-outcome.ts) right
- * after its batch was written. stop() lets the open pull request finish (at most ~1 s), writes
- * and settles everything in hand, then resolves: nothing fetched is left unacknowledged.
+ * the handler; a partial batch goes after CONSUMER_MAX_WAIT_MS. Up to two batches are handled at
+ * once while the next one is fetched; when both slots are taken, fetching waits (backpressure).
+ * Each message is settled from its outcome (consumer-outcome.ts) right after its batch was
+ * written. stop() lets the open pull request finish (at most ~1 s), writes and settles
+ * everything in hand, then resolves: nothing fetched is left unacknowledged.
  */
 export class EventConsumer {
   private stopping = false;
   private loop?: Promise<void>;
   private pending: JsMsg[] = [];
   private timer?: NodeJS.Timeout;
-  private tail: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
+  private freeSlots = MAX_IN_FLIGHT;
+  private readonly slotWaiters: (() => void)[] = [];
 
   constructor(private readonly deps: EventConsumerDeps) {}
 
@@ -50,7 +57,10 @@ export class EventConsumer {
       try {
         consumer ??= await this.deps.js.consumers.get(config.EVENTS_STREAM, config.CONSUMER_DURABLE);
         const messages = await consumer.fetch({ max_messages: config.CONSUMER_BATCH_SIZE, expires });
-        for await (const msg of messages) await this.add(msg);
+        for await (const msg of messages) {
+          // only a full batch waits (for a free slot); the common case stays synchronous
+          if (this.add(msg)) await this.flush();
+        }
       } catch (err) {
         logger.warn('consumer pull failed; retrying', { error: String(err) });
         consumer = undefined;
@@ -58,25 +68,45 @@ export class EventConsumer {
       }
     }
     await this.flush();
-    await this.tail;
+    await Promise.all(this.inFlight);
   }
 
-  private async add(msg: JsMsg): Promise<void> {
+  /** Adds a message to the batch in hand; true when the batch is full and must be flushed. */
+  private add(msg: JsMsg): boolean {
     this.pending.push(msg);
-    if (this.pending.length >= this.deps.config.CONSUMER_BATCH_SIZE) await this.flush();
-    else if (this.pending.length === 1) this.timer = setTimeout(() => void this.flush(), this.deps.config.CONSUMER_MAX_WAIT_MS);
+    if (this.pending.length >= this.deps.config.CONSUMER_BATCH_SIZE) return true;
+    if (this.pending.length === 1) this.timer = setTimeout(() => void this.flush(), this.deps.config.CONSUMER_MAX_WAIT_MS);
+    return false;
   }
 
-  /** Queues the batch in hand behind the one being written and waits for that one (backpressure). */
+  /** Hands the batch in hand to the handler once a slot is free; resolves when it has started. */
   private async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    const previous = this.tail;
-    this.tail = previous.then(() => this.process(batch));
-    await previous;
+    await this.acquireSlot();
+    const handled: Promise<void> = this.process(batch).finally(() => {
+      this.inFlight.delete(handled);
+      this.releaseSlot();
+    });
+    this.inFlight.add(handled);
+  }
+
+  private async acquireSlot(): Promise<void> {
+    if (this.freeSlots > 0) {
+      this.freeSlots--;
+      return;
+    }
+    await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  /** A freed slot goes straight to the next waiter, so never more than MAX_IN_FLIGHT run. */
+  private releaseSlot(): void {
+    const next = this.slotWaiters.shift();
+    if (next) next();
+    else this.freeSlots++;
   }
 
   private async process(batch: JsMsg[]): Promise<void> {
@@ -89,7 +119,8 @@ export class EventConsumer {
       logger.error('batch handler failed', { error: String(err) });
       outcomes = batch.map(() => retry('handler failed', config.CONSUMER_RETRY_BASE_MS));
     }
-    let notWritten = 0;
+    const counts = new Map<Outcome['kind'], number>();
+    let redelivered = 0;
     let firstReason = '';
     batch.forEach((msg, i) => {
       const outcome = outcomes[i]!;
@@ -99,13 +130,13 @@ export class EventConsumer {
         // connection gone: the server redelivers after ack_wait, and the _id makes that harmless
         logger.warn('could not settle message', { error: String(err), stream_seq: msg.seq });
       }
-      metrics.outcome(outcome.kind);
-      if (msg.info.deliveryCount > 1) metrics.redelivered();
-      if (outcome.kind === 'retry' || outcome.kind === 'dead_lettered') {
-        notWritten++;
-        firstReason ||= `${outcome.kind}: ${outcome.reason}`;
-      }
+      counts.set(outcome.kind, (counts.get(outcome.kind) ?? 0) + 1);
+      if (msg.info.deliveryCount > 1) redelivered++;
+      if (outcome.kind === 'retry' || outcome.kind === 'dead_lettered') firstReason ||= `${outcome.kind}: ${outcome.reason}`;
     });
+    for (const [kind, n] of counts) metrics.outcome(kind, n);
+    if (redelivered > 0) metrics.redelivered(redelivered);
+    const notWritten = (counts.get('retry') ?? 0) + (counts.get('dead_lettered') ?? 0);
     // one line per batch, not per message: an outage would otherwise flood the log
     if (notWritten > 0) logger.warn('events not written', { count: notWritten, batch: batch.length, first_reason: firstReason });
     metrics.pending(batch[batch.length - 1]!.info.pending);

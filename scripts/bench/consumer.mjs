@@ -1,0 +1,176 @@
+#!/usr/bin/env node
+// `pnpm bench:consumer`: the events consumer (JetStream -> day bucket, built service in
+// services/events/dist, consumer role alone) next to raw unordered insertMany of the same
+// documents, in the same batch size, into the same database, alternating A B A B in one run.
+// Each round publishes BENCH_EVENTS event messages to a fresh stream first (not timed), then
+// starts a consumer process on it and times the writing from its /metrics (process start-up
+// excluded). Local NATS + the MongoDB stand-in from the testkit (or NATS_URL / MONGO_URL).
+// Loopback only; bounded: BENCH_ROUNDS (default 2) x BENCH_EVENTS (default 50000) per variant.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+const fromEvents = createRequire(path.join(root, 'services/events/package.json'));
+const testkit = require(path.join(root, 'packages/testkit/dist'));
+const contracts = require(path.join(root, 'packages/contracts/dist'));
+const { toEventDocument } = require(path.join(root, 'services/events/dist/storage/event-document.js'));
+const { BUCKET_INDEXES } = require(path.join(root, 'services/events/dist/storage/bucket-indexes.js'));
+const { bucketName } = require(path.join(root, 'services/events/dist/storage/bucket-naming.js'));
+const { eventStreamConfig } = require(path.join(root, 'services/events/dist/stream/stream-config.js'));
+const { loadEventsConfig } = require(path.join(root, 'services/events/dist/config.js'));
+const { connect } = fromEvents('@nats-io/transport-node');
+const { jetstream, jetstreamManager } = fromEvents('@nats-io/jetstream');
+const { MongoClient } = fromEvents('mongodb');
+const { v7 } = fromEvents('uuid');
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 500);
+const say = (msg) => console.error(`[bench] ${msg}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+let servers;
+let child;
+async function stopAll(code) {
+  child?.kill('SIGTERM');
+  if (servers) await servers.stop();
+  process.exit(code);
+}
+process.on('SIGINT', () => void stopAll(130));
+
+/** Event messages as ingest would publish them: a few owners, names, content ids and metadata. */
+function makeMessages(n) {
+  const created = new Date().toISOString();
+  return Array.from({ length: n }, (_, i) => ({
+    v: 1,
+    id: v7(),
+    owner_id: String(1000 + (i % 10)),
+    name: i % 4 === 0 ? 'click' : 'impression',
+    url: `https://pub.example/articles/${i % 200}`,
+    content_id: `article-${i % 200}`,
+    device_type: ['desktop', 'mobile', 'tablet'][i % 3],
+    bot: i % 50 === 0,
+    metadata: { utm_source: 'newsletter', utm_campaign: `spring-${i % 7}` },
+    created,
+  }));
+}
+
+async function rawInserts(db, messages, collectionName) {
+  const collection = db.collection(collectionName);
+  for (const index of BUCKET_INDEXES) await collection.createIndex(index.key, index.options ?? {});
+  const docs = messages.map(toEventDocument);
+  const started = performance.now();
+  for (let i = 0; i < docs.length; i += BATCH) await collection.insertMany(docs.slice(i, i + BATCH), { ordered: false });
+  const seconds = (performance.now() - started) / 1000;
+  if ((await collection.countDocuments()) !== docs.length) throw new Error('raw insert count mismatch');
+  await collection.drop();
+  return docs.length / seconds;
+}
+
+async function writtenSoFar(port) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith('events_consumer_messages_total{outcome="written"'));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+async function consumerRun(nc, db, messages, round) {
+  const id = randomBytes(4).toString('hex');
+  const env = {
+    NODE_ENV: 'production',
+    ADMIN_TOKEN: `bench-${randomBytes(16).toString('base64url')}`,
+    EVENTS_ROLES: 'consumer',
+    MONGO_URL: servers.mongoUrl,
+    NATS_URL: servers.natsUrl,
+    MONGO_DB: db.databaseName,
+    EVENTS_STREAM: `BENCH_C_${id}`,
+    EVENTS_SUBJECT_PREFIX: `bench_c_${id}`,
+    EVENTS_DEAD_LETTER_SUBJECT: `bench_c_dlq_${id}`,
+    CONSUMER_DURABLE: `bench_c_${id}`,
+    BUCKET_PREFIX: `bench_c${round}_${id}`,
+    CONSUMER_BATCH_SIZE: String(BATCH),
+    LOG_LEVEL: 'error',
+  };
+  const config = loadEventsConfig(env);
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.add(eventStreamConfig(config));
+  const js = jetstream(nc);
+  // publish everything first (not timed), a window of acks in flight at a time
+  for (let i = 0; i < messages.length; i += 1000) {
+    await Promise.all(messages.slice(i, i + 1000).map((m) => js.publish(`${config.EVENTS_SUBJECT_PREFIX}.${m.owner_id}`, contracts.encodeEventMessage(m), { msgID: m.id })));
+  }
+  const port = await testkit.freePort();
+  child = spawn(process.execPath, [path.join(root, 'services/events/dist/main.js')], { env: { ...process.env, ...env, EVENTS_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // sample the written counter; the rate is taken between the first and the last sample that moved
+  let first;
+  let last;
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    let written = 0;
+    try {
+      written = await writtenSoFar(port);
+    } catch {
+      /* not listening yet */
+    }
+    const now = performance.now();
+    if (written > 0 && !first) first = { now, written };
+    if (written > 0) last = { now, written };
+    if (written >= messages.length) break;
+    if (Date.now() > deadline) throw new Error(`consumer wrote ${written} of ${messages.length}`);
+    await sleep(200);
+  }
+  child.kill('SIGTERM');
+  await new Promise((r) => child.on('exit', r));
+  child = undefined;
+  const bucket = bucketName(config.BUCKET_PREFIX, new Date(messages[0].created));
+  const stored = await db.collection(bucket).countDocuments();
+  if (stored !== messages.length) throw new Error(`bucket holds ${stored}, expected ${messages.length}`);
+  await db.collection(bucket).drop();
+  await jsm.streams.delete(config.EVENTS_STREAM);
+  await jsm.streams.delete(`${config.EVENTS_STREAM}_DLQ`).catch(() => undefined);
+  return (last.written - first.written) / ((last.now - first.now) / 1000);
+}
+
+async function main() {
+  servers = await testkit.startTestServers();
+  say(`data stores: ${servers.source}; ${ROUNDS} rounds x ${EVENTS} events, batches of ${BATCH}`);
+  const nc = await connect({ servers: servers.natsUrl });
+  const mongo = await MongoClient.connect(servers.mongoUrl);
+  const db = mongo.db(`bench_consumer_${randomBytes(4).toString('hex')}`);
+  // warm-up (JIT, connection pools), not measured
+  await rawInserts(db, makeMessages(5000), 'warmup');
+
+  const raw = [];
+  const consumer = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const messages = makeMessages(EVENTS);
+    raw.push(await rawInserts(db, messages, `raw_${round}`));
+    say(`round ${round + 1} raw insertMany: ${raw[round].toFixed(0)} docs/s`);
+    consumer.push(await consumerRun(nc, db, messages, round));
+    say(`round ${round + 1} consumer: ${consumer[round].toFixed(0)} events/s`);
+  }
+  await nc.close();
+  await db.dropDatabase();
+  await mongo.close();
+
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const ratio = mean(consumer) / mean(raw);
+  console.log(`\n${ROUNDS} rounds x ${EVENTS} events, batches of ${BATCH}, alternating; mean of rounds (min-max)\n`);
+  console.log('| variant | docs/s (min-max) |');
+  console.log('|---|---|');
+  console.log(`| consumer: JetStream pull -> decode -> day bucket -> ack | ${mean(consumer).toFixed(0)} (${Math.min(...consumer).toFixed(0)}-${Math.max(...consumer).toFixed(0)}) |`);
+  console.log(`| raw unordered insertMany, same documents and batch size | ${mean(raw).toFixed(0)} (${Math.min(...raw).toFixed(0)}-${Math.max(...raw).toFixed(0)}) |`);
+  console.log(`\nconsumer / raw = ${ratio.toFixed(2)} (target >= 0.8)`);
+  return ratio >= 0.8 ? 0 : 2;
+}
+
+main().then(
+  (code) => stopAll(code),
+  (err) => {
+    console.error(err);
+    void stopAll(1);
+  },
+);
