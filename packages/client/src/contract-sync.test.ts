@@ -1,0 +1,31 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { CATEGORIES, CONTENT_STATES, CONTENT_TYPES, DEVICE_TYPES, ERROR_CODES, OBJECTIVES } from './enums';
+import { VERSION } from './version';
+
+// the literal unions must not drift from the API documents they describe
+const docs = path.join(__dirname, '../../../docs/api');
+const management = parse(readFileSync(path.join(docs, 'management.openapi.yaml'), 'utf8'));
+const events = parse(readFileSync(path.join(docs, 'events.openapi.yaml'), 'utf8'));
+
+describe('client types and the OpenAPI documents', () => {
+  test('when the management document lists enum values, then the client has exactly those', () => {
+    const schemas = management.components.schemas;
+    expect(CATEGORIES).toEqual(schemas.Category.enum);
+    expect(OBJECTIVES).toEqual(schemas.Objective.enum);
+    expect(CONTENT_TYPES).toEqual(schemas.ContentType.enum);
+    expect(CONTENT_STATES).toEqual(schemas.Content.properties.state.enum);
+    expect(ERROR_CODES).toEqual(schemas.Error.properties.error.properties.code.enum);
+  });
+
+  test('when the events document lists device types, then the client has exactly those', () => {
+    expect(DEVICE_TYPES).toEqual(events.components.schemas.ReportQuery.properties.device_type.oneOf[0].enum);
+  });
+
+  test('when the package is versioned, then VERSION (sent in the User-Agent) matches package.json', () => {
+    const pkg = JSON.parse(readFileSync(path.join(__dirname, '../package.json'), 'utf8'));
+    expect(VERSION).toBe(pkg.version);
+    expect(pkg.dependencies ?? {}).toEqual({});
+  });
+});
