@@ -34,6 +34,12 @@ describe('createTracker', () => {
     expect(reports).toHaveLength(2);
   });
 
+  test('when the target is already a click URL of this tracker, then it is not wrapped again', () => {
+    const { t } = tracker();
+    const once = t.clickUrl('click', 'https://shop.example/');
+    expect(t.clickUrl('click', once)).toBe(once);
+  });
+
   test('when the event cannot be built, then the click URL is the target itself (links never break)', () => {
     const { t } = tracker();
     expect(t.clickUrl('', 'https://shop.example/')).toBe('https://shop.example/');

@@ -111,6 +111,8 @@ export function createTracker(options: TrackerOptions): Tracker {
           report('target: not an absolute http(s) URL');
           return target;
         }
+        // already a click URL (a link tracked twice): wrapping it again would count the click twice
+        if (settings && target.indexOf(`${settings.endpoint}?`) === 0) return target;
         const url = tracker.pixelUrl(name, params);
         return url ? `${url}&r=${encodeURIComponent(target)}` : target;
       }),
