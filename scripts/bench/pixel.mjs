@@ -182,11 +182,14 @@ async function bench() {
       p99: median(results[i].map((r) => r.p99)),
     }));
     const ratio = summary[0].rps / summary[1].rps;
+    // each round's pixel run next to the bare run right after it: robust against load that drifts
+    const pairRatios = results[0].map((r, i) => r.rps / results[1][i].rps);
     console.log(`\n${ROUNDS} rounds x ~${SECONDS} s per variant, ${CONNECTIONS} connections, alternating; req/s = mean of rounds (min-max), p50/p99 = median of rounds\n`);
     console.log('| variant | req/s (min-max) | p50 ms | p99 ms |');
     console.log('|---|---|---|---|');
     for (const s of summary) console.log(`| ${s.name} | ${s.rps.toFixed(0)} (${s.range[0].toFixed(0)}-${s.range[1].toFixed(0)}) | ${s.p50} | ${s.p99} |`);
-    console.log(`\npixel / bare = ${ratio.toFixed(2)} (target >= 0.5); failed requests: 0; acknowledged ${acknowledged}, reported ${count}`);
+    console.log(`\npixel / bare = ${ratio.toFixed(2)} (target >= 0.5); per round: ${pairRatios.map((x) => x.toFixed(2)).join(', ')} (median ${median(pairRatios).toFixed(2)})`);
+    console.log(`failed requests: 0; acknowledged ${acknowledged}, reported ${count}`);
     await stopAll(ratio >= 0.5 ? 0 : 2);
   } catch (err) {
     console.error(err);
