@@ -1,16 +1,24 @@
 #!/usr/bin/env node
-// Validates every OpenAPI document in docs/api against the official OpenAPI 3.1 schema and checks
+// Validates every service's OpenAPI document (services/*/openapi.yaml) against the official OpenAPI 3.1 schema and checks
 // that every $ref resolves.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import YAML from 'yaml';
 
-const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'api');
+const services = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'services');
+const files = readdirSync(services)
+  .map((svc) => path.join(services, svc, 'openapi.yaml'))
+  .filter((f) => existsSync(f));
 let failed = 0;
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.openapi.yaml'))) {
-  const doc = YAML.parse(readFileSync(path.join(dir, file), 'utf8'));
+if (files.length === 0) {
+  console.error('no OpenAPI documents found under services/*/openapi.yaml');
+  process.exit(1);
+}
+for (const abs of files) {
+  const file = path.relative(path.join(services, '..'), abs);
+  const doc = YAML.parse(readFileSync(abs, 'utf8'));
   const validator = new Validator();
   const result = await validator.validate(doc);
   // validate() checks the document against the OpenAPI 3.1 schema and resolves every $ref

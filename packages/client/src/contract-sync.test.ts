@@ -5,9 +5,9 @@ import { CATEGORIES, CONTENT_STATES, CONTENT_TYPES, DEVICE_TYPES, ERROR_CODES, O
 import { VERSION } from './version';
 
 // the literal unions must not drift from the API documents they describe
-const docs = path.join(__dirname, '../../../docs/api');
-const management = parse(readFileSync(path.join(docs, 'management.openapi.yaml'), 'utf8'));
-const events = parse(readFileSync(path.join(docs, 'events.openapi.yaml'), 'utf8'));
+const services = path.join(__dirname, '../../../services');
+const management = parse(readFileSync(path.join(services, 'management', 'openapi.yaml'), 'utf8'));
+const events = parse(readFileSync(path.join(services, 'events', 'openapi.yaml'), 'utf8'));
 
 describe('client types and the OpenAPI documents', () => {
   test('when the management document lists enum values, then the client has exactly those', () => {

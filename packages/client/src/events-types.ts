@@ -1,6 +1,6 @@
 import type { DeviceType } from './enums';
 
-/** Request and response bodies of the Events API (docs/api/events.openapi.yaml). */
+/** Request and response bodies of the Events API (services/events/openapi.yaml). */
 
 export type StringOrList = string | string[];
 

@@ -1,6 +1,6 @@
 import type { Category, ContentState, ContentType, Objective } from './enums';
 
-/** Request and response bodies of the management API (docs/api/management.openapi.yaml). */
+/** Request and response bodies of the management API (services/management/openapi.yaml). */
 
 /** `YYYY-mm-dd`, a real calendar date. */
 export type DateString = string;

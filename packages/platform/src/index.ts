@@ -15,3 +15,4 @@ export * from './time-format';
 export * from './body-parsers';
 export * from './bearer-token';
 export * from './admin-auth';
+export * from './api-docs';

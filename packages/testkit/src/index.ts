@@ -5,3 +5,4 @@ export * from './local-servers';
 export * from './containers';
 export * from './test-servers';
 export * from './test-names';
+export * from './openapi-contract';

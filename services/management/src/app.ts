@@ -5,6 +5,8 @@ export interface AppParts {
   logger: Logger;
   metrics: Registry;
   health: Router;
+  /** `/docs`: the API reference. */
+  docs: Router;
   /** Operator routes, each guarded by its own admin auth. */
   admin: Router;
   /** Runs before every /api/v3 route: bearer auth. */
@@ -23,6 +25,7 @@ export function createApp(parts: AppParts): Express {
   app.use(httpMetrics(parts.metrics));
   app.use(parts.health);
   app.use(metricsRouter(parts.metrics));
+  app.use(parts.docs);
   app.use(parts.admin);
   app.use('/api/v3', parts.apiAuth, ...parts.bodyParsers, ...parts.api);
   app.use(notFoundHandler);

@@ -1,10 +1,13 @@
 import http from 'node:http';
+import path from 'node:path';
 import {
+  apiDocsRouter,
   bodyParsers,
   closeServer,
   connectMongo,
   connectNats,
   createRegistry,
+  loadOpenApiDocument,
   healthRouter,
   listen,
   pingNats,
@@ -50,6 +53,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     logger,
     metrics,
     health: healthRouter({ mongo: () => mongo.ping(), nats: () => pingNats(nc) }),
+    docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
     admin: accountRoutes(users, config.ADMIN_TOKEN, parsers),
     apiAuth: bearerAuth({ findByApiToken: async (token) => {
       const user = await userStore.findByApiToken(token);
