@@ -7,6 +7,7 @@ import {
   connectMongo,
   connectNats,
   createRegistry,
+  prom,
   loadOpenApiDocument,
   healthRouter,
   listen,
@@ -43,9 +44,18 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     db: mongo.db,
     logger,
     config,
+    metrics,
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
   });
   const announcer = new OutboxOwnerAnnouncer(mongo.db, userStore, new OwnerRegistryKv(nc, config.OWNER_REGISTRY_BUCKET), logger);
+  new prom.Gauge({
+    name: 'management_registry_outbox_pending',
+    help: 'User lifecycle changes recorded but not yet published to the owner registry on NATS',
+    registers: [metrics],
+    async collect() {
+      this.set(await announcer.pendingCount());
+    },
+  });
   const users = new UserService({ store: userStore, announcer, cleanup: (id) => campaigns.deleteAllForOwner(id) });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });
 

@@ -79,6 +79,8 @@ describe('operations endpoints', () => {
     expect(res.headers.get('content-type')).toMatch(/text\/plain/);
     expect(text).toMatch(/http_request_duration_seconds_bucket\{[^}]*route="\/api\/v3\/user"/);
     expect(text).toContain('process_cpu_seconds_total');
+    expect(text).toMatch(/management_registry_outbox_pending\{[^}]*\} 0/);
+    expect(text).toContain('# TYPE management_title_fetches_total counter');
   });
 });
 

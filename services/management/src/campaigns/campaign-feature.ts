@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { Db } from 'mongodb';
-import type { Logger } from '@cm/platform';
+import { prom, type Logger, type Registry } from '@cm/platform';
 import type { ManagementConfig } from '../config';
 import { contentRoutes } from '../content/content-routes';
 import { ContentService } from '../content/content-service';
@@ -25,6 +25,7 @@ export interface CampaignFeatureDeps {
   config: Pick<ManagementConfig, 'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK'>;
   /** The owner's IANA time zone, built by the composition root from the user store (this feature never reads users). */
   timezoneOf: TimezoneOf;
+  metrics: Registry;
 }
 
 export interface CampaignFeature {
@@ -49,6 +50,12 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     maxRedirects: config.TITLE_FETCH_MAX_REDIRECTS,
     allowLoopback: config.TITLE_FETCH_ALLOW_LOOPBACK,
   };
+  const titleFetches = new prom.Counter({
+    name: 'management_title_fetches_total',
+    help: 'Background content title fetches by outcome (fetched, failed, queue_full)',
+    labelNames: ['outcome'],
+    registers: [deps.metrics],
+  });
   const titles = new TitleFetcher({
     store: contentStore,
     fetchTitle: (url, stop) => fetchPageTitle(url, limits, stop),
@@ -56,6 +63,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     concurrency: TITLE_FETCH_CONCURRENCY,
     maxQueue: TITLE_FETCH_MAX_QUEUE,
     stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
+    onOutcome: (outcome) => titleFetches.inc({ outcome }),
   });
   const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf });
   const content = new ContentService({ store: contentStore, titles, timezoneOf: deps.timezoneOf, maxItemsPerCampaign: MAX_CONTENT_PER_CAMPAIGN });

@@ -28,6 +28,11 @@ export class OutboxOwnerAnnouncer implements OwnerAnnouncer {
     this.outbox = db.collection<PendingAnnouncement>('registry_outbox');
   }
 
+  /** Changes recorded but not yet published (alert when this stays above 0: NATS unreachable). */
+  pendingCount(): Promise<number> {
+    return this.outbox.estimatedDocumentCount();
+  }
+
   async announce(uniqueId: string): Promise<void> {
     const queuedAt = new Date();
     await this.outbox.updateOne({ _id: uniqueId }, { $set: { queued_at: queuedAt } }, { upsert: true });

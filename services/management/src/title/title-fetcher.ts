@@ -12,7 +12,11 @@ export interface TitleFetcherDeps {
   maxQueue: number;
   /** How long stop() lets in-flight fetches finish before aborting them. */
   stopGraceMs: number;
+  /** Counts each fetch's outcome (metrics). */
+  onOutcome?: (outcome: TitleFetchOutcome) => void;
 }
+
+export type TitleFetchOutcome = 'fetched' | 'failed' | 'queue_full';
 
 const keyOf = (job: PendingTitle) => `${job.campaign_token}/${job.token}`;
 
@@ -40,6 +44,7 @@ export class TitleFetcher implements TitleRequests {
   request(job: PendingTitle): void {
     if (!this.started || this.known.has(keyOf(job))) return;
     if (this.queue.length >= this.deps.maxQueue) {
+      this.deps.onOutcome?.('queue_full');
       this.deps.logger.warn('title fetch queue full; title stays pending until the next start', { content_token: job.token });
       return;
     }
@@ -84,8 +89,10 @@ export class TitleFetcher implements TitleRequests {
     try {
       const title = await this.deps.fetchTitle(job.url, signal);
       await this.deps.store.setTitle(job, title, 'done');
+      this.deps.onOutcome?.('fetched');
     } catch (err) {
       if (signal.aborted) return; // stopped mid-fetch: stays pending for the next start
+      this.deps.onOutcome?.('failed');
       this.deps.logger.warn('title fetch failed', { content_token: job.token, host: hostOf(job.url), error: messageOf(err) });
       await this.deps.store.setTitle(job, '', 'failed').catch((writeErr: unknown) => {
         this.deps.logger.error('could not record a failed title fetch', { content_token: job.token, error: messageOf(writeErr) });
