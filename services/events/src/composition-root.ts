@@ -9,6 +9,7 @@ import { BucketWriter } from './consumer/bucket-writer';
 import { createConsumerMetrics } from './consumer/consumer-metrics';
 import { DeadLetters } from './consumer/dead-letters';
 import { EventConsumer } from './consumer/event-consumer';
+import { AckedPublisher } from './ingest/acked-publisher';
 import { DeviceDetector } from './ingest/device-detector';
 import { EventPublisher } from './ingest/event-publisher';
 import { createIngestMetrics } from './ingest/ingest-metrics';
@@ -56,7 +57,8 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     checks.owner_registry = async () => {
       if (!owners.isReady()) throw new Error('owner registry not replayed yet');
     };
-    publisher = new EventPublisher(nc, { subjectPrefix: config.EVENTS_SUBJECT_PREFIX, timeoutMs: config.PUBLISH_TIMEOUT_MS });
+    // PUBLISH_TIMEOUT_MS bounds the wait for the stream's ack; past it the pixel answers 503
+    publisher = new EventPublisher(nc, new AckedPublisher(nc, config.PUBLISH_TIMEOUT_MS), config.EVENTS_SUBJECT_PREFIX);
     publisher.start();
     const ingest = new PixelIngest({ owners, sink: publisher, devices: new DeviceDetector(), newId: uuidv7 });
     pixel = createPixelHandler(ingest, createIngestMetrics(metrics), logger);

@@ -1,12 +1,6 @@
 import { encodeEventMessage, eventSubject, type EventMessage } from '@cm/contracts';
 import type { NatsConnection } from '@cm/platform';
-import { AckedPublisher } from './acked-publisher';
-
-export interface EventPublisherOptions {
-  subjectPrefix: string;
-  /** Bound on waiting for the stream's ack; past it the pixel answers 503. */
-  timeoutMs: number;
-}
+import type { AckedPublisher } from './acked-publisher';
 
 /**
  * Publishes pixel events to the JetStream stream with the event id as msgID, so a publish that
@@ -14,12 +8,13 @@ export interface EventPublisherOptions {
  * has acknowledged, i.e. the event is durable.
  */
 export class EventPublisher {
-  private readonly acked: AckedPublisher;
   private connected = true;
 
-  constructor(private readonly nc: NatsConnection, private readonly opts: EventPublisherOptions) {
-    this.acked = new AckedPublisher(nc, opts.timeoutMs);
-  }
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly acked: AckedPublisher,
+    private readonly subjectPrefix: string,
+  ) {}
 
   start(): void {
     this.acked.start();
@@ -39,7 +34,7 @@ export class EventPublisher {
   }
 
   async publish(msg: EventMessage): Promise<void> {
-    await this.acked.publish(eventSubject(this.opts.subjectPrefix, msg.owner_id), encodeEventMessage(msg), msg.id);
+    await this.acked.publish(eventSubject(this.subjectPrefix, msg.owner_id), encodeEventMessage(msg), msg.id);
   }
 
   /** One round trip to the server, about as long as a publish ack (used to keep timings alike). */
