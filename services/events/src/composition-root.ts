@@ -15,6 +15,7 @@ import { EventPublisher } from './ingest/event-publisher';
 import { createIngestMetrics } from './ingest/ingest-metrics';
 import { createPixelHandler } from './ingest/pixel-handler';
 import { PixelIngest } from './ingest/pixel-ingest';
+import { createOperatorRoutes } from './operator/operator-routes';
 import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registry-watcher';
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
 import { RetentionJob } from './retention/retention-job';
@@ -83,7 +84,13 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     workers.push(reporting);
   }
 
-  const app = createEventsApp({ logger, metrics, health: healthRouter(checks), routers: reporting?.routers ?? [] });
+  // operator endpoints (pipeline status, retention now) on processes with MongoDB, next to the API key endpoints
+  const app = createEventsApp({
+    logger,
+    metrics,
+    health: healthRouter(checks),
+    routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger })] : [])],
+  });
   const server = http.createServer(frontDoor(pixel, app));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -1,0 +1,53 @@
+import { Router } from 'express';
+import type { Db } from 'mongodb';
+import { adminAuth, asyncHandler, bodyParsers, isFormBody, validate, type Logger, type NatsConnection } from '@cm/platform';
+import type { EventsConfig } from '../config';
+import { RetentionJob } from '../retention/retention-job';
+import { deadLetterStreamConfig, eventStreamConfig, writerConsumerConfig } from '../stream/stream-config';
+import { retentionRunSchema } from './operator-schemas';
+import { PipelineInspector } from './pipeline-inspector';
+import { RetentionRunner } from './retention-runner';
+
+type StreamSettings = Parameters<typeof eventStreamConfig>[0] & Parameters<typeof writerConsumerConfig>[0];
+
+export interface OperatorRoutesDeps {
+  nc: NatsConnection;
+  /** Without MongoDB (an ingest-only process) only the pipeline endpoint is served. */
+  db?: Db;
+  config: StreamSettings & Pick<EventsConfig, 'ADMIN_TOKEN' | 'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'RETENTION_INTERVAL_MS' | 'BODY_LIMIT'>;
+  logger: Logger;
+}
+
+/**
+ * Operator endpoints of the events service, behind ADMIN_TOKEN:
+ * - `GET /admin/v1/pipeline`: stream, writer consumer (lag) and dead-letter stream state;
+ * - `POST /admin/v1/retention/run` `{dry_run?}`: drop expired day buckets now.
+ */
+export function createOperatorRoutes(deps: OperatorRoutesDeps): Router {
+  const { nc, db, config, logger } = deps;
+  const router = Router();
+  const auth = adminAuth(config.ADMIN_TOKEN);
+
+  const pipeline = new PipelineInspector(nc, {
+    stream: eventStreamConfig(config).name,
+    consumer: writerConsumerConfig(config).durable_name ?? config.CONSUMER_DURABLE,
+    deadLetterStream: deadLetterStreamConfig(config).name,
+  });
+  router.get('/admin/v1/pipeline', auth, asyncHandler(async (_req, res) => {
+    res.json(await pipeline.status());
+  }));
+
+  if (db) {
+    const options = { prefix: config.BUCKET_PREFIX, retentionDays: config.RETENTION_DAYS };
+    // never started: only its runOnce is used, so the on-demand pass follows the scheduled rule.
+    // The consumer's writer is not told about drops; it never writes an expired day (outcome dropped).
+    const job = new RetentionJob(db, { ...options, intervalMs: config.RETENTION_INTERVAL_MS }, logger);
+    const retention = new RetentionRunner(db, job, options, logger);
+    router.post('/admin/v1/retention/run', auth, ...bodyParsers({ limit: config.BODY_LIMIT }), asyncHandler(async (req, res) => {
+      const input = validate(retentionRunSchema, req.body, 'retention run', { convert: isFormBody(req) });
+      res.json(await retention.run(input.dry_run));
+    }));
+  }
+
+  return router;
+}
