@@ -99,7 +99,7 @@ test('when /docs is opened, then the reference page, its assets and the document
   const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
   expect(assets.length).toBeGreaterThan(0);
   for (const asset of assets) expect((await fetch(`${h.baseUrl}${asset}`)).status).toBe(200);
-  const doc = await (await fetch(`${h.baseUrl}/docs/openapi.json`)).json();
+  const doc = (await (await fetch(`${h.baseUrl}/docs/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
   expect(doc.openapi).toBe('3.1.0');
   expect(Object.keys(doc.paths)).toContain('/api/v3/campaign/');
 });

@@ -20,7 +20,7 @@ async function servePage(req: http.IncomingMessage, res: http.ServerResponse): P
   res.on('close', () => {
     if (!res.writableFinished) closedEarly.add(path);
   });
-  const redirect = (to: string) => res.writeHead(302, { location: to }).end();
+  const redirect = (to: string): void => void res.writeHead(302, { location: to }).end();
   switch (path) {
     case '/plain': return html(res, '<html><head><title> Plain &amp; Simple </title></head><body>x</body></html>');
     case '/og': return html(res, '<html><head><meta property="og:title" content="Open &quot;Graph&quot;"></head><body></body></html>');
