@@ -53,7 +53,7 @@ describe('pixel redirects (r)', () => {
     const res = await h.pixel({ owner_id: owner, name: 'click', content_id, r });
     expect(res.status).toBe(400);
     expect(res.headers.get('location')).toBeNull();
-    expect((await res.json()).error.details[0].field).toBe('r');
+    expect(((await res.json()) as any).error.details[0].field).toBe('r');
     await new Promise((r2) => setTimeout(r2, 200));
     expect(await h.storedEvents({ content_id })).toEqual([]);
   });
@@ -134,7 +134,7 @@ describe('pixel POST (sendBeacon) and CORS', () => {
     const res = await fetch(`${h.baseUrl}/v1/v.gifx?owner_id=${owner}&name=a`);
     expect(res.status).toBe(404);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
-    expect((await res.json()).error.code).toBe('not_found');
+    expect(((await res.json()) as any).error.code).toBe('not_found');
   });
 });
 
@@ -143,7 +143,7 @@ describe('health', () => {
     expect((await fetch(`${h.baseUrl}/healthz`)).status).toBe(200);
     const ready = await fetch(`${h.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect((await ready.json()).checks).toEqual({ nats: 'ok', mongo: 'ok', owner_registry: 'ok' });
+    expect(((await ready.json()) as any).checks).toEqual({ nats: 'ok', mongo: 'ok', owner_registry: 'ok' });
     const metrics = await fetch(`${h.baseUrl}/metrics`);
     expect(await metrics.text()).toContain('events_pixel_requests_total');
   });

@@ -71,7 +71,7 @@ describe('pixel GET /v1/v.gif', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.error.code).toBe('validation_error');
     expect(body.error.details.map((d: { field: string }) => d.field)).toContain(field);
     await new Promise((r) => setTimeout(r, 300));
@@ -81,7 +81,7 @@ describe('pixel GET /v1/v.gif', () => {
   test('when a parameter is given twice, then 400 naming it', async () => {
     const res = await h.pixel(`owner_id=${owner}&name=a&name=b`);
     expect(res.status).toBe(400);
-    expect((await res.json()).error.details).toEqual([{ field: 'name', message: 'name must be given once' }]);
+    expect(((await res.json()) as any).error.details).toEqual([{ field: 'name', message: 'name must be given once' }]);
   });
 
   test('when exactly 20 metadata parameters of maximum size are sent, then all are stored', async () => {
