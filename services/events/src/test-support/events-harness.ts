@@ -45,10 +45,17 @@ export function newOwnerId(): string {
   return `${Date.now()}${String(++ownerCounter).padStart(4, '0')}${Math.floor(Math.random() * 1000)}`;
 }
 
+/** Polls until check() is true. A check that throws counts as "not yet" (e.g. a bucket being created). */
 export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  let lastError: unknown;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
