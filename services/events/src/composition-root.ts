@@ -13,6 +13,7 @@ import { AckedPublisher } from './ingest/acked-publisher';
 import { DeviceDetector } from './ingest/device-detector';
 import { EventPublisher } from './ingest/event-publisher';
 import { createIngestMetrics } from './ingest/ingest-metrics';
+import { retentionMetrics, watchRegistryMetrics } from './operations-metrics';
 import { createPixelHandler } from './ingest/pixel-handler';
 import { PixelIngest } from './ingest/pixel-ingest';
 import { createOperatorRoutes } from './operator/operator-routes';
@@ -61,8 +62,10 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     // PUBLISH_TIMEOUT_MS bounds the wait for the stream's ack; past it the pixel answers 503
     publisher = new EventPublisher(nc, new AckedPublisher(nc, config.PUBLISH_TIMEOUT_MS), config.EVENTS_SUBJECT_PREFIX);
     publisher.start();
-    const ingest = new PixelIngest({ owners, sink: publisher, devices: new DeviceDetector(), newId: uuidv7 });
-    pixel = createPixelHandler(ingest, createIngestMetrics(metrics), logger);
+    const ingestMetrics = createIngestMetrics(metrics);
+    watchRegistryMetrics(metrics, owners);
+    const ingest = new PixelIngest({ owners, sink: publisher, devices: new DeviceDetector(), newId: uuidv7, onPublished: ingestMetrics.observePublish });
+    pixel = createPixelHandler(ingest, ingestMetrics, logger);
   }
 
   if (roles.has('consumer') && mongo) {
@@ -72,7 +75,13 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     workers.push(
       new RetentionJob(
         mongo.db,
-        { prefix: config.BUCKET_PREFIX, retentionDays: config.RETENTION_DAYS, intervalMs: config.RETENTION_INTERVAL_MS, onDropped: (b) => writer.forget(b) },
+        {
+          prefix: config.BUCKET_PREFIX,
+          retentionDays: config.RETENTION_DAYS,
+          intervalMs: config.RETENTION_INTERVAL_MS,
+          onDropped: (b) => writer.forget(b),
+          onPass: retentionMetrics(metrics),
+        },
         logger,
       ),
     );

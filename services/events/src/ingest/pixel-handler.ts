@@ -40,7 +40,7 @@ export function createPixelHandler(ingest: PixelIngest, metrics: IngestMetrics, 
       location = check.location;
     }
     const result = await ingest.record(params, req.headers['user-agent'], req.headers.referer);
-    metrics.count(result.kind);
+    metrics.count(result.kind === 'stored' && result.bot ? 'bot' : result.kind);
     if (result.kind === 'unavailable') logger.debug('pixel event not stored', { reason: result.reason });
     if (location !== undefined) {
       metrics.redirected();

@@ -11,7 +11,7 @@ export interface EventSink {
 }
 
 export type IngestResult =
-  | { kind: 'stored'; id: string }
+  | { kind: 'stored'; id: string; bot: boolean }
   | { kind: 'unknown_owner' }
   | { kind: 'invalid'; error: ValidationError }
   | { kind: 'unavailable'; reason: string };
@@ -21,6 +21,8 @@ export interface PixelIngestDeps {
   sink: EventSink;
   devices: DeviceDetector;
   newId: () => string;
+  /** Told how long each acknowledged publish took (seconds). */
+  onPublished?: (seconds: number) => void;
 }
 
 /**
@@ -61,8 +63,10 @@ export class PixelIngest {
       created: new Date().toISOString(),
     };
     try {
+      const started = process.hrtime.bigint();
       await sink.publish(msg);
-      return { kind: 'stored', id: msg.id };
+      this.deps.onPublished?.(Number(process.hrtime.bigint() - started) / 1e9);
+      return { kind: 'stored', id: msg.id, bot: msg.bot };
     } catch (err) {
       return { kind: 'unavailable', reason: err instanceof Error ? err.message : String(err) };
     }

@@ -8,6 +8,8 @@ export interface RetentionOptions {
   intervalMs: number;
   /** Told about each dropped bucket (the writer forgets that its indexes exist). */
   onDropped?: (bucket: string) => void;
+  /** Told after each successful scheduled pass, with the buckets it dropped (metrics). */
+  onPass?: (dropped: string[]) => void;
 }
 
 /**
@@ -43,6 +45,7 @@ export class RetentionJob {
   start(): void {
     const tick = () => {
       this.running = this.runOnce()
+        .then((dropped) => this.opts.onPass?.(dropped))
         .catch((err: unknown) => this.logger.warn('retention pass failed', { error: String(err) }))
         .finally(() => {
           this.running = undefined;

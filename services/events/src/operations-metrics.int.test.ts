@@ -1,0 +1,50 @@
+import { startEventsHarness, waitUntil, type EventsHarness } from './test-support/events-harness';
+
+const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+const BOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+
+let h: EventsHarness;
+
+beforeAll(async () => {
+  h = await startEventsHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+async function scrape(): Promise<string> {
+  return (await fetch(`${h.baseUrl}/metrics`)).text();
+}
+
+function value(text: string, series: RegExp): number {
+  const line = text.split('\n').find((l) => series.test(l));
+  return line ? Number(line.split(' ').pop()) : NaN;
+}
+
+test('when a browser and a bot hit the pixel, then /metrics tells stored from bot and times the publish', async () => {
+  const owner = await h.registerOwner();
+  expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(200);
+  expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BOT } })).status).toBe(200);
+  expect((await h.pixel({ owner_id: '999', name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(200);
+  expect((await h.pixel({ name: 'impression' })).status).toBe(400);
+  const text = await scrape();
+  expect(value(text, /^events_pixel_requests_total\{result="stored"/)).toBe(1);
+  expect(value(text, /^events_pixel_requests_total\{result="bot"/)).toBe(1);
+  expect(value(text, /^events_pixel_requests_total\{result="unknown_owner"/)).toBe(1);
+  expect(value(text, /^events_pixel_requests_total\{result="invalid"/)).toBe(1);
+  expect(value(text, /^events_pixel_publish_duration_seconds_count/)).toBe(2);
+});
+
+test('when the registry has been replayed, then its size and readiness are exported', async () => {
+  await h.registerOwner();
+  const text = await scrape();
+  expect(value(text, /^events_owner_registry_ready/)).toBe(1);
+  expect(value(text, /^events_owner_registry_owners/)).toBeGreaterThanOrEqual(1);
+});
+
+test('when a retention pass has run, then the time of the last success is exported', async () => {
+  await waitUntil(async () => value(await scrape(), /^events_retention_last_success_timestamp_seconds/) > 0, 5000, 'a retention pass');
+  const text = await scrape();
+  expect(value(text, /^events_retention_last_success_timestamp_seconds/)).toBeGreaterThan(Date.now() / 1000 - 60);
+  expect(value(text, /^events_retention_dropped_buckets_total/)).toBe(0);
+});
