@@ -1,0 +1,10 @@
+import type { Command } from '../command';
+import { accountCreate } from './account-create';
+import { bucketsDropExpired } from './buckets-drop-expired';
+import { keysCreate } from './keys-create';
+import { keysList } from './keys-list';
+import { keysRevoke } from './keys-revoke';
+import { pipelineStatus } from './pipeline-status';
+
+/** Every command, in the order help lists them. */
+export const ALL_COMMANDS: Command[] = [accountCreate, keysCreate, keysList, keysRevoke, pipelineStatus, bucketsDropExpired];
