@@ -7,6 +7,8 @@ export interface EventsAppParts {
   logger: Logger;
   metrics: Registry;
   health: Router;
+  /** `/docs`: the API reference. */
+  docs: Router;
   /** Routers of the features this process runs (reporting, API keys). */
   routers: Router[];
 }
@@ -20,6 +22,7 @@ export function createEventsApp(parts: EventsAppParts): Express {
   app.use(httpMetrics(parts.metrics));
   app.use(parts.health);
   app.use(metricsRouter(parts.metrics));
+  app.use(parts.docs);
   for (const router of parts.routers) app.use(router);
   app.use(notFoundHandler);
   app.use(errorMiddleware(parts.logger));

@@ -1,7 +1,21 @@
 import http from 'node:http';
+import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { v7 as uuidv7 } from 'uuid';
-import { closeServer, connectMongo, connectNats, createRegistry, healthRouter, listen, pingNats, type Logger, type MongoHandle, type ReadinessCheck } from '@cm/platform';
+import {
+  apiDocsRouter,
+  closeServer,
+  connectMongo,
+  connectNats,
+  createRegistry,
+  healthRouter,
+  listen,
+  loadOpenApiDocument,
+  pingNats,
+  type Logger,
+  type MongoHandle,
+  type ReadinessCheck,
+} from '@cm/platform';
 import { createEventsApp, frontDoor } from './app';
 import type { EventsConfig } from './config';
 import { createBatchHandler } from './consumer/batch-handler';
@@ -98,6 +112,7 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     logger,
     metrics,
     health: healthRouter(checks),
+    docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
     routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger })] : [])],
   });
   const server = http.createServer(frontDoor(pixel, app));

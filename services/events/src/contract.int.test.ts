@@ -1,0 +1,95 @@
+import path from 'node:path';
+import { OpenApiContract } from '@cm/testkit';
+import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from './test-support/events-harness';
+
+/**
+ * Every documented operation is called with good and bad input, and every live response is
+ * checked against services/events/openapi.yaml (status documented, body matches the schema).
+ */
+const contract = new OpenApiContract(path.join(__dirname, '..', 'openapi.yaml'));
+const problems: string[] = [];
+const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+let h: EventsHarness;
+
+async function call(method: string, url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${h.baseUrl}${url}`, { method, redirect: 'manual', ...init });
+  const type = res.headers.get('content-type');
+  const text = await res.text();
+  const body = type?.includes('json') && text ? JSON.parse(text) : text;
+  problems.push(...contract.check(method, url, { status: res.status, contentType: type, body }));
+  return { status: res.status, body };
+}
+
+const json = (body: unknown, token?: string): RequestInit => ({
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  body: typeof body === 'string' ? body : JSON.stringify(body),
+});
+const admin = { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } };
+
+beforeAll(async () => {
+  h = await startEventsHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+test('when every documented operation is called, then every response matches the OpenAPI document', async () => {
+  const owner = await h.registerOwner();
+  const ua = { headers: { 'user-agent': BROWSER } };
+  // pixel
+  await call('GET', `/v1/v.gif?owner_id=${owner}&name=impression&content_id=c1&campaign=spring`, ua);
+  await call('GET', `/v1/v.gif?owner_id=${owner}&name=click&r=${encodeURIComponent('https://example.com/landing')}`, ua);
+  await call('GET', '/v1/v.gif?name=impression');
+  await call('GET', `/v1/v.gif?owner_id=${owner}&name=click&r=javascript:alert(1)`);
+  await call('POST', '/v1/v.gif', { headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER }, body: `owner_id=${owner}&name=impression` });
+  await call('POST', '/v1/v.gif', { headers: { 'content-type': 'application/json' }, body: '{}' });
+  await call('OPTIONS', '/v1/v.gif');
+  await h.waitForStored(3, { owner_id: owner });
+
+  // API keys
+  const key = (await call('POST', '/admin/v1/api-keys', json({ owner_ids: [owner] }, TEST_ADMIN_TOKEN))).body;
+  await call('POST', '/admin/v1/api-keys', json({ owner_ids: ['not digits'] }, TEST_ADMIN_TOKEN));
+  await call('POST', '/admin/v1/api-keys', json({ owner_ids: [owner] }));
+  await call('GET', '/admin/v1/api-keys', admin);
+  await call('GET', '/admin/v1/api-keys');
+
+  // reports
+  const report = `/api/v1/events/?api_key=${key.api_key}`;
+  const rows = (await call('POST', report, json({ owner_id: owner, group_by: 'content_id', metadata: 'campaign' }))).body;
+  expect(rows.length).toBeGreaterThan(0);
+  await call('POST', report, json({ owner_id: owner }));
+  await call('POST', report, json({ owner_id: owner, created__gte: 'yesterday' }));
+  await call('POST', report, json({ owner_id: '42' }));
+  await call('POST', '/api/v1/events/?api_key=ek_unknown', json({ owner_id: owner }));
+  await call('POST', report, { headers: { 'content-type': 'text/plain' }, body: 'owner_id=1' });
+
+  // operator
+  await call('GET', '/admin/v1/pipeline', admin);
+  await call('GET', '/admin/v1/pipeline');
+  await call('POST', '/admin/v1/retention/run', json({ dry_run: true }, TEST_ADMIN_TOKEN));
+  await call('POST', '/admin/v1/retention/run', json({ dry_run: 'maybe' }, TEST_ADMIN_TOKEN));
+  await call('POST', '/admin/v1/retention/run', json({}));
+
+  await call('DELETE', `/admin/v1/api-keys/${key.id}`, admin);
+  await call('DELETE', `/admin/v1/api-keys/${key.id}`, admin);
+  await call('DELETE', `/admin/v1/api-keys/${key.id}`);
+
+  await call('GET', '/healthz');
+  await call('GET', '/readyz');
+  await call('GET', '/metrics');
+
+  expect(problems).toEqual([]);
+  expect(contract.uncovered()).toEqual([]);
+});
+
+test('when /docs is opened, then the reference page, its assets and the document are served locally', async () => {
+  const page = await fetch(`${h.baseUrl}/docs`);
+  const html = await page.text();
+  expect(page.status).toBe(200);
+  expect(html).not.toMatch(/https?:\/\//);
+  for (const asset of [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)) {
+    expect((await fetch(`${h.baseUrl}${asset}`)).status).toBe(200);
+  }
+  const doc = (await (await fetch(`${h.baseUrl}/docs/openapi.json`)).json()) as { paths: Record<string, unknown> };
+  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/v.gif', '/api/v1/events/']));
+});
