@@ -103,7 +103,9 @@ async function consumerRun(nc, db, messages, round) {
     await Promise.all(messages.slice(i, i + 1000).map((m) => js.publish(`${config.EVENTS_SUBJECT_PREFIX}.${m.owner_id}`, contracts.encodeEventMessage(m), { msgID: m.id })));
   }
   const port = await testkit.freePort();
-  child = spawn(process.execPath, [path.join(root, 'services/events/dist/main.js')], { env: { ...process.env, ...env, EVENTS_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each consumer process, written when it exits
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  child = spawn(process.execPath, [...profile, path.join(root, 'services/events/dist/main.js')], { env: { ...process.env, ...env, EVENTS_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   // sample the written counter; the rate is taken between the first and the last sample that moved
   let first;
   let last;

@@ -1,0 +1,153 @@
+import { decodeEventMessage, encodeEventMessage, EVENT_LIMITS, isPlainValidEventMessage, validateEventMessage, type EventMessage } from './event-message';
+
+// a small seeded PRNG (mulberry32): the same samples on every run, so a failure reproduces
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = prng(20261122);
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+const hex = (n: number): string => Array.from({ length: n }, () => pick('0123456789abcdef'.split(''))).join('');
+const text = (n: number): string => Array.from({ length: n }, () => pick(['a', 'Z', '0', ' ', '/', '-', 'é', '$', '.', '\u2603'])).join('');
+
+/** A message as ingest publishes it. */
+function validMessage(): EventMessage {
+  const metadata: Record<string, string> = {};
+  const keys = Math.floor(random() * (EVENT_LIMITS.metadataKeys + 1));
+  for (let i = 0; i < keys; i++) metadata[`k${i}_${hex(2)}`] = text(Math.floor(random() * 20));
+  return {
+    v: 1,
+    id: `${hex(8)}-${hex(4)}-7${hex(3)}-${pick(['8', '9', 'a', 'b'])}${hex(3)}-${hex(12)}`,
+    owner_id: String(Math.floor(random() * 1e9)),
+    name: text(1 + Math.floor(random() * 20)),
+    url: pick(['', `https://pub.example/${text(10)}`]),
+    content_id: pick(['', `c-${hex(6)}`]),
+    device_type: pick(['desktop', 'tablet', 'mobile'] as const),
+    bot: random() < 0.1,
+    metadata,
+    created: new Date(Date.UTC(2000, 0, 1) + Math.floor(random() * 1e12)).toISOString(),
+  };
+}
+
+const ANY = [undefined, null, 0, 1, -1, 1.5, true, false, '', ' ', '1', 'true', [], ['a'], {}, { a: 'b' }];
+const uuid = hex(8) + '-' + hex(4) + '-' + hex(4) + '-' + hex(4) + '-' + hex(12);
+/** Edge values per field, at and across every limit and format boundary. */
+const EDGES: Record<keyof EventMessage, unknown[]> = {
+  v: [...ANY, 2, '1', 1.0],
+  id: [...ANY, uuid, uuid.toUpperCase(), `{${uuid}}`, `(${uuid})`, `[${uuid}`, uuid.replace(/-/g, ''), uuid.replace(/-/g, ':'), uuid.slice(1), `${uuid}0`, uuid.replace(/^./, 'g'), ` ${uuid}`],
+  owner_id: [...ANY, '0', '123', '12a', ' 123', '123\n', '\u0661\u0662', '1'.repeat(EVENT_LIMITS.ownerIdMax), '1'.repeat(EVENT_LIMITS.ownerIdMax + 1), '-1', '1.5'],
+  name: [...ANY, 'x', 'x'.repeat(EVENT_LIMITS.nameMax), 'x'.repeat(EVENT_LIMITS.nameMax + 1), '\u2603'.repeat(EVENT_LIMITS.nameMax), '\ud83d\ude00'.repeat(EVENT_LIMITS.nameMax / 2 + 1)],
+  url: [...ANY, 'u'.repeat(EVENT_LIMITS.urlMax), 'u'.repeat(EVENT_LIMITS.urlMax + 1)],
+  content_id: [...ANY, 'c'.repeat(EVENT_LIMITS.contentIdMax), 'c'.repeat(EVENT_LIMITS.contentIdMax + 1)],
+  device_type: [...ANY, 'desktop', 'tablet', 'mobile', 'Desktop', 'tv', ' mobile'],
+  bot: [...ANY, 'false', 0, 1],
+  metadata: [
+    ...ANY,
+    { $a: 'x' },
+    { 'a.b': 'x' },
+    { a$: 'x' },
+    { '': 'x' },
+    { 'a\u0000': 'x' },
+    { constructor: 'x' },
+    { toString: 'x' },
+    { a: 1 },
+    { a: null },
+    { a: ['x'] },
+    { a: { b: 'c' } },
+    { a: '' },
+    { ['k'.repeat(EVENT_LIMITS.metadataKeyMax)]: 'x' },
+    { ['k'.repeat(EVENT_LIMITS.metadataKeyMax + 1)]: 'x' },
+    { a: 'v'.repeat(EVENT_LIMITS.metadataValueMax) },
+    { a: 'v'.repeat(EVENT_LIMITS.metadataValueMax + 1) },
+    Object.fromEntries(Array.from({ length: EVENT_LIMITS.metadataKeys }, (_, i) => [`k${i}`, 'x'])),
+    Object.fromEntries(Array.from({ length: EVENT_LIMITS.metadataKeys + 1 }, (_, i) => [`k${i}`, 'x'])),
+  ],
+  created: [
+    ...ANY,
+    '2026-11-22T10:20:30.123Z',
+    '2026-11-22T10:20:30Z',
+    '2026-11-22T10:20:30.1234Z',
+    '2026-11-22T10:20:30.123',
+    '2026-11-22T10:20:30.123+00:00',
+    '2026-11-22 10:20:30.123Z',
+    '2026-11-22t10:20:30.123z',
+    '2026-11-22',
+    '2026-13-01T00:00:00.000Z',
+    '2026-00-01T00:00:00.000Z',
+    '2026-02-30T00:00:00.000Z',
+    '2026-04-31T00:00:00.000Z',
+    '2026-01-32T00:00:00.000Z',
+    '2026-01-01T24:00:00.000Z',
+    '2026-01-01T23:60:00.000Z',
+    '2026-01-01T23:59:60.000Z',
+    '0000-01-01T00:00:00.000Z',
+    '9999-12-31T23:59:59.999Z',
+    '+275760-09-13T00:00:00.000Z',
+    '20261122T102030.123Z',
+    'not a date',
+  ],
+};
+const FIELDS = Object.keys(EDGES) as (keyof EventMessage)[];
+
+/** A valid message with 1..3 fields replaced by edge values, or a key added or removed. */
+function mutated(): Record<string, unknown> {
+  const m: Record<string, unknown> = { ...validMessage() };
+  const changes = 1 + Math.floor(random() * 3);
+  for (let c = 0; c < changes; c++) {
+    const roll = random();
+    if (roll < 0.05) m[pick(['extra', 'V', 'ID', '_id'])] = pick(ANY);
+    else if (roll < 0.1) delete m[pick(FIELDS)];
+    else m[pick(FIELDS)] = pick(EDGES[pick(FIELDS)] ?? ANY);
+  }
+  return m;
+}
+
+/** What the consumer actually receives: JSON text. `__proto__` must be spliced into the text to stay an own key. */
+function wire(m: Record<string, unknown>): string {
+  const json = JSON.stringify(m);
+  if (random() < 0.02) return json.replace(/"metadata":\{(\}?)/, (_, close: string) => `"metadata":{"__proto__":"x"${close || ','}`);
+  if (random() < 0.01) return json.replace(/^\{/, '{"__proto__":{"v":1},');
+  return json;
+}
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+describe('event message decoding', () => {
+  test('when thousands of generated messages are checked, then the fast check never accepts what Joi refuses and decoding always agrees with Joi', () => {
+    let fastAccepted = 0;
+    let joiAccepted = 0;
+    const samples = 10_000;
+    for (let i = 0; i < samples; i++) {
+      const json = wire(i % 4 === 0 ? { ...validMessage() } : mutated());
+      const parsed: unknown = JSON.parse(json);
+      const joi = validateEventMessage(JSON.parse(json));
+      if (isPlainValidEventMessage(parsed)) {
+        fastAccepted++;
+        if (!joi.ok) throw new Error(`fast check accepted what Joi refuses (${joi.reason}): ${json}`);
+      }
+      if (joi.ok) joiAccepted++;
+      // the decoder's verdict, value and reason are Joi's, whichever path decided
+      const decoded = decodeEventMessage(bytes(json));
+      if (JSON.stringify(decoded) !== JSON.stringify(joi)) throw new Error(`decoder and Joi disagree on ${json}: ${JSON.stringify(decoded)}`);
+    }
+    // both kinds are well represented, and nearly everything Joi accepts takes the fast path
+    expect(joiAccepted).toBeGreaterThan(samples * 0.25);
+    expect(samples - joiAccepted).toBeGreaterThan(samples * 0.25);
+    expect(fastAccepted).toBeGreaterThan(joiAccepted * 0.9);
+  });
+
+  test('when a message is in the shape ingest publishes, then the fast check accepts it', () => {
+    for (let i = 0; i < 2000; i++) expect(isPlainValidEventMessage(JSON.parse(new TextDecoder().decode(encodeEventMessage(validMessage()))))).toBe(true);
+  });
+
+  test('when a message is refused, then the reason is Joi\'s, naming the field', () => {
+    const m = { ...validMessage(), device_type: 'tv' };
+    expect(decodeEventMessage(bytes(JSON.stringify(m)))).toEqual({ ok: false, reason: '"device_type" must be one of [desktop, tablet, mobile]' });
+    expect(decodeEventMessage(bytes('{"v":'))).toEqual({ ok: false, reason: 'not JSON' });
+  });
+});
