@@ -8,6 +8,7 @@
 // Loopback only; bounded: BENCH_ROUNDS (default 2) x BENCH_EVENTS (default 50000) per variant.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +36,42 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let servers;
 let child;
+
+// CPU seconds per process from /proc (Linux; elsewhere the CPU table is left out): on a machine
+// where everything shares two cores, CPU per document is what decides the ratio
+const TICKS = 100;
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop().split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return NaN;
+  }
+}
+/** The data stores started for this run (children of this process), by name. */
+function storePids() {
+  const pids = {};
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.split(') ').pop().split(' ')[1]);
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (ppid === process.pid && /java|nats/.test(comm)) pids[comm.includes('java') ? 'mongo' : 'nats'] = Number(entry);
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+function cpuSnapshot(writerPid) {
+  const { mongo, nats } = storePids();
+  return { writer: cpuOf(writerPid), mongo: cpuOf(mongo), nats: cpuOf(nats) };
+}
+/** CPU microseconds per document for each process between two snapshots. */
+function cpuPerDoc(a, b, docs) {
+  const per = (k) => ((b[k] - a[k]) * 1e6) / docs;
+  return { writer: per('writer'), mongo: per('mongo'), nats: per('nats') };
+}
 async function stopAll(code) {
   child?.kill('SIGTERM');
   if (servers) await servers.stop();
@@ -63,12 +100,14 @@ async function rawInserts(db, messages, collectionName) {
   const collection = db.collection(collectionName);
   for (const index of BUCKET_INDEXES) await collection.createIndex(index.key, index.options ?? {});
   const docs = messages.map(toEventDocument);
+  const cpuBefore = cpuSnapshot(process.pid);
   const started = performance.now();
   for (let i = 0; i < docs.length; i += BATCH) await collection.insertMany(docs.slice(i, i + BATCH), { ordered: false });
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuPerDoc(cpuBefore, cpuSnapshot(process.pid), docs.length);
   if ((await collection.countDocuments()) !== docs.length) throw new Error('raw insert count mismatch');
   await collection.drop();
-  return docs.length / seconds;
+  return { rate: docs.length / seconds, cpu };
 }
 
 async function writtenSoFar(port) {
@@ -118,8 +157,9 @@ async function consumerRun(nc, db, messages, round) {
       /* not listening yet */
     }
     const now = performance.now();
-    if (written > 0 && !first) first = { now, written };
-    if (written > 0) last = { now, written };
+    const cpu = cpuSnapshot(child.pid);
+    if (written > 0 && !first) first = { now, written, cpu };
+    if (written > 0) last = { now, written, cpu };
     if (written >= messages.length) break;
     if (Date.now() > deadline) throw new Error(`consumer wrote ${written} of ${messages.length}`);
     await sleep(200);
@@ -133,7 +173,8 @@ async function consumerRun(nc, db, messages, round) {
   await db.collection(bucket).drop();
   await jsm.streams.delete(config.EVENTS_STREAM);
   await jsm.streams.delete(`${config.EVENTS_STREAM}_DLQ`).catch(() => undefined);
-  return (last.written - first.written) / ((last.now - first.now) / 1000);
+  const docs = last.written - first.written;
+  return { rate: docs / ((last.now - first.now) / 1000), cpu: cpuPerDoc(first.cpu, last.cpu, docs) };
 }
 
 async function main() {
@@ -151,22 +192,36 @@ async function main() {
   for (let round = 0; round < ROUNDS; round++) {
     const messages = makeMessages(EVENTS);
     raw.push(await rawInserts(db, messages, `raw_${round}`));
-    say(`round ${round + 1} raw insertMany: ${raw[round].toFixed(0)} docs/s`);
+    say(`round ${round + 1} raw insertMany: ${raw[round].rate.toFixed(0)} docs/s`);
     consumer.push(await consumerRun(nc, db, messages, round));
-    say(`round ${round + 1} consumer: ${consumer[round].toFixed(0)} events/s`);
+    say(`round ${round + 1} consumer: ${consumer[round].rate.toFixed(0)} events/s`);
   }
   await nc.close();
   await db.dropDatabase();
   await mongo.close();
 
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const ratio = mean(consumer) / mean(raw);
+  const rates = (runs) => runs.map((r) => r.rate);
+  const ratio = mean(rates(consumer)) / mean(rates(raw));
   console.log(`\n${ROUNDS} rounds x ${EVENTS} events, batches of ${BATCH}, alternating; mean of rounds (min-max)\n`);
   console.log('| variant | docs/s (min-max) |');
   console.log('|---|---|');
-  console.log(`| consumer: JetStream pull -> decode -> day bucket -> ack | ${mean(consumer).toFixed(0)} (${Math.min(...consumer).toFixed(0)}-${Math.max(...consumer).toFixed(0)}) |`);
-  console.log(`| raw unordered insertMany, same documents and batch size | ${mean(raw).toFixed(0)} (${Math.min(...raw).toFixed(0)}-${Math.max(...raw).toFixed(0)}) |`);
+  const row = (label, runs) => {
+    const xs = rates(runs);
+    console.log(`| ${label} | ${mean(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}) |`);
+  };
+  row('consumer: JetStream pull -> decode -> day bucket -> ack', consumer);
+  row('raw unordered insertMany, same documents and batch size', raw);
   console.log(`\nconsumer / raw = ${ratio.toFixed(2)} (target >= 0.8)`);
+  const cpuRow = (label, runs) => {
+    const c = (k) => mean(runs.map((r) => r.cpu[k]));
+    console.log(`| ${label} | ${c('writer').toFixed(1)} | ${c('mongo').toFixed(1)} | ${c('nats').toFixed(1)} | ${(c('writer') + c('mongo') + c('nats')).toFixed(1)} |`);
+  };
+  console.log('\nCPU microseconds per document while writing (mean of rounds; /proc, all processes share the cores)\n');
+  console.log('| variant | writing Node process | MongoDB stand-in | nats-server | total |');
+  console.log('|---|---|---|---|---|');
+  cpuRow('consumer', consumer);
+  cpuRow('raw insertMany', raw);
   return ratio >= 0.8 ? 0 : 2;
 }
 

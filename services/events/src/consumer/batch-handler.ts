@@ -10,6 +10,8 @@ import type { DeadLetters } from './dead-letters';
 import { retryDelay } from './consumer-outcome';
 import type { InsertResult } from './insert-results';
 
+const DAY_MS = 86_400_000;
+
 export type BatchHandler = (msgs: JsMsg[]) => Promise<Outcome[]>;
 
 export interface BatchHandlerDeps {
@@ -28,8 +30,10 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
   const { config } = deps;
   const now = deps.now ?? (() => new Date());
 
+  // msg.info parses the reply subject: only failures need the delivery count
+  const delayFor = (msg: JsMsg): number => retryDelay(msg.info.deliveryCount, config.CONSUMER_RETRY_BASE_MS, config.CONSUMER_RETRY_MAX_MS);
+
   const afterWrite = (msg: JsMsg, result: InsertResult): { outcome?: Outcome; deadLetter?: string } => {
-    const delay = retryDelay(msg.info.deliveryCount, config.CONSUMER_RETRY_BASE_MS, config.CONSUMER_RETRY_MAX_MS);
     switch (result.status) {
       case 'written':
         return { outcome: written };
@@ -37,12 +41,12 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
         return { outcome: duplicate };
       case 'failed':
         // MongoDB unreachable or the write as a whole failed: always retried, never dropped
-        return { outcome: retry(result.message, delay) };
+        return { outcome: retry(result.message, delayFor(msg)) };
       case 'rejected':
         // this document itself is refused: a few tries in case it was transient, then give up on it
         return msg.info.deliveryCount >= config.CONSUMER_MAX_WRITE_ATTEMPTS
           ? { deadLetter: `write rejected: ${result.message}` }
-          : { outcome: retry(result.message, delay) };
+          : { outcome: retry(result.message, delayFor(msg)) };
     }
   };
 
@@ -50,6 +54,7 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
     const outcomes: (Outcome | undefined)[] = new Array(msgs.length);
     const toDeadLetter: { index: number; reason: string }[] = [];
     const buckets = new Map<string, { indexes: number[]; docs: EventDocument[] }>();
+    const byDay = new Map<number, { indexes: number[]; docs: EventDocument[] }>();
     const at = now();
 
     msgs.forEach((msg, i) => {
@@ -64,11 +69,16 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
         outcomes[i] = dropped('older than the retention period');
         return;
       }
-      const name = bucketName(config.BUCKET_PREFIX, doc.created);
-      const group = buckets.get(name) ?? { indexes: [], docs: [] };
+      // a batch nearly always spans one or two days: name each bucket once, not per message
+      const day = Math.floor(doc.created.getTime() / DAY_MS);
+      let group = byDay.get(day);
+      if (!group) {
+        group = { indexes: [], docs: [] };
+        byDay.set(day, group);
+        buckets.set(bucketName(config.BUCKET_PREFIX, doc.created), group);
+      }
       group.indexes.push(i);
       group.docs.push(doc);
-      buckets.set(name, group);
     });
 
     for (const [name, group] of buckets) {
@@ -89,7 +99,7 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
           outcomes[index] = deadLettered(reason);
         } catch (err) {
           // not in the DLQ yet, so it must not be terminated: try again later
-          outcomes[index] = retry(`dead-letter publish failed: ${String(err)}`, retryDelay(msg.info.deliveryCount, config.CONSUMER_RETRY_BASE_MS, config.CONSUMER_RETRY_MAX_MS));
+          outcomes[index] = retry(`dead-letter publish failed: ${String(err)}`, delayFor(msg));
         }
       }),
     );

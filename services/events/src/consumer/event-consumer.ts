@@ -4,6 +4,7 @@ import type { EventsConfig } from '../config';
 import type { BatchHandler } from './batch-handler';
 import type { ConsumerMetrics } from './consumer-metrics';
 import { retry, settle, type Outcome } from './consumer-outcome';
+import { deliveryCount } from './delivery-count';
 
 export interface EventConsumerDeps {
   js: JetStreamClient;
@@ -131,7 +132,7 @@ export class EventConsumer {
         logger.warn('could not settle message', { error: String(err), stream_seq: msg.seq });
       }
       counts.set(outcome.kind, (counts.get(outcome.kind) ?? 0) + 1);
-      if (msg.info.deliveryCount > 1) redelivered++;
+      if (deliveryCount(msg) > 1) redelivered++;
       if (outcome.kind === 'retry' || outcome.kind === 'dead_lettered') firstReason ||= `${outcome.kind}: ${outcome.reason}`;
     });
     for (const [kind, n] of counts) metrics.outcome(kind, n);
