@@ -16,3 +16,4 @@ export * from './body-parsers';
 export * from './bearer-token';
 export * from './admin-auth';
 export * from './api-docs';
+export * from './service-app';

@@ -6,3 +6,4 @@ export * from './containers';
 export * from './test-servers';
 export * from './test-names';
 export * from './openapi-contract';
+export * from './http-request';

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import express, { type Express, type Router } from 'express';
-import { errorMiddleware, httpMetrics, metricsRouter, notFoundHandler, requestContext, type Logger, type Registry } from '@cm/platform';
+import type { Express, Router } from 'express';
+import { createServiceApp, type Logger, type Registry } from '@cm/platform';
 import { isPixelRequest } from './ingest/pixel-handler';
 
 export interface EventsAppParts {
@@ -13,20 +13,9 @@ export interface EventsAppParts {
   routers: Router[];
 }
 
-/** The Express app for everything except the pixel; constructs nothing itself. */
+/** The Express app for everything except the pixel: the shared service skeleton with the events routers. */
 export function createEventsApp(parts: EventsAppParts): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(requestContext(parts.logger));
-  app.use(httpMetrics(parts.metrics));
-  app.use(parts.health);
-  app.use(metricsRouter(parts.metrics));
-  app.use(parts.docs);
-  for (const router of parts.routers) app.use(router);
-  app.use(notFoundHandler);
-  app.use(errorMiddleware(parts.logger));
-  return app;
+  return createServiceApp({ ...parts, routes: parts.routers });
 }
 
 /**

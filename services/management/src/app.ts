@@ -1,5 +1,5 @@
-import express, { type Express, type RequestHandler, type Router } from 'express';
-import { errorMiddleware, httpMetrics, metricsRouter, notFoundHandler, requestContext, type Logger, type Registry } from '@cm/platform';
+import type { Express, RequestHandler, Router } from 'express';
+import { createServiceApp, type Logger, type Registry } from '@cm/platform';
 
 export interface AppParts {
   logger: Logger;
@@ -16,19 +16,10 @@ export interface AppParts {
   api: Router[];
 }
 
-/** Assembles the Express app; constructs nothing itself (that is the composition root's job). */
+/** The management app: the shared service skeleton with the operator routes and /api/v3 behind bearer auth. */
 export function createApp(parts: AppParts): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.use(requestContext(parts.logger));
-  app.use(httpMetrics(parts.metrics));
-  app.use(parts.health);
-  app.use(metricsRouter(parts.metrics));
-  app.use(parts.docs);
-  app.use(parts.admin);
-  app.use('/api/v3', parts.apiAuth, ...parts.bodyParsers, ...parts.api);
-  app.use(notFoundHandler);
-  app.use(errorMiddleware(parts.logger));
-  return app;
+  return createServiceApp({
+    ...parts,
+    routes: [parts.admin, ['/api/v3', parts.apiAuth, ...parts.bodyParsers, ...parts.api]],
+  });
 }

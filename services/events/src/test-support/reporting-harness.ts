@@ -16,7 +16,7 @@ import {
   notFoundHandler,
   requestContext,
 } from '@cm/platform';
-import { uniqueName } from '@cm/testkit';
+import { httpRequester, uniqueName, type HttpResult, type RequestOptions, type TestRequest } from '@cm/testkit';
 import { loadEventsConfig, type EventsConfig } from '../config';
 import { createReportingFeature } from '../reporting/reporting-feature';
 import { BUCKET_INDEXES } from '../storage/bucket-indexes';
@@ -25,18 +25,7 @@ import type { EventDocument } from '../storage/event-document';
 
 export const REPORTING_ADMIN_TOKEN = 'reporting-admin-token-0123456789';
 
-export interface HttpResult<T = any> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
-
-export interface RequestOptions {
-  token?: string;
-  body?: unknown;
-  contentType?: string;
-  headers?: Record<string, string>;
-}
+export type { HttpResult, RequestOptions };
 
 export interface ReportingHarness {
   baseUrl: string;
@@ -45,7 +34,7 @@ export interface ReportingHarness {
   db: Db;
   /** Every log line the app wrote (level http and up), as JSON text. */
   logLines: string[];
-  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<HttpResult<T>>;
+  request: TestRequest;
   /** POST /api/v1/events/?api_key=... with a JSON body. */
   report<T = any>(apiKey: string | undefined, body: unknown): Promise<HttpResult<T>>;
   /** Creates an API key through the admin endpoint and returns the create response. */
@@ -94,24 +83,7 @@ export async function startReportingHarness(env: Record<string, string> = {}): P
   await feature.start();
   const baseUrl = `http://127.0.0.1:${port}`;
 
-  const request: ReportingHarness['request'] = async (method, path, opts = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: string | undefined;
-    if (opts.body !== undefined) {
-      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-      headers['content-type'] = opts.contentType ?? 'application/json';
-    }
-    const res = await fetch(baseUrl + path, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON: keep the text so a test can assert on it */
-    }
-    return { status: res.status, body: parsed as any, headers: res.headers };
-  };
+  const request = httpRequester(baseUrl);
 
   return {
     baseUrl,

@@ -1,22 +1,18 @@
 import { createLogger } from '@cm/platform';
-import { uniqueName } from '@cm/testkit';
+import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
 import { startManagement, type ManagementSystem } from '../composition-root';
 import { loadManagementConfig, type ManagementConfig } from '../config';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
-export interface HttpResult<T = any> {
-  status: number;
-  body: T;
-  headers: Headers;
-}
+export type { HttpResult };
 
 export interface ManagementHarness {
   baseUrl: string;
   config: ManagementConfig;
   system: ManagementSystem;
   /** Raw request; JSON-encodes an object body unless a string body and content type are given. */
-  request<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; contentType?: string; headers?: Record<string, string> }): Promise<HttpResult<T>>;
+  request: TestRequest;
   /** Operator bootstrap of a fresh account owner; returns its view (with api_token). */
   createAccount(email?: string): Promise<{ user_name: string; email: string; unique_id: string; api_token: string }>;
   stop(): Promise<void>;
@@ -41,24 +37,7 @@ export async function startManagementHarness(env: Record<string, string> = {}): 
   const system = await startManagement(config, logger, 0);
   const baseUrl = `http://127.0.0.1:${system.port}`;
 
-  const request: ManagementHarness['request'] = async (method, path, opts = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: string | undefined;
-    if (opts.body !== undefined) {
-      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-      headers['content-type'] = opts.contentType ?? 'application/json';
-    }
-    const res = await fetch(baseUrl + path, { method, headers, body });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON: keep the text so a test can assert on it */
-    }
-    return { status: res.status, body: parsed as any, headers: res.headers };
-  };
+  const request = httpRequester(baseUrl);
 
   return {
     baseUrl,
