@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import express, { type Router } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+// the package's index loads the whole 1.5 MB UI bundle into the server; only its location is needed
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import { parse } from 'yaml';
 
 /** Reads a service's OpenAPI document (YAML) once at start-up. */
