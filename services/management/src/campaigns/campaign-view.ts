@@ -22,21 +22,7 @@ export type CampaignEditView = Omit<CampaignListView, 'name' | 'last_modified'>;
 /** Read with content (spec 4.5). */
 export type CampaignReadView = Omit<CampaignListView, 'last_modified'> & { content: ContentView[] };
 
-export function toCampaignListView(doc: CampaignSummary): CampaignListView {
-  return {
-    name: doc.name,
-    token: doc._id,
-    start_date: doc.start_date,
-    end_date: doc.end_date,
-    category: doc.category,
-    brand: doc.brand,
-    reach: doc.reach,
-    last_modified: formatUtcDateTime(doc.last_modified),
-    target_geography: doc.target_geography,
-    objective: doc.objective,
-  };
-}
-
+/** The fields every campaign view shares (exactly what spec 4.5 lists for an edit). */
 export function toCampaignEditView(doc: CampaignSummary): CampaignEditView {
   return {
     token: doc._id,
@@ -50,18 +36,11 @@ export function toCampaignEditView(doc: CampaignSummary): CampaignEditView {
   };
 }
 
+export function toCampaignListView(doc: CampaignSummary): CampaignListView {
+  return { name: doc.name, ...toCampaignEditView(doc), last_modified: formatUtcDateTime(doc.last_modified) };
+}
+
 /** `today` is the owner's local date, which decides each item's state. */
 export function toCampaignReadView(doc: CampaignDocument, today: string): CampaignReadView {
-  return {
-    name: doc.name,
-    token: doc._id,
-    start_date: doc.start_date,
-    end_date: doc.end_date,
-    category: doc.category,
-    brand: doc.brand,
-    reach: doc.reach,
-    target_geography: doc.target_geography,
-    objective: doc.objective,
-    content: doc.content.map((item) => toContentView(item, doc, today)),
-  };
+  return { name: doc.name, ...toCampaignEditView(doc), content: doc.content.map((item) => toContentView(item, doc, today)) };
 }
