@@ -31,6 +31,14 @@ export function decodeOwnerRecord(data: Uint8Array): OwnerRecord | undefined {
   }
 }
 
+/**
+ * Settings the bucket is created with, by whichever service starts first (an existing bucket is
+ * opened as it is). One value per key is enough: the registry holds current state, not history.
+ */
+export function ownerRegistryBucketOptions(replicas: number): { history: number; replicas: number } {
+  return { history: 1, replicas };
+}
+
 /** KV keys are the owner ids themselves: digits are valid KV key tokens. */
 export function ownerKey(ownerId: string): string {
   return ownerId;

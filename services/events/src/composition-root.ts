@@ -68,7 +68,7 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
   let registry: OwnerRegistryWatcher | undefined;
   let publisher: EventPublisher | undefined;
   if (roles.has('ingest')) {
-    registry = new OwnerRegistryWatcher(nc, config.OWNER_REGISTRY_BUCKET, logger);
+    registry = new OwnerRegistryWatcher(nc, config.OWNER_REGISTRY_BUCKET, config.OWNER_REGISTRY_REPLICAS, logger);
     const owners = registry;
     checks.owner_registry = async () => {
       if (!owners.isReady()) throw new Error('owner registry not replayed yet');

@@ -15,6 +15,8 @@ export interface EventsConfig {
   ADMIN_TOKEN?: string;
   SHUTDOWN_TIMEOUT_MS: number;
   OWNER_REGISTRY_BUCKET: string;
+  /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
+  OWNER_REGISTRY_REPLICAS: number;
   /** JetStream stream holding pixel events, and the subject prefix it binds (`<prefix>.>`). */
   EVENTS_STREAM: string;
   EVENTS_SUBJECT_PREFIX: string;
@@ -67,6 +69,7 @@ const schema = Joi.object<EventsConfig>({
   EVENTS_PORT: Joi.number().port().default(3001),
   MONGO_DB: name.default('events'),
   OWNER_REGISTRY_BUCKET: name.default('owner_registry'),
+  OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   EVENTS_STREAM: name.default('EVENTS'),
   EVENTS_SUBJECT_PREFIX: subject.default('events.v1'),
   EVENTS_DEAD_LETTER_SUBJECT: subject.default('events_dlq.v1'),

@@ -47,7 +47,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     metrics,
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
   });
-  const announcer = new OutboxOwnerAnnouncer(mongo.db, userStore, new OwnerRegistryKv(nc, config.OWNER_REGISTRY_BUCKET), logger);
+  const announcer = new OutboxOwnerAnnouncer(mongo.db, userStore, new OwnerRegistryKv(nc, config.OWNER_REGISTRY_BUCKET, config.OWNER_REGISTRY_REPLICAS), logger);
   new prom.Gauge({
     name: 'management_registry_outbox_pending',
     help: 'User lifecycle changes recorded but not yet published to the owner registry on NATS',

@@ -12,6 +12,8 @@ export interface ManagementConfig {
   SHUTDOWN_TIMEOUT_MS: number;
   BODY_LIMIT: string;
   OWNER_REGISTRY_BUCKET: string;
+  /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
+  OWNER_REGISTRY_REPLICAS: number;
   REGISTRY_RELAY_INTERVAL_MS: number;
   TITLE_FETCH_TIMEOUT_MS: number;
   TITLE_FETCH_MAX_BYTES: number;
@@ -26,6 +28,7 @@ const schema = Joi.object<ManagementConfig>({
   MONGO_DB: Joi.string().pattern(/^[A-Za-z0-9_-]{1,63}$/).default('management'),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('64kb'),
   OWNER_REGISTRY_BUCKET: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('owner_registry'),
+  OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   REGISTRY_RELAY_INTERVAL_MS: Joi.number().integer().min(100).default(5000),
   TITLE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(5000),
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),

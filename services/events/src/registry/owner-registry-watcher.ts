@@ -1,6 +1,6 @@
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { QueuedIterator } from '@nats-io/transport-node';
-import { decodeOwnerRecord } from '@cm/contracts';
+import { decodeOwnerRecord, ownerRegistryBucketOptions } from '@cm/contracts';
 import type { Logger, NatsConnection } from '@cm/platform';
 
 /** What the pixel asks on every hit: an in-memory lookup, never a network round trip. */
@@ -27,6 +27,7 @@ export class OwnerRegistryWatcher implements OwnerLookup {
   constructor(
     private readonly nc: NatsConnection,
     private readonly bucket: string,
+    private readonly replicas: number,
     private readonly logger: Logger,
   ) {
     this.replayed = new Promise((resolve) => (this.markReplayed = resolve));
@@ -67,7 +68,7 @@ export class OwnerRegistryWatcher implements OwnerLookup {
     } catch (err) {
       if (!/not found/i.test(String(err))) throw err;
       // management has not created it yet; same settings as management's, so either side may go first
-      return kvm.create(this.bucket, { history: 1 });
+      return kvm.create(this.bucket, ownerRegistryBucketOptions(this.replicas));
     }
   }
 

@@ -1,16 +1,20 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@cm/platform';
-import { encodeOwnerRecord, ownerKey, type OwnerRecord } from '@cm/contracts';
+import { encodeOwnerRecord, ownerKey, ownerRegistryBucketOptions, type OwnerRecord } from '@cm/contracts';
 
 /** Management's write side of the owner registry (a JetStream KV bucket; see @cm/contracts). */
 export class OwnerRegistryKv {
   private kv?: KV;
 
-  constructor(private readonly nc: NatsConnection, private readonly bucket: string) {}
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly bucket: string,
+    private readonly replicas: number,
+  ) {}
 
   private async open(): Promise<KV> {
     // create() is idempotent for an existing bucket with the same settings
-    this.kv ??= await new Kvm(this.nc).create(this.bucket, { history: 1 });
+    this.kv ??= await new Kvm(this.nc).create(this.bucket, ownerRegistryBucketOptions(this.replicas));
     return this.kv;
   }
 
