@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { OpenApiContract, docsPageProblems } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from './test-support/events-harness';
+import { BROWSER_UA as BROWSER, TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from './test-support/events-harness';
 
 /**
  * Every documented operation is called with good and bad input, and every live response is
@@ -8,7 +8,6 @@ import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from './test
  */
 const contract = new OpenApiContract(path.join(__dirname, '..', 'openapi.yaml'));
 const problems: string[] = [];
-const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 let h: EventsHarness;
 
 async function call(method: string, url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {

@@ -1,6 +1,5 @@
-import { startEventsHarness, waitUntil, type EventsHarness } from './test-support/events-harness';
+import { BROWSER_UA as BROWSER, startEventsHarness, waitUntil, type EventsHarness } from './test-support/events-harness';
 
-const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 const BOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
 let h: EventsHarness;

@@ -3,7 +3,7 @@ import { v7 } from 'uuid';
 import { DLQ_HEADERS } from './dead-letters';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument } from '../storage/event-document';
-import { startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { startEventsHarness, waitUntil, type EventsHarness, uniqueTag } from '../test-support/events-harness';
 
 let h: EventsHarness;
 let owner: string;
@@ -16,8 +16,7 @@ afterAll(async () => {
   await h.stop();
 });
 
-let n = 0;
-const tag = () => `k${Date.now()}-${++n}`;
+const tag = () => uniqueTag('k');
 
 async function consumerSettled(): Promise<void> {
   const jsm = await jetstreamManager(h.nc);

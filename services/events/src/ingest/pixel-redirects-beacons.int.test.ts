@@ -1,4 +1,4 @@
-import { newOwnerId, startEventsHarness, type EventsHarness } from '../test-support/events-harness';
+import { newOwnerId, startEventsHarness, type EventsHarness, uniqueTag } from '../test-support/events-harness';
 
 let h: EventsHarness;
 let owner: string;
@@ -11,9 +11,7 @@ afterAll(async () => {
   await h.stop();
 });
 
-/** A content_id unique to one test, so each test finds exactly its own events. */
-let n = 0;
-const tag = () => `c${Date.now()}-${++n}`;
+const tag = () => uniqueTag('c');
 
 describe('pixel redirects (r)', () => {
   test('when r is an absolute https URL, then 302 to it and the event is stored', async () => {

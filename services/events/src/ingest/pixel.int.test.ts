@@ -1,5 +1,5 @@
 import { TRANSPARENT_GIF } from './pixel-responses';
-import { newOwnerId, startEventsHarness, type EventsHarness } from '../test-support/events-harness';
+import { newOwnerId, startEventsHarness, type EventsHarness, uniqueTag, BROWSER_UA } from '../test-support/events-harness';
 
 let h: EventsHarness;
 let owner: string;
@@ -12,14 +12,12 @@ afterAll(async () => {
   await h.stop();
 });
 
-const CHROME_DESKTOP = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+const CHROME_DESKTOP = BROWSER_UA;
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const IPAD = 'Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.0 Mobile/15E148 Safari/604.1';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
-/** A content_id unique to one test, so each test finds exactly its own events. */
-let n = 0;
-const tag = () => `c${Date.now()}-${++n}`;
+const tag = () => uniqueTag('c');
 
 describe('pixel GET /v1/v.gif', () => {
   test('when owner_id and name are given, then 200 with the 43-byte GIF, no-store caching and CORS, and the event is stored', async () => {

@@ -39,6 +39,16 @@ export interface EventsHarness {
   stop(): Promise<void>;
 }
 
+/** A desktop Chrome User-Agent: hits sent with it are counted (tools' own agents are bots). */
+export const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+
+let tagCounter = 0;
+
+/** A value unique to one test (e.g. a content_id), so each test finds exactly its own events. */
+export function uniqueTag(prefix = 'c'): string {
+  return `${prefix}${Date.now()}-${++tagCounter}`;
+}
+
 let ownerCounter = 0;
 
 export function newOwnerId(): string {
