@@ -116,7 +116,7 @@ async function bench() {
     const owner = `${Date.now()}`;
     const nc = await connect({ servers: servers.natsUrl });
     const kv = await new Kvm(nc).create(names.OWNER_REGISTRY_BUCKET, { history: 1 });
-    await kv.put(owner, contracts.encodeOwnerRecord({ owner_id: owner, account_id: owner, created_at: new Date().toISOString() }));
+    await kv.put(owner, contracts.encodeOwnerRecord({ owner_id: owner, account_id: owner, created_at: new Date().toISOString(), revision: 1, redirect_hosts: [] }));
     await nc.close();
 
     const [ingestPort, barePort, readPort] = [await testkit.freePort(), await testkit.freePort(), await testkit.freePort()];

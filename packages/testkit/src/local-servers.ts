@@ -47,11 +47,11 @@ export async function startNatsServer(opts: { port?: number; storeDir?: string; 
 }
 
 /** The in-memory MongoDB-wire-compatible server (CONVENTIONS section 6) on loopback. */
-export async function startMongoStandIn(opts: { port?: number; quiet?: boolean } = {}): Promise<LocalServer> {
+export async function startMongoStandIn(opts: { port?: number; quiet?: boolean; /** JVM heap, e.g. '12g' (about 2 KB per stored event). */ heap?: string } = {}): Promise<LocalServer> {
   const libDir = ensureMongoStandIn();
   const port = opts.port ?? (await freePort());
   const launcher = path.join(repoRoot(), 'deploy', 'mongo-stand-in', 'MongoStandIn.java');
-  const child = spawn('java', ['-Xss4m', '-cp', path.join(libDir, '*'), launcher, String(port)], {
+  const child = spawn('java', [...(opts.heap ? [`-Xmx${opts.heap}`] : []), '-Xss4m', '-cp', path.join(libDir, '*'), launcher, String(port)], {
     stdio: opts.quiet === false ? 'inherit' : 'ignore',
   });
   await waitForPort(port, 60000);

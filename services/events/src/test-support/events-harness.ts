@@ -132,7 +132,7 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
       return fetch(`${baseUrl}/v1/v.gif${query ? `?${query}` : ''}`, { redirect: 'manual', ...init });
     },
     async registerOwner(ownerId = newOwnerId()) {
-      await kv.put(ownerId, encodeOwnerRecord({ owner_id: ownerId, account_id: ownerId, created_at: new Date().toISOString() }));
+      await kv.put(ownerId, encodeOwnerRecord({ owner_id: ownerId, account_id: ownerId, created_at: new Date().toISOString(), revision: 1, redirect_hosts: [] }));
       await waitUntil(() => system.owners?.has(ownerId) ?? true, 5000, `owner ${ownerId} in the registry`);
       return ownerId;
     },

@@ -79,7 +79,7 @@ export class OutboxOwnerAnnouncer implements OwnerAnnouncer {
   private async publish(uniqueId: string, queuedAt: Date): Promise<void> {
     const user = await this.users.findById(uniqueId);
     if (user) {
-      await this.registry.put({ owner_id: user._id, account_id: user.account_id, created_at: user.created_at.toISOString() });
+      await this.registry.put({ owner_id: user._id, account_id: user.account_id, created_at: user.created_at.toISOString(), revision: 0, redirect_hosts: [] });
     } else {
       await this.registry.remove(uniqueId);
     }

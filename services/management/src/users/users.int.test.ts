@@ -183,7 +183,7 @@ describe('owner registry on NATS', () => {
     try {
       const kv = await new Kvm(nc).open(h.config.OWNER_REGISTRY_BUCKET);
       const entry = await kv.get(sub.unique_id);
-      expect(entry && decodeOwnerRecord(entry.value)).toEqual({ owner_id: sub.unique_id, account_id: owner.unique_id, created_at: expect.any(String) });
+      expect(entry && decodeOwnerRecord(entry.value)).toMatchObject({ owner_id: sub.unique_id, account_id: owner.unique_id, created_at: expect.any(String) });
       expect(decodeOwnerRecord((await kv.get(owner.unique_id))!.value)?.owner_id).toBe(owner.unique_id);
       await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token });
       const after = await kv.get(sub.unique_id);
