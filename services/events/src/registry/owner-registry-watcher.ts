@@ -91,8 +91,10 @@ export class OwnerRegistryWatcher implements OwnerLookup {
   private apply(entry: KvWatchEntry): void {
     if (entry.operation === 'PUT') {
       const record = decodeOwnerRecord(entry.value);
-      if (record) this.owners.add(record.owner_id);
-      else this.logger.warn('owner registry entry ignored: not a valid owner record', { key: entry.key });
+      if (!record) this.logger.warn('owner registry entry ignored: not a valid owner record', { key: entry.key });
+      // a tombstone: the owner was deleted (kept so that no older put can bring it back)
+      else if (record.deleted) this.owners.delete(record.owner_id);
+      else this.owners.add(record.owner_id);
     } else {
       this.owners.delete(entry.key);
     }
