@@ -112,7 +112,7 @@ async function rawInserts(db, messages, collectionName) {
 
 async function writtenSoFar(port) {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('events_consumer_messages_total{outcome="written"'));
+  const line = text.split('\n').find((l) => l.startsWith('events_consumer_events_total{outcome="written"'));
   return line ? Number(line.split(' ').pop()) : 0;
 }
 

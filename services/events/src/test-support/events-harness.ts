@@ -23,8 +23,8 @@ export interface EventsHarness {
   js: JetStreamClient;
   /** GET (or another method) on the pixel with these parameters; redirects are not followed. */
   pixel(params: Record<string, string> | string, init?: RequestInit): Promise<Response>;
-  /** Puts an owner id into the registry bucket and waits until the ingest role knows it. */
-  registerOwner(ownerId?: string): Promise<string>;
+  /** Puts an owner id (with the hosts its clicks may redirect to) into the registry bucket and waits until the ingest role knows it. */
+  registerOwner(ownerId?: string, redirectHosts?: string[]): Promise<string>;
   removeOwner(ownerId: string): Promise<void>;
   /** Publishes an event message straight to the stream (tests choose ids and timestamps). */
   publishEvent(msg: Partial<EventMessage> & { owner_id: string }, msgID?: string): Promise<EventMessage>;
@@ -85,6 +85,12 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
     EVENTS_SUBJECT_PREFIX: uniqueName('ev'),
     EVENTS_DEAD_LETTER_SUBJECT: uniqueName('evdlq'),
     CONSUMER_DURABLE: uniqueName('writer'),
+    // JetStream reserves a stream's max_bytes against the server's store: keep test streams small
+    EVENTS_STREAM_MAX_BYTES: String(256 * 1024 * 1024),
+    EVENTS_DLQ_MAX_BYTES: String(64 * 1024 * 1024),
+    // every test sends from 127.0.0.1 as fast as it can: flood limits are off unless a test turns them on
+    PIXEL_RATE_PER_IP: '0',
+    PIXEL_RATE_PER_OWNER: '0',
     CONSUMER_MAX_WAIT_MS: '50',
     CONSUMER_ACK_WAIT_MS: '5000',
     CONSUMER_RETRY_BASE_MS: '200',
@@ -131,9 +137,11 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
       const query = typeof params === 'string' ? params : new URLSearchParams(params).toString();
       return fetch(`${baseUrl}/v1/v.gif${query ? `?${query}` : ''}`, { redirect: 'manual', ...init });
     },
-    async registerOwner(ownerId = newOwnerId()) {
-      await kv.put(ownerId, encodeOwnerRecord({ owner_id: ownerId, account_id: ownerId, created_at: new Date().toISOString(), revision: 1, redirect_hosts: [] }));
-      await waitUntil(() => system.owners?.has(ownerId) ?? true, 5000, `owner ${ownerId} in the registry`);
+    async registerOwner(ownerId = newOwnerId(), redirectHosts: string[] = []) {
+      const revision = Date.now();
+      await kv.put(ownerId, encodeOwnerRecord({ owner_id: ownerId, account_id: ownerId, created_at: new Date().toISOString(), revision, redirect_hosts: redirectHosts }));
+      const known = () => system.owners?.redirectHosts(ownerId)?.join() === redirectHosts.join();
+      await waitUntil(() => (system.owners ? known() : true), 5000, `owner ${ownerId} in the registry`);
       return ownerId;
     },
     async removeOwner(ownerId) {
