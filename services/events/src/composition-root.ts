@@ -1,6 +1,6 @@
 import http from 'node:http';
 import path from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { v7 as uuidv7 } from 'uuid';
 import { eventBatchSubject } from '@cm/contracts';
 import {
@@ -38,6 +38,7 @@ import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registr
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
 import { RetentionJob } from './retention/retention-job';
 import { ensureStreams } from './stream/ensure-streams';
+import { streamFillMetrics } from './stream/stream-metrics';
 
 export interface EventsSystem {
   server: http.Server;
@@ -103,9 +104,10 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
   }
 
   if (roles.has('consumer') && mongo) {
-    const writer = new BucketWriter(mongo.db, logger);
+    const writer = new BucketWriter(mongo.db, logger, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J });
     const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
     workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
+    streamFillMetrics(metrics, await jetstreamManager(nc), config.EVENTS_STREAM);
     workers.push(
       new RetentionJob(
         mongo.db,
