@@ -1,6 +1,16 @@
 import Joi from 'joi';
 import { baseConfigSchema, loadConfig } from '@cm/platform';
 
+/** Joi with `commaList`: an array that also accepts one comma-separated string (environment values). */
+const EnvJoi = Joi.extend((joi) => ({
+  type: 'commaList',
+  base: joi.array(),
+  coerce: {
+    from: 'string',
+    method: (value: string) => ({ value: value.split(',').map((item) => item.trim()).filter((item) => item !== '') }),
+  },
+})) as typeof Joi & { commaList(): Joi.ArraySchema };
+
 export interface ManagementConfig {
   NODE_ENV: 'development' | 'production' | 'test';
   MANAGEMENT_PORT: number;
@@ -20,6 +30,8 @@ export interface ManagementConfig {
   TITLE_FETCH_MAX_REDIRECTS: number;
   /** Test-only: lets the title fetcher reach loopback (tests serve pages on 127.0.0.1). */
   TITLE_FETCH_ALLOW_LOOPBACK: boolean;
+  /** Ports the title fetcher connects to (comma list in the environment). */
+  TITLE_FETCH_ALLOWED_PORTS: number[];
 }
 
 const schema = Joi.object<ManagementConfig>({
@@ -34,6 +46,7 @@ const schema = Joi.object<ManagementConfig>({
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),
   TITLE_FETCH_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  TITLE_FETCH_ALLOWED_PORTS: EnvJoi.commaList().items(Joi.number().integer().min(1).max(65535)).min(1).unique().default([80, 443]),
 });
 
 export function loadManagementConfig(env: NodeJS.ProcessEnv): ManagementConfig {

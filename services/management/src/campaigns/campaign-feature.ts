@@ -22,7 +22,7 @@ export const TITLE_FETCH_STOP_GRACE_MS = 2000;
 export interface CampaignFeatureDeps {
   db: Db;
   logger: Logger;
-  config: Pick<ManagementConfig, 'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK'>;
+  config: Pick<ManagementConfig, 'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK' | 'TITLE_FETCH_ALLOWED_PORTS'>;
   /** The owner's IANA time zone, built by the composition root from the user store (this feature never reads users). */
   timezoneOf: TimezoneOf;
   metrics: Registry;
@@ -49,6 +49,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     maxBytes: config.TITLE_FETCH_MAX_BYTES,
     maxRedirects: config.TITLE_FETCH_MAX_REDIRECTS,
     allowLoopback: config.TITLE_FETCH_ALLOW_LOOPBACK,
+    allowedPorts: config.TITLE_FETCH_ALLOWED_PORTS,
   };
   const titleFetches = new prom.Counter({
     name: 'management_title_fetches_total',
