@@ -57,6 +57,7 @@ test('when every documented operation is called, then every response matches the
   await call('GET', '/api/v3/campaign/', { token });
   await call('POST', `/api/v3/campaign/${campaign.token}/`, { token, body: { reach: 20, brand: null } });
   await call('POST', `/api/v3/campaign/${campaign.token}/`, { token, body: { start_date: '2027-01-01' } });
+  await call('POST', `/api/v3/campaign/${campaign.token}/`, { token }); // empty edit: a documented no-op
   await call('POST', '/api/v3/campaign/unknownToken/', { token, body: { reach: 1 } });
 
   // content

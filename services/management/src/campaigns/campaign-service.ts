@@ -75,8 +75,16 @@ export class CampaignService {
     }
   }
 
-  /** Partial edit; the merged campaign must still be valid (start_date <= end_date). */
+  /**
+   * Partial edit; the merged campaign must still be valid (start_date <= end_date). An empty edit
+   * (no body, or `{}`) is a no-op that answers the current data and leaves last_modified alone.
+   */
   async edit(caller: AuthenticatedUser, token: string, input: EditCampaignInput): Promise<CampaignEditView> {
+    if (Object.keys(input).length === 0) {
+      const current = await this.deps.store.findSummary(caller.unique_id, token);
+      if (!current) throw new NotFoundError('no such campaign');
+      return toCampaignEditView(current);
+    }
     for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
       const current = await this.deps.store.findSummary(caller.unique_id, token);
       if (!current) throw new NotFoundError('no such campaign');
