@@ -96,6 +96,8 @@ async function main() {
     MONGO_DB: `bench_${randomBytes(4).toString('hex')}`,
     OWNER_REGISTRY_BUCKET: `bench_owners_${randomBytes(4).toString('hex')}`,
     ADMIN_TOKEN,
+    TOKEN_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+    TOKEN_LOOKUP_KEY: randomBytes(32).toString('base64'),
     LOG_LEVEL: 'error',
   });
   startChild('bare express', ['-e', BARE_APP], { PORT: String(barePort) });

@@ -90,3 +90,13 @@ export interface AddContentInput {
 export interface EditContentInput {
   content_type: ContentType;
 }
+
+/** What `POST /admin/v1/tokens/rekey` did (operator). */
+export interface TokenRekeyResult {
+  /** Tokens brought to the current keys by this pass. */
+  rekeyed: number;
+  /** Tokens sealed with a key no longer configured (their user ids are in the service log). */
+  unreadable: number;
+  /** Tokens still not on the current keys. */
+  remaining: number;
+}

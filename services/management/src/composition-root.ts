@@ -1,6 +1,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import {
+  adminAuth,
   apiDocsRouter,
   bodyParsers,
   closeServer,
@@ -21,6 +22,7 @@ import { createCampaignFeature } from './campaigns/campaign-feature';
 import type { ManagementConfig } from './config';
 import { OutboxOwnerAnnouncer } from './registry/owner-announcer';
 import { OwnerRegistryKv } from './registry/owner-registry-kv';
+import { createTokenFeature } from './tokens/token-feature';
 import { UserService } from './users/user-service';
 import { UserStore } from './users/user-store';
 import { userRoutes } from './users/user-routes';
@@ -40,6 +42,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
 
   const userStore = new UserStore(mongo.db);
   await userStore.init();
+  const tokens = await createTokenFeature({ users: userStore.collection, settings: config, logger });
   const campaigns = await createCampaignFeature({
     db: mongo.db,
     logger,
@@ -56,7 +59,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
       this.set(await announcer.pendingCount());
     },
   });
-  const users = new UserService({ store: userStore, announcer, cleanup: (id) => campaigns.deleteAllForOwner(id) });
+  const users = new UserService({ store: userStore, announcer, vault: tokens.vault, cleanup: (id) => campaigns.deleteAllForOwner(id) });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });
 
   const app = createApp({
@@ -64,11 +67,9 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     metrics,
     health: healthRouter({ mongo: () => mongo.ping(), nats: () => pingNats(nc) }),
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
-    admin: accountRoutes(users, config.ADMIN_TOKEN, parsers),
-    apiAuth: bearerAuth({ findByApiToken: async (token) => {
-      const user = await userStore.findByApiToken(token);
-      return user ? { unique_id: user._id, account_id: user.account_id, role: user.role } : undefined;
-    } }),
+    adminAuth: adminAuth(config.ADMIN_TOKEN),
+    admin: [accountRoutes(users), tokens.adminRouter],
+    apiAuth: [bearerAuth(tokens.resolver)],
     bodyParsers: parsers,
     api: [userRoutes(users), ...campaigns.routers],
   });

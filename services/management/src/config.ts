@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { baseConfigSchema, loadConfig } from '@cm/platform';
+import { parseEncryptionKeys, parseLookupKey } from './tokens/token-keys';
 
 /** Joi with `commaList`: an array that also accepts one comma-separated string (environment values). */
 const EnvJoi = Joi.extend((joi) => ({
@@ -32,7 +33,25 @@ export interface ManagementConfig {
   TITLE_FETCH_ALLOW_LOOPBACK: boolean;
   /** Ports the title fetcher connects to (comma list in the environment). */
   TITLE_FETCH_ALLOWED_PORTS: number[];
+  /** `id:base64key,...` (AES-256-GCM, 32 bytes each): the first seals api_tokens, all open them. Required in production. */
+  TOKEN_ENCRYPTION_KEYS?: string;
+  /** HMAC key (>= 32 bytes, base64) of the api_token lookup hash. Required in production. */
+  TOKEN_LOOKUP_KEY?: string;
+  /** The lookup key being rotated out: still accepted until the rekey pass has redone every hash. */
+  TOKEN_LOOKUP_KEY_PREVIOUS?: string;
 }
+
+/** A secret that `parse` accepts; the message names the problem, never the value. */
+const secretParsedBy = (parse: (value: string) => unknown) =>
+  Joi.string().custom((value: string, helpers) => {
+    try {
+      parse(value);
+      return value;
+    } catch (err) {
+      return helpers.message({ custom: `{{#label}} ${(err as Error).message}` });
+    }
+  });
+const requiredInProduction = (schema: Joi.StringSchema) => schema.when('NODE_ENV', { is: 'production', then: Joi.required(), otherwise: Joi.optional() });
 
 const schema = Joi.object<ManagementConfig>({
   ...baseConfigSchema,
@@ -46,6 +65,9 @@ const schema = Joi.object<ManagementConfig>({
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),
   TITLE_FETCH_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  TOKEN_ENCRYPTION_KEYS: requiredInProduction(secretParsedBy(parseEncryptionKeys)),
+  TOKEN_LOOKUP_KEY: requiredInProduction(secretParsedBy(parseLookupKey)),
+  TOKEN_LOOKUP_KEY_PREVIOUS: secretParsedBy(parseLookupKey),
   TITLE_FETCH_ALLOWED_PORTS: EnvJoi.commaList().items(Joi.number().integer().min(1).max(65535)).min(1).unique().default([80, 443]),
 });
 

@@ -33,6 +33,8 @@ test('when every documented operation is called, then every response matches the
   await call('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body: '<x/>', contentType: 'text/xml' });
   await call('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body: { email: `big-${stamp}@example.com`, password: 'p'.repeat(70_000) } });
   const token = owner.api_token as string;
+  await call('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN });
+  await call('POST', '/admin/v1/tokens/rekey');
 
   // users
   const sub = (await call('POST', '/api/v3/user/', { token, body: { email: `s-${stamp}@example.com`, password: 'long enough pw', target_geography: 'Germany' } })).body;

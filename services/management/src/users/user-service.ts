@@ -1,5 +1,6 @@
 import { ConflictError, ForbiddenError, NotFoundError, isDuplicateKeyError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { TokenVault } from '../tokens/token-vault';
 import { hashPassword, randomDigits, randomToken } from './secrets';
 import type { CreateUserInput, EditUserInput } from './user-schemas';
 import { DuplicateEmailError, type UserDocument, type UserPatch, type UserStore } from './user-store';
@@ -17,6 +18,7 @@ export interface UserServiceDeps {
   store: UserStore;
   announcer: OwnerAnnouncer;
   cleanup: UserCleanup;
+  vault: Pick<TokenVault, 'seal' | 'open'>;
   now?: () => Date;
 }
 
@@ -43,26 +45,36 @@ export class UserService {
 
   async listSubUsers(caller: AuthenticatedUser): Promise<UserView[]> {
     requireOwner(caller);
-    return (await this.deps.store.listSubUsers(caller.account_id)).map(toUserView);
+    return (await this.deps.store.listSubUsers(caller.account_id)).map((doc) => this.view(doc));
   }
 
+  /** An empty edit (no body, or `{}`) changes nothing and answers the user as it is. */
   async editUser(caller: AuthenticatedUser, uniqueId: string, input: EditUserInput): Promise<UserView> {
     requireOwner(caller);
+    if (Object.keys(input).length === 0) return this.view(await this.existingInAccount(caller, uniqueId));
     const patch: UserPatch = {};
     if (input.user_name !== undefined) {
       patch.user_name = input.user_name;
-      if (input.user_name === '') {
-        const current = await this.deps.store.findInAccount(caller.account_id, uniqueId);
-        if (!current) throw new NotFoundError('no such user');
-        patch.user_name = current.email;
-      }
+      if (input.user_name === '') patch.user_name = (await this.existingInAccount(caller, uniqueId)).email;
     }
     if (input.password !== undefined) patch.password_hash = await hashPassword(input.password);
     if (input.timezone !== undefined) patch.timezone = input.timezone;
     if (input.target_geography !== undefined) patch.target_geography = input.target_geography;
     const updated = await this.deps.store.update(caller.account_id, uniqueId, patch, this.now());
     if (!updated) throw new NotFoundError('no such user');
-    return toUserView(updated);
+    return this.view(updated);
+  }
+
+  /**
+   * A new api_token for the user; the old one is refused from the same write on. An account owner
+   * rotates its own token and its sub-users'; a sub-user only its own.
+   */
+  async rotateToken(caller: AuthenticatedUser, uniqueId: string): Promise<UserView> {
+    if (caller.role !== 'owner' && uniqueId !== caller.unique_id) throw new ForbiddenError("sub-users can rotate only their own token");
+    const token = randomToken();
+    const updated = await this.deps.store.replaceToken(caller.account_id, uniqueId, this.deps.vault.seal(token, uniqueId), this.now());
+    if (!updated) throw new NotFoundError('no such user');
+    return toUserView(updated, token);
   }
 
   async deleteUser(caller: AuthenticatedUser, uniqueId: string): Promise<void> {
@@ -79,6 +91,7 @@ export class UserService {
     const passwordHash = await hashPassword(input.password);
     for (let attempt = 0; ; attempt++) {
       const uniqueId = randomDigits();
+      const token = randomToken();
       const doc: UserDocument = {
         _id: uniqueId,
         account_id: accountId ?? uniqueId,
@@ -87,7 +100,7 @@ export class UserService {
         email: input.email,
         email_key: input.email.toLowerCase(),
         password_hash: passwordHash,
-        api_token: randomToken(),
+        ...this.deps.vault.seal(token, uniqueId),
         timezone: input.timezone ?? 'UTC',
         target_geography: input.target_geography ?? [],
         created_at: now,
@@ -101,7 +114,17 @@ export class UserService {
         throw err;
       }
       await this.deps.announcer.announce(uniqueId);
-      return toUserView(doc);
+      return toUserView(doc, token);
     }
+  }
+
+  private async existingInAccount(caller: AuthenticatedUser, uniqueId: string): Promise<UserDocument> {
+    const current = await this.deps.store.findInAccount(caller.account_id, uniqueId);
+    if (!current) throw new NotFoundError('no such user');
+    return current;
+  }
+
+  private view(doc: UserDocument): UserView {
+    return toUserView(doc, this.deps.vault.open(doc.api_token_enc, doc._id));
   }
 }

@@ -1,8 +1,12 @@
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes, isDuplicateKeyError } from '@cm/platform';
 import type { UserRole } from '../auth/authenticated-user';
+import type { StoredToken } from '../tokens/token-vault';
 
-export interface UserDocument {
+export const USERS_COLLECTION = 'users';
+
+/** The api_token is stored sealed with its keyed lookup hash (StoredToken), never in clear. */
+export interface UserDocument extends StoredToken {
   /** unique_id */
   _id: string;
   account_id: string;
@@ -12,11 +16,6 @@ export interface UserDocument {
   /** Lower-cased e-mail, unique across the service. */
   email_key: string;
   password_hash: string;
-  /**
-   * Kept readable because the spec returns it in user listings; never logged. Looked up by
-   * exact match through a unique index.
-   */
-  api_token: string;
   timezone: string;
   target_geography: string[];
   created_at: Date;
@@ -31,13 +30,16 @@ export class UserStore {
   private readonly users: Collection<UserDocument>;
 
   constructor(db: Db) {
-    this.users = db.collection<UserDocument>('users');
+    this.users = db.collection<UserDocument>(USERS_COLLECTION);
+  }
+
+  /** The collection, for the features that own other fields of the same documents (tokens/). */
+  get collection(): Collection<UserDocument> {
+    return this.users;
   }
 
   async init(): Promise<void> {
     await ensureIndexes(this.users, [
-      // bearer auth: findByApiToken on every /api/v3/ request
-      { key: { api_token: 1 }, options: { unique: true, name: 'api_token_unique' }, serves: 'findByApiToken' },
       // create user: one account per e-mail, case-insensitively
       { key: { email_key: 1 }, options: { unique: true, name: 'email_key_unique' }, serves: 'insert (duplicate check)' },
       // list sub-users of an account
@@ -58,10 +60,6 @@ export class UserStore {
     }
   }
 
-  findByApiToken(token: string): Promise<UserDocument | null> {
-    return this.users.findOne({ api_token: token });
-  }
-
   findById(uniqueId: string): Promise<UserDocument | null> {
     return this.users.findOne({ _id: uniqueId });
   }
@@ -77,6 +75,11 @@ export class UserStore {
 
   async update(accountId: string, uniqueId: string, patch: UserPatch, now: Date): Promise<UserDocument | null> {
     return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId }, { $set: { ...patch, updated_at: now } }, { returnDocument: 'after' });
+  }
+
+  /** Scoped: replaces the stored token of a user of this account; the old token stops matching in the same write. */
+  replaceToken(accountId: string, uniqueId: string, token: StoredToken, now: Date): Promise<UserDocument | null> {
+    return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId }, { $set: { ...token, updated_at: now } }, { returnDocument: 'after' });
   }
 
   async delete(accountId: string, uniqueId: string): Promise<boolean> {

@@ -127,6 +127,17 @@ describe('users', () => {
     }
   });
 
+  test('when an edit has no body or an empty object, then 201 with the user unchanged', async () => {
+    const owner = await h.createAccount();
+    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: { ...newUser('noop'), user_name: 'Kept' } })).body;
+    for (const body of [undefined, {}]) {
+      const res = await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token, body });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual(sub);
+    }
+    expect((await h.request('POST', '/api/v3/user/123/', { token: owner.api_token })).status).toBe(404);
+  });
+
   test.each([
     ['email (not allowed on edit)', { email: 'x@example.com' }],
     ['an unknown field', { api_token: 'mine' }],
