@@ -49,6 +49,15 @@ export class ManagementClient {
     return this.call({ method: 'POST', path: `/api/v3/user/${segment(uniqueId, 'uniqueId')}/`, body: input, idempotent: true }, options);
   }
 
+  /**
+   * A new api_token for the user (the old one is refused at once): an account owner rotates its
+   * own and its sub-users' tokens, a sub-user only its own. Sent once: a repeat would issue
+   * another token. Rotating the caller's own token makes this client's token stale.
+   */
+  rotateToken(uniqueId: string, options?: RequestOptions): Promise<User> {
+    return this.call({ method: 'POST', path: `/api/v3/user/${segment(uniqueId, 'uniqueId')}/token/`, idempotent: false }, options);
+  }
+
   /** Deletes a sub-user and the campaigns it owns. */
   deleteUser(uniqueId: string, options?: RequestOptions): Promise<void> {
     return this.delete(`/api/v3/user/${segment(uniqueId, 'uniqueId')}/`, options);

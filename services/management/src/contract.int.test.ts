@@ -48,6 +48,11 @@ test('when every documented operation is called, then every response matches the
   await call('POST', `/api/v3/user/${sub.unique_id}/`, { token, body: { email: 'x@example.com' } });
   await call('POST', '/api/v3/user/123/', { token, body: { user_name: 'Nobody' } });
   await call('POST', `/api/v3/user/${sub.unique_id}/`, { token: sub.api_token, body: { user_name: 'Self' } });
+  const rotated = (await call('POST', `/api/v3/user/${sub.unique_id}/token/`, { token })).body;
+  await call('POST', `/api/v3/user/${owner.unique_id}/token/`, { token: rotated.api_token });
+  await call('POST', `/api/v3/user/${sub.unique_id}/token/`, { token, body: { api_token: 'mine' } });
+  await call('POST', '/api/v3/user/123/token/', { token });
+  await call('POST', `/api/v3/user/${sub.unique_id}/token/`, { token: 'unknown' });
 
   // campaigns
   const campaignBody = { name: 'Contract', start_date: '2026-01-01', end_date: '2026-12-31', category: 'Technology', brand: 'Acme', reach: 10, target_geography: ['Germany'], objective: 'Reach' };

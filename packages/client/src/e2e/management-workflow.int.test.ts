@@ -47,6 +47,12 @@ describe('ManagementClient against the management service', () => {
     expect((await mine.getCampaign(created.token)).content).toEqual([]);
     await expect(mine.deleteCampaign(created.token)).resolves.toBeUndefined();
     expect(await mine.listCampaigns()).toEqual([]);
+    const rotated = await mine.rotateToken(sub.unique_id);
+    expect(rotated).toEqual({ ...sub, user_name: 'Analyst', api_token: expect.any(String) });
+    await expect(as(sub.api_token).listCampaigns()).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(as(rotated.api_token).listCampaigns()).resolves.toEqual([]);
+    await expect(operator().rekeyTokens()).resolves.toEqual({ rekeyed: 0, unreadable: 0, remaining: 0 });
+
     await expect(mine.deleteUser(sub.unique_id)).resolves.toBeUndefined();
     expect(await mine.listUsers()).toEqual([]);
   });

@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { NotFoundError, asyncHandler, isFormBody, validate } from '@cm/platform';
 import { callerOf } from '../auth/authenticated-user';
-import { createUserSchema, editUserSchema } from './user-schemas';
+import { createUserSchema, editUserSchema, rotateTokenSchema } from './user-schemas';
 import type { UserService } from './user-service';
 
-/** Spec 4.1-4.4. Mounted under /api/v3 behind bearer auth. */
+/** Spec 4.1-4.4 and token rotation. Mounted under /api/v3 behind bearer auth. */
 export function userRoutes(users: UserService): Router {
   const router = Router();
 
@@ -21,6 +21,12 @@ export function userRoutes(users: UserService): Router {
     const userId = userIdOf(req.params.userId);
     const input = validate(editUserSchema, req.body, 'user', { convert: isFormBody(req) });
     res.status(201).json(await users.editUser(callerOf(req), userId, input));
+  }));
+
+  router.post('/user/:userId/token', asyncHandler(async (req, res) => {
+    const userId = userIdOf(req.params.userId);
+    validate(rotateTokenSchema, req.body, 'body', { convert: isFormBody(req) });
+    res.status(200).json(await users.rotateToken(callerOf(req), userId));
   }));
 
   router.delete('/user/:userId', asyncHandler(async (req, res) => {
