@@ -8,7 +8,6 @@ import {
   connectMongo,
   connectNats,
   createRegistry,
-  prom,
   loadOpenApiDocument,
   healthRouter,
   listen,
@@ -20,8 +19,7 @@ import { createApp } from './app';
 import { bearerAuth } from './auth/bearer-auth';
 import { createCampaignFeature } from './campaigns/campaign-feature';
 import type { ManagementConfig } from './config';
-import { OutboxOwnerAnnouncer } from './registry/owner-announcer';
-import { OwnerRegistryKv } from './registry/owner-registry-kv';
+import { createRegistryFeature } from './registry/registry-feature';
 import { createTokenFeature } from './tokens/token-feature';
 import { UserService } from './users/user-service';
 import { UserStore } from './users/user-store';
@@ -49,17 +47,18 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     config,
     metrics,
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
+    hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
   });
-  const announcer = new OutboxOwnerAnnouncer(mongo.db, userStore, new OwnerRegistryKv(nc, config.OWNER_REGISTRY_BUCKET, config.OWNER_REGISTRY_REPLICAS), logger);
-  new prom.Gauge({
-    name: 'management_registry_outbox_pending',
-    help: 'User lifecycle changes recorded but not yet published to the owner registry on NATS',
-    registers: [metrics],
-    async collect() {
-      this.set(await announcer.pendingCount());
-    },
+  const registry = await createRegistryFeature({
+    nc,
+    users: userStore.collection,
+    config,
+    logger,
+    metrics,
+    contentHosts: (ownerId) => campaigns.contentHosts(ownerId),
+    cleanup: (ownerId) => campaigns.deleteAllForOwner(ownerId),
   });
-  const users = new UserService({ store: userStore, announcer, vault: tokens.vault, cleanup: (id) => campaigns.deleteAllForOwner(id) });
+  const users = new UserService({ store: userStore, announcer: registry.announcer, vault: tokens.vault });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });
 
   const app = createApp({
@@ -78,7 +77,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   const boundPort = await listen(server, port);
-  announcer.start(config.REGISTRY_RELAY_INTERVAL_MS);
+  registry.start();
   await campaigns.start();
   logger.info('management listening', { port: boundPort });
 
@@ -88,7 +87,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     async stop() {
       await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
       await campaigns.stop();
-      await announcer.stop();
+      await registry.stop();
       await nc.drain();
       await mongo.close();
     },

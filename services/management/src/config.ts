@@ -26,6 +26,8 @@ export interface ManagementConfig {
   /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
   OWNER_REGISTRY_REPLICAS: number;
   REGISTRY_RELAY_INTERVAL_MS: number;
+  /** How long a request waits for its owner registry write before leaving it to the relay. */
+  REGISTRY_SYNC_TIMEOUT_MS: number;
   TITLE_FETCH_TIMEOUT_MS: number;
   TITLE_FETCH_MAX_BYTES: number;
   TITLE_FETCH_MAX_REDIRECTS: number;
@@ -61,6 +63,7 @@ const schema = Joi.object<ManagementConfig>({
   OWNER_REGISTRY_BUCKET: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('owner_registry'),
   OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   REGISTRY_RELAY_INTERVAL_MS: Joi.number().integer().min(100).default(5000),
+  REGISTRY_SYNC_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(1500),
   TITLE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(5000),
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),

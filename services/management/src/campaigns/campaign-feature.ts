@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import { prom, type Logger, type Registry } from '@cm/platform';
 import type { ManagementConfig } from '../config';
 import { contentRoutes } from '../content/content-routes';
-import { ContentService } from '../content/content-service';
+import { ContentService, type HostsChanged } from '../content/content-service';
 import { ContentStore } from '../content/content-store';
 import { fetchPageTitle } from '../title/page-title-fetch';
 import { TitleFetcher } from '../title/title-fetcher';
@@ -25,6 +25,8 @@ export interface CampaignFeatureDeps {
   config: Pick<ManagementConfig, 'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK' | 'TITLE_FETCH_ALLOWED_PORTS'>;
   /** The owner's IANA time zone, built by the composition root from the user store (this feature never reads users). */
   timezoneOf: TimezoneOf;
+  /** Content URLs of the owner were added or removed: its registry record changes (this feature never writes users). */
+  hostsChanged: HostsChanged;
   metrics: Registry;
 }
 
@@ -33,6 +35,10 @@ export interface CampaignFeature {
   routers: Router[];
   /** Deletes every campaign (and its content) of a deleted user. */
   deleteAllForOwner(ownerId: string): Promise<void>;
+  /** The distinct redirect hosts of an owner's content URLs. */
+  contentHosts(ownerId: string): Promise<string[]>;
+  /** Gives items stored before redirect hosts existed their host; returns the owners concerned. */
+  backfillHosts(): Promise<Set<string>>;
   start(): Promise<void>;
   /** Stops background work (title fetches) and waits for what is in flight. */
   stop(): Promise<void>;
@@ -66,8 +72,8 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
     onOutcome: (outcome) => titleFetches.inc({ outcome }),
   });
-  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf });
-  const content = new ContentService({ store: contentStore, titles, timezoneOf: deps.timezoneOf, maxItemsPerCampaign: MAX_CONTENT_PER_CAMPAIGN });
+  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged });
+  const content = new ContentService({ store: contentStore, titles, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxItemsPerCampaign: MAX_CONTENT_PER_CAMPAIGN });
 
   return {
     // Order matters: POST /campaign/:token (edit campaign) before POST /:campaign_token/:url_token (edit content).
@@ -75,6 +81,8 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     async deleteAllForOwner(ownerId) {
       await campaigns.deleteAllForOwner(ownerId);
     },
+    contentHosts: (ownerId) => contentStore.distinctHosts(ownerId),
+    backfillHosts: () => contentStore.backfillHosts(),
     start: () => titles.start(),
     stop: () => titles.stop(),
   };

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError, ValidationError, isDuplicateKeyError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { HostsChanged } from '../content/content-service';
 import { randomToken } from '../users/secrets';
 import { todayIn } from './calendar-date';
 import type { CampaignFields, CreateCampaignInput, EditCampaignInput } from './campaign-schemas';
@@ -19,6 +20,8 @@ export type TimezoneOf = (ownerId: string) => Promise<string>;
 export interface CampaignServiceDeps {
   store: CampaignStore;
   timezoneOf: TimezoneOf;
+  /** A deleted campaign takes its content URLs (redirect hosts) with it. */
+  hostsChanged: HostsChanged;
   now?: () => Date;
 }
 
@@ -103,6 +106,7 @@ export class CampaignService {
 
   async delete(caller: AuthenticatedUser, token: string): Promise<void> {
     if (!(await this.deps.store.delete(caller.unique_id, token))) throw new NotFoundError('no such campaign');
+    await this.deps.hostsChanged(caller.unique_id);
   }
 
   deleteAllForOwner(ownerId: string): Promise<number> {

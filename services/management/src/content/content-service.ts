@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
 import type { TimezoneOf } from '../campaigns/campaign-service';
+import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument } from './content-document';
 import type { AddContentInput } from './content-schemas';
 import type { ContentStore, PendingTitle } from './content-store';
@@ -13,9 +14,13 @@ export interface TitleRequests {
   request(job: PendingTitle): void;
 }
 
+/** Announces that an owner's content URLs (and so its redirect hosts) changed. */
+export type HostsChanged = (ownerId: string) => Promise<void>;
+
 export interface ContentServiceDeps {
   store: ContentStore;
   titles: TitleRequests;
+  hostsChanged: HostsChanged;
   timezoneOf: TimezoneOf;
   maxItemsPerCampaign: number;
   now?: () => Date;
@@ -34,6 +39,7 @@ export class ContentService {
     const item: ContentDocument = {
       token: contentToken(input.url),
       url: input.url,
+      host: redirectHostOf(input.url),
       content_type: input.content_type ?? null,
       added: now,
       title: '',
@@ -49,6 +55,7 @@ export class ContentService {
         throw new ConflictError(`a campaign holds at most ${this.deps.maxItemsPerCampaign} content items`, [{ field: 'url', message: 'the campaign is full' }]);
     }
     this.deps.titles.request({ owner_id: caller.unique_id, campaign_token: campaignToken, token: item.token, url: item.url });
+    await this.deps.hostsChanged(caller.unique_id);
     return toContentView(item, outcome.campaign, todayIn(timezone, now));
   }
 
@@ -63,5 +70,6 @@ export class ContentService {
 
   async remove(caller: AuthenticatedUser, campaignToken: string, token: string): Promise<void> {
     if (!(await this.deps.store.remove(caller.unique_id, campaignToken, token))) throw new NotFoundError('no such content in this campaign');
+    await this.deps.hostsChanged(caller.unique_id);
   }
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
+import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument, TitleState } from './content-document';
 
 export type AddOutcome =
@@ -58,6 +59,29 @@ export class ContentStore {
   async remove(ownerId: string, campaignToken: string, token: string): Promise<boolean> {
     const result = await this.campaigns.updateOne({ _id: campaignToken, owner_id: ownerId, 'content.token': token }, { $pull: { content: { token } } });
     return result.modifiedCount === 1;
+  }
+
+  /** The distinct redirect hosts of an owner's content URLs (for its registry record). */
+  async distinctHosts(ownerId: string): Promise<string[]> {
+    const hosts = await this.campaigns.distinct('content.host', { owner_id: ownerId });
+    return hosts.filter((h): h is string => typeof h === 'string' && h !== '');
+  }
+
+  /**
+   * Items stored before redirect hosts existed get theirs (once; each update names the item by
+   * token, and the host follows from the URL, so a repeat or a race writes the same value).
+   * Returns the owners whose records gain hosts.
+   */
+  async backfillHosts(): Promise<Set<string>> {
+    const owners = new Set<string>();
+    const legacy = this.campaigns.find({ content: { $elemMatch: { host: { $exists: false } } } }, { projection: { owner_id: 1, 'content.token': 1, 'content.url': 1, 'content.host': 1 } });
+    for await (const campaign of legacy) {
+      for (const item of campaign.content.filter((c) => c.host === undefined)) {
+        await this.campaigns.updateOne({ _id: campaign._id, 'content.token': item.token }, { $set: { 'content.$.host': redirectHostOf(item.url) } });
+      }
+      owners.add(campaign.owner_id);
+    }
+    return owners;
   }
 
   /** Records a fetch result; a no-op when the item was deleted meanwhile. */

@@ -1,3 +1,7 @@
+import { Kvm, type KV } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { MongoClient, type Db } from 'mongodb';
+import { decodeOwnerRecord, type OwnerRecord } from '@cm/contracts';
 import { createLogger } from '@cm/platform';
 import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
 import { startManagement, type ManagementSystem } from '../composition-root';
@@ -7,6 +11,13 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export type { HttpResult };
 
+export interface AccountView {
+  user_name: string;
+  email: string;
+  unique_id: string;
+  api_token: string;
+}
+
 export interface ManagementHarness {
   baseUrl: string;
   config: ManagementConfig;
@@ -14,11 +25,20 @@ export interface ManagementHarness {
   /** Raw request; JSON-encodes an object body unless a string body and content type are given. */
   request: TestRequest;
   /** Operator bootstrap of a fresh account owner; returns its view (with api_token). */
-  createAccount(email?: string): Promise<{ user_name: string; email: string; unique_id: string; api_token: string }>;
+  createAccount(email?: string): Promise<AccountView>;
+  /** A sub-user of the account whose token is given. */
+  createSubUser(ownerToken: string, email?: string): Promise<AccountView>;
+  /** The test's own handle on the service's database (arrange and assert). */
+  db(): Promise<Db>;
+  /** The test's own handle on the owner registry bucket. */
+  registryBucket(): Promise<KV>;
+  /** The bucket's record for an owner (undefined when absent, purged or not a record). */
+  ownerRecord(ownerId: string): Promise<OwnerRecord | undefined>;
   stop(): Promise<void>;
 }
 
 let counter = 0;
+const uniqueEmail = (who: string) => `${who}${++counter}-${Date.now()}@example.com`;
 
 /** The real service on port 0 against the test run's NATS and MongoDB, with its own database. */
 export async function startManagementHarness(env: Record<string, string> = {}): Promise<ManagementHarness> {
@@ -36,22 +56,44 @@ export async function startManagementHarness(env: Record<string, string> = {}): 
   const logger = createLogger({ service: 'management-test', level: 'error', silent: process.env.TEST_LOGS !== '1' });
   const system = await startManagement(config, logger, 0);
   const baseUrl = `http://127.0.0.1:${system.port}`;
-
   const request = httpRequester(baseUrl);
+  let mongo: MongoClient | undefined;
+  let nc: NatsConnection | undefined;
+  let kv: KV | undefined;
 
-  return {
+  const harness: ManagementHarness = {
     baseUrl,
     config,
     system,
     request,
     async createAccount(email) {
-      const res = await request('POST', '/admin/v1/accounts', {
-        token: TEST_ADMIN_TOKEN,
-        body: { email: email ?? `owner${++counter}-${Date.now()}@example.com`, password: 'correct horse battery' },
-      });
+      const res = await request('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body: { email: email ?? uniqueEmail('owner'), password: 'correct horse battery' } });
       if (res.status !== 201) throw new Error(`createAccount: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     },
-    stop: () => system.stop(),
+    async createSubUser(ownerToken, email) {
+      const res = await request('POST', '/api/v3/user/', { token: ownerToken, body: { email: email ?? uniqueEmail('sub'), password: 'correct horse battery' } });
+      if (res.status !== 200) throw new Error(`createSubUser: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+    async db() {
+      mongo ??= await MongoClient.connect(config.MONGO_URL);
+      return mongo.db(config.MONGO_DB);
+    },
+    async registryBucket() {
+      nc ??= await connect({ servers: config.NATS_URL });
+      kv ??= await new Kvm(nc).open(config.OWNER_REGISTRY_BUCKET);
+      return kv;
+    },
+    async ownerRecord(ownerId) {
+      const entry = await (await harness.registryBucket()).get(ownerId);
+      return entry?.operation === 'PUT' ? decodeOwnerRecord(entry.value) : undefined;
+    },
+    async stop() {
+      await system.stop();
+      await nc?.close();
+      await mongo?.close();
+    },
   };
+  return harness;
 }

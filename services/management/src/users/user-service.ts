@@ -6,18 +6,18 @@ import type { CreateUserInput, EditUserInput } from './user-schemas';
 import { DuplicateEmailError, type UserDocument, type UserPatch, type UserStore } from './user-store';
 import { toUserView, type UserView } from './user-view';
 
-/** Tells the events service which owner_ids exist (via NATS); see registry/. */
-export interface OwnerAnnouncer {
+/**
+ * Tells the events service which owner_ids exist (via NATS; see registry/), after a write that
+ * recorded the change and its pending announcement together. Never throws: what cannot be
+ * published now is published by the relay.
+ */
+export interface UserAnnouncements {
   announce(uniqueId: string): Promise<void>;
 }
 
-/** Removes what a deleted user owned (campaigns and their content). */
-export type UserCleanup = (uniqueId: string) => Promise<void>;
-
 export interface UserServiceDeps {
   store: UserStore;
-  announcer: OwnerAnnouncer;
-  cleanup: UserCleanup;
+  announcer: UserAnnouncements;
   vault: Pick<TokenVault, 'seal' | 'open'>;
   now?: () => Date;
 }
@@ -80,10 +80,9 @@ export class UserService {
   async deleteUser(caller: AuthenticatedUser, uniqueId: string): Promise<void> {
     requireOwner(caller);
     if (uniqueId === caller.unique_id) throw new ForbiddenError('an account owner cannot delete itself; ask the operator');
-    const deleted = await this.deps.store.delete(caller.account_id, uniqueId);
-    if (!deleted) throw new NotFoundError('no such user');
+    if (!(await this.deps.store.markDeleted(caller.account_id, uniqueId, this.now()))) throw new NotFoundError('no such user');
+    // removes the user's campaigns, writes the tombstone, then drops the document
     await this.deps.announcer.announce(uniqueId);
-    await this.deps.cleanup(uniqueId);
   }
 
   private async insertUser(input: CreateUserInput, accountId: string | undefined): Promise<UserView> {
@@ -105,6 +104,10 @@ export class UserService {
         target_geography: input.target_geography ?? [],
         created_at: now,
         updated_at: now,
+        // the first record, announced by the same insert
+        revision: 1,
+        registry_pending: true,
+        redirect_hosts: [],
       };
       try {
         await this.deps.store.insert(doc);

@@ -1,12 +1,16 @@
 import type { Collection, Db } from 'mongodb';
 import { ensureIndexes, isDuplicateKeyError } from '@cm/platform';
 import type { UserRole } from '../auth/authenticated-user';
+import { LIVE, announcing, type RegistryFields } from '../registry/registry-fields';
 import type { StoredToken } from '../tokens/token-vault';
 
 export const USERS_COLLECTION = 'users';
 
-/** The api_token is stored sealed with its keyed lookup hash (StoredToken), never in clear. */
-export interface UserDocument extends StoredToken {
+/**
+ * The api_token is stored sealed with its keyed lookup hash (StoredToken), never in clear; the
+ * owner record's revision and pending announcement live in the same document (RegistryFields).
+ */
+export interface UserDocument extends StoredToken, RegistryFields {
   /** unique_id */
   _id: string;
   account_id: string;
@@ -64,26 +68,33 @@ export class UserStore {
     return this.users.findOne({ _id: uniqueId });
   }
 
-  /** Scoped: only a user of this account. */
+  /** Scoped: only a (not deleted) user of this account. */
   findInAccount(accountId: string, uniqueId: string): Promise<UserDocument | null> {
-    return this.users.findOne({ _id: uniqueId, account_id: accountId });
+    return this.users.findOne({ _id: uniqueId, account_id: accountId, ...LIVE });
   }
 
   listSubUsers(accountId: string): Promise<UserDocument[]> {
-    return this.users.find({ account_id: accountId, role: 'sub_user' }).sort({ created_at: 1 }).toArray();
+    return this.users.find({ account_id: accountId, role: 'sub_user', ...LIVE }).sort({ created_at: 1, _id: 1 }).toArray();
   }
 
   async update(accountId: string, uniqueId: string, patch: UserPatch, now: Date): Promise<UserDocument | null> {
-    return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId }, { $set: { ...patch, updated_at: now } }, { returnDocument: 'after' });
+    return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId, ...LIVE }, { $set: { ...patch, updated_at: now } }, { returnDocument: 'after' });
   }
 
   /** Scoped: replaces the stored token of a user of this account; the old token stops matching in the same write. */
   replaceToken(accountId: string, uniqueId: string, token: StoredToken, now: Date): Promise<UserDocument | null> {
-    return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId }, { $set: { ...token, updated_at: now } }, { returnDocument: 'after' });
+    return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId, ...LIVE }, { $set: { ...token, updated_at: now } }, { returnDocument: 'after' });
   }
 
-  async delete(accountId: string, uniqueId: string): Promise<boolean> {
-    const result = await this.users.deleteOne({ _id: uniqueId, account_id: accountId });
-    return result.deletedCount === 1;
+  /**
+   * Scoped: deletes a user in one write. The token and the e-mail are released at once (the token
+   * stops matching, the e-mail may be registered again), and the change is announced as a
+   * tombstone; the announcer removes the user's data and finally the document.
+   */
+  async markDeleted(accountId: string, uniqueId: string, now: Date): Promise<boolean> {
+    const released = `deleted:${uniqueId}`;
+    const change = announcing({ deleted_at: now, updated_at: now, email_key: released, api_token_hash: released, token_keys: 'deleted' });
+    const result = await this.users.updateOne({ _id: uniqueId, account_id: accountId, ...LIVE }, { ...change, $unset: { api_token_enc: '' } });
+    return result.modifiedCount === 1;
   }
 }

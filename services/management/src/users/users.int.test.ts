@@ -1,7 +1,4 @@
-import { Kvm } from '@nats-io/kv';
-import { connect } from '@nats-io/transport-node';
 import { MongoClient } from 'mongodb';
-import { decodeOwnerRecord } from '@cm/contracts';
 import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
 
 let h: ManagementHarness;
@@ -183,25 +180,6 @@ describe('users', () => {
     expect((await h.request('DELETE', `/api/v3/user/${subOfB.unique_id}/`, { token: a.api_token })).status).toBe(404);
     expect((await h.request('GET', '/api/v3/user/', { token: a.api_token })).body).toEqual([]);
     expect((await h.request('DELETE', '/api/v3/user/not-digits/', { token: a.api_token })).status).toBe(404);
-  });
-});
-
-describe('owner registry on NATS', () => {
-  test('when a user is created and then deleted, then the registry bucket has it and then no longer has it', async () => {
-    const owner = await h.createAccount();
-    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('reg') })).body;
-    const nc = await connect({ servers: process.env.NATS_URL! });
-    try {
-      const kv = await new Kvm(nc).open(h.config.OWNER_REGISTRY_BUCKET);
-      const entry = await kv.get(sub.unique_id);
-      expect(entry && decodeOwnerRecord(entry.value)).toMatchObject({ owner_id: sub.unique_id, account_id: owner.unique_id, created_at: expect.any(String) });
-      expect(decodeOwnerRecord((await kv.get(owner.unique_id))!.value)?.owner_id).toBe(owner.unique_id);
-      await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token });
-      const after = await kv.get(sub.unique_id);
-      expect(after === null || after.operation !== 'PUT').toBe(true);
-    } finally {
-      await nc.close();
-    }
   });
 });
 
