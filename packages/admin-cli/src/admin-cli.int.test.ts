@@ -184,6 +184,16 @@ describe('tokens rekey', () => {
   });
 });
 
+describe('registry reconcile', () => {
+  test('when run, then the corrections are counted, as text and as JSON', async () => {
+    const text = await cli(['registry', 'reconcile']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^(The owner registry already matched the users collection\.|Corrected \d+ owner registry keys?\.)\n$/);
+    const json = await cli(['--json', 'registry', 'reconcile']);
+    expect(JSON.parse(json.stdout)).toEqual({ corrections: 0 });
+  });
+});
+
 describe('failures', () => {
   test('when the service is not reachable, then exit 1 naming the service and address', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;

@@ -39,6 +39,11 @@ export class AdminClient {
     return this.call(this.management, 'managementUrl', { method: 'POST', path: '/admin/v1/tokens/rekey', idempotent: true }, options);
   }
 
+  /** One owner registry reconciliation pass now (management also runs one periodically); how many keys it corrected. */
+  reconcileRegistry(options?: RequestOptions): Promise<{ corrections: number }> {
+    return this.call(this.management, 'managementUrl', { method: 'POST', path: '/admin/v1/registry/reconcile', idempotent: true }, options);
+  }
+
   /** A reporting key scoped to these owner ids. `api_key` is in this answer only. Sent once. */
   createApiKey(input: CreateApiKeyInput, options?: RequestOptions): Promise<IssuedApiKey> {
     return this.call(this.events, 'eventsUrl', { method: 'POST', path: '/admin/v1/api-keys', body: input, idempotent: false }, options);

@@ -51,11 +51,12 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
   });
   const registry = await createRegistryFeature({
     nc,
-    users: userStore.collection,
+    db: mongo.db,
     config,
     logger,
     metrics,
     contentHosts: (ownerId) => campaigns.contentHosts(ownerId),
+    backfillHosts: () => campaigns.backfillHosts(),
     cleanup: (ownerId) => campaigns.deleteAllForOwner(ownerId),
   });
   const users = new UserService({ store: userStore, announcer: registry.announcer, vault: tokens.vault });
@@ -67,7 +68,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     health: healthRouter({ mongo: () => mongo.ping(), nats: () => pingNats(nc) }),
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
     adminAuth: adminAuth(config.ADMIN_TOKEN),
-    admin: [accountRoutes(users), tokens.adminRouter],
+    admin: [accountRoutes(users), tokens.adminRouter, registry.adminRouter],
     apiAuth: [bearerAuth(tokens.resolver)],
     bodyParsers: parsers,
     api: [userRoutes(users), ...campaigns.routers],

@@ -28,6 +28,10 @@ export interface ManagementConfig {
   REGISTRY_RELAY_INTERVAL_MS: number;
   /** How long a request waits for its owner registry write before leaving it to the relay. */
   REGISTRY_SYNC_TIMEOUT_MS: number;
+  /** How often the owner registry bucket is made equal to the users collection (also once at start). */
+  REGISTRY_RECONCILE_INTERVAL_MS: number;
+  /** Tombstones of users that no longer exist are purged by reconciliation once this old. */
+  REGISTRY_TOMBSTONE_TTL_DAYS: number;
   TITLE_FETCH_TIMEOUT_MS: number;
   TITLE_FETCH_MAX_BYTES: number;
   TITLE_FETCH_MAX_REDIRECTS: number;
@@ -64,6 +68,8 @@ const schema = Joi.object<ManagementConfig>({
   OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   REGISTRY_RELAY_INTERVAL_MS: Joi.number().integer().min(100).default(5000),
   REGISTRY_SYNC_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(1500),
+  REGISTRY_RECONCILE_INTERVAL_MS: Joi.number().integer().min(1000).default(300_000),
+  REGISTRY_TOMBSTONE_TTL_DAYS: Joi.number().integer().min(1).max(3650).default(30),
   TITLE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(5000),
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),

@@ -37,8 +37,8 @@ export interface CampaignFeature {
   deleteAllForOwner(ownerId: string): Promise<void>;
   /** The distinct redirect hosts of an owner's content URLs. */
   contentHosts(ownerId: string): Promise<string[]>;
-  /** Gives items stored before redirect hosts existed their host; returns the owners concerned. */
-  backfillHosts(): Promise<Set<string>>;
+  /** Gives items stored before redirect hosts existed their host; returns how many. */
+  backfillHosts(): Promise<number>;
   start(): Promise<void>;
   /** Stops background work (title fetches) and waits for what is in flight. */
   stop(): Promise<void>;

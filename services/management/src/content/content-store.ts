@@ -70,18 +70,18 @@ export class ContentStore {
   /**
    * Items stored before redirect hosts existed get theirs (once; each update names the item by
    * token, and the host follows from the URL, so a repeat or a race writes the same value).
-   * Returns the owners whose records gain hosts.
+   * Returns how many items got their host (reconciliation then announces the owners' records).
    */
-  async backfillHosts(): Promise<Set<string>> {
-    const owners = new Set<string>();
-    const legacy = this.campaigns.find({ content: { $elemMatch: { host: { $exists: false } } } }, { projection: { owner_id: 1, 'content.token': 1, 'content.url': 1, 'content.host': 1 } });
+  async backfillHosts(): Promise<number> {
+    let backfilled = 0;
+    const legacy = this.campaigns.find({ content: { $elemMatch: { host: { $exists: false } } } }, { projection: { 'content.token': 1, 'content.url': 1, 'content.host': 1 } });
     for await (const campaign of legacy) {
       for (const item of campaign.content.filter((c) => c.host === undefined)) {
         await this.campaigns.updateOne({ _id: campaign._id, 'content.token': item.token }, { $set: { 'content.$.host': redirectHostOf(item.url) } });
+        backfilled++;
       }
-      owners.add(campaign.owner_id);
     }
-    return owners;
+    return backfilled;
   }
 
   /** Records a fetch result; a no-op when the item was deleted meanwhile. */

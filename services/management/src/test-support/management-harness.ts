@@ -1,7 +1,7 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';
-import { decodeOwnerRecord, type OwnerRecord } from '@cm/contracts';
+import { decodeOwnerRecord, ownerRegistryBucketOptions, type OwnerRecord } from '@cm/contracts';
 import { createLogger } from '@cm/platform';
 import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
 import { startManagement, type ManagementSystem } from '../composition-root';
@@ -82,7 +82,8 @@ export async function startManagementHarness(env: Record<string, string> = {}): 
     },
     async registryBucket() {
       nc ??= await connect({ servers: config.NATS_URL });
-      kv ??= await new Kvm(nc).open(config.OWNER_REGISTRY_BUCKET);
+      // the service creates the bucket on its first write; a test may get there first
+      kv ??= await new Kvm(nc).create(config.OWNER_REGISTRY_BUCKET, ownerRegistryBucketOptions(config.OWNER_REGISTRY_REPLICAS));
       return kv;
     },
     async ownerRecord(ownerId) {

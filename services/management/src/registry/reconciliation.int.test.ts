@@ -1,0 +1,96 @@
+import { encodeOwnerRecord, type OwnerRecord } from '@cm/contracts';
+import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+
+let h: ManagementHarness;
+beforeAll(async () => {
+  h = await startManagementHarness();
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+const reconcile = async () => {
+  const res = await h.request('POST', '/admin/v1/registry/reconcile', { token: TEST_ADMIN_TOKEN });
+  expect(res.status).toBe(200);
+  return res.body.corrections as number;
+};
+const corrections = async (kind: string) => {
+  const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
+  return Number(new RegExp(`management_registry_corrections_total\\{[^}]*kind="${kind}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
+};
+let ids = 0;
+const unknownId = () => `8${Date.now()}${++ids}`.slice(0, 15);
+const liveRecord = (id: string, revision = 3): OwnerRecord => ({ owner_id: id, account_id: id, created_at: '2026-01-01T00:00:00.000Z', revision, redirect_hosts: ['stale.example'] });
+
+describe('owner registry reconciliation', () => {
+  test('when the bucket has a live record for a user that does not exist, then a pass replaces it by a tombstone one revision higher', async () => {
+    const id = unknownId();
+    await (await h.registryBucket()).put(id, encodeOwnerRecord(liveRecord(id, 3)));
+    const before = await corrections('stale');
+    expect(await reconcile()).toBeGreaterThanOrEqual(1);
+    expect(await h.ownerRecord(id)).toEqual({ ...liveRecord(id, 4), redirect_hosts: [], deleted: true });
+    expect(await corrections('stale')).toBe(before + 1);
+    // the tombstone is young: the next pass leaves it
+    await reconcile();
+    expect((await h.ownerRecord(id))?.deleted).toBe(true);
+  });
+
+  test('when a key holds a value that is not an owner record and no user, then a pass purges it', async () => {
+    const id = unknownId();
+    const kv = await h.registryBucket();
+    await kv.put(id, 'not a record');
+    await reconcile();
+    const entry = await kv.get(id);
+    expect(entry === null || entry.operation !== 'PUT').toBe(true);
+  });
+
+  test("when a user's key is missing, then a pass puts its record back at its revision", async () => {
+    const owner = await h.createAccount();
+    await (await h.registryBucket()).purge(owner.unique_id);
+    expect(await h.ownerRecord(owner.unique_id)).toBeUndefined();
+    const before = await corrections('missing');
+    await reconcile();
+    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ owner_id: owner.unique_id, revision: 1, redirect_hosts: [] });
+    expect(await corrections('missing')).toBe(before + 1);
+  });
+
+  test('when the bucket holds an older revision, then a pass writes the current one', async () => {
+    const owner = await h.createAccount();
+    const campaign = (await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { name: 'R', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' } })).body;
+    await h.request('POST', `/api/v3/campaign/${campaign.token}/content/`, { token: owner.api_token, body: { url: 'https://current.example/a' } });
+    const current = await h.ownerRecord(owner.unique_id);
+    await (await h.registryBucket()).put(owner.unique_id, encodeOwnerRecord({ ...current!, revision: 1, redirect_hosts: ['old.example'] }));
+    await reconcile();
+    expect(await h.ownerRecord(owner.unique_id)).toEqual(current);
+  });
+
+  test('when the bucket says something else at the same revision (a change that never got its revision), then the user moves past it and the current state is written', async () => {
+    const owner = await h.createAccount();
+    const db = await h.db();
+    // a content URL written straight into the campaign, as if the process died before the revision bump
+    const campaign = (await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { name: 'D', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' } })).body;
+    await db.collection('campaigns').updateOne({ _id: campaign.token } as never, { $push: { content: { token: 'x'.repeat(22), url: 'https://crashed.example/', host: 'crashed.example', content_type: null, added: new Date(), title: '', title_state: 'done' } } as never });
+    const before = await corrections('diverged');
+    await reconcile();
+    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ revision: 2, redirect_hosts: ['crashed.example'] });
+    expect((await db.collection('users').findOne({ _id: owner.unique_id as never }))?.revision).toBe(2);
+    expect(await corrections('diverged')).toBe(before + 1);
+  });
+
+  test('when a live user has a tombstone of a higher revision (an id restored from a backup), then the user moves past it and is live again', async () => {
+    const owner = await h.createAccount();
+    await (await h.registryBucket()).put(owner.unique_id, encodeOwnerRecord({ ...(await h.ownerRecord(owner.unique_id))!, revision: 9, deleted: true }));
+    await reconcile();
+    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ revision: 10, redirect_hosts: [] });
+    expect((await h.ownerRecord(owner.unique_id))?.deleted).toBeUndefined();
+  });
+
+  test('when everything agrees, then a pass corrects nothing', async () => {
+    await reconcile();
+    expect(await reconcile()).toBe(0);
+  });
+
+  test('when the reconcile endpoint is called without the operator token, then 401', async () => {
+    expect((await h.request('POST', '/admin/v1/registry/reconcile')).status).toBe(401);
+  });
+});
