@@ -11,6 +11,7 @@ import type {
   EditCampaignInput,
   EditContentInput,
   EditUserInput,
+  RedirectHosts,
   User,
 } from './management-types';
 
@@ -63,6 +64,19 @@ export class ManagementClient {
     return this.delete(`/api/v3/user/${segment(uniqueId, 'uniqueId')}/`, options);
   }
 
+  /** The caller's explicit redirect hosts and the hosts of its content URLs. */
+  getRedirectHosts(options?: RequestOptions): Promise<RedirectHosts> {
+    return this.call({ method: 'GET', path: '/api/v3/redirect-hosts/', idempotent: true }, options);
+  }
+
+  /**
+   * Replaces the caller's explicit redirect hosts (hostnames or `*.` + hostname; at most 100,
+   * normalised by the service). Setting a whole list is idempotent. 409 when a quota is reached.
+   */
+  setRedirectHosts(hosts: string[], options?: RequestOptions): Promise<RedirectHosts> {
+    return this.call({ method: 'PUT', path: '/api/v3/redirect-hosts/', body: { hosts }, idempotent: true }, options);
+  }
+
   listCampaigns(options?: RequestOptions): Promise<Campaign[]> {
     return this.call({ method: 'GET', path: '/api/v3/campaign/', idempotent: true }, options);
   }
@@ -85,7 +99,7 @@ export class ManagementClient {
     return this.delete(this.campaignPath(campaignToken), options);
   }
 
-  /** 409 when the URL is already in the campaign or the campaign is full. */
+  /** 409 when the URL is already in the campaign or a quota is reached (content items per campaign, redirect hosts per owner). */
   addContent(campaignToken: string, input: AddContentInput, options?: RequestOptions): Promise<Content> {
     return this.call({ method: 'POST', path: `${this.campaignPath(campaignToken)}content/`, body: input, idempotent: false }, options);
   }

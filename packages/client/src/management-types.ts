@@ -91,6 +91,14 @@ export interface EditContentInput {
   content_type: ContentType;
 }
 
+/** Where the pixel may redirect a user's clicks (`r`). */
+export interface RedirectHosts {
+  /** The user's explicit list: hostnames, or `*.` + hostname for any subdomain (lowercase, punycode). */
+  hosts: string[];
+  /** Hosts of the user's content URLs, allowed as well (read-only: they follow the content). */
+  content_hosts: string[];
+}
+
 /** What `POST /admin/v1/tokens/rekey` did (operator). */
 export interface TokenRekeyResult {
   /** Tokens brought to the current keys by this pass. */

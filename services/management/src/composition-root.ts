@@ -19,6 +19,8 @@ import { createApp } from './app';
 import { bearerAuth } from './auth/bearer-auth';
 import { createCampaignFeature } from './campaigns/campaign-feature';
 import type { ManagementConfig } from './config';
+import { redirectHostRoutes } from './redirect-hosts/redirect-host-routes';
+import { RedirectHostService } from './redirect-hosts/redirect-host-service';
 import { createRegistryFeature } from './registry/registry-feature';
 import { createTokenFeature } from './tokens/token-feature';
 import { UserService } from './users/user-service';
@@ -48,6 +50,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     metrics,
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
     hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
+    hasRoomForHost: (ownerId, host) => redirectHosts.hasRoomFor(ownerId, host),
   });
   const registry = await createRegistryFeature({
     nc,
@@ -59,7 +62,13 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     backfillHosts: () => campaigns.backfillHosts(),
     cleanup: (ownerId) => campaigns.deleteAllForOwner(ownerId),
   });
-  const users = new UserService({ store: userStore, announcer: registry.announcer, vault: tokens.vault });
+  const users = new UserService({ store: userStore, announcer: registry.announcer, vault: tokens.vault, maxSubUsers: config.QUOTA_SUB_USERS_PER_ACCOUNT });
+  const redirectHosts = new RedirectHostService({
+    store: userStore,
+    contentHosts: (ownerId) => campaigns.contentHosts(ownerId),
+    announcer: registry.announcer,
+    quota: config.QUOTA_REDIRECT_HOSTS_PER_USER,
+  });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });
 
   const app = createApp({
@@ -71,7 +80,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     admin: [accountRoutes(users), tokens.adminRouter, registry.adminRouter],
     apiAuth: [bearerAuth(tokens.resolver)],
     bodyParsers: parsers,
-    api: [userRoutes(users), ...campaigns.routers],
+    api: [userRoutes(users), redirectHostRoutes(redirectHosts), ...campaigns.routers],
   });
 
   const server = http.createServer(app);

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { baseConfigSchema, loadConfig } from '@cm/platform';
+import { REDIRECT_HOSTS_MAX } from './redirect-hosts/redirect-host-schemas';
 import { parseEncryptionKeys, parseLookupKey } from './tokens/token-keys';
 
 /** Joi with `commaList`: an array that also accepts one comma-separated string (environment values). */
@@ -39,6 +40,11 @@ export interface ManagementConfig {
   TITLE_FETCH_ALLOW_LOOPBACK: boolean;
   /** Ports the title fetcher connects to (comma list in the environment). */
   TITLE_FETCH_ALLOWED_PORTS: number[];
+  /** Quotas (409 `conflict` beyond them; operations.md section 13). */
+  QUOTA_SUB_USERS_PER_ACCOUNT: number;
+  QUOTA_CAMPAIGNS_PER_USER: number;
+  QUOTA_CONTENT_PER_CAMPAIGN: number;
+  QUOTA_REDIRECT_HOSTS_PER_USER: number;
   /** `id:base64key,...` (AES-256-GCM, 32 bytes each): the first seals api_tokens, all open them. Required in production. */
   TOKEN_ENCRYPTION_KEYS?: string;
   /** HMAC key (>= 32 bytes, base64) of the api_token lookup hash. Required in production. */
@@ -74,6 +80,11 @@ const schema = Joi.object<ManagementConfig>({
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),
   TITLE_FETCH_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  QUOTA_SUB_USERS_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(100),
+  QUOTA_CAMPAIGNS_PER_USER: Joi.number().integer().min(0).max(1_000_000).default(1000),
+  // content is embedded in its campaign document (16 MB at most): 5000 items of 2 KB URLs stay well below
+  QUOTA_CONTENT_PER_CAMPAIGN: Joi.number().integer().min(1).max(5000).default(1000),
+  QUOTA_REDIRECT_HOSTS_PER_USER: Joi.number().integer().min(0).max(REDIRECT_HOSTS_MAX).default(REDIRECT_HOSTS_MAX),
   TOKEN_ENCRYPTION_KEYS: requiredInProduction(secretParsedBy(parseEncryptionKeys)),
   TOKEN_LOOKUP_KEY: requiredInProduction(secretParsedBy(parseLookupKey)),
   TOKEN_LOOKUP_KEY_PREVIOUS: secretParsedBy(parseLookupKey),

@@ -17,7 +17,8 @@ async function call(method: string, url: string, opts: Parameters<ManagementHarn
 }
 
 beforeAll(async () => {
-  h = await startManagementHarness();
+  // small quotas, so the quota answers (409) are exercised too
+  h = await startManagementHarness({ QUOTA_SUB_USERS_PER_ACCOUNT: '1', QUOTA_CAMPAIGNS_PER_USER: '2', QUOTA_REDIRECT_HOSTS_PER_USER: '2' });
 });
 afterAll(async () => {
   await h.stop();
@@ -41,6 +42,7 @@ test('when every documented operation is called, then every response matches the
   // users
   const sub = (await call('POST', '/api/v3/user/', { token, body: { email: `s-${stamp}@example.com`, password: 'long enough pw', target_geography: 'Germany' } })).body;
   await call('POST', '/api/v3/user/', { token, body: { email: `s-${stamp}@example.com`, password: 'long enough pw' } });
+  await call('POST', '/api/v3/user/', { token, body: { email: `q-${stamp}@example.com`, password: 'long enough pw' } }); // quota: 1 sub-user
   await call('POST', '/api/v3/user/', { token, body: { email: 1 } });
   await call('POST', '/api/v3/user/', { token: sub.api_token, body: { email: `t-${stamp}@example.com`, password: 'long enough pw' } });
   await call('GET', '/api/v3/user/', { token });
@@ -56,11 +58,20 @@ test('when every documented operation is called, then every response matches the
   await call('POST', '/api/v3/user/123/token/', { token });
   await call('POST', `/api/v3/user/${sub.unique_id}/token/`, { token: 'unknown' });
 
+  // redirect hosts
+  await call('GET', '/api/v3/redirect-hosts/', { token });
+  await call('PUT', '/api/v3/redirect-hosts/', { token, body: { hosts: ['shop.example', '*.cdn.example'] } });
+  await call('PUT', '/api/v3/redirect-hosts/', { token, body: { hosts: 'https://bad.example/' } });
+  await call('PUT', '/api/v3/redirect-hosts/', { token, body: { hosts: ['a.example', 'b.example', 'c.example'] } }); // quota: 2
+  await call('PUT', '/api/v3/redirect-hosts/', { token, body: '<x/>', contentType: 'text/xml' });
+  await call('GET', '/api/v3/redirect-hosts/');
+
   // campaigns
   const campaignBody = { name: 'Contract', start_date: '2026-01-01', end_date: '2026-12-31', category: 'Technology', brand: 'Acme', reach: 10, target_geography: ['Germany'], objective: 'Reach' };
   const campaign = (await call('POST', '/api/v3/campaign/', { token, body: campaignBody })).body;
   await call('POST', '/api/v3/campaign/', { token, body: { name: 'Minimal', start_date: '2026-01-01', end_date: '2026-01-02', category: 'Other' } });
   await call('POST', '/api/v3/campaign/', { token, body: { ...campaignBody, category: 'Nope' } });
+  await call('POST', '/api/v3/campaign/', { token, body: campaignBody }); // quota: 2 campaigns
   await call('POST', '/api/v3/campaign/', { body: campaignBody });
   await call('POST', '/api/v3/campaign/', { token, body: 'a=b', contentType: 'text/plain' });
   await call('GET', '/api/v3/campaign/', { token });

@@ -37,6 +37,9 @@ describe('ManagementClient against the management service', () => {
     expect(edited).toEqual({ token: created.token, start_date: SPRING.start_date, end_date: '2026-06-30', category: 'Technology', brand: 'Acme', reach: null, target_geography: ['Germany'], objective: 'Reach' });
 
     const item = await mine.addContent(created.token, { url: 'https://192.0.2.10/articles/spring', content_type: 'Article' });
+    expect(await mine.setRedirectHosts(['Shop.Example', '*.cdn.example'])).toEqual({ hosts: ['shop.example', '*.cdn.example'], content_hosts: ['192.0.2.10'] });
+    expect(await mine.getRedirectHosts()).toEqual({ hosts: ['shop.example', '*.cdn.example'], content_hosts: ['192.0.2.10'] });
+    await expect(mine.setRedirectHosts(['https://not-a-host/'])).rejects.toBeInstanceOf(ValidationError);
     expect(item).toEqual({ url: 'https://192.0.2.10/articles/spring', content_type: 'Article', added: expect.stringMatching(DATETIME), token: expect.any(String), state: expect.stringMatching(/^(active|inactive)$/), title: '' });
     const retyped = await mine.editContent(created.token, item.token, { content_type: 'Video' });
     expect(retyped).toEqual({ ...item, content_type: 'Video' });

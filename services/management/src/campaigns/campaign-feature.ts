@@ -11,8 +11,6 @@ import { campaignRoutes } from './campaign-routes';
 import { CampaignService, type TimezoneOf } from './campaign-service';
 import { CampaignStore } from './campaign-store';
 
-/** Most content items one campaign holds (documented in the API reference); beyond it, add content is 409. */
-export const MAX_CONTENT_PER_CAMPAIGN = 1000;
 /** Title fetches running at once, and waiting at most, per process. */
 export const TITLE_FETCH_CONCURRENCY = 4;
 export const TITLE_FETCH_MAX_QUEUE = 1000;
@@ -22,11 +20,16 @@ export const TITLE_FETCH_STOP_GRACE_MS = 2000;
 export interface CampaignFeatureDeps {
   db: Db;
   logger: Logger;
-  config: Pick<ManagementConfig, 'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK' | 'TITLE_FETCH_ALLOWED_PORTS'>;
+  config: Pick<
+    ManagementConfig,
+    'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK' | 'TITLE_FETCH_ALLOWED_PORTS' | 'QUOTA_CAMPAIGNS_PER_USER' | 'QUOTA_CONTENT_PER_CAMPAIGN'
+  >;
   /** The owner's IANA time zone, built by the composition root from the user store (this feature never reads users). */
   timezoneOf: TimezoneOf;
   /** Content URLs of the owner were added or removed: its registry record changes (this feature never writes users). */
   hostsChanged: HostsChanged;
+  /** Whether a content URL with this host still fits into the owner's registry record. */
+  hasRoomForHost(ownerId: string, host: string): Promise<boolean>;
   metrics: Registry;
 }
 
@@ -49,7 +52,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
   const { config } = deps;
   const campaignStore = new CampaignStore(deps.db);
   await campaignStore.init();
-  const contentStore = new ContentStore(deps.db, MAX_CONTENT_PER_CAMPAIGN);
+  const contentStore = new ContentStore(deps.db, config.QUOTA_CONTENT_PER_CAMPAIGN);
   const limits = {
     timeoutMs: config.TITLE_FETCH_TIMEOUT_MS,
     maxBytes: config.TITLE_FETCH_MAX_BYTES,
@@ -72,8 +75,15 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
     onOutcome: (outcome) => titleFetches.inc({ outcome }),
   });
-  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged });
-  const content = new ContentService({ store: contentStore, titles, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxItemsPerCampaign: MAX_CONTENT_PER_CAMPAIGN });
+  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER });
+  const content = new ContentService({
+    store: contentStore,
+    titles,
+    timezoneOf: deps.timezoneOf,
+    hostsChanged: deps.hostsChanged,
+    hasRoomForHost: deps.hasRoomForHost,
+    maxItemsPerCampaign: config.QUOTA_CONTENT_PER_CAMPAIGN,
+  });
 
   return {
     // Order matters: POST /campaign/:token (edit campaign) before POST /:campaign_token/:url_token (edit content).

@@ -1,6 +1,7 @@
 import { ConflictError, NotFoundError, ValidationError, isDuplicateKeyError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import type { HostsChanged } from '../content/content-service';
+import { quotaExceeded } from '../quotas/quota-exceeded';
 import { randomToken } from '../users/secrets';
 import { todayIn } from './calendar-date';
 import type { CampaignFields, CreateCampaignInput, EditCampaignInput } from './campaign-schemas';
@@ -22,6 +23,8 @@ export interface CampaignServiceDeps {
   timezoneOf: TimezoneOf;
   /** A deleted campaign takes its content URLs (redirect hosts) with it. */
   hostsChanged: HostsChanged;
+  /** QUOTA_CAMPAIGNS_PER_USER. */
+  maxCampaigns: number;
   now?: () => Date;
 }
 
@@ -48,8 +51,10 @@ export class CampaignService {
     return (await this.deps.store.list(caller.unique_id)).map(toCampaignListView);
   }
 
+  /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */
   async create(caller: AuthenticatedUser, input: CreateCampaignInput): Promise<CampaignListView> {
     requireDatesInOrder(input);
+    if ((await this.deps.store.count(caller.unique_id)) >= this.deps.maxCampaigns) throw quotaExceeded('campaigns per user', this.deps.maxCampaigns, 'campaign');
     const now = this.now();
     for (let attempt = 0; ; attempt++) {
       const doc: CampaignDocument = {

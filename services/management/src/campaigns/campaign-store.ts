@@ -31,8 +31,8 @@ export class CampaignStore {
 
   async init(): Promise<void> {
     await ensureIndexes(this.campaigns, [
-      // GET /campaign/: an owner's campaigns in creation order; deleteAllForOwner
-      { key: { owner_id: 1, created_at: 1 }, options: { name: 'owner_created' }, serves: 'list, deleteAllForOwner' },
+      // GET /campaign/: an owner's campaigns in creation order; deleteAllForOwner; count (quota); ContentStore.distinctHosts
+      { key: { owner_id: 1, created_at: 1 }, options: { name: 'owner_created' }, serves: 'list, deleteAllForOwner, count, distinctHosts' },
       // title fetch recovery after a restart: items whose title was never fetched
       { key: { 'content.title_state': 1 }, options: { name: 'content_title_state' }, serves: 'ContentStore.pendingTitles' },
     ]);
@@ -44,6 +44,10 @@ export class CampaignStore {
 
   list(ownerId: string): Promise<CampaignSummary[]> {
     return this.campaigns.find({ owner_id: ownerId }, WITHOUT_CONTENT).sort({ created_at: 1, _id: 1 }).toArray();
+  }
+
+  count(ownerId: string): Promise<number> {
+    return this.campaigns.countDocuments({ owner_id: ownerId });
   }
 
   findSummary(ownerId: string, token: string): Promise<CampaignSummary | null> {

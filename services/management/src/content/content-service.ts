@@ -1,4 +1,6 @@
+import { OWNER_RECORD_LIMITS } from '@cm/contracts';
 import { ConflictError, NotFoundError } from '@cm/platform';
+import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
 import type { TimezoneOf } from '../campaigns/campaign-service';
@@ -21,7 +23,10 @@ export interface ContentServiceDeps {
   store: ContentStore;
   titles: TitleRequests;
   hostsChanged: HostsChanged;
+  /** Whether a URL with this host still fits into the owner's registry record (at most 1000 hosts). */
+  hasRoomForHost(ownerId: string, host: string): Promise<boolean>;
   timezoneOf: TimezoneOf;
+  /** QUOTA_CONTENT_PER_CAMPAIGN. */
   maxItemsPerCampaign: number;
   now?: () => Date;
 }
@@ -45,6 +50,9 @@ export class ContentService {
       title: '',
       title_state: 'pending',
     };
+    if (!(await this.deps.hasRoomForHost(caller.unique_id, item.host))) {
+      throw quotaExceeded('redirect hosts per owner, explicit and from content URLs together', OWNER_RECORD_LIMITS.redirectHosts, 'url');
+    }
     const [outcome, timezone] = await Promise.all([this.deps.store.add(caller.unique_id, campaignToken, item), this.deps.timezoneOf(caller.unique_id)]);
     switch (outcome.kind) {
       case 'not_found':
@@ -52,7 +60,7 @@ export class ContentService {
       case 'duplicate':
         throw new ConflictError('this URL is already in the campaign', [{ field: 'url', message: `is already in the campaign as content ${item.token}` }]);
       case 'full':
-        throw new ConflictError(`a campaign holds at most ${this.deps.maxItemsPerCampaign} content items`, [{ field: 'url', message: 'the campaign is full' }]);
+        throw quotaExceeded('content items per campaign', this.deps.maxItemsPerCampaign, 'url');
     }
     this.deps.titles.request({ owner_id: caller.unique_id, campaign_token: campaignToken, token: item.token, url: item.url });
     await this.deps.hostsChanged(caller.unique_id);

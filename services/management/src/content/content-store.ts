@@ -61,10 +61,16 @@ export class ContentStore {
     return result.modifiedCount === 1;
   }
 
-  /** The distinct redirect hosts of an owner's content URLs (for its registry record). */
+  /**
+   * The distinct redirect hosts of an owner's content URLs (for its registry record), grouped in
+   * the database so only the hosts travel. (An aggregation rather than `distinct`, which the
+   * MongoDB stand-in cannot run over items that lack the field.)
+   */
   async distinctHosts(ownerId: string): Promise<string[]> {
-    const hosts = await this.campaigns.distinct('content.host', { owner_id: ownerId });
-    return hosts.filter((h): h is string => typeof h === 'string' && h !== '');
+    const groups = await this.campaigns
+      .aggregate<{ _id: unknown }>([{ $match: { owner_id: ownerId } }, { $unwind: '$content' }, { $group: { _id: '$content.host' } }])
+      .toArray();
+    return groups.map((g) => g._id).filter((h): h is string => typeof h === 'string' && h !== '');
   }
 
   /**

@@ -1,5 +1,6 @@
 import { ConflictError, ForbiddenError, NotFoundError, isDuplicateKeyError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { TokenVault } from '../tokens/token-vault';
 import { hashPassword, randomDigits, randomToken } from './secrets';
 import type { CreateUserInput, EditUserInput } from './user-schemas';
@@ -19,6 +20,8 @@ export interface UserServiceDeps {
   store: UserStore;
   announcer: UserAnnouncements;
   vault: Pick<TokenVault, 'seal' | 'open'>;
+  /** QUOTA_SUB_USERS_PER_ACCOUNT. */
+  maxSubUsers: number;
   now?: () => Date;
 }
 
@@ -38,8 +41,10 @@ export class UserService {
     return this.insertUser(input, undefined);
   }
 
-  createSubUser(caller: AuthenticatedUser, input: CreateUserInput): Promise<UserView> {
+  /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */
+  async createSubUser(caller: AuthenticatedUser, input: CreateUserInput): Promise<UserView> {
     requireOwner(caller);
+    if ((await this.deps.store.countSubUsers(caller.account_id)) >= this.deps.maxSubUsers) throw quotaExceeded('sub-users per account', this.deps.maxSubUsers, 'user');
     return this.insertUser(input, caller.account_id);
   }
 

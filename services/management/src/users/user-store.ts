@@ -46,8 +46,8 @@ export class UserStore {
     await ensureIndexes(this.users, [
       // create user: one account per e-mail, case-insensitively
       { key: { email_key: 1 }, options: { unique: true, name: 'email_key_unique' }, serves: 'insert (duplicate check)' },
-      // list sub-users of an account
-      { key: { account_id: 1, role: 1, created_at: 1 }, options: { name: 'account_role_created' }, serves: 'listSubUsers' },
+      // list (and count, for the quota) the sub-users of an account
+      { key: { account_id: 1, role: 1, created_at: 1 }, options: { name: 'account_role_created' }, serves: 'listSubUsers, countSubUsers' },
     ]);
   }
 
@@ -68,9 +68,23 @@ export class UserStore {
     return this.users.findOne({ _id: uniqueId });
   }
 
+  /** The caller itself (not deleted): the caller's own settings. */
+  findLive(uniqueId: string): Promise<UserDocument | null> {
+    return this.users.findOne({ _id: uniqueId, ...LIVE });
+  }
+
+  /** Replaces the user's explicit redirect hosts and announces the changed record, in one write. */
+  async setRedirectHosts(uniqueId: string, hosts: string[], now: Date): Promise<boolean> {
+    return (await this.users.updateOne({ _id: uniqueId, ...LIVE }, announcing({ redirect_hosts: hosts, updated_at: now }))).matchedCount === 1;
+  }
+
   /** Scoped: only a (not deleted) user of this account. */
   findInAccount(accountId: string, uniqueId: string): Promise<UserDocument | null> {
     return this.users.findOne({ _id: uniqueId, account_id: accountId, ...LIVE });
+  }
+
+  countSubUsers(accountId: string): Promise<number> {
+    return this.users.countDocuments({ account_id: accountId, role: 'sub_user', ...LIVE });
   }
 
   listSubUsers(accountId: string): Promise<UserDocument[]> {
