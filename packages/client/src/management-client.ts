@@ -11,6 +11,8 @@ import type {
   EditCampaignInput,
   EditContentInput,
   EditUserInput,
+  Page,
+  PageRequest,
   RedirectHosts,
   User,
 } from './management-types';
@@ -41,7 +43,12 @@ export class ManagementClient {
     return this.call({ method: 'GET', path: '/api/v3/user/', idempotent: true }, options);
   }
 
-  /** A sub-user of the caller's account. 409 when the e-mail is taken. */
+  /** One page of `listUsers()` (opt-in pagination). */
+  listUsersPage(page: PageRequest, options?: RequestOptions): Promise<Page<User>> {
+    return this.call({ method: 'GET', path: '/api/v3/user/', query: pageQuery(page), idempotent: true }, options);
+  }
+
+  /** A sub-user of the caller's account. 409 when the e-mail is taken or the account's quota is reached. */
   createUser(input: CreateUserInput, options?: RequestOptions): Promise<User> {
     return this.call({ method: 'POST', path: '/api/v3/user/', body: input, idempotent: false }, options);
   }
@@ -81,6 +88,12 @@ export class ManagementClient {
     return this.call({ method: 'GET', path: '/api/v3/campaign/', idempotent: true }, options);
   }
 
+  /** One page of `listCampaigns()` (opt-in pagination). */
+  listCampaignsPage(page: PageRequest, options?: RequestOptions): Promise<Page<Campaign>> {
+    return this.call({ method: 'GET', path: '/api/v3/campaign/', query: pageQuery(page), idempotent: true }, options);
+  }
+
+  /** 409 when the user's campaign quota is reached. */
   createCampaign(input: CreateCampaignInput, options?: RequestOptions): Promise<Campaign> {
     return this.call({ method: 'POST', path: '/api/v3/campaign/', body: input, idempotent: false }, options);
   }
@@ -125,4 +138,9 @@ export class ManagementClient {
   private call<T>(spec: Omit<CallSpec, 'bearer'>, options: RequestOptions | undefined): Promise<T> {
     return this.transport.call<T>({ ...spec, bearer: this.apiToken }, options);
   }
+}
+
+function pageQuery(page: PageRequest): Record<string, string> {
+  if (!Number.isInteger(page.limit) || page.limit < 1) throw new TypeError('limit must be a positive integer');
+  return page.cursor === undefined ? { limit: String(page.limit) } : { limit: String(page.limit), cursor: page.cursor };
 }

@@ -91,6 +91,20 @@ export interface EditContentInput {
   content_type: ContentType;
 }
 
+/** Opt-in pagination of the list endpoints. */
+export interface PageRequest {
+  /** 1..200 items per page. */
+  limit: number;
+  /** The previous page's `next_cursor`, as given. */
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
+}
+
 /** Where the pixel may redirect a user's clicks (`r`). */
 export interface RedirectHosts {
   /** The user's explicit list: hostnames, or `*.` + hostname for any subdomain (lowercase, punycode). */

@@ -19,6 +19,7 @@ import { createApp } from './app';
 import { bearerAuth } from './auth/bearer-auth';
 import { createCampaignFeature } from './campaigns/campaign-feature';
 import type { ManagementConfig } from './config';
+import { PageCursors } from './pagination/page-cursors';
 import { redirectHostRoutes } from './redirect-hosts/redirect-host-routes';
 import { RedirectHostService } from './redirect-hosts/redirect-host-service';
 import { createRegistryFeature } from './registry/registry-feature';
@@ -43,6 +44,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
   const userStore = new UserStore(mongo.db);
   await userStore.init();
   const tokens = await createTokenFeature({ users: userStore.collection, settings: config, logger });
+  const cursors = new PageCursors(tokens.deriveKey('page cursors'));
   const campaigns = await createCampaignFeature({
     db: mongo.db,
     logger,
@@ -51,6 +53,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
     hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
     hasRoomForHost: (ownerId, host) => redirectHosts.hasRoomFor(ownerId, host),
+    cursors,
   });
   const registry = await createRegistryFeature({
     nc,
@@ -62,7 +65,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     backfillHosts: () => campaigns.backfillHosts(),
     cleanup: (ownerId) => campaigns.deleteAllForOwner(ownerId),
   });
-  const users = new UserService({ store: userStore, announcer: registry.announcer, vault: tokens.vault, maxSubUsers: config.QUOTA_SUB_USERS_PER_ACCOUNT });
+  const users = new UserService({ store: userStore, announcer: registry.announcer, vault: tokens.vault, maxSubUsers: config.QUOTA_SUB_USERS_PER_ACCOUNT, cursors });
   const redirectHosts = new RedirectHostService({
     store: userStore,
     contentHosts: (ownerId) => campaigns.contentHosts(ownerId),

@@ -75,6 +75,11 @@ test('when every documented operation is called, then every response matches the
   await call('POST', '/api/v3/campaign/', { body: campaignBody });
   await call('POST', '/api/v3/campaign/', { token, body: 'a=b', contentType: 'text/plain' });
   await call('GET', '/api/v3/campaign/', { token });
+  const firstPage = (await call('GET', '/api/v3/campaign/?limit=1', { token })).body;
+  await call('GET', `/api/v3/campaign/?limit=1&cursor=${firstPage.next_cursor}`, { token });
+  await call('GET', '/api/v3/campaign/?limit=0', { token });
+  await call('GET', '/api/v3/user/?limit=1', { token });
+  await call('GET', '/api/v3/user/?limit=1&cursor=forged.cursor', { token });
   await call('POST', `/api/v3/campaign/${campaign.token}/`, { token, body: { reach: 20, brand: null } });
   await call('POST', `/api/v3/campaign/${campaign.token}/`, { token, body: { start_date: '2027-01-01' } });
   await call('POST', `/api/v3/campaign/${campaign.token}/`, { token }); // empty edit: a documented no-op

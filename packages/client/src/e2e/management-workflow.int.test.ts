@@ -33,6 +33,8 @@ describe('ManagementClient against the management service', () => {
     const created = await mine.createCampaign({ ...SPRING, brand: 'Acme', reach: 100000, target_geography: ['Germany'], objective: 'Reach' });
     expect(created).toEqual({ ...SPRING, token: expect.any(String), brand: 'Acme', reach: 100000, target_geography: ['Germany'], objective: 'Reach', last_modified: expect.stringMatching(DATETIME) });
     expect(await mine.listCampaigns()).toEqual([created]);
+    expect(await mine.listCampaignsPage({ limit: 1 })).toEqual({ items: [created], next_cursor: null });
+    expect(await mine.listUsersPage({ limit: 5 })).toEqual({ items: [{ ...sub, user_name: 'Analyst' }], next_cursor: null });
     const edited = await mine.editCampaign(created.token, { end_date: '2026-06-30', reach: null });
     expect(edited).toEqual({ token: created.token, start_date: SPRING.start_date, end_date: '2026-06-30', category: 'Technology', brand: 'Acme', reach: null, target_geography: ['Germany'], objective: 'Reach' });
 

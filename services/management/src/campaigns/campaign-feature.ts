@@ -5,6 +5,7 @@ import type { ManagementConfig } from '../config';
 import { contentRoutes } from '../content/content-routes';
 import { ContentService, type HostsChanged } from '../content/content-service';
 import { ContentStore } from '../content/content-store';
+import type { PageCursors } from '../pagination/page-cursors';
 import { fetchPageTitle } from '../title/page-title-fetch';
 import { TitleFetcher } from '../title/title-fetcher';
 import { campaignRoutes } from './campaign-routes';
@@ -30,6 +31,8 @@ export interface CampaignFeatureDeps {
   hostsChanged: HostsChanged;
   /** Whether a content URL with this host still fits into the owner's registry record. */
   hasRoomForHost(ownerId: string, host: string): Promise<boolean>;
+  /** Signs the list's page cursors. */
+  cursors: PageCursors;
   metrics: Registry;
 }
 
@@ -75,7 +78,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
     onOutcome: (outcome) => titleFetches.inc({ outcome }),
   });
-  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER });
+  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER, cursors: deps.cursors });
   const content = new ContentService({
     store: contentStore,
     titles,

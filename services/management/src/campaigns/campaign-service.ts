@@ -1,6 +1,8 @@
 import { ConflictError, NotFoundError, ValidationError, isDuplicateKeyError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import type { HostsChanged } from '../content/content-service';
+import type { PageCursors } from '../pagination/page-cursors';
+import { toPage, type Page } from '../pagination/page-query';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import { randomToken } from '../users/secrets';
 import { todayIn } from './calendar-date';
@@ -25,8 +27,12 @@ export interface CampaignServiceDeps {
   hostsChanged: HostsChanged;
   /** QUOTA_CAMPAIGNS_PER_USER. */
   maxCampaigns: number;
+  cursors: PageCursors;
   now?: () => Date;
 }
+
+/** Names this list in its cursors (a users cursor is refused here). */
+const CURSOR_LIST = 'campaigns';
 
 /** Edits retried this often when another edit slipped in between read and write. */
 const EDIT_ATTEMPTS = 3;
@@ -49,6 +55,13 @@ export class CampaignService {
 
   async list(caller: AuthenticatedUser): Promise<CampaignListView[]> {
     return (await this.deps.store.list(caller.unique_id)).map(toCampaignListView);
+  }
+
+  /** The same list, `limit` at a time (opt-in pagination). */
+  async listPage(caller: AuthenticatedUser, limit: number, cursor: string | undefined): Promise<Page<CampaignListView>> {
+    const after = cursor === undefined ? undefined : this.deps.cursors.decode(CURSOR_LIST, cursor);
+    const docs = await this.deps.store.listPage(caller.unique_id, after, limit);
+    return toPage(docs, limit, toCampaignListView, (position) => this.deps.cursors.encode(CURSOR_LIST, position));
   }
 
   /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */

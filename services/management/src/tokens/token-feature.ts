@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import type { Router } from 'express';
 import type { Collection } from 'mongodb';
 import type { Logger } from '@cm/platform';
@@ -12,6 +13,8 @@ import { UserTokenStore } from './user-token-store';
 
 export interface TokenFeature {
   vault: TokenVault;
+  /** A key for other MACs of this service (list cursors), derived from TOKEN_LOOKUP_KEY. */
+  deriveKey(purpose: string): Buffer;
   /** Bearer auth's lookup. */
   resolver: TokenResolver;
   /** Operator routes, mounted under /admin/v1. */
@@ -34,5 +37,10 @@ export async function createTokenFeature(deps: { users: Collection<UserDocument>
   await store.dropLegacyIndex();
   await rekey.run();
   await store.ensureLookupIndex();
-  return { vault, resolver: new ApiTokenResolver(store, vault), adminRouter: tokenAdminRoutes(rekey) };
+  return {
+    vault,
+    deriveKey: (purpose) => Buffer.from(hkdfSync('sha256', keyring.lookup, Buffer.alloc(0), purpose, 32)),
+    resolver: new ApiTokenResolver(store, vault),
+    adminRouter: tokenAdminRoutes(rekey),
+  };
 }

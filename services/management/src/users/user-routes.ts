@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { NotFoundError, asyncHandler, isFormBody, validate } from '@cm/platform';
 import { callerOf } from '../auth/authenticated-user';
+import { pageQuerySchema } from '../pagination/page-query';
 import { createUserSchema, editUserSchema, rotateTokenSchema } from './user-schemas';
 import type { UserService } from './user-service';
 
@@ -9,7 +10,8 @@ export function userRoutes(users: UserService): Router {
   const router = Router();
 
   router.get('/user', asyncHandler(async (req, res) => {
-    res.json(await users.listSubUsers(callerOf(req)));
+    const page = validate(pageQuerySchema, req.query, 'query');
+    res.json(page.limit === undefined ? await users.listSubUsers(callerOf(req)) : await users.listSubUsersPage(callerOf(req), page.limit, page.cursor));
   }));
 
   router.post('/user', asyncHandler(async (req, res) => {

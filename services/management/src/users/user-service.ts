@@ -1,5 +1,7 @@
 import { ConflictError, ForbiddenError, NotFoundError, isDuplicateKeyError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { PageCursors } from '../pagination/page-cursors';
+import { toPage, type Page } from '../pagination/page-query';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { TokenVault } from '../tokens/token-vault';
 import { hashPassword, randomDigits, randomToken } from './secrets';
@@ -22,8 +24,12 @@ export interface UserServiceDeps {
   vault: Pick<TokenVault, 'seal' | 'open'>;
   /** QUOTA_SUB_USERS_PER_ACCOUNT. */
   maxSubUsers: number;
+  cursors: PageCursors;
   now?: () => Date;
 }
+
+/** Names this list in its cursors (a campaigns cursor is refused here). */
+const CURSOR_LIST = 'users';
 
 function requireOwner(caller: AuthenticatedUser): void {
   if (caller.role !== 'owner') throw new ForbiddenError('sub-users cannot manage users');
@@ -51,6 +57,14 @@ export class UserService {
   async listSubUsers(caller: AuthenticatedUser): Promise<UserView[]> {
     requireOwner(caller);
     return (await this.deps.store.listSubUsers(caller.account_id)).map((doc) => this.view(doc));
+  }
+
+  /** The same list, `limit` at a time (opt-in pagination). */
+  async listSubUsersPage(caller: AuthenticatedUser, limit: number, cursor: string | undefined): Promise<Page<UserView>> {
+    requireOwner(caller);
+    const after = cursor === undefined ? undefined : this.deps.cursors.decode(CURSOR_LIST, cursor);
+    const docs = await this.deps.store.listSubUsersPage(caller.account_id, after, limit);
+    return toPage(docs, limit, (doc) => this.view(doc), (position) => this.deps.cursors.encode(CURSOR_LIST, position));
   }
 
   /** An empty edit (no body, or `{}`) changes nothing and answers the user as it is. */

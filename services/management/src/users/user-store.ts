@@ -1,4 +1,6 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
+import type { PagePosition } from '../pagination/page-cursors';
+import { afterPosition } from '../pagination/page-query';
 import { ensureIndexes, isDuplicateKeyError } from '@cm/platform';
 import type { UserRole } from '../auth/authenticated-user';
 import { LIVE, announcing, type RegistryFields } from '../registry/registry-fields';
@@ -47,7 +49,7 @@ export class UserStore {
       // create user: one account per e-mail, case-insensitively
       { key: { email_key: 1 }, options: { unique: true, name: 'email_key_unique' }, serves: 'insert (duplicate check)' },
       // list (and count, for the quota) the sub-users of an account
-      { key: { account_id: 1, role: 1, created_at: 1 }, options: { name: 'account_role_created' }, serves: 'listSubUsers, countSubUsers' },
+      { key: { account_id: 1, role: 1, created_at: 1 }, options: { name: 'account_role_created' }, serves: 'listSubUsers, listSubUsersPage, countSubUsers' },
     ]);
   }
 
@@ -81,6 +83,12 @@ export class UserStore {
   /** Scoped: only a (not deleted) user of this account. */
   findInAccount(accountId: string, uniqueId: string): Promise<UserDocument | null> {
     return this.users.findOne({ _id: uniqueId, account_id: accountId, ...LIVE });
+  }
+
+  /** One page in list order, fetching one more than `limit` to know whether another page follows. */
+  listSubUsersPage(accountId: string, after: PagePosition | undefined, limit: number): Promise<UserDocument[]> {
+    const filter = { account_id: accountId, role: 'sub_user', ...LIVE, ...afterPosition(after) } as Filter<UserDocument>;
+    return this.users.find(filter).sort({ created_at: 1, _id: 1 }).limit(limit + 1).toArray();
   }
 
   countSubUsers(accountId: string): Promise<number> {
