@@ -16,15 +16,19 @@ export interface AppParts {
   bodyParsers: RequestHandler[];
   /** Feature routers mounted under /api/v3. */
   api: Router[];
+  /** Express `trust proxy` (TRUST_PROXY): decides the client address the auth failure limit keys on. */
+  trustProxy: boolean | number | string;
 }
 
 /** The management app: the shared service skeleton with /admin/v1 behind the operator token and /api/v3 behind bearer auth. */
 export function createApp(parts: AppParts): Express {
-  return createServiceApp({
+  const app = createServiceApp({
     ...parts,
     routes: [
       ['/admin/v1', parts.adminAuth, ...parts.bodyParsers, ...parts.admin],
       ['/api/v3', ...parts.apiAuth, ...parts.bodyParsers, ...parts.api],
     ],
   });
+  app.set('trust proxy', parts.trustProxy);
+  return app;
 }

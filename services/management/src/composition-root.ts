@@ -8,6 +8,7 @@ import {
   connectMongo,
   connectNats,
   createRegistry,
+  prom,
   loadOpenApiDocument,
   healthRouter,
   listen,
@@ -19,6 +20,7 @@ import { createApp } from './app';
 import { bearerAuth } from './auth/bearer-auth';
 import { createCampaignFeature } from './campaigns/campaign-feature';
 import type { ManagementConfig } from './config';
+import { apiRateLimits } from './limits/api-rate-limits';
 import { PageCursors } from './pagination/page-cursors';
 import { redirectHostRoutes } from './redirect-hosts/redirect-host-routes';
 import { RedirectHostService } from './redirect-hosts/redirect-host-service';
@@ -73,6 +75,13 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     quota: config.QUOTA_REDIRECT_HOSTS_PER_USER,
   });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });
+  const rateLimited = new prom.Counter({ name: 'management_rate_limited_total', help: 'Requests refused with 429, by limit (token, expensive, auth_failures)', labelNames: ['limit'], registers: [metrics] });
+  const limits = apiRateLimits({
+    perTokenPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
+    expensivePerMinute: config.API_EXPENSIVE_RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: config.AUTH_FAILURE_RATE_LIMIT_PER_MINUTE,
+    onLimited: (limit) => rateLimited.inc({ limit }),
+  });
 
   const app = createApp({
     logger,
@@ -81,9 +90,10 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
     adminAuth: adminAuth(config.ADMIN_TOKEN),
     admin: [accountRoutes(users), tokens.adminRouter, registry.adminRouter],
-    apiAuth: [bearerAuth(tokens.resolver)],
+    apiAuth: [bearerAuth(tokens.resolver, limits.authFailures), limits.perToken],
     bodyParsers: parsers,
-    api: [userRoutes(users), redirectHostRoutes(redirectHosts), ...campaigns.routers],
+    api: [userRoutes(users, limits.expensive), redirectHostRoutes(redirectHosts), ...campaigns.routers],
+    trustProxy: config.TRUST_PROXY,
   });
 
   const server = http.createServer(app);

@@ -40,6 +40,12 @@ export interface ManagementConfig {
   TITLE_FETCH_ALLOW_LOOPBACK: boolean;
   /** Ports the title fetcher connects to (comma list in the environment). */
   TITLE_FETCH_ALLOWED_PORTS: number[];
+  /** Rate limits per process (429 beyond them; operations.md section 13). */
+  API_RATE_LIMIT_PER_MINUTE: number;
+  API_EXPENSIVE_RATE_LIMIT_PER_MINUTE: number;
+  AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: number;
+  /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
+  TRUST_PROXY: boolean | number | string;
   /** Quotas (409 `conflict` beyond them; operations.md section 13). */
   QUOTA_SUB_USERS_PER_ACCOUNT: number;
   QUOTA_CAMPAIGNS_PER_USER: number;
@@ -80,6 +86,11 @@ const schema = Joi.object<ManagementConfig>({
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),
   TITLE_FETCH_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  API_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(600),
+  API_EXPENSIVE_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
+  AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
+  // false (the socket's address), a hop count, or a comma list of trusted proxy addresses/subnets
+  TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0).max(10), Joi.string().pattern(/^[0-9A-Za-z.:/, ]{1,500}$/)).default(false),
   QUOTA_SUB_USERS_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(100),
   QUOTA_CAMPAIGNS_PER_USER: Joi.number().integer().min(0).max(1_000_000).default(1000),
   // content is embedded in its campaign document (16 MB at most): 5000 items of 2 KB URLs stay well below

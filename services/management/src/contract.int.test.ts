@@ -112,6 +112,19 @@ test('when every documented operation is called, then every response matches the
   const metrics = await fetch(`${h.baseUrl}/metrics`);
   problems.push(...contract.check('GET', '/metrics', { status: metrics.status, contentType: metrics.headers.get('content-type'), body: await metrics.text() }));
 
+  // a rate limit: a second harness where each token has one call a minute
+  const limited = await startManagementHarness({ API_RATE_LIMIT_PER_MINUTE: '1' });
+  try {
+    const limitedToken = (await limited.createAccount()).api_token;
+    for (let i = 0; i < 2; i++) {
+      const res = await limited.request('GET', '/api/v3/campaign/', { token: limitedToken });
+      problems.push(...contract.check('GET', '/api/v3/campaign/', { status: res.status, contentType: res.headers.get('content-type'), body: res.body }));
+      if (i === 1) expect(res.status).toBe(429);
+    }
+  } finally {
+    await limited.stop();
+  }
+
   expect(problems).toEqual([]);
   expect(contract.uncovered()).toEqual([]);
 });

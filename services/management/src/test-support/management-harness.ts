@@ -50,6 +50,8 @@ export async function startManagementHarness(env: Record<string, string> = {}): 
     OWNER_REGISTRY_BUCKET: uniqueName('owners'),
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     REGISTRY_RELAY_INTERVAL_MS: '500',
+    // every test talks from 127.0.0.1 and many check 401s: the per-address failure limit has its own tests
+    AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: '100000',
     SHUTDOWN_TIMEOUT_MS: '2000',
     ...env,
   });
