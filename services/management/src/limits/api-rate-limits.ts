@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
-import { RateLimitedError } from '@cm/platform';
+import { RateLimitedError, TokenBuckets, type TakeResult } from '@cm/platform';
 import { callerOf } from '../auth/authenticated-user';
-import { TokenBuckets, type TakeResult } from './token-buckets';
 
 /** Which limit refused a request (the label of management_rate_limited_total). */
 export type RateLimitName = 'token' | 'expensive' | 'auth_failures';

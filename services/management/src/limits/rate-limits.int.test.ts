@@ -11,10 +11,7 @@ afterAll(async () => {
 let addresses = 0;
 /** Each test speaks from its own client address (TRUST_PROXY=1 believes one X-Forwarded-For hop). */
 const from = () => ({ 'x-forwarded-for': `198.51.100.${++addresses}` });
-const limited = async (kind: string) => {
-  const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
-  return Number(new RegExp(`management_rate_limited_total\\{[^}]*limit="${kind}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
-};
+const limited = (kind: string) => h.metric('management_rate_limited_total', ['limit', kind]);
 
 function expect429(res: { status: number; body: any; headers: Headers }) {
   expect(res.status).toBe(429);

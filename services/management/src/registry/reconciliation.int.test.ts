@@ -1,5 +1,5 @@
 import { encodeOwnerRecord, type OwnerRecord } from '@cm/contracts';
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, waitFor, type ManagementHarness } from '../test-support/management-harness';
 
 let h: ManagementHarness;
 beforeAll(async () => {
@@ -14,10 +14,7 @@ const reconcile = async () => {
   expect(res.status).toBe(200);
   return res.body.corrections as number;
 };
-const corrections = async (kind: string) => {
-  const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
-  return Number(new RegExp(`management_registry_corrections_total\\{[^}]*kind="${kind}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0);
-};
+const corrections = (kind: string) => h.metric('management_registry_corrections_total', ['kind', kind]);
 let ids = 0;
 const unknownId = () => `8${Date.now()}${++ids}`.slice(0, 15);
 const liveRecord = (id: string, revision = 3): OwnerRecord => ({ owner_id: id, account_id: id, created_at: '2026-01-01T00:00:00.000Z', revision, redirect_hosts: ['stale.example'] });
@@ -111,9 +108,7 @@ describe('upgrade from the outbox version', () => {
     const upgraded = await startManagementHarness({ MONGO_DB: first.config.MONGO_DB, OWNER_REGISTRY_BUCKET: first.config.OWNER_REGISTRY_BUCKET });
     try {
       const udb = await upgraded.db();
-      const outboxGone = async () => (await udb.listCollections({}, { nameOnly: true }).toArray()).every((c) => c.name !== 'registry_outbox');
-      for (const deadline = Date.now() + 8000; !(await outboxGone()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
-      expect(await outboxGone()).toBe(true);
+      await waitFor(() => udb.listCollections({}, { nameOnly: true }).toArray(), (collections) => collections.every((c) => c.name !== 'registry_outbox'));
       expect((await udb.collection('campaigns').findOne({ _id: campaign.token } as never))?.content[0].host).toBe('legacy.example');
       expect(await upgraded.ownerRecord(owner.unique_id)).toMatchObject({ redirect_hosts: ['legacy.example'] });
     } finally {

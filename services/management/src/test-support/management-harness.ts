@@ -34,7 +34,25 @@ export interface ManagementHarness {
   registryBucket(): Promise<KV>;
   /** The bucket's record for an owner (undefined when absent, purged or not a record). */
   ownerRecord(ownerId: string): Promise<OwnerRecord | undefined>;
+  /** A counter or gauge from /metrics, by name and one label (0 when the series is not there yet). */
+  metric(name: string, label?: [string, string]): Promise<number>;
   stop(): Promise<void>;
+}
+
+/** Polls `read` until `ok` holds for its value (a read that throws counts as not yet); returns that value. */
+export async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 8000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: T | undefined;
+  for (;;) {
+    try {
+      last = await read();
+      if (ok(last)) return last;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms; last value ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 let counter = 0;
@@ -91,6 +109,11 @@ export async function startManagementHarness(env: Record<string, string> = {}): 
     async ownerRecord(ownerId) {
       const entry = await (await harness.registryBucket()).get(ownerId);
       return entry?.operation === 'PUT' ? decodeOwnerRecord(entry.value) : undefined;
+    },
+    async metric(name, label) {
+      const text = await (await fetch(`${baseUrl}/metrics`)).text();
+      const labelled = label ? `[^}]*${label[0]}="${label[1]}"` : '';
+      return Number(new RegExp(`^${name}\\{${labelled}[^}]*\\} (\\d+(?:\\.\\d+)?)$`, 'm').exec(text)?.[1] ?? 0);
     },
     async stop() {
       await system.stop();

@@ -1,5 +1,3 @@
-import { LRUCache } from 'lru-cache';
-
 export interface TokenBucketsOptions {
   /** Sustained rate; a full bucket holds one minute's worth (the burst). */
   perMinute: number;
@@ -16,31 +14,36 @@ interface Bucket {
 }
 
 /**
- * Token buckets by key, in this process only (N replicas behind a balancer allow up to N times
- * the rate). `take` spends; `check` only looks, for guards that must refuse before doing work.
+ * Token buckets by key (a rate limit per API key, token or client address), in this process only:
+ * N replicas behind a balancer allow up to N times the rate. `take` spends one token; `check` only
+ * looks, for guards that must refuse before doing any work. The buckets are kept in least recently
+ * used order, and the oldest is forgotten beyond `maxKeys` (it starts full again).
  */
 export class TokenBuckets {
-  private readonly buckets: LRUCache<string, Bucket>;
+  /** Map iteration order is insertion order: re-inserting on every use keeps the oldest first. */
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly maxKeys: number;
   private readonly perMs: number;
   private readonly now: () => number;
 
   constructor(private readonly opts: TokenBucketsOptions) {
-    this.buckets = new LRUCache<string, Bucket>({ max: opts.maxKeys ?? 100_000 });
+    this.maxKeys = opts.maxKeys ?? 100_000;
     this.perMs = opts.perMinute / 60_000;
     this.now = opts.now ?? Date.now;
   }
 
   take(key: string): TakeResult {
     const bucket = this.refilled(key);
+    this.buckets.delete(key);
     this.buckets.set(key, bucket);
+    if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
     if (bucket.tokens < 1) return this.refusal(bucket);
     bucket.tokens -= 1;
     return { allowed: true };
   }
 
   check(key: string): TakeResult {
-    const bucket = this.buckets.get(key);
-    if (!bucket) return { allowed: true };
+    if (!this.buckets.has(key)) return { allowed: true };
     const current = this.refilled(key);
     return current.tokens < 1 ? this.refusal(current) : { allowed: true };
   }
