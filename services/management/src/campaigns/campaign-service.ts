@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError, ValidationError, isDuplicateKeyError } fr
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import type { HostsChanged } from '../content/content-service';
 import type { PageCursors } from '../pagination/page-cursors';
-import { toPage, type Page } from '../pagination/page-query';
+import type { Page } from '../pagination/page-query';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import { randomToken } from '../users/secrets';
 import { todayIn } from './calendar-date';
@@ -59,9 +59,7 @@ export class CampaignService {
 
   /** The same list, `limit` at a time (opt-in pagination). */
   async listPage(caller: AuthenticatedUser, limit: number, cursor: string | undefined): Promise<Page<CampaignListView>> {
-    const after = cursor === undefined ? undefined : this.deps.cursors.decode(CURSOR_LIST, cursor);
-    const docs = await this.deps.store.listPage(caller.unique_id, after, limit);
-    return toPage(docs, limit, toCampaignListView, (position) => this.deps.cursors.encode(CURSOR_LIST, position));
+    return this.deps.cursors.page(CURSOR_LIST, limit, cursor, (after, n) => this.deps.store.listPage(caller.unique_id, after, n), toCampaignListView);
   }
 
   /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */

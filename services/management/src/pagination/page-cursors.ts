@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '@cm/platform';
+import { toPage, type Page } from './page-query';
 
 /** Where a page ended: lists are in (created_at, _id) order. */
 export interface PagePosition {
@@ -43,6 +44,21 @@ export class PageCursors {
     const [ms, id] = value as unknown[];
     if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || typeof id !== 'string' || !ID_SHAPE.test(id)) throw invalidCursor();
     return { created_at: new Date(ms), id };
+  }
+
+  /**
+   * One page of `list`: the position from `cursor` (none: from the start), `fetch` asked for one
+   * item more than `limit`, and the next cursor at the page's last item when there is more.
+   */
+  async page<D extends { _id: string; created_at: Date }, T>(
+    list: string,
+    limit: number,
+    cursor: string | undefined,
+    fetch: (after: PagePosition | undefined, limit: number) => Promise<D[]>,
+    view: (doc: D) => T,
+  ): Promise<Page<T>> {
+    const docs = await fetch(cursor === undefined ? undefined : this.decode(list, cursor), limit);
+    return toPage(docs, limit, view, (position) => this.encode(list, position));
   }
 
   private mac(list: string, payload: string): Buffer {

@@ -1,7 +1,7 @@
 import { ConflictError, ForbiddenError, NotFoundError, isDuplicateKeyError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import type { PageCursors } from '../pagination/page-cursors';
-import { toPage, type Page } from '../pagination/page-query';
+import type { Page } from '../pagination/page-query';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { TokenVault } from '../tokens/token-vault';
 import { hashPassword, randomDigits, randomToken } from './secrets';
@@ -62,9 +62,7 @@ export class UserService {
   /** The same list, `limit` at a time (opt-in pagination). */
   async listSubUsersPage(caller: AuthenticatedUser, limit: number, cursor: string | undefined): Promise<Page<UserView>> {
     requireOwner(caller);
-    const after = cursor === undefined ? undefined : this.deps.cursors.decode(CURSOR_LIST, cursor);
-    const docs = await this.deps.store.listSubUsersPage(caller.account_id, after, limit);
-    return toPage(docs, limit, (doc) => this.view(doc), (position) => this.deps.cursors.encode(CURSOR_LIST, position));
+    return this.deps.cursors.page(CURSOR_LIST, limit, cursor, (after, n) => this.deps.store.listSubUsersPage(caller.account_id, after, n), (doc) => this.view(doc));
   }
 
   /** An empty edit (no body, or `{}`) changes nothing and answers the user as it is. */
