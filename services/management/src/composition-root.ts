@@ -64,6 +64,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     logger,
     metrics,
     contentHosts: (ownerId) => campaigns.contentHosts(ownerId),
+    contentHostsByOwner: (ownerIds) => campaigns.contentHostsByOwner(ownerIds),
     backfillHosts: () => campaigns.backfillHosts(),
     cleanup: (ownerId) => campaigns.deleteAllForOwner(ownerId),
   });

@@ -43,6 +43,8 @@ export interface CampaignFeature {
   deleteAllForOwner(ownerId: string): Promise<void>;
   /** The distinct redirect hosts of an owner's content URLs. */
   contentHosts(ownerId: string): Promise<string[]>;
+  /** The same for many owners at once. */
+  contentHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>>;
   /** Gives items stored before redirect hosts existed their host; returns how many. */
   backfillHosts(): Promise<number>;
   start(): Promise<void>;
@@ -95,6 +97,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
       await campaigns.deleteAllForOwner(ownerId);
     },
     contentHosts: (ownerId) => contentStore.distinctHosts(ownerId),
+    contentHostsByOwner: (ownerIds) => contentStore.distinctHostsByOwner(ownerIds),
     backfillHosts: () => contentStore.backfillHosts(),
     start: () => titles.start(),
     stop: () => titles.stop(),

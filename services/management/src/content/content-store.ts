@@ -61,16 +61,30 @@ export class ContentStore {
     return result.modifiedCount === 1;
   }
 
-  /**
-   * The distinct redirect hosts of an owner's content URLs (for its registry record), grouped in
-   * the database so only the hosts travel. (An aggregation rather than `distinct`, which the
-   * MongoDB stand-in cannot run over items that lack the field.)
-   */
+  /** The distinct redirect hosts of an owner's content URLs (for its registry record). */
   async distinctHosts(ownerId: string): Promise<string[]> {
+    return (await this.distinctHostsByOwner([ownerId])).get(ownerId) ?? [];
+  }
+
+  /**
+   * The same for many owners in one aggregation (reconciliation reads a page of users at a time),
+   * grouped in the database so only the hosts travel. An aggregation rather than `distinct`, which
+   * the MongoDB stand-in cannot run over items that lack the field.
+   */
+  async distinctHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>> {
     const groups = await this.campaigns
-      .aggregate<{ _id: unknown }>([{ $match: { owner_id: ownerId } }, { $unwind: '$content' }, { $group: { _id: '$content.host' } }])
+      .aggregate<{ _id: { owner: string; host: unknown } }>([
+        { $match: { owner_id: { $in: ownerIds } } },
+        { $unwind: '$content' },
+        { $group: { _id: { owner: '$owner_id', host: '$content.host' } } },
+      ])
       .toArray();
-    return groups.map((g) => g._id).filter((h): h is string => typeof h === 'string' && h !== '');
+    const hosts = new Map<string, string[]>();
+    for (const { _id: group } of groups) {
+      if (typeof group.host !== 'string' || group.host === '') continue;
+      hosts.set(group.owner, [...(hosts.get(group.owner) ?? []), group.host]);
+    }
+    return hosts;
   }
 
   /**

@@ -21,6 +21,8 @@ export interface RegistryFeatureDeps {
   metrics: Registry;
   /** Distinct redirect hosts of an owner's content URLs. */
   contentHosts(ownerId: string): Promise<string[]>;
+  /** The same for many owners at once (reconciliation). */
+  contentHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>>;
   /** Gives content items stored before redirect hosts existed their host (once, before the first reconciliation). */
   backfillHosts(): Promise<number>;
   /** Removes a deleted user's campaigns. */
@@ -65,20 +67,20 @@ export async function createRegistryFeature(deps: RegistryFeatureDeps): Promise<
     store,
     registry: kv,
     announcer,
-    contentHosts: deps.contentHosts,
+    contentHostsByOwner: deps.contentHostsByOwner,
     onCorrection: (kind) => corrections.inc({ kind }),
     tombstoneTtlMs: config.REGISTRY_TOMBSTONE_TTL_DAYS * 86_400_000,
     logger,
   });
 
   let upgraded = false;
-  const reconcile = async () => {
+  const reconcile = async (stop: AbortSignal) => {
     if (!upgraded) {
       const backfilled = await deps.backfillHosts();
       if (backfilled > 0) logger.info('content hosts backfilled', { items: backfilled });
     }
-    await reconciler.run();
-    if (!upgraded) {
+    await reconciler.run(stop);
+    if (!upgraded && !stop.aborted) {
       // whatever the old outbox still listed, the pass just made true in the bucket
       await deps.db.collection(LEGACY_OUTBOX).drop().catch(() => undefined);
       upgraded = true;

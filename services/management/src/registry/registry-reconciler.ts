@@ -9,7 +9,8 @@ export interface RegistryReconcilerDeps {
   store: Pick<RegistryUserStore, 'page' | 'existing' | 'bumpPast'>;
   registry: Pick<OwnerRegistryKv, 'entries' | 'write' | 'purge'>;
   announcer: Pick<OwnerAnnouncer, 'publish'>;
-  contentHosts(ownerId: string): Promise<string[]>;
+  /** Distinct redirect hosts of the content URLs of each of these owners. */
+  contentHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>>;
   /** Counts each correction made (metrics). */
   onCorrection(kind: CorrectionKind): void;
   tombstoneTtlMs: number;
@@ -34,16 +35,18 @@ export class RegistryReconciler {
     this.now = deps.now ?? (() => new Date());
   }
 
-  /** One pass; returns how many corrections it made. */
-  async run(): Promise<number> {
+  /** One pass; returns how many corrections it made. A stop signal ends it between pages (the next pass does the rest). */
+  async run(stop?: AbortSignal): Promise<number> {
     const entries = await this.deps.registry.entries();
     const seen = new Set<string>();
     let corrections = 0;
     for (let page = await this.deps.store.page(undefined, BATCH); page.length > 0; page = await this.deps.store.page(page[page.length - 1]!._id, BATCH)) {
+      if (stop?.aborted) return corrections;
+      const hosts = await this.deps.contentHostsByOwner(page.map((u) => u._id));
       for (const user of page) {
         seen.add(user._id);
         if (user.registry_pending) continue;
-        const desired = buildOwnerRecord(user, user.deleted_at ? [] : await this.deps.contentHosts(user._id));
+        const desired = buildOwnerRecord(user, user.deleted_at ? [] : (hosts.get(user._id) ?? []));
         const correction = planUserCorrection(desired, entries.get(user._id));
         if (correction.action === 'write' && (await this.deps.registry.write(desired)) === 'written') corrections += this.count(correction);
         if (correction.action === 'bump' && (await this.deps.store.bumpPast(user._id, user.revision, correction.past))) {
