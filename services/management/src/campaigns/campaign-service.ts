@@ -65,7 +65,7 @@ export class CampaignService {
   /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */
   async create(caller: AuthenticatedUser, input: CreateCampaignInput): Promise<CampaignListView> {
     requireDatesInOrder(input);
-    if ((await this.deps.store.count(caller.unique_id)) >= this.deps.maxCampaigns) throw quotaExceeded('campaigns per user', this.deps.maxCampaigns, 'campaign');
+    if ((await this.deps.store.count(caller.unique_id, this.deps.maxCampaigns)) >= this.deps.maxCampaigns) throw quotaExceeded('campaigns per user', this.deps.maxCampaigns, 'campaign');
     const now = this.now();
     for (let attempt = 0; ; attempt++) {
       const doc: CampaignDocument = {

@@ -54,8 +54,9 @@ export class CampaignStore {
     return this.campaigns.find(filter, WITHOUT_CONTENT).sort({ created_at: 1, _id: 1 }).limit(limit + 1).toArray();
   }
 
-  count(ownerId: string): Promise<number> {
-    return this.campaigns.countDocuments({ owner_id: ownerId });
+  /** The owner's campaigns, counted up to `atMost` (a quota check need not count further). */
+  count(ownerId: string, atMost: number): Promise<number> {
+    return this.campaigns.countDocuments({ owner_id: ownerId }, { limit: atMost });
   }
 
   findSummary(ownerId: string, token: string): Promise<CampaignSummary | null> {

@@ -50,7 +50,7 @@ export class UserService {
   /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */
   async createSubUser(caller: AuthenticatedUser, input: CreateUserInput): Promise<UserView> {
     requireOwner(caller);
-    if ((await this.deps.store.countSubUsers(caller.account_id)) >= this.deps.maxSubUsers) throw quotaExceeded('sub-users per account', this.deps.maxSubUsers, 'user');
+    if ((await this.deps.store.countSubUsers(caller.account_id, this.deps.maxSubUsers)) >= this.deps.maxSubUsers) throw quotaExceeded('sub-users per account', this.deps.maxSubUsers, 'user');
     return this.insertUser(input, caller.account_id);
   }
 

@@ -91,8 +91,9 @@ export class UserStore {
     return this.users.find(filter).sort({ created_at: 1, _id: 1 }).limit(limit + 1).toArray();
   }
 
-  countSubUsers(accountId: string): Promise<number> {
-    return this.users.countDocuments({ account_id: accountId, role: 'sub_user', ...LIVE });
+  /** The account's sub-users, counted up to `atMost` (a quota check need not count further). */
+  countSubUsers(accountId: string, atMost: number): Promise<number> {
+    return this.users.countDocuments({ account_id: accountId, role: 'sub_user', ...LIVE }, { limit: atMost });
   }
 
   listSubUsers(accountId: string): Promise<UserDocument[]> {
