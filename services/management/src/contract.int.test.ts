@@ -38,6 +38,8 @@ test('when every documented operation is called, then every response matches the
   await call('POST', '/admin/v1/tokens/rekey');
   await call('POST', '/admin/v1/registry/reconcile', { token: TEST_ADMIN_TOKEN });
   await call('POST', '/admin/v1/registry/reconcile');
+  await call('POST', '/admin/v1/registry/reconcile', { token: TEST_ADMIN_TOKEN, body: { owner_id: '1' } });
+  await call('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN, body: '<x/>', contentType: 'text/xml' });
 
   // users
   const sub = (await call('POST', '/api/v3/user/', { token, body: { email: `s-${stamp}@example.com`, password: 'long enough pw', target_geography: 'Germany' } })).body;

@@ -90,6 +90,22 @@ describe('owner registry reconciliation', () => {
   test('when the reconcile endpoint is called without the operator token, then 401', async () => {
     expect((await h.request('POST', '/admin/v1/registry/reconcile')).status).toBe(401);
   });
+
+  test.each([
+    ['an unknown field', { owner_id: '1' }],
+    ['an operator object', { $where: 'x' }],
+    ['a huge field', { x: 'y'.repeat(20_000) }],
+  ])('when the reconcile endpoint gets a body with %s, then 400 and no pass runs', async (_name, body) => {
+    const before = await corrections('stale');
+    const id = unknownId();
+    await (await h.registryBucket()).put(id, encodeOwnerRecord(liveRecord(id)));
+    const res = await h.request('POST', '/admin/v1/registry/reconcile', { token: TEST_ADMIN_TOKEN, body });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(await h.ownerRecord(id)).toEqual(liveRecord(id));
+    expect(await corrections('stale')).toBe(before);
+    await reconcile(); // leave the bucket clean for the next test
+  });
 });
 
 describe('upgrade from the outbox version', () => {

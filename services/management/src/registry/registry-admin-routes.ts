@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { asyncHandler } from '@cm/platform';
+import { asyncHandler, isFormBody, validate } from '@cm/platform';
+import { noParameters } from '../validation/no-parameters';
 
 /**
  * Operator: `POST /admin/v1/registry/reconcile` runs one reconciliation pass now (it also runs
@@ -8,7 +9,8 @@ import { asyncHandler } from '@cm/platform';
  */
 export function registryAdminRoutes(reconciler: { run(): Promise<number> }): Router {
   const router = Router();
-  router.post('/registry/reconcile', asyncHandler(async (_req, res) => {
+  router.post('/registry/reconcile', asyncHandler(async (req, res) => {
+    validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
     res.json({ corrections: await reconciler.run() });
   }));
   return router;

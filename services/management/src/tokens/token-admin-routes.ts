@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { asyncHandler } from '@cm/platform';
+import { asyncHandler, isFormBody, validate } from '@cm/platform';
+import { noParameters } from '../validation/no-parameters';
 import type { RekeyResult } from './token-rekey';
 
 /**
@@ -9,7 +10,8 @@ import type { RekeyResult } from './token-rekey';
  */
 export function tokenAdminRoutes(rekey: { run(): Promise<RekeyResult> }): Router {
   const router = Router();
-  router.post('/tokens/rekey', asyncHandler(async (_req, res) => {
+  router.post('/tokens/rekey', asyncHandler(async (req, res) => {
+    validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
     res.json(await rekey.run());
   }));
   return router;

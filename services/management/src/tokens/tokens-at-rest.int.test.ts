@@ -137,6 +137,21 @@ describe('api tokens at rest', () => {
     }
   });
 
+  test.each([
+    ['an unknown field', { keys: 'k9' }],
+    ['an operator object', { $set: { token_keys: 'x' } }],
+  ])('when the rekey endpoint gets a body with %s, then 400', async (_name, body) => {
+    const { start } = await onOneDatabase();
+    const h = await start({});
+    try {
+      const res = await h.request('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN, body });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_error');
+    } finally {
+      await h.stop();
+    }
+  });
+
   test('when the rekey endpoint is called without the operator token, then 401', async () => {
     const { start } = await onOneDatabase();
     const h = await start({});

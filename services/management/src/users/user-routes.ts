@@ -2,7 +2,8 @@ import { Router, type RequestHandler } from 'express';
 import { NotFoundError, asyncHandler, isFormBody, validate } from '@cm/platform';
 import { callerOf } from '../auth/authenticated-user';
 import { pageQuerySchema } from '../pagination/page-query';
-import { createUserSchema, editUserSchema, rotateTokenSchema } from './user-schemas';
+import { noParameters } from '../validation/no-parameters';
+import { createUserSchema, editUserSchema } from './user-schemas';
 import type { UserService } from './user-service';
 
 /**
@@ -30,7 +31,7 @@ export function userRoutes(users: UserService, expensive: RequestHandler): Route
 
   router.post('/user/:userId/token', expensive, asyncHandler(async (req, res) => {
     const userId = userIdOf(req.params.userId);
-    validate(rotateTokenSchema, req.body, 'body', { convert: isFormBody(req) });
+    validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
     res.status(200).json(await users.rotateToken(callerOf(req), userId));
   }));
 

@@ -30,6 +30,3 @@ export const editUserSchema = Joi.object<EditUserInput>({
   timezone,
   target_geography: targetGeography,
 });
-
-/** Token rotation takes no parameters: any field is 400. */
-export const rotateTokenSchema = Joi.object({});
