@@ -46,9 +46,19 @@ export class OwnerAnnouncer {
     }
   }
 
-  /** The owner's content URLs changed (a different collection): a new revision, announced like any change. */
+  /**
+   * The owner's content URLs changed (a different collection, already written): a new revision,
+   * announced like any change. Never throws: the content change stands, and if even the revision
+   * cannot be written, reconciliation finds the record out of date and repairs it.
+   */
   async ownerChanged(ownerId: string): Promise<void> {
-    if (await this.deps.store.bump(ownerId)) await this.announce(ownerId);
+    try {
+      if (!(await this.deps.store.bump(ownerId))) return;
+    } catch (err) {
+      this.deps.logger.warn('owner record revision not written; reconciliation will repair it', { user_id: ownerId, error: String(err) });
+      return;
+    }
+    await this.announce(ownerId);
   }
 
   /** Publishes the user's current record; a deleted user's data goes first, its document last. */
