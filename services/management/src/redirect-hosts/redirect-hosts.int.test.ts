@@ -1,3 +1,4 @@
+import { isRedirectHostAllowed } from '@cm/contracts';
 import { startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
 
 let h: ManagementHarness;
@@ -34,6 +35,17 @@ describe('redirect hosts', () => {
     // PUT and trailing slash optional
     expect((await h.request('PUT', '/api/v3/redirect-hosts', { token: owner.api_token, body: { hosts: [] } })).body).toEqual({ hosts: [], content_hosts: ['content.example'] });
     expect((await h.ownerRecord(owner.unique_id))?.redirect_hosts).toEqual(['content.example']);
+  });
+
+  test('when the record is read with the contract the pixel uses, then exactly the content hosts, the listed hosts and subdomains of a *. entry are allowed', async () => {
+    const owner = await h.createAccount();
+    const campaign = (await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { name: 'P', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' } })).body;
+    await h.request('POST', `/api/v3/campaign/${campaign.token}/content/`, { token: owner.api_token, body: { url: 'https://News.Example:8443/story' } });
+    await put(owner.api_token, { hosts: ['Shop.Example', '*.cdn.example', 'bücher.example'] });
+    const hosts = (await h.ownerRecord(owner.unique_id))!.redirect_hosts;
+    const allowed = (url: string) => isRedirectHostAllowed(hosts, new URL(url).hostname);
+    for (const url of ['https://news.example/other', 'http://shop.example/cart', 'https://img.cdn.example/a.png', 'https://a.b.cdn.example/', 'https://bücher.example/buch']) expect([url, allowed(url)]).toEqual([url, true]);
+    for (const url of ['https://cdn.example/', 'https://www.shop.example/', 'https://evil.example/', 'https://shop.example.evil.net/', 'https://news.example.evil.net/']) expect([url, allowed(url)]).toEqual([url, false]);
   });
 
   test('when a form body repeats hosts, then it is a list; one value is a list of one', async () => {
