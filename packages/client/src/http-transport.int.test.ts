@@ -148,18 +148,25 @@ describe('HTTP transport: timeouts and cancellation', () => {
   test('when the caller aborts during a request, then the call rejects with the abort reason and is not retried', async () => {
     const s = await serve([{ status: 200, body: [], delayMs: 1000 }]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('user navigated away')), 50);
-    await expect(management(s.url).listCampaigns({ signal: controller.signal })).rejects.toThrow('user navigated away');
+    const call = management(s.url).listCampaigns({ signal: controller.signal });
+    // abort once the request is in the server's hands (not on a timer: a loaded machine may not have sent it yet)
+    await until(() => s.seen.length === 1);
+    controller.abort(new Error('user navigated away'));
+    await expect(call).rejects.toThrow('user navigated away');
     expect(s.seen).toHaveLength(1);
   });
 
   test('when the caller aborts during a backoff wait, then the call stops at once', async () => {
     const s = await serve([{ status: 503, headers: { 'retry-after': '2' } }]);
     const controller = new AbortController();
-    const started = Date.now();
-    setTimeout(() => controller.abort(), 100);
-    await expect(management(s.url).listCampaigns({ signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - started).toBeLessThan(1000);
+    const call = management(s.url).listCampaigns({ signal: controller.signal });
+    // the 503 was answered: the client now waits the 2 s Retry-After before trying again
+    await until(() => s.seen.length === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    const aborted = Date.now();
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+    expect(Date.now() - aborted).toBeLessThan(1000);
     expect(s.seen).toHaveLength(1);
   });
 
@@ -169,3 +176,12 @@ describe('HTTP transport: timeouts and cancellation', () => {
     expect(s.seen).toHaveLength(0);
   });
 });
+
+/** Polls until check() holds (fails the test after 5 s). */
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
