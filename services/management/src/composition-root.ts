@@ -54,7 +54,7 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     metrics,
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
     hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
-    hasRoomForHost: (ownerId, host) => redirectHosts.hasRoomFor(ownerId, host),
+    placeForHost: (ownerId, host) => redirectHosts.placeFor(ownerId, host),
     cursors,
   });
   const registry = await createRegistryFeature({

@@ -6,6 +6,7 @@ import { contentRoutes } from '../content/content-routes';
 import { ContentService, type HostsChanged } from '../content/content-service';
 import { ContentStore } from '../content/content-store';
 import type { PageCursors } from '../pagination/page-cursors';
+import type { HostPlace } from '../redirect-hosts/redirect-host-service';
 import { fetchPageTitle } from '../title/page-title-fetch';
 import { TitleFetcher } from '../title/title-fetcher';
 import { campaignRoutes } from './campaign-routes';
@@ -30,7 +31,7 @@ export interface CampaignFeatureDeps {
   /** Content URLs of the owner were added or removed: its registry record changes (this feature never writes users). */
   hostsChanged: HostsChanged;
   /** Whether a content URL with this host still fits into the owner's registry record. */
-  hasRoomForHost(ownerId: string, host: string): Promise<boolean>;
+  placeForHost(ownerId: string, host: string): Promise<HostPlace>;
   /** Signs the list's page cursors. */
   cursors: PageCursors;
   metrics: Registry;
@@ -86,7 +87,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     titles,
     timezoneOf: deps.timezoneOf,
     hostsChanged: deps.hostsChanged,
-    hasRoomForHost: deps.hasRoomForHost,
+    placeForHost: deps.placeForHost,
     maxItemsPerCampaign: config.QUOTA_CONTENT_PER_CAMPAIGN,
   });
 

@@ -4,6 +4,7 @@ import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
 import type { TimezoneOf } from '../campaigns/campaign-service';
+import type { HostPlace } from '../redirect-hosts/redirect-host-service';
 import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument } from './content-document';
 import type { AddContentInput } from './content-schemas';
@@ -23,8 +24,8 @@ export interface ContentServiceDeps {
   store: ContentStore;
   titles: TitleRequests;
   hostsChanged: HostsChanged;
-  /** Whether a URL with this host still fits into the owner's registry record (at most 1000 hosts). */
-  hasRoomForHost(ownerId: string, host: string): Promise<boolean>;
+  /** Whether a URL with this host is already among the owner's redirect hosts, fits in, or not (at most 1000 hosts). */
+  placeForHost(ownerId: string, host: string): Promise<HostPlace>;
   timezoneOf: TimezoneOf;
   /** QUOTA_CONTENT_PER_CAMPAIGN. */
   maxItemsPerCampaign: number;
@@ -50,7 +51,8 @@ export class ContentService {
       title: '',
       title_state: 'pending',
     };
-    if (!(await this.deps.hasRoomForHost(caller.unique_id, item.host))) {
+    const place = await this.deps.placeForHost(caller.unique_id, item.host);
+    if (place === 'full') {
       throw quotaExceeded('redirect hosts per owner, explicit and from content URLs together', OWNER_RECORD_LIMITS.redirectHosts, 'url');
     }
     const [outcome, timezone] = await Promise.all([this.deps.store.add(caller.unique_id, campaignToken, item), this.deps.timezoneOf(caller.unique_id)]);
@@ -63,7 +65,8 @@ export class ContentService {
         throw quotaExceeded('content items per campaign', this.deps.maxItemsPerCampaign, 'url');
     }
     this.deps.titles.request({ owner_id: caller.unique_id, campaign_token: campaignToken, token: item.token, url: item.url });
-    await this.deps.hostsChanged(caller.unique_id);
+    // a host the owner already had leaves its record as it is: nothing to announce
+    if (place === 'free') await this.deps.hostsChanged(caller.unique_id);
     return toContentView(item, outcome.campaign, todayIn(timezone, now));
   }
 

@@ -5,6 +5,9 @@ import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { UserAnnouncements } from '../users/user-service';
 import type { UserStore } from '../users/user-store';
 
+/** A new content URL's host against the owner's redirect hosts (see RedirectHostService.placeFor). */
+export type HostPlace = 'listed' | 'free' | 'full';
+
 /** What GET and PUT /api/v3/redirect-hosts/ answer. */
 export interface RedirectHostsView {
   /** The caller's explicit list (what PUT replaces). */
@@ -53,11 +56,16 @@ export class RedirectHostService {
     return { hosts, content_hosts: contentHosts };
   }
 
-  /** Whether a content URL with this host fits into the owner's record ("" contributes no host). */
-  async hasRoomFor(ownerId: string, host: string): Promise<boolean> {
-    if (host === '') return true;
+  /**
+   * Where a content URL with this host stands in the owner's record: already `listed` (its
+   * redirect hosts do not change, nothing to announce), `free` to be added, or the record is
+   * `full`. A URL without a host ("") contributes none: listed.
+   */
+  async placeFor(ownerId: string, host: string): Promise<HostPlace> {
+    if (host === '') return 'listed';
     const [user, contentHosts] = await Promise.all([this.deps.store.findLive(ownerId), this.deps.contentHosts(ownerId)]);
     const hosts = new Set([...(user?.redirect_hosts ?? []), ...contentHosts]);
-    return hosts.has(host) || hosts.size < OWNER_RECORD_LIMITS.redirectHosts;
+    if (hosts.has(host)) return 'listed';
+    return hosts.size < OWNER_RECORD_LIMITS.redirectHosts ? 'free' : 'full';
   }
 }

@@ -25,7 +25,7 @@ describe('owner records', () => {
     expect(pending).toBe(0);
   });
 
-  test('when content URLs are added and removed, then the record carries their hosts at a higher revision each time', async () => {
+  test('when content URLs are added and removed, then the record carries their hosts, at a higher revision for each new host (a host already listed changes nothing)', async () => {
     const owner = await h.createAccount();
     const token = owner.api_token;
     const campaign = (await h.request('POST', '/api/v3/campaign/', { token, body: CAMPAIGN })).body;
@@ -35,14 +35,15 @@ describe('owner records', () => {
     await add('https://shop.example/c');
     const afterAdds = await h.ownerRecord(owner.unique_id);
     expect(afterAdds?.redirect_hosts).toEqual(['shop.example', 'xn--bcher-kva.example']);
-    expect(afterAdds?.revision).toBe(4);
+    // created at 1; two new hosts; /c's host was listed already
+    expect(afterAdds?.revision).toBe(3);
 
     expect((await h.request('DELETE', `/api/v3/campaign/${campaign.token}/${a.token}/`, { token })).status).toBe(204);
     expect((await h.ownerRecord(owner.unique_id))?.redirect_hosts).toEqual(['shop.example', 'xn--bcher-kva.example']); // /c keeps shop.example
     expect((await h.request('DELETE', `/api/v3/campaign/${campaign.token}/`, { token })).status).toBe(204);
     const afterDelete = await h.ownerRecord(owner.unique_id);
     expect(afterDelete?.redirect_hosts).toEqual([]);
-    expect(afterDelete?.revision).toBe(6);
+    expect(afterDelete?.revision).toBe(5);
   });
 
   test('when a user is deleted, then a tombstone with a higher revision replaces its record, its campaigns and its document go, and its e-mail is free again', async () => {
