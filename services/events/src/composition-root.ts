@@ -13,6 +13,7 @@ import {
   listen,
   loadOpenApiDocument,
   pingNats,
+  TokenBuckets,
   type Logger,
   type MongoHandle,
   type ReadinessCheck,
@@ -28,7 +29,6 @@ import { DeviceDetector } from './ingest/device-detector';
 import { EventPublisher } from './ingest/event-publisher';
 import { GroupCommitPublisher } from './ingest/group-commit-publisher';
 import { JetStreamSender } from './ingest/jetstream-sender';
-import { TokenBuckets } from './ingest/token-buckets';
 import { createIngestMetrics } from './ingest/ingest-metrics';
 import { retentionMetrics, watchRegistryMetrics } from './operations-metrics';
 import { createPixelHandler } from './ingest/pixel-handler';

@@ -1,9 +1,8 @@
 import type { EventRecord } from '@cm/contracts';
-import { ValidationError } from '@cm/platform';
+import { ValidationError, type TokenBuckets } from '@cm/platform';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
 import type { DeviceDetector } from './device-detector';
 import { parsePixelEvent, type RawParams } from './pixel-params';
-import type { TokenBuckets } from './token-buckets';
 
 export interface EventSink {
   readonly available: boolean;
@@ -54,7 +53,7 @@ export class PixelIngest {
     if (!sink.available) return { kind: 'unavailable', reason: 'broker disconnected' };
     if (!owners.isReady()) return { kind: 'unavailable', reason: 'owner registry not loaded yet' };
     const now = Date.now();
-    if (perClient.enabled && !perClient.take(client, now)) return LIMITED_CLIENT;
+    if (!perClient.tryTake(client, now)) return LIMITED_CLIENT;
     if (!owners.has(event.owner_id)) {
       // a bounded server round trip, so the answer does not come measurably sooner than a stored hit
       try {
@@ -65,7 +64,7 @@ export class PixelIngest {
       }
     }
     // only known owners get a bucket: the key space is the registry, not whatever a sender invents
-    if (perOwner.enabled && !perOwner.take(event.owner_id, now)) return LIMITED_OWNER;
+    if (!perOwner.tryTake(event.owner_id, now)) return LIMITED_OWNER;
     const device = devices.detect(userAgent);
     const record: EventRecord = {
       id: this.deps.newId(),

@@ -37,7 +37,8 @@ export interface ApiRateLimits {
  * `rate_limited` with Retry-After (the error middleware sets it).
  */
 export function apiRateLimits(settings: RateLimitSettings): ApiRateLimits {
-  const buckets = (perMinute: number) => new TokenBuckets({ perMinute, now: settings.now });
+  // a full bucket holds one minute's worth
+  const buckets = (perMinute: number) => new TokenBuckets({ perSecond: perMinute / 60, burst: perMinute, now: settings.now });
   const perToken = buckets(settings.perTokenPerMinute);
   const expensive = buckets(settings.expensivePerMinute);
   const failures = buckets(settings.authFailuresPerMinute);
