@@ -5,11 +5,13 @@
 //     newest Kubernetes version we claim;
 //  2. wiring and operational rules the schema cannot see (deploy/k8s/manifest-rules.mjs);
 //  3. each Deployment's environment is loaded through its service's own config schema (built dist),
-//     so a setting the service would refuse, or would silently ignore (unknown name), fails here;
+//     so a setting the service would refuse, or would silently ignore (unknown name), fails here; the
+//     committed placeholder ADMIN_TOKEN must be refused in production (then a real one stands in);
 //  4. the Grafana dashboards in deploy/grafana parse, and every metric they query is one the code
 //     registers (or a prom-client default metric), so a renamed metric cannot leave a blank panel.
 // Installs what is missing: kustomize from the Go module proxy, the validator into .cache/.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -78,6 +80,18 @@ function configLoaders() {
   }));
 }
 
+/** Stands in for the operator's real token (the committed Secrets only hold placeholders). */
+const SUPPLIED_ADMIN_TOKEN = randomBytes(32).toString('hex');
+
+function refusesInProduction(load, env) {
+  try {
+    load({ ...env, NODE_ENV: 'production' });
+    return false;
+  } catch (err) {
+    return /ADMIN_TOKEN/.test(String(err.message));
+  }
+}
+
 /** Loads every container's environment through the service's config; unknown names are typos. */
 function configProblems(objects, loaders, expect) {
   const problems = [];
@@ -91,6 +105,12 @@ function configProblems(objects, loaders, expect) {
     for (const c of d.spec.template.spec.containers) {
       const where = `Deployment/${d.metadata.name} container ${c.name}`;
       const { env } = containerEnv(c, objects);
+      if (env.ADMIN_TOKEN !== undefined) {
+        // the committed Secrets hold placeholders: production must refuse them, so they can never go live;
+        // the rest of the check runs with a token a real deployment would supply
+        if (!refusesInProduction(load, env)) problems.push(`${where}: the committed ADMIN_TOKEN would be accepted in production; it must be a placeholder`);
+        env.ADMIN_TOKEN = SUPPLIED_ADMIN_TOKEN;
+      }
       try {
         const known = new Set([...Object.keys(load(env)), 'ADMIN_TOKEN']);
         for (const name of Object.keys(env)) if (!known.has(name)) problems.push(`${where}: ${name} is not a setting of ${app}`);

@@ -123,13 +123,41 @@ function checkIngress(ing, objects, fail) {
   }
 }
 
-/** {events_url} is one host: the pixel to ingest, reports and key administration to reporting. */
+/** {events_url} is one host: the pixel to ingest, reports to reporting (possibly in separate Ingress objects). */
 function checkEventsAddress(objects, fail) {
-  const wanted = { '/v1/': 'ingest', '/api/v1/': 'reporting', '/admin/': 'reporting' };
-  const ok = objects.some((o) => o.kind === 'Ingress' && (o.spec.rules ?? []).some((rule) =>
-    Object.entries(wanted).every(([path, component]) =>
-      (rule.http?.paths ?? []).some((p) => p.path === path && backendComponent(p.backend, objects) === component))));
-  if (!ok) fail('no Ingress host routes /v1/ to ingest and /api/v1/, /admin/ to reporting');
+  const wanted = { '/v1/': 'ingest', '/api/v1/': 'reporting' };
+  const hosts = new Map();
+  for (const o of objects.filter((x) => x.kind === 'Ingress')) {
+    for (const rule of o.spec.rules ?? []) {
+      const paths = hosts.get(rule.host) ?? [];
+      paths.push(...(rule.http?.paths ?? []));
+      hosts.set(rule.host, paths);
+    }
+  }
+  const ok = [...hosts.values()].some((paths) =>
+    Object.entries(wanted).every(([path, component]) => paths.some((p) => p.path === path && backendComponent(p.backend, objects) === component)));
+  if (!ok) fail('no Ingress host routes /v1/ to ingest and /api/v1/ to reporting');
+}
+
+/** Paths only operators and the cluster may reach (docs/operations.md sections 1 and 11). */
+const INTERNAL_PATHS = ['/admin/', '/metrics', '/healthz', '/readyz'];
+
+/** Would a request for `internal` match this Ingress path? */
+function routes(p, internal) {
+  if (p.pathType === 'Exact') return p.path === internal || p.path === internal.replace(/\/$/, '');
+  const prefix = p.path.replace(/\/$/, '');
+  return prefix === '' || internal === prefix || internal.startsWith(`${prefix}/`) || internal.replace(/\/$/, '') === prefix;
+}
+
+/** No public route to operator or probe endpoints, and every Ingress carries a per-client rate limit. */
+function checkPublicSurface(ing, fail) {
+  for (const rule of ing.spec.rules ?? []) {
+    for (const p of rule.http?.paths ?? []) {
+      for (const internal of INTERNAL_PATHS) if (routes(p, internal)) fail(`${rule.host}${p.path} routes ${internal}, which must stay internal`);
+    }
+  }
+  const rps = Number(ing.metadata.annotations?.['nginx.ingress.kubernetes.io/limit-rps']);
+  if (!(rps > 0)) fail('no per-client rate limit (nginx.ingress.kubernetes.io/limit-rps)');
 }
 
 /** Every problem found, as `Kind/name: message`; empty when the manifests hold together. */
@@ -139,7 +167,10 @@ export function checkManifests(objects) {
   for (const o of objects) {
     if (o.kind === 'Deployment') checkDeployment(o, objects, failFor(o));
     if (o.kind === 'Service') checkService(o, objects, failFor(o));
-    if (o.kind === 'Ingress') checkIngress(o, objects, failFor(o));
+    if (o.kind === 'Ingress') {
+      checkIngress(o, objects, failFor(o));
+      checkPublicSurface(o, failFor(o));
+    }
     if (o.kind === 'HorizontalPodAutoscaler') {
       const target = objects.find((t) => t.kind === o.spec.scaleTargetRef.kind && t.metadata.name === o.spec.scaleTargetRef.name);
       if (!target) failFor(o)(`scale target ${o.spec.scaleTargetRef.name} does not exist`);

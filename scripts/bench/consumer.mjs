@@ -120,7 +120,7 @@ async function consumerRun(nc, db, messages, round) {
   const id = randomBytes(4).toString('hex');
   const env = {
     NODE_ENV: 'production',
-    ADMIN_TOKEN: `bench-${randomBytes(16).toString('base64url')}`,
+    ADMIN_TOKEN: `bench-${randomBytes(32).toString('hex')}`,
     EVENTS_ROLES: 'consumer',
     MONGO_URL: servers.mongoUrl,
     NATS_URL: servers.natsUrl,

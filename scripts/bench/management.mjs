@@ -20,7 +20,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const CONTENT_ITEMS = 100;
-const ADMIN_TOKEN = `bench-${randomBytes(16).toString('base64url')}`;
+const ADMIN_TOKEN = `bench-${randomBytes(32).toString('hex')}`;
 
 const children = [];
 const say = (msg) => console.error(`[bench] ${msg}`);

@@ -42,7 +42,7 @@ async function bench() {
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
   const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-  const ADMIN_TOKEN = `bench-${randomBytes(16).toString('base64url')}`;
+  const ADMIN_TOKEN = `bench-${randomBytes(32).toString('hex')}`;
   const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
   const id = randomBytes(4).toString('hex');
   const names = {

@@ -17,3 +17,4 @@ export * from './bearer-token';
 export * from './admin-auth';
 export * from './api-docs';
 export * from './service-app';
+export * from './operator-token';

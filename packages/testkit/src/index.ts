@@ -7,3 +7,4 @@ export * from './test-servers';
 export * from './test-names';
 export * from './openapi-contract';
 export * from './http-request';
+export * from './service-process';
