@@ -18,3 +18,7 @@ export * from './admin-auth';
 export * from './api-docs';
 export * from './service-app';
 export * from './operator-token';
+export * from './retry-until';
+export * from './client-errors';
+export * from './starting-server';
+export * from './service-runner';

@@ -1,3 +1,4 @@
+import { ConfigError } from './config';
 import { MongoClient, type Collection, type CreateIndexesOptions, type Db, type IndexSpecification, type Document } from 'mongodb';
 
 export interface MongoHandle {
@@ -9,13 +10,25 @@ export interface MongoHandle {
 
 /** Connects with bounded timeouts so that start-up and readiness fail visibly instead of hanging. */
 export async function connectMongo(url: string, dbName: string): Promise<MongoHandle> {
-  const client = new MongoClient(url, {
-    serverSelectionTimeoutMS: 5000,
-    connectTimeoutMS: 5000,
-    maxPoolSize: 50,
-    appName: dbName,
-  });
-  await client.connect();
+  let client: MongoClient;
+  try {
+    client = new MongoClient(url, {
+      serverSelectionTimeoutMS: 5000,
+      connectTimeoutMS: 5000,
+      maxPoolSize: 50,
+      appName: dbName,
+    });
+  } catch (err) {
+    // the driver parses the URL here: no retry can fix what it refuses
+    throw new ConfigError(`MONGO_URL cannot be used: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    await client.connect();
+  } catch (err) {
+    // a failed attempt must not leave its monitors running: start-up retries with a new client
+    await client.close().catch(() => undefined);
+    throw err;
+  }
   const db = client.db(dbName);
   return {
     client,

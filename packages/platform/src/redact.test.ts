@@ -35,6 +35,8 @@ describe('redactString', () => {
     ['a bare bearer token in text', 'sent Bearer S upstream'],
     ['a basic credential', 'authorization=Basic S'],
     ['a text key: value pair', 'admin_token: S'],
+    ['a MongoDB URL password', 'mongodb://app:S@mongo-0:27017,mongo-1:27017/?replicaSet=rs0'],
+    ['a NATS URL password', 'connecting to nats://svc:S@nats-0:4222'],
   ])('when a string holds a secret as %s, then its value is masked', (_what, template) => {
     const out = redactString(template.replace(/\bS\b/, SECRET));
     expect(out).not.toContain(SECRET);
@@ -48,6 +50,10 @@ describe('redactString', () => {
     ['an empty string', '', ''],
   ])('when a string holds %s, then it passes unchanged', (_what, input, expected) => {
     expect(redactString(input)).toBe(expected);
+  });
+
+  test('when a URL carries user info, then only the password is masked', () => {
+    expect(redactString('mongodb://app:pw@h:27017/db')).toBe('mongodb://app:[redacted]@h:27017/db');
   });
 
   test('when a secret parameter is masked, then the rest of the URL stays readable', () => {

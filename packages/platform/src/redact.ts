@@ -55,6 +55,8 @@ export function isSecretName(name: string): boolean {
 const PAIR = /(^|[?&;\s"',{(])([^=&?;#\s"',{}()]{1,128})=([^&;#\s"',}]*)/g;
 // "name": "value" and name: value in JSON-ish or header-ish text
 const KEYED = /(["']?)([A-Za-z0-9_%.[\]-]{1,128})\1(\s*:\s*)("(?:[^"\\]|\\.)*"|'[^']*'|Bearer\s+\S+|Basic\s+\S+|[^\s,;}]+)/g;
+// the password of a URL's user info (mongodb://user:password@host, nats://user:password@host)
+const USER_INFO = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi;
 // a credential scheme followed by its token, whatever label precedes it
 const SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
 
@@ -62,6 +64,7 @@ const SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi;
 export function redactString(s: string): string {
   if (s.length === 0) return s;
   return s
+    .replace(USER_INFO, `$1${REDACTED}@`)
     .replace(SCHEME, (_all, scheme: string) => `${scheme} ${REDACTED}`)
     .replace(PAIR, (all, lead: string, name: string) => (isSecretName(name) ? `${lead}${name}=${REDACTED}` : all))
     .replace(KEYED, (all, quote: string, name: string, colon: string) => (isSecretName(name) ? `${quote}${name}${quote}${colon}${quote ? `"${REDACTED}"` : REDACTED}` : all));

@@ -8,3 +8,4 @@ export * from './test-names';
 export * from './openapi-contract';
 export * from './http-request';
 export * from './service-process';
+export * from './nats-server-binary';

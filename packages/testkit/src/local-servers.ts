@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureMongoStandIn, ensureNatsServer } from './binaries';
+import { ensureMongoStandIn } from './binaries';
+import { ensureNatsServer } from './nats-server-binary';
 import { freePort, waitForPort } from './ports';
 import { repoRoot } from './repo-root';
 

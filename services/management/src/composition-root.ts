@@ -10,9 +10,11 @@ import {
   prom,
   loadOpenApiDocument,
   healthRouter,
-  listen,
   pingNats,
+  StartingServer,
   type Logger,
+  type MongoHandle,
+  type NatsConnection,
 } from '@cm/platform';
 import { accountRoutes } from './accounts/account-routes';
 import { createApp } from './app';
@@ -32,14 +34,40 @@ export interface ManagementSystem {
   stop(): Promise<void>;
 }
 
-/** The one place that constructs things for the management service. */
-export async function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT): Promise<ManagementSystem> {
-  const mongo = await connectMongo(config.MONGO_URL, config.MONGO_DB);
-  const nc = await connectNats({ url: config.NATS_URL, name: 'management', logger });
+/** Connections opened so far, closed when start-up fails or is cancelled. */
+interface Opened {
+  nc?: NatsConnection;
+  mongo?: MongoHandle;
+}
+
+/**
+ * The one place that constructs things for the management service. It listens first (/healthz
+ * 200, /readyz 503 naming the step in progress), then connects, retrying each dependency with
+ * backoff until it answers (services start in any order); `signal` cancels those waits.
+ * Resolves once the service is ready.
+ */
+export async function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT, signal?: AbortSignal): Promise<ManagementSystem> {
+  const boot = new StartingServer({ logger, signal });
+  boot.server.keepAliveTimeout = 65_000;
+  boot.server.headersTimeout = 66_000;
+  const opened: Opened = {};
+  try {
+    return await startParts(config, logger, boot, await boot.listen(port), opened);
+  } catch (err) {
+    await opened.nc?.close().catch(() => undefined);
+    await opened.mongo?.close().catch(() => undefined);
+    await boot.close(config.SHUTDOWN_TIMEOUT_MS);
+    throw err;
+  }
+}
+
+async function startParts(config: ManagementConfig, logger: Logger, boot: StartingServer, boundPort: number, opened: Opened): Promise<ManagementSystem> {
+  const mongo = (opened.mongo = await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB)));
+  const nc = (opened.nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: 'management', logger })));
   const metrics = createRegistry('management');
 
   const userStore = new UserStore(mongo.db);
-  await userStore.init();
+  await boot.step('mongo_indexes', () => userStore.init());
   const campaigns = await createCampaignFeature({
     db: mongo.db,
     logger,
@@ -73,10 +101,8 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     api: [userRoutes(users), ...campaigns.routers],
   });
 
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  const boundPort = await listen(server, port);
+  const { server } = boot;
+  boot.serve(app);
   announcer.start(config.REGISTRY_RELAY_INTERVAL_MS);
   await campaigns.start();
   logger.info('management listening', { port: boundPort });
