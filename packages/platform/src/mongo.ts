@@ -62,3 +62,18 @@ export const DUPLICATE_KEY = 11000;
 export function isDuplicateKeyError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === DUPLICATE_KEY;
 }
+
+/**
+ * MongoDB's "OutOfDiskSpace": real MongoDB when its disk is full, and the MongoDB stand-in
+ * (deploy/mongo-stand-in) when its heap or its H2 file's disk is full. The stand-in's message
+ * starts with "the MongoDB stand-in store is full:" and says how to make room.
+ */
+export const OUT_OF_DISK_SPACE = 14031;
+
+/** Is this a write refused because the store is full (not a bad document, not a connection failure)? */
+export function isStoreFullError(err: unknown): boolean {
+  const e = err as { code?: unknown; codeName?: unknown; writeErrors?: { code?: unknown }[]; errorResponse?: { code?: unknown } } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (e.code === OUT_OF_DISK_SPACE || e.codeName === 'OutOfDiskSpace' || e.errorResponse?.code === OUT_OF_DISK_SPACE) return true;
+  return Array.isArray(e.writeErrors) && e.writeErrors.some((w) => w?.code === OUT_OF_DISK_SPACE);
+}

@@ -15,7 +15,9 @@ export function mongoStandInDir(): string {
 /** Downloads the MongoDB-compatible stand-in's jars from Maven Central once (cached in .cache/). */
 export function ensureMongoStandIn(log: (msg: string) => void = console.log): string {
   const dir = mongoStandInDir();
-  const ready = existsSync(dir) && readdirSync(dir).some((f) => f.startsWith('mongo-java-server-memory-backend'));
+  // both backends: memory for tests, h2 for `pnpm start` (a cache from before h2 was added is refreshed)
+  const jars = existsSync(dir) ? readdirSync(dir) : [];
+  const ready = ['mongo-java-server-memory-backend', 'mongo-java-server-h2-backend'].every((name) => jars.some((f) => f.startsWith(name)));
   if (ready) return dir;
   if (!onPath('java') || !onPath('mvn')) {
     throw new Error('java (17+) and mvn are needed for the MongoDB stand-in (or set MONGO_URL to a running MongoDB)');
