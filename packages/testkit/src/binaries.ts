@@ -17,7 +17,7 @@ export function ensureMongoStandIn(log: (msg: string) => void = console.log): st
   const dir = mongoStandInDir();
   // both backends: memory for tests, h2 for `pnpm start` (a cache from before h2 was added is refreshed)
   const jars = existsSync(dir) ? readdirSync(dir) : [];
-  const ready = ['mongo-java-server-memory-backend', 'mongo-java-server-h2-backend'].every((name) => jars.some((f) => f.startsWith(name)));
+  const ready = ['mongo-java-server-memory-backend', 'mongo-java-server-h2-backend', 'slf4j-nop'].every((name) => jars.some((f) => f.startsWith(name)));
   if (ready) return dir;
   if (!onPath('java') || !onPath('mvn')) {
     throw new Error('java (17+) and mvn are needed for the MongoDB stand-in (or set MONGO_URL to a running MongoDB)');

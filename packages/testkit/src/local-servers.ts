@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureMongoStandIn } from './binaries';
 import { ensureNatsServer } from './nats-server-binary';
 import { freePort, waitForPort } from './ports';
 import { repoRoot } from './repo-root';
+import { WATCHDOG_GRACE_MS } from './watchdog';
 
 export interface LocalServer {
   url: string;
@@ -14,14 +15,14 @@ export interface LocalServer {
   stop(): Promise<void>;
 }
 
-function stopProcess(child: ChildProcess, cleanup?: () => void): Promise<void> {
+function stopProcess(child: ChildProcess, cleanup?: () => void, killAfterMs = 5000): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) {
       cleanup?.();
       resolve();
       return;
     }
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+    const kill = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     child.once('exit', () => {
       clearTimeout(kill);
       cleanup?.();
@@ -31,20 +32,55 @@ function stopProcess(child: ChildProcess, cleanup?: () => void): Promise<void> {
   });
 }
 
+export interface SpawnServerOptions {
+  /** Where the server's stdout and stderr go. */
+  output: 'ignore' | 'inherit' | number;
+  /** Own process group: a terminal's Ctrl-C does not reach it (`pnpm start` stops it after the services). */
+  detached?: boolean;
+  /**
+   * Run it under the watchdog (dist/watchdog.js): it stops when this process is gone, even
+   * after kill -9. Only from the built testkit (`pnpm start`).
+   */
+  watchdog?: boolean;
+}
+
+/** Spawns a data store process, directly or under the watchdog; stop() waits for it (SIGKILL as the last resort). */
+function spawnServer(cmd: string, args: string[], opts: SpawnServerOptions): { child: ChildProcess; stop: (cleanup?: () => void) => Promise<void> } {
+  const watchdog = path.join(__dirname, 'watchdog.js');
+  if (opts.watchdog && !existsSync(watchdog)) throw new Error('the watchdog runs from the built testkit (pnpm build)');
+  const child = opts.watchdog
+    ? spawn(process.execPath, [watchdog, cmd, ...args], { stdio: ['pipe', opts.output, opts.output], detached: opts.detached ?? false })
+    : spawn(cmd, args, { stdio: ['ignore', opts.output, opts.output], detached: opts.detached ?? false });
+  // a watchdog kills its server itself after its grace period: give it that long before killing it
+  const killAfterMs = opts.watchdog ? WATCHDOG_GRACE_MS + 5000 : 5000;
+  return { child, stop: (cleanup) => stopProcess(child, cleanup, killAfterMs) };
+}
+
+export interface NatsServerOptions {
+  port?: number;
+  /** JetStream's store; a temporary directory (removed on stop) when not given. */
+  storeDir?: string;
+  quiet?: boolean;
+  detached?: boolean;
+  watchdog?: boolean;
+}
+
 /** `nats-server -js` on loopback with its own store directory. */
-export async function startNatsServer(opts: { port?: number; storeDir?: string; quiet?: boolean } = {}): Promise<LocalServer> {
+export async function startNatsServer(opts: NatsServerOptions = {}): Promise<LocalServer> {
   const bin = ensureNatsServer();
   const port = opts.port ?? (await freePort());
   const ownStore = !opts.storeDir;
   const storeDir = opts.storeDir ?? mkdtempSync(path.join(os.tmpdir(), 'nats-js-'));
-  const child = spawn(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
-    stdio: opts.quiet === false ? 'inherit' : 'ignore',
+  const server = spawnServer(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+    output: opts.quiet === false ? 'inherit' : 'ignore',
+    detached: opts.detached,
+    watchdog: opts.watchdog,
   });
   await waitForPort(port, 15000);
   const cleanup = () => {
     if (ownStore) rmSync(storeDir, { recursive: true, force: true });
   };
-  return { url: `nats://127.0.0.1:${port}`, port, process: child, stop: () => stopProcess(child, cleanup) };
+  return { url: `nats://127.0.0.1:${port}`, port, process: server.child, stop: () => server.stop(cleanup) };
 }
 
 export interface MongoStandInOptions {
@@ -56,6 +92,7 @@ export interface MongoStandInOptions {
   h2File?: string;
   /** Run the JVM in its own process group (`pnpm start`: Ctrl-C in the terminal must not reach it). */
   detached?: boolean;
+  watchdog?: boolean;
   /** Append the stand-in's stdout and stderr (start-up line, STORE FULL notices) to this file. */
   logFile?: string;
 }
@@ -72,12 +109,13 @@ export async function startMongoStandIn(opts: MongoStandInOptions = {}): Promise
   const heap = opts.heap ?? process.env.MONGO_STAND_IN_HEAP;
   const storage = opts.h2File ? `h2:${opts.h2File}` : 'memory';
   const log = opts.logFile ? openSync(opts.logFile, 'a') : undefined;
-  const output = log ?? (opts.quiet === false ? 'inherit' : 'ignore');
-  const child = spawn('java', [...(heap ? [`-Xmx${heap}`] : []), '-Xss4m', '-cp', path.join(libDir, '*'), launcher, String(port), '127.0.0.1', storage], {
-    stdio: ['ignore', output, output],
-    detached: opts.detached ?? false,
+  const args = [...(heap ? [`-Xmx${heap}`] : []), '-Xss4m', '-cp', path.join(libDir, '*'), launcher, String(port), '127.0.0.1', storage];
+  const server = spawnServer('java', args, {
+    output: log ?? (opts.quiet === false ? 'inherit' : 'ignore'),
+    detached: opts.detached,
+    watchdog: opts.watchdog,
   });
   if (log !== undefined) closeSync(log);
   await waitForPort(port, 60000);
-  return { url: `mongodb://127.0.0.1:${port}`, port, process: child, stop: () => stopProcess(child) };
+  return { url: `mongodb://127.0.0.1:${port}`, port, process: server.child, stop: () => server.stop() };
 }
