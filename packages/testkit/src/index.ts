@@ -9,3 +9,4 @@ export * from './openapi-contract';
 export * from './http-request';
 export * from './service-process';
 export * from './nats-server-binary';
+export * from './nats-cluster';
