@@ -112,7 +112,7 @@ async function rawInserts(db, messages, collectionName) {
 
 async function writtenSoFar(port) {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('events_consumer_messages_total{outcome="written"'));
+  const line = text.split('\n').find((l) => l.startsWith('events_consumer_events_total{outcome="written"'));
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
@@ -120,7 +120,7 @@ async function consumerRun(nc, db, messages, round) {
   const id = randomBytes(4).toString('hex');
   const env = {
     NODE_ENV: 'production',
-    ADMIN_TOKEN: `bench-${randomBytes(32).toString('hex')}`,
+    ADMIN_TOKEN: `bench-${randomBytes(32).toString('base64url')}`,
     EVENTS_ROLES: 'consumer',
     MONGO_URL: servers.mongoUrl,
     NATS_URL: servers.natsUrl,

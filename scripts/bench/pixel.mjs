@@ -42,7 +42,7 @@ async function bench() {
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
   const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-  const ADMIN_TOKEN = `bench-${randomBytes(32).toString('hex')}`;
+  const ADMIN_TOKEN = `bench-${randomBytes(32).toString('base64url')}`;
   const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
   const id = randomBytes(4).toString('hex');
   const names = {
@@ -105,6 +105,11 @@ async function bench() {
     NATS_URL: servers.natsUrl,
     ADMIN_TOKEN,
     LOG_LEVEL: 'error',
+    // one client address sends everything: the flood limits stay on the hot path but never bite
+    PIXEL_RATE_PER_IP: '1000000000',
+    PIXEL_BURST_PER_IP: '1000000000',
+    PIXEL_RATE_PER_OWNER: '1000000000',
+    PIXEL_BURST_PER_OWNER: '1000000000',
     ...names,
   });
 
@@ -152,6 +157,13 @@ async function bench() {
       }
     }
 
+    // group commit at work: events per JetStream message over the whole run
+    const ingestMetrics = await (await fetch(`http://127.0.0.1:${ingestPort}/metrics`)).text();
+    const metricValue = (name) => Number(ingestMetrics.split('\n').find((l) => l.startsWith(name))?.split(' ').pop() ?? NaN);
+    const batchSum = metricValue('events_ingest_batch_events_sum');
+    const batchCount = metricValue('events_ingest_batch_events_count');
+    say(`group commit: ${batchSum} events in ${batchCount} messages (${(batchSum / batchCount).toFixed(1)} per message)`);
+
     // drain the stream into MongoDB and ask the report what it counts
     say(`verifying: ${acknowledged} acknowledged pixel hits must be reported`);
     startChild('events consumer+reporting', [path.join(root, 'services/events/dist/main.js')], eventsEnv('consumer,reporting', readPort));
@@ -188,9 +200,9 @@ async function bench() {
     console.log('| variant | req/s (min-max) | p50 ms | p99 ms |');
     console.log('|---|---|---|---|');
     for (const s of summary) console.log(`| ${s.name} | ${s.rps.toFixed(0)} (${s.range[0].toFixed(0)}-${s.range[1].toFixed(0)}) | ${s.p50} | ${s.p99} |`);
-    console.log(`\npixel / bare = ${ratio.toFixed(2)} (target >= 0.5); per round: ${pairRatios.map((x) => x.toFixed(2)).join(', ')} (median ${median(pairRatios).toFixed(2)})`);
-    console.log(`failed requests: 0; acknowledged ${acknowledged}, reported ${count}`);
-    await stopAll(ratio >= 0.5 ? 0 : 2);
+    console.log(`\npixel / bare = ${ratio.toFixed(2)} (target >= 0.65); per round: ${pairRatios.map((x) => x.toFixed(2)).join(', ')} (median ${median(pairRatios).toFixed(2)})`);
+    console.log(`failed requests: 0; acknowledged ${acknowledged}, reported ${count}; ${(batchSum / batchCount).toFixed(1)} events per JetStream message on average`);
+    await stopAll(ratio >= 0.65 ? 0 : 2);
   } catch (err) {
     console.error(err);
     await stopAll(1);

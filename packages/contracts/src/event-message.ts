@@ -2,10 +2,9 @@ import Joi from 'joi';
 
 export type DeviceType = 'desktop' | 'tablet' | 'mobile';
 
-/** What ingest publishes to JetStream and the consumer stores; version 1 of the contract. */
-export interface EventMessage {
-  v: 1;
-  /** UUIDv7: time-ordered; the JetStream msgID and the MongoDB _id. */
+/** One event as ingest records it: the content of a v1 message and of each item of a v2 batch. */
+export interface EventRecord {
+  /** UUIDv7: time-ordered; the MongoDB _id (and the JetStream msgID of a v1 message). */
   id: string;
   owner_id: string;
   name: string;
@@ -19,6 +18,11 @@ export interface EventMessage {
   metadata: Record<string, string>;
   /** ISO 8601 UTC with milliseconds. */
   created: string;
+}
+
+/** Version 1 of the contract: one event per JetStream message (still read, so a rolling upgrade loses nothing). */
+export interface EventMessage extends EventRecord {
+  v: 1;
 }
 
 /** Subject an event is published on: the stream binds `<prefix>.>`. */
@@ -36,8 +40,7 @@ export const EVENT_LIMITS = {
   metadataValueMax: 512,
 } as const;
 
-const eventMessageSchema = Joi.object<EventMessage>({
-  v: Joi.number().valid(1).required(),
+const eventRecordFields = {
   id: Joi.string().guid().required(),
   owner_id: Joi.string().pattern(/^\d+$/).max(EVENT_LIMITS.ownerIdMax).required(),
   name: Joi.string().min(1).max(EVENT_LIMITS.nameMax).required(),
@@ -50,7 +53,9 @@ const eventMessageSchema = Joi.object<EventMessage>({
     .max(EVENT_LIMITS.metadataKeys)
     .required(),
   created: Joi.string().isoDate().required(),
-});
+};
+const eventRecordSchema = Joi.object<EventRecord>(eventRecordFields);
+const eventMessageSchema = Joi.object<EventMessage>({ v: Joi.number().valid(1).required(), ...eventRecordFields });
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -59,9 +64,9 @@ export function encodeEventMessage(msg: EventMessage): Uint8Array {
   return encoder.encode(JSON.stringify(msg));
 }
 
-export type DecodeResult = { ok: true; value: EventMessage } | { ok: false; reason: string };
+export type DecodeResult<T = EventMessage> = { ok: true; value: T } | { ok: false; reason: string };
 
-const KNOWN_KEYS = 10;
+const RECORD_KEYS = 9;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DIGITS = /^\d+$/;
 const METADATA_KEY = /^[^$.\0][^.\0]*$/;
@@ -89,13 +94,17 @@ function isSafeMetadata(m: unknown): boolean {
  * never accepts what Joi refuses.
  */
 export function isPlainValidEventMessage(p: unknown): p is EventMessage {
+  return typeof p === 'object' && p !== null && (p as Record<string, unknown>).v === 1 && isPlainValidEventRecord(p, RECORD_KEYS + 1);
+}
+
+/** The same check for one event of a v2 batch (no `v`); `keys` is how many own keys the object must have. */
+export function isPlainValidEventRecord(p: unknown, keys = RECORD_KEYS): p is EventRecord {
   if (typeof p !== 'object' || p === null) return false;
   const m = p as Record<string, unknown>;
-  let keys = 0;
-  for (const _ in m) keys++;
+  let count = 0;
+  for (const _ in m) count++;
   return (
-    keys === KNOWN_KEYS &&
-    m.v === 1 &&
+    count === keys &&
     typeof m.id === 'string' &&
     UUID.test(m.id) &&
     isString(m.owner_id, 1, EVENT_LIMITS.ownerIdMax) &&
@@ -114,18 +123,28 @@ export function isPlainValidEventMessage(p: unknown): p is EventMessage {
 
 /** Joi alone: the authority, and the one that names the reason a message is refused. */
 export function validateEventMessage(parsed: unknown): DecodeResult {
-  const { value, error } = eventMessageSchema.validate(parsed, { abortEarly: true, convert: false });
+  return joiVerdict(eventMessageSchema, parsed);
+}
+
+/** Joi's verdict on one event of a v2 batch. */
+export function validateEventRecord(parsed: unknown): DecodeResult<EventRecord> {
+  return joiVerdict(eventRecordSchema, parsed);
+}
+
+function joiVerdict<T>(schema: Joi.ObjectSchema<T>, parsed: unknown): DecodeResult<T> {
+  const { value, error } = schema.validate(parsed, { abortEarly: true, convert: false });
   if (error) return { ok: false, reason: error.message };
   return { ok: true, value };
 }
 
-/** Never throws: an undecodable message is a value the consumer dead-letters. */
-export function decodeEventMessage(data: Uint8Array): DecodeResult {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(decoder.decode(data));
-  } catch {
-    return { ok: false, reason: 'not JSON' };
+/** Never throws: an undecodable message is a value the consumer dead-letters. `parsed` skips the JSON parse when the caller did it. */
+export function decodeEventMessage(data: Uint8Array, parsed?: unknown): DecodeResult {
+  if (parsed === undefined) {
+    try {
+      parsed = JSON.parse(decoder.decode(data));
+    } catch {
+      return { ok: false, reason: 'not JSON' };
+    }
   }
   if (isPlainValidEventMessage(parsed)) return { ok: true, value: parsed };
   return validateEventMessage(parsed);

@@ -1,2 +1,3 @@
 export * from './owner-registry';
 export * from './event-message';
+export * from './event-batch';

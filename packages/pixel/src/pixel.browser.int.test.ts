@@ -19,7 +19,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   const bundle = buildMinifiedBundle();
   [events, site] = await Promise.all([startEventsHarness(), startPublisherSite(bundle)]);
-  owner = await events.registerOwner();
+  // the publisher site (127.0.0.1) is where its tracked links lead: the owner allows that host
+  owner = await events.registerOwner(undefined, ['127.0.0.1']);
   page = await browser.context.newPage();
   page.on('console', (msg) => {
     if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console ${msg.type()}: ${msg.text()}`);

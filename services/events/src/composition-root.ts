@@ -1,7 +1,8 @@
 import http from 'node:http';
 import path from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { v7 as uuidv7 } from 'uuid';
+import { eventBatchSubject } from '@cm/contracts';
 import {
   apiDocsRouter,
   closeServer,
@@ -24,9 +25,11 @@ import { BucketWriter } from './consumer/bucket-writer';
 import { createConsumerMetrics } from './consumer/consumer-metrics';
 import { DeadLetters } from './consumer/dead-letters';
 import { EventConsumer } from './consumer/event-consumer';
-import { AckedPublisher } from './ingest/acked-publisher';
 import { DeviceDetector } from './ingest/device-detector';
 import { EventPublisher } from './ingest/event-publisher';
+import { GroupCommitPublisher } from './ingest/group-commit-publisher';
+import { JetStreamSender } from './ingest/jetstream-sender';
+import { TokenBuckets } from './ingest/token-buckets';
 import { createIngestMetrics } from './ingest/ingest-metrics';
 import { retentionMetrics, watchRegistryMetrics } from './operations-metrics';
 import { createPixelHandler } from './ingest/pixel-handler';
@@ -36,6 +39,7 @@ import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registr
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
 import { RetentionJob } from './retention/retention-job';
 import { ensureStreams } from './stream/ensure-streams';
+import { streamFillMetrics } from './stream/stream-metrics';
 
 export interface EventsSystem {
   server: http.Server;
@@ -101,19 +105,37 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
     checks.owner_registry = async () => {
       if (!owners.isReady()) throw new Error('owner registry not replayed yet');
     };
-    // PUBLISH_TIMEOUT_MS bounds the wait for the stream's ack; past it the pixel answers 503
-    publisher = new EventPublisher(nc, new AckedPublisher(nc, config.PUBLISH_TIMEOUT_MS), config.EVENTS_SUBJECT_PREFIX);
-    publisher.start();
     const ingestMetrics = createIngestMetrics(metrics);
+    const sender = new JetStreamSender(nc, { attemptTimeoutMs: config.PUBLISH_ATTEMPT_TIMEOUT_MS, onRetry: ingestMetrics.retried });
+    const batches = new GroupCommitPublisher(sender, {
+      subject: eventBatchSubject(config.EVENTS_SUBJECT_PREFIX),
+      window: config.INGEST_PUBLISH_WINDOW,
+      maxEvents: config.INGEST_BATCH_MAX_EVENTS,
+      maxBytes: config.INGEST_BATCH_MAX_BYTES,
+      timeoutMs: config.PUBLISH_TIMEOUT_MS,
+      maxWaiting: config.INGEST_MAX_WAITING_EVENTS,
+      newId: uuidv7,
+      onBatch: ingestMetrics.batch,
+    });
+    publisher = new EventPublisher(sender, batches, config.PUBLISH_TIMEOUT_MS);
+    publisher.start();
     watchRegistryMetrics(metrics, owners);
-    const ingest = new PixelIngest({ owners, sink: publisher, devices: new DeviceDetector(), newId: uuidv7, onPublished: ingestMetrics.observePublish });
-    pixel = createPixelHandler(ingest, ingestMetrics, logger);
+    const ingest = new PixelIngest({
+      owners,
+      sink: publisher,
+      devices: new DeviceDetector(),
+      newId: uuidv7,
+      perClient: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_IP, burst: config.PIXEL_BURST_PER_IP }),
+      perOwner: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_OWNER, burst: config.PIXEL_BURST_PER_OWNER }),
+    });
+    pixel = createPixelHandler({ ingest, owners, metrics: ingestMetrics, logger, trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS });
   }
 
   if (roles.has('consumer') && mongo) {
-    const writer = new BucketWriter(mongo.db, logger);
+    const writer = new BucketWriter(mongo.db, logger, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J });
     const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
     workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
+    streamFillMetrics(metrics, await jetstreamManager(nc), config.EVENTS_STREAM);
     workers.push(
       new RetentionJob(
         mongo.db,

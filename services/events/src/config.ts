@@ -1,5 +1,8 @@
 import Joi from 'joi';
+import { EVENT_BATCH_LIMITS } from '@cm/contracts';
 import { ConfigError, baseConfigSchema, loadConfig } from '@cm/platform';
+
+const GIB = 1024 ** 3;
 
 export type EventsRole = 'ingest' | 'consumer' | 'reporting';
 
@@ -23,10 +26,28 @@ export interface EventsConfig {
   EVENTS_DEAD_LETTER_SUBJECT: string;
   EVENTS_STREAM_REPLICAS: number;
   EVENTS_STREAM_MAX_AGE_HOURS: number;
+  /** Byte and message limits of the events stream (discard new: past them the pixel answers 503). */
   EVENTS_STREAM_MAX_BYTES: number;
+  EVENTS_STREAM_MAX_MSGS: number;
   EVENTS_DEDUPE_WINDOW_SECONDS: number;
-  /** Bound on waiting for the JetStream ack before the pixel answers 503. */
+  /** A pixel hit is answered within this long: 200 once its batch is acknowledged, else 503. Attempts repeat under the same message id until then. */
   PUBLISH_TIMEOUT_MS: number;
+  /** How long one publish attempt waits for the stream's ack before it is sent again. */
+  PUBLISH_ATTEMPT_TIMEOUT_MS: number;
+  /** Group commit: messages in flight at once; events arriving meanwhile wait and go out together. */
+  INGEST_PUBLISH_WINDOW: number;
+  /** Group commit: at most this many events and bytes in one JetStream message. */
+  INGEST_BATCH_MAX_EVENTS: number;
+  INGEST_BATCH_MAX_BYTES: number;
+  /** Events waiting for a publish slot beyond which new hits get 503 at once (memory bound). */
+  INGEST_MAX_WAITING_EVENTS: number;
+  /** Flood limits of the ingest role, per process: sustained hits per second (0 = off) and burst, per client address and per owner. */
+  PIXEL_RATE_PER_IP: number;
+  PIXEL_BURST_PER_IP: number;
+  PIXEL_RATE_PER_OWNER: number;
+  PIXEL_BURST_PER_OWNER: number;
+  /** Trusted proxies in front of ingest that append the client address to X-Forwarded-For (0: use the socket peer). */
+  PIXEL_TRUSTED_PROXY_HOPS: number;
   CONSUMER_DURABLE: string;
   CONSUMER_BATCH_SIZE: number;
   CONSUMER_MAX_WAIT_MS: number;
@@ -38,8 +59,12 @@ export interface EventsConfig {
   /** Delay of the first nak after a MongoDB failure; doubles per delivery up to the max. */
   CONSUMER_RETRY_BASE_MS: number;
   CONSUMER_RETRY_MAX_MS: number;
-  /** The dead-letter stream keeps undecodable messages this long for inspection. */
+  /** The dead-letter stream keeps undecodable messages this long for inspection, and at most this many bytes (oldest go first). */
   EVENTS_DLQ_MAX_AGE_HOURS: number;
+  EVENTS_DLQ_MAX_BYTES: number;
+  /** Write concern of event inserts: acknowledged by a majority (or this many members), journaled. */
+  EVENTS_WRITE_CONCERN_W: 'majority' | number;
+  EVENTS_WRITE_CONCERN_J: boolean;
   /** Collections are `<prefix>_YYYYMMDD` (UTC day). */
   BUCKET_PREFIX: string;
   RETENTION_DAYS: number;
@@ -75,9 +100,25 @@ const schema = Joi.object<EventsConfig>({
   EVENTS_DEAD_LETTER_SUBJECT: subject.default('events_dlq.v1'),
   EVENTS_STREAM_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   EVENTS_STREAM_MAX_AGE_HOURS: Joi.number().integer().min(1).default(72),
-  EVENTS_STREAM_MAX_BYTES: Joi.number().integer().min(-1).default(-1),
+  EVENTS_STREAM_MAX_BYTES: Joi.number().integer().min(-1).default(8 * GIB),
+  EVENTS_STREAM_MAX_MSGS: Joi.number().integer().min(-1).default(20_000_000),
   EVENTS_DEDUPE_WINDOW_SECONDS: Joi.number().integer().min(120).default(300),
-  PUBLISH_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(2000),
+  PUBLISH_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(5000),
+  PUBLISH_ATTEMPT_TIMEOUT_MS: Joi.number()
+    .integer()
+    .min(50)
+    .max(30000)
+    .default((parent: { PUBLISH_TIMEOUT_MS: number }) => Math.min(1000, parent.PUBLISH_TIMEOUT_MS)),
+  INGEST_PUBLISH_WINDOW: Joi.number().integer().min(1).max(64).default(2),
+  INGEST_BATCH_MAX_EVENTS: Joi.number().integer().min(1).max(EVENT_BATCH_LIMITS.maxEvents).default(200),
+  // a single event is at most ~90 KB encoded: the floor keeps room for it, the cap keeps messages under NATS's 1 MB payload
+  INGEST_BATCH_MAX_BYTES: Joi.number().integer().min(128 * 1024).max(512 * 1024).default(256 * 1024),
+  INGEST_MAX_WAITING_EVENTS: Joi.number().integer().min(1).default(50_000),
+  PIXEL_RATE_PER_IP: Joi.number().min(0).default(50),
+  PIXEL_BURST_PER_IP: Joi.number().integer().min(1).default(200),
+  PIXEL_RATE_PER_OWNER: Joi.number().min(0).default(2000),
+  PIXEL_BURST_PER_OWNER: Joi.number().integer().min(1).default(20_000),
+  PIXEL_TRUSTED_PROXY_HOPS: Joi.number().integer().min(0).max(10).default(0),
   CONSUMER_DURABLE: name.default('events-writer'),
   CONSUMER_BATCH_SIZE: Joi.number().integer().min(1).max(10000).default(500),
   CONSUMER_MAX_WAIT_MS: Joi.number().integer().min(10).max(60000).default(200),
@@ -87,6 +128,9 @@ const schema = Joi.object<EventsConfig>({
   CONSUMER_RETRY_BASE_MS: Joi.number().integer().min(10).default(1000),
   CONSUMER_RETRY_MAX_MS: Joi.number().integer().min(10).default(60000),
   EVENTS_DLQ_MAX_AGE_HOURS: Joi.number().integer().min(1).default(720),
+  EVENTS_DLQ_MAX_BYTES: Joi.number().integer().min(-1).default(GIB),
+  EVENTS_WRITE_CONCERN_W: Joi.alternatives(Joi.string().valid('majority'), Joi.number().integer().min(1).max(50)).default('majority'),
+  EVENTS_WRITE_CONCERN_J: Joi.boolean().default(true),
   BUCKET_PREFIX: name.default('events'),
   RETENTION_DAYS: Joi.number().integer().min(1).default(400),
   RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).default(3_600_000),
@@ -105,6 +149,9 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   // a DLQ subject inside the events stream would feed dead letters back to the consumer forever
   if (config.EVENTS_DEAD_LETTER_SUBJECT.startsWith(`${config.EVENTS_SUBJECT_PREFIX}.`)) {
     throw new ConfigError('invalid configuration:\n  EVENTS_DEAD_LETTER_SUBJECT: must not be under EVENTS_SUBJECT_PREFIX');
+  }
+  if (config.PUBLISH_ATTEMPT_TIMEOUT_MS > config.PUBLISH_TIMEOUT_MS) {
+    throw new ConfigError('invalid configuration:\n  PUBLISH_ATTEMPT_TIMEOUT_MS: must not exceed PUBLISH_TIMEOUT_MS');
   }
   if (config.CONSUMER_MAX_ACK_PENDING < 3 * config.CONSUMER_BATCH_SIZE) {
     // one batch is written, one waits and one is being fetched: the server must let all three be in flight

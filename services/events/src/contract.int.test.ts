@@ -33,13 +33,15 @@ afterAll(async () => {
 });
 
 test('when every documented operation is called, then every response matches the OpenAPI document', async () => {
-  const owner = await h.registerOwner();
+  const owner = await h.registerOwner(undefined, ['example.com']);
   const ua = { headers: { 'user-agent': BROWSER } };
   // pixel
   await call('GET', `/v1/v.gif?owner_id=${owner}&name=impression&content_id=c1&campaign=spring`, ua);
   await call('GET', `/v1/v.gif?owner_id=${owner}&name=click&r=${encodeURIComponent('https://example.com/landing')}`, ua);
   await call('GET', '/v1/v.gif?name=impression');
   await call('GET', `/v1/v.gif?owner_id=${owner}&name=click&r=javascript:alert(1)`);
+  await call('GET', `/v1/v.gif?owner_id=${owner}&name=click&r=${encodeURIComponent('https://not-allowed.example/')}`);
+  await call('GET', `/v1/v.gif?name=click&r=${encodeURIComponent('https://example.com/landing')}`, ua);
   await call('POST', '/v1/v.gif', { headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER }, body: `owner_id=${owner}&name=impression` });
   await call('POST', '/v1/v.gif', { headers: { 'content-type': 'application/json' }, body: '{}' });
   await call('OPTIONS', '/v1/v.gif');

@@ -47,3 +47,15 @@ test('when a retention pass has run, then the time of the last success is export
   expect(value(text, /^events_retention_last_success_timestamp_seconds/)).toBeGreaterThan(Date.now() / 1000 - 60);
   expect(value(text, /^events_retention_dropped_buckets_total/)).toBe(0);
 });
+
+test('when the consumer role runs, then the fill level of the events stream is exported against its limits', async () => {
+  const owner = await h.registerOwner();
+  expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(200);
+  await new Promise((r) => setTimeout(r, 5100));
+  const text = await scrape();
+  const ratio = value(text, /^events_stream_fill_ratio/);
+  const bytes = value(text, /^events_stream_bytes/);
+  expect(bytes).toBeGreaterThan(0);
+  expect(ratio).toBeCloseTo(bytes / h.config.EVENTS_STREAM_MAX_BYTES, 6);
+  expect(value(text, /^events_stream_messages/)).toBeGreaterThanOrEqual(1);
+});

@@ -19,7 +19,7 @@ const operator = () => new AdminClient({ eventsUrl: h.baseUrl, adminToken: TEST_
 
 describe('EventsClient and AdminClient against the events service', () => {
   test('when pixel and click URLs built by the client are hit, then a key issued by the operator reports them', async () => {
-    const owner = await h.registerOwner();
+    const owner = await h.registerOwner(undefined, ['shop.example']);
     const events = new EventsClient({ baseUrl: h.baseUrl });
     const impression = events.pixelUrl({ owner_id: owner, name: 'impression', content_id: 'article-1', url: 'https://pub.example/a', metadata: { campaign: 'spring sale' } });
     for (let i = 0; i < 2; i++) expect((await fetch(impression, { headers: BROWSER })).status).toBe(200);

@@ -1,108 +1,130 @@
-import type { JsMsg } from '@nats-io/jetstream';
-import { decodeEventMessage } from '@cm/contracts';
 import type { EventsConfig } from '../config';
+import { isPastRetention } from '../retention/expired-buckets';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument, type EventDocument } from '../storage/event-document';
-import { isPastRetention } from '../retention/expired-buckets';
 import type { BucketWriter } from './bucket-writer';
-import { deadLettered, dropped, duplicate, retry, written, type Outcome } from './consumer-outcome';
+import { deadLettered, dropped, duplicate, messageOutcome, retry, retryDelay, written, type EventOutcome, type Outcome } from './consumer-outcome';
 import type { DeadLetters } from './dead-letters';
-import { retryDelay } from './consumer-outcome';
+import type { Delivery } from './delivery';
 import type { InsertResult } from './insert-results';
 
 const DAY_MS = 86_400_000;
 
-export type BatchHandler = (msgs: JsMsg[]) => Promise<Outcome[]>;
+export type BatchHandler = (deliveries: Delivery[]) => Promise<Outcome[]>;
 
 export interface BatchHandlerDeps {
   writer: Pick<BucketWriter, 'write'>;
-  deadLetters: Pick<DeadLetters, 'send'>;
+  deadLetters: Pick<DeadLetters, 'send' | 'sendEvent'>;
   config: Pick<EventsConfig, 'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'CONSUMER_MAX_WRITE_ATTEMPTS' | 'CONSUMER_RETRY_BASE_MS' | 'CONSUMER_RETRY_MAX_MS'>;
   now?: () => Date;
 }
 
+/** Where one event of the batch came from: message `d`, event `e` of it. */
+interface EventRef {
+  d: number;
+  e: number;
+}
+
+interface DayGroup {
+  refs: EventRef[];
+  docs: EventDocument[];
+}
+
 /**
- * One batch, start to end: decode every message (undecodable -> dead letter), group the rest by
- * UTC day bucket, write each group with one unordered insertMany, and give every message an
- * outcome. Never throws; what cannot be decided now is a retry.
+ * One batch of messages, start to end: every event of every message (v1: one, v2 batch: many)
+ * is grouped by UTC day bucket with the events of the other messages, each bucket is written
+ * with one unordered insertMany, and every event gets its outcome; an event that cannot be read
+ * or written is dead-lettered alone, a message that cannot be read at all is dead-lettered whole.
+ * Each message's outcome follows from its events' (consumer-outcome.ts). Never throws; what
+ * cannot be decided now is a retry.
  */
 export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
   const { config } = deps;
   const now = deps.now ?? (() => new Date());
+  const delayFor = (d: Delivery): number => retryDelay(d.msg.info.deliveryCount, config.CONSUMER_RETRY_BASE_MS, config.CONSUMER_RETRY_MAX_MS);
 
-  // msg.info parses the reply subject: only failures need the delivery count
-  const delayFor = (msg: JsMsg): number => retryDelay(msg.info.deliveryCount, config.CONSUMER_RETRY_BASE_MS, config.CONSUMER_RETRY_MAX_MS);
-
-  const afterWrite = (msg: JsMsg, result: InsertResult): { outcome?: Outcome; deadLetter?: string } => {
+  /** What a write result means for an event, given how often its message was delivered. */
+  const afterWrite = (d: Delivery, result: InsertResult): EventOutcome | 'dead_letter' => {
     switch (result.status) {
       case 'written':
-        return { outcome: written };
+        return written;
       case 'duplicate':
-        return { outcome: duplicate };
+        return duplicate;
       case 'failed':
         // MongoDB unreachable or the write as a whole failed: always retried, never dropped
-        return { outcome: retry(result.message, delayFor(msg)) };
+        return retry(result.message);
       case 'rejected':
         // this document itself is refused: a few tries in case it was transient, then give up on it
-        return msg.info.deliveryCount >= config.CONSUMER_MAX_WRITE_ATTEMPTS
-          ? { deadLetter: `write rejected: ${result.message}` }
-          : { outcome: retry(result.message, delayFor(msg)) };
+        return d.msg.info.deliveryCount >= config.CONSUMER_MAX_WRITE_ATTEMPTS ? 'dead_letter' : retry(result.message);
     }
   };
 
-  return async (msgs) => {
-    const outcomes: (Outcome | undefined)[] = new Array(msgs.length);
-    const toDeadLetter: { index: number; reason: string }[] = [];
-    const buckets = new Map<string, { indexes: number[]; docs: EventDocument[] }>();
-    const byDay = new Map<number, { indexes: number[]; docs: EventDocument[] }>();
+  return async (deliveries) => {
+    const events: EventOutcome[][] = deliveries.map((d) => new Array<EventOutcome>(d.payload.ok ? d.payload.events.length : 0));
+    const whole: (Outcome | undefined)[] = new Array(deliveries.length);
+    const toDeadLetter: (EventRef & { reason: string; raw: unknown })[] = [];
+    const byDay = new Map<number, DayGroup & { bucket: string }>();
     const at = now();
 
-    msgs.forEach((msg, i) => {
-      const decoded = decodeEventMessage(msg.data);
-      if (!decoded.ok) {
-        toDeadLetter.push({ index: i, reason: `undecodable: ${decoded.reason}` });
-        return;
-      }
-      const doc = toEventDocument(decoded.value);
-      if (isPastRetention(doc.created, at, config.RETENTION_DAYS)) {
+    deliveries.forEach((d, di) => {
+      if (!d.payload.ok) return;
+      d.payload.events.forEach((event, ei) => {
+        if (!event.ok) {
+          toDeadLetter.push({ d: di, e: ei, reason: `invalid event: ${event.reason}`, raw: event.raw });
+          return;
+        }
+        const doc = toEventDocument(event.value);
         // its bucket is (or is about to be) dropped: writing would resurrect it without indexes
-        outcomes[i] = dropped('older than the retention period');
-        return;
-      }
-      // a batch nearly always spans one or two days: name each bucket once, not per message
-      const day = Math.floor(doc.created.getTime() / DAY_MS);
-      let group = byDay.get(day);
-      if (!group) {
-        group = { indexes: [], docs: [] };
-        byDay.set(day, group);
-        buckets.set(bucketName(config.BUCKET_PREFIX, doc.created), group);
-      }
-      group.indexes.push(i);
-      group.docs.push(doc);
+        if (isPastRetention(doc.created, at, config.RETENTION_DAYS)) {
+          events[di]![ei] = dropped('older than the retention period');
+          return;
+        }
+        // a batch nearly always spans one or two days: name each bucket once, not per event
+        const day = Math.floor(doc.created.getTime() / DAY_MS);
+        let group = byDay.get(day);
+        if (!group) byDay.set(day, (group = { bucket: bucketName(config.BUCKET_PREFIX, doc.created), refs: [], docs: [] }));
+        group.refs.push({ d: di, e: ei });
+        group.docs.push(doc);
+      });
     });
 
-    for (const [name, group] of buckets) {
-      const results = await deps.writer.write(name, group.docs);
-      group.indexes.forEach((msgIndex, j) => {
-        const msg = msgs[msgIndex]!;
-        const { outcome, deadLetter } = afterWrite(msg, results[j]!);
-        if (deadLetter) toDeadLetter.push({ index: msgIndex, reason: deadLetter });
-        else outcomes[msgIndex] = outcome;
+    for (const group of byDay.values()) {
+      const results = await deps.writer.write(group.bucket, group.docs);
+      group.refs.forEach((ref, j) => {
+        const outcome = afterWrite(deliveries[ref.d]!, results[j]!);
+        if (outcome === 'dead_letter') toDeadLetter.push({ ...ref, reason: `write rejected: ${(results[j] as { message: string }).message}`, raw: recordAt(deliveries, ref) });
+        else events[ref.d]![ref.e] = outcome;
       });
     }
 
-    await Promise.all(
-      toDeadLetter.map(async ({ index, reason }) => {
-        const msg = msgs[index]!;
+    await Promise.all([
+      ...toDeadLetter.map(async ({ d, e, reason, raw }) => {
         try {
-          await deps.deadLetters.send(msg, reason);
-          outcomes[index] = deadLettered(reason);
+          await deps.deadLetters.sendEvent(deliveries[d]!.msg, e, raw, reason);
+          events[d]![e] = deadLettered(reason);
         } catch (err) {
-          // not in the DLQ yet, so it must not be terminated: try again later
-          outcomes[index] = retry(`dead-letter publish failed: ${String(err)}`, delayFor(msg));
+          // not in the DLQ yet: the message must come back
+          events[d]![e] = retry(`dead-letter publish failed: ${String(err)}`);
         }
       }),
-    );
-    return outcomes.map((o) => o ?? retry('no outcome', config.CONSUMER_RETRY_BASE_MS));
+      ...deliveries.map(async (delivery, di) => {
+        if (delivery.payload.ok) return;
+        const reason = `undecodable: ${delivery.payload.reason}`;
+        try {
+          await deps.deadLetters.send(delivery.msg, reason);
+          whole[di] = { kind: 'dead_lettered', reason };
+        } catch (err) {
+          whole[di] = { kind: 'retry', reason: `dead-letter publish failed: ${String(err)}`, delayMs: delayFor(delivery), events: [] };
+        }
+      }),
+    ]);
+    return deliveries.map((d, di) => whole[di] ?? messageOutcome(Array.from(events[di]!, (o) => o ?? retry('no outcome')), () => delayFor(d)));
   };
+}
+
+/** The event as it came in the message (what a dead letter carries, so it can be replayed). */
+function recordAt(deliveries: Delivery[], ref: EventRef): unknown {
+  const payload = deliveries[ref.d]!.payload;
+  const event = payload.ok ? payload.events[ref.e] : undefined;
+  return event?.ok ? event.value : event;
 }

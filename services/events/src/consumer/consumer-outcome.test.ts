@@ -1,12 +1,18 @@
-import { deadLettered, dropped, duplicate, retry, retryDelay, settlementFor, written } from './consumer-outcome';
+import { deadLettered, dropped, duplicate, messageOutcome, retry, retryDelay, settlementFor, written } from './consumer-outcome';
 
 describe('consumer outcomes', () => {
   test.each([
-    ['written', written, { action: 'ack' }],
-    ['duplicate', duplicate, { action: 'ack' }],
-    ['dropped', dropped('old'), { action: 'ack' }],
-    ['dead_lettered', deadLettered('undecodable'), { action: 'term', reason: 'undecodable' }],
-    ['retry', retry('mongo down', 400), { action: 'nak', delayMs: 400 }],
+    ['every event written', [written, written], { kind: 'done' }],
+    ['written, duplicate, dropped and dead-lettered alone', [written, duplicate, dropped('old'), deadLettered('invalid')], { kind: 'done' }],
+    ['one event to retry among written ones', [written, retry('mongo down'), written], { kind: 'retry', reason: 'mongo down', delayMs: 400 }],
+  ])('when a message holds %s, then its outcome is right', (_what, events, expected) => {
+    expect(messageOutcome(events, () => 400)).toMatchObject({ ...expected, events });
+  });
+
+  test.each([
+    ['done', messageOutcome([written], () => 0), { action: 'ack' }],
+    ['dead_lettered', { kind: 'dead_lettered' as const, reason: 'undecodable' }, { action: 'term', reason: 'undecodable' }],
+    ['retry', messageOutcome([retry('mongo down')], () => 400), { action: 'nak', delayMs: 400 }],
   ])('when the outcome is %s, then the message is settled as %j', (_kind, outcome, settlement) => {
     expect(settlementFor(outcome)).toEqual(settlement);
   });

@@ -48,21 +48,21 @@ describe('consumer', () => {
 
   test('when an already written event arrives again (a redelivery after the write), then it is acked as a duplicate and stored once', async () => {
     const content_id = tag();
-    const before = await metric('events_consumer_messages_total{outcome="duplicate"');
+    const before = await metric('events_consumer_events_total{outcome="duplicate"');
     const msg = await h.publishEvent({ owner_id: owner, content_id });
     await h.waitForStored(1, { content_id });
     // outside the stream's dedupe (another msgID), exactly what a redelivery looks like to MongoDB
     await h.publishEvent({ ...msg }, `replay-${msg.id}`);
     await consumerSettled();
     expect(await h.storedEvents({ content_id })).toHaveLength(1);
-    expect(await metric('events_consumer_messages_total{outcome="duplicate"')).toBe(before + 1);
+    expect(await metric('events_consumer_events_total{outcome="duplicate"')).toBe(before + 1);
   });
 
   test('when the write happened but the ack was lost (document already there), then the delivery is acked and not doubled', async () => {
     const content_id = tag();
     const id = v7();
     const created = new Date().toISOString();
-    const doc = toEventDocument({ v: 1, id, owner_id: owner, name: 'impression', url: '', content_id, device_type: 'desktop', bot: false, metadata: {}, created });
+    const doc = toEventDocument({ id, owner_id: owner, name: 'impression', url: '', content_id, device_type: 'desktop', bot: false, metadata: {}, created });
     await h.db.collection(bucketName(h.config.BUCKET_PREFIX, doc.created)).insertOne(doc as never);
     await h.publishEvent({ id, owner_id: owner, content_id, created });
     await consumerSettled();
@@ -122,7 +122,7 @@ describe('consumer', () => {
 
   test('when the consumer has worked, then /metrics reports batch sizes, outcomes and the pending count', async () => {
     const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
-    for (const name of ['events_consumer_batch_size_bucket', 'events_consumer_messages_total{outcome="written"', 'events_consumer_messages_total{outcome="dead_lettered"', 'events_consumer_pending', 'events_consumer_redeliveries_total']) {
+    for (const name of ['events_consumer_batch_size_bucket', 'events_consumer_events_total{outcome="written"', 'events_consumer_events_total{outcome="dead_lettered"', 'events_consumer_pending', 'events_consumer_redeliveries_total']) {
       expect(text).toContain(name);
     }
   });

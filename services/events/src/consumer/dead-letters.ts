@@ -1,5 +1,5 @@
 import { jetstream, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
-import { headers } from '@nats-io/transport-node';
+import { headers, type MsgHdrs } from '@nats-io/transport-node';
 import type { NatsConnection } from '@cm/platform';
 
 /** Headers of a dead letter: why, and where the original came from (for inspection and replay). */
@@ -9,12 +9,17 @@ export const DLQ_HEADERS = {
   stream: 'Events-Original-Stream',
   sequence: 'Events-Original-Sequence',
   deliveries: 'Events-Deliveries',
+  /** Set when the letter is one event of a v2 batch: its position in the batch. */
+  batchIndex: 'Events-Batch-Index',
 } as const;
 
+const encoder = new TextEncoder();
+
 /**
- * Copies a message that can never be stored to the dead-letter subject (captured by the DLQ
- * stream) with its original bytes. The msgID is the original stream sequence, so a copy made
- * twice (the term was lost and the message came back) is stored once.
+ * Copies what can never be stored to the dead-letter subject (captured by the DLQ stream): a
+ * whole message that cannot be read, with its original bytes, or one event of a batch, as JSON,
+ * while its batch-mates are written. The msgID is the original stream sequence (and the event's
+ * position), so a copy made twice (the settle was lost and the message came back) is stored once.
  */
 export class DeadLetters {
   private readonly js: JetStreamClient;
@@ -24,12 +29,22 @@ export class DeadLetters {
   }
 
   async send(msg: JsMsg, reason: string): Promise<void> {
+    await this.js.publish(this.subject, msg.data, { msgID: `${msg.info.stream}:${msg.seq}`, headers: this.headersFor(msg, reason), timeout: this.timeoutMs });
+  }
+
+  async sendEvent(msg: JsMsg, index: number, event: unknown, reason: string): Promise<void> {
+    const h = this.headersFor(msg, reason);
+    h.set(DLQ_HEADERS.batchIndex, String(index));
+    await this.js.publish(this.subject, encoder.encode(JSON.stringify(event) ?? 'null'), { msgID: `${msg.info.stream}:${msg.seq}:${index}`, headers: h, timeout: this.timeoutMs });
+  }
+
+  private headersFor(msg: JsMsg, reason: string): MsgHdrs {
     const h = headers();
     h.set(DLQ_HEADERS.reason, reason.replace(/[\r\n]+/g, ' ').slice(0, 500));
     h.set(DLQ_HEADERS.subject, msg.subject);
     h.set(DLQ_HEADERS.stream, msg.info.stream);
     h.set(DLQ_HEADERS.sequence, String(msg.seq));
     h.set(DLQ_HEADERS.deliveries, String(msg.info.deliveryCount));
-    await this.js.publish(this.subject, msg.data, { msgID: `${msg.info.stream}:${msg.seq}`, headers: h, timeout: this.timeoutMs });
+    return h;
   }
 }

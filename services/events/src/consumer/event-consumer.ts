@@ -3,8 +3,9 @@ import type { Logger } from '@cm/platform';
 import type { EventsConfig } from '../config';
 import type { BatchHandler } from './batch-handler';
 import type { ConsumerMetrics } from './consumer-metrics';
-import { retry, settle, type Outcome } from './consumer-outcome';
+import { settle, type EventOutcome, type Outcome, type Settlement } from './consumer-outcome';
 import { deliveryCount } from './delivery-count';
+import { eventCount, toDelivery, type Delivery } from './delivery';
 
 export interface EventConsumerDeps {
   js: JetStreamClient;
@@ -23,9 +24,10 @@ const MIN_FETCH_EXPIRES_MS = 1000;
 const MAX_IN_FLIGHT = 2;
 
 /**
- * Pulls from the durable consumer and hands batches of up to CONSUMER_BATCH_SIZE messages to
- * the handler; a partial batch goes after CONSUMER_MAX_WAIT_MS. Up to two batches are handled at
- * once while the next one is fetched; when both slots are taken, fetching waits (backpressure).
+ * Pulls from the durable consumer, decodes each message as it arrives, and hands batches of about
+ * CONSUMER_BATCH_SIZE events (whole messages: a v2 message carries many) to the handler; a
+ * partial batch goes after CONSUMER_MAX_WAIT_MS. Up to two batches are handled at once while the
+ * next one is fetched; when both slots are taken, fetching waits (backpressure).
  * Each message is settled from its outcome (consumer-outcome.ts) right after its batch was
  * written. stop() lets the open pull request finish (at most ~1 s), writes and settles
  * everything in hand, then resolves: nothing fetched is left unacknowledged.
@@ -33,7 +35,8 @@ const MAX_IN_FLIGHT = 2;
 export class EventConsumer {
   private stopping = false;
   private loop?: Promise<void>;
-  private pending: JsMsg[] = [];
+  private pending: Delivery[] = [];
+  private pendingEvents = 0;
   private timer?: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
   private freeSlots = MAX_IN_FLIGHT;
@@ -72,10 +75,12 @@ export class EventConsumer {
     await Promise.all(this.inFlight);
   }
 
-  /** Adds a message to the batch in hand; true when the batch is full and must be flushed. */
+  /** Adds a message to the batch in hand; true when the batch holds enough events and must be flushed. */
   private add(msg: JsMsg): boolean {
-    this.pending.push(msg);
-    if (this.pending.length >= this.deps.config.CONSUMER_BATCH_SIZE) return true;
+    const delivery = toDelivery(msg);
+    this.pending.push(delivery);
+    this.pendingEvents += eventCount(delivery);
+    if (this.pendingEvents >= this.deps.config.CONSUMER_BATCH_SIZE) return true;
     if (this.pending.length === 1) this.timer = setTimeout(() => void this.flush(), this.deps.config.CONSUMER_MAX_WAIT_MS);
     return false;
   }
@@ -87,6 +92,7 @@ export class EventConsumer {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
+    this.pendingEvents = 0;
     await this.acquireSlot();
     const handled: Promise<void> = this.process(batch).finally(() => {
       this.inFlight.delete(handled);
@@ -110,7 +116,7 @@ export class EventConsumer {
     else this.freeSlots++;
   }
 
-  private async process(batch: JsMsg[]): Promise<void> {
+  private async process(batch: Delivery[]): Promise<void> {
     const { handler, metrics, logger, config } = this.deps;
     const started = process.hrtime.bigint();
     let outcomes: Outcome[];
@@ -118,29 +124,39 @@ export class EventConsumer {
       outcomes = await handler(batch);
     } catch (err) {
       logger.error('batch handler failed', { error: String(err) });
-      outcomes = batch.map(() => retry('handler failed', config.CONSUMER_RETRY_BASE_MS));
+      outcomes = batch.map(() => ({ kind: 'retry', reason: 'handler failed', delayMs: config.CONSUMER_RETRY_BASE_MS, events: [] }));
     }
-    const counts = new Map<Outcome['kind'], number>();
+    const events = new Map<EventOutcome['kind'], number>();
+    const settled = new Map<Settlement['action'], number>();
     let redelivered = 0;
+    let eventTotal = 0;
     let firstReason = '';
-    batch.forEach((msg, i) => {
+    batch.forEach(({ msg }, i) => {
       const outcome = outcomes[i]!;
       try {
-        settle(msg, outcome);
+        const action = settle(msg, outcome);
+        settled.set(action, (settled.get(action) ?? 0) + 1);
       } catch (err) {
         // connection gone: the server redelivers after ack_wait, and the _id makes that harmless
         logger.warn('could not settle message', { error: String(err), stream_seq: msg.seq });
       }
-      counts.set(outcome.kind, (counts.get(outcome.kind) ?? 0) + 1);
+      if (outcome.kind === 'dead_lettered') {
+        events.set('dead_lettered', (events.get('dead_lettered') ?? 0) + 1);
+        eventTotal++;
+      } else {
+        for (const e of outcome.events) events.set(e.kind, (events.get(e.kind) ?? 0) + 1);
+        eventTotal += outcome.events.length;
+      }
       if (deliveryCount(msg) > 1) redelivered++;
-      if (outcome.kind === 'retry' || outcome.kind === 'dead_lettered') firstReason ||= `${outcome.kind}: ${outcome.reason}`;
+      if (outcome.kind !== 'done') firstReason ||= `${outcome.kind}: ${outcome.reason}`;
     });
-    for (const [kind, n] of counts) metrics.outcome(kind, n);
+    for (const [kind, n] of events) metrics.events(kind, n);
+    for (const [action, n] of settled) metrics.settled(action, n);
     if (redelivered > 0) metrics.redelivered(redelivered);
-    const notWritten = (counts.get('retry') ?? 0) + (counts.get('dead_lettered') ?? 0);
+    const notWritten = (events.get('retry') ?? 0) + (events.get('dead_lettered') ?? 0);
     // one line per batch, not per message: an outage would otherwise flood the log
-    if (notWritten > 0) logger.warn('events not written', { count: notWritten, batch: batch.length, first_reason: firstReason });
-    metrics.pending(batch[batch.length - 1]!.info.pending);
-    metrics.batch(batch.length, Number(process.hrtime.bigint() - started) / 1e9);
+    if (notWritten > 0) logger.warn('events not written', { count: notWritten, batch: eventTotal, first_reason: firstReason });
+    metrics.pending(batch[batch.length - 1]!.msg.info.pending);
+    metrics.batch(batch.length, eventTotal, Number(process.hrtime.bigint() - started) / 1e9);
   }
 }

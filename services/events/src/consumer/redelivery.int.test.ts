@@ -39,6 +39,6 @@ describe('redelivery', () => {
     expect(await h.storedEvents({ content_id: 'redelivered' })).toHaveLength(1);
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
     expect(metrics).toMatch(/events_consumer_redeliveries_total\S* [1-9]/);
-    expect(metrics).toMatch(/events_consumer_messages_total\{outcome="duplicate"[^}]*\} 1/);
+    expect(metrics).toMatch(/events_consumer_events_total\{outcome="duplicate"[^}]*\} 1/);
   });
 });

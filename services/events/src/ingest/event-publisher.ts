@@ -1,51 +1,43 @@
-import { encodeEventMessage, eventSubject, type EventMessage } from '@cm/contracts';
-import type { NatsConnection } from '@cm/platform';
-import type { AckedPublisher } from './acked-publisher';
+import { encodeEventRecord, type EventRecord } from '@cm/contracts';
+import type { GroupCommitPublisher } from './group-commit-publisher';
+import type { JetStreamSender } from './jetstream-sender';
 
 /**
- * Publishes pixel events to the JetStream stream with the event id as msgID, so a publish that
- * is retried inside the stream's duplicate window is stored once. Resolves only when the stream
- * has acknowledged, i.e. the event is durable.
+ * What the pixel publishes through: each event goes into the next group-commit message and the
+ * promise resolves only when the stream has acknowledged that message, i.e. the event is durable.
  */
 export class EventPublisher {
-  private connected = true;
-
   constructor(
-    private readonly nc: NatsConnection,
-    private readonly acked: AckedPublisher,
-    private readonly subjectPrefix: string,
+    private readonly sender: JetStreamSender,
+    private readonly batches: GroupCommitPublisher,
+    private readonly timeoutMs: number,
   ) {}
 
   start(): void {
-    this.acked.start();
-    void this.trackConnection();
+    this.sender.start();
   }
 
+  /** Answers every event already handed in (each batch acknowledged or past its deadline), then stops. */
   async stop(): Promise<void> {
-    this.acked.stop();
+    await this.batches.drain();
+    this.sender.stop();
   }
 
   /**
-   * False while the client is disconnected: the pixel answers 503 at once instead of queueing a
-   * publish that might reach the stream after the client was told it failed.
+   * False when the broker is gone for good (closed, or disconnected for longer than a publish
+   * may wait): the pixel answers 503 at once. A shorter disconnect (a node restarting, the client
+   * moving to another node of the cluster) is ridden out: events wait for the reconnect.
    */
   get available(): boolean {
-    return this.connected && !this.nc.isClosed();
+    return !this.sender.closed && this.sender.disconnectedFor() < this.timeoutMs;
   }
 
-  async publish(msg: EventMessage): Promise<void> {
-    await this.acked.publish(eventSubject(this.subjectPrefix, msg.owner_id), encodeEventMessage(msg), msg.id);
+  publish(event: EventRecord): Promise<void> {
+    return this.batches.publish(encodeEventRecord(event));
   }
 
-  /** One round trip to the server, about as long as a publish ack (used to keep timings alike). */
-  async roundTrip(): Promise<void> {
-    await this.nc.flush();
-  }
-
-  private async trackConnection(): Promise<void> {
-    for await (const s of this.nc.status()) {
-      if (s.type === 'disconnect') this.connected = false;
-      else if (s.type === 'reconnect') this.connected = true;
-    }
+  /** One bounded round trip to the server, about as long as a publish ack (keeps timings alike). */
+  roundTrip(): Promise<void> {
+    return this.sender.roundTrip(this.timeoutMs);
   }
 }

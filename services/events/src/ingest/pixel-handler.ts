@@ -5,7 +5,9 @@ import type { IngestMetrics } from './ingest-metrics';
 import type { PixelIngest } from './pixel-ingest';
 import { parseParams, type RawParams } from './pixel-params';
 import { sendError, sendGif, sendPreflight, sendRedirect } from './pixel-responses';
-import { checkRedirectTarget } from './redirect-target';
+import type { OwnerLookup } from '../registry/owner-registry-watcher';
+import { clientAddress } from './client-address';
+import { decideRedirect } from './redirect-target';
 
 export const PIXEL_PATH = '/v1/v.gif';
 
@@ -15,37 +17,51 @@ export function isPixelRequest(url: string | undefined): boolean {
 }
 
 const UNAVAILABLE = new UnavailableError('event could not be stored, try again');
+const REGISTRY_LOADING = new UnavailableError('the owner registry is still loading, try again');
 const NOT_ALLOWED = new AppError(405, 'method_not_allowed', 'the pixel accepts GET, POST and OPTIONS');
+
+export interface PixelHandlerDeps {
+  ingest: PixelIngest;
+  owners: OwnerLookup;
+  metrics: IngestMetrics;
+  logger: Logger;
+  /** Trusted proxies in front of the ingest that append to X-Forwarded-For (0: none). */
+  trustedProxyHops: number;
+}
 
 /**
  * `GET|POST /v1/v.gif` on plain node:http (the hot path; Express would cost most of its
- * throughput). Response rules, in order:
- * - `r` present but not an absolute http(s) URL: 400, nothing stored;
- * - `r` valid: 302 to it whatever happened to the event (invalid, unknown owner, broker down),
+ * throughput). Response rules, in order (CONVENTIONS section 4):
+ * - `r` present but not an absolute http(s) URL to a host the owner allows (an unknown owner
+ *   allows none): 400, no redirect, nothing stored; `r` not decidable yet (registry loading): 503;
+ * - `r` allowed: 302 to it whatever happened to the event (invalid, rate limited, broker down),
  *   because a click must never break navigation;
- * - otherwise: stored or unknown owner -> 200 GIF (alike, so the pixel does not reveal which
- *   owner ids exist); invalid -> 400 naming the fields; broker down or slow -> 503.
+ * - otherwise: stored, unknown owner or rate limited -> 200 GIF (alike, so the pixel reveals
+ *   neither which owner ids exist nor who is being limited); invalid -> 400 naming the fields;
+ *   broker down or slow -> 503.
  */
-export function createPixelHandler(ingest: PixelIngest, metrics: IngestMetrics, logger: Logger): http.RequestListener {
+export function createPixelHandler(deps: PixelHandlerDeps): http.RequestListener {
+  const { ingest, owners, metrics, logger, trustedProxyHops } = deps;
   const respond = async (req: http.IncomingMessage, res: http.ServerResponse, params: RawParams, started: bigint) => {
-    const r = params.get('r');
-    let location: string | undefined;
-    if (r !== undefined) {
-      const check = typeof r === 'string' ? checkRedirectTarget(r) : { ok: false as const, message: 'must be given once' };
-      if (!check.ok) {
-        metrics.count('bad_redirect');
-        sendError(res, new ValidationError('invalid redirect target', [{ field: 'r', message: `r ${check.message}` }]));
-        return;
-      }
-      location = check.location;
+    const redirect = decideRedirect(params.get('r'), params.get('owner_id'), owners);
+    if (redirect.kind === 'refused') {
+      metrics.count('bad_redirect');
+      sendError(res, new ValidationError('invalid redirect target', [{ field: 'r', message: redirect.message }]));
+      return;
     }
-    const result = await ingest.record(params, req.headers['user-agent'], req.headers.referer);
+    if (redirect.kind === 'undecided') {
+      metrics.count('unavailable');
+      sendError(res, REGISTRY_LOADING, ['Retry-After', '1']);
+      return;
+    }
+    const result = await ingest.record(params, req.headers['user-agent'], req.headers.referer, clientAddress(req, trustedProxyHops));
     metrics.count(result.kind === 'stored' && result.bot ? 'bot' : result.kind);
-    if (result.kind === 'unavailable') logger.debug('pixel event not stored', { reason: result.reason });
-    if (location !== undefined) {
+    if (result.kind === 'rate_limited') metrics.limited(result.scope);
+    else if (result.kind === 'unavailable') logger.debug('pixel event not stored', { reason: result.reason });
+    if (redirect.kind === 'allowed') {
       metrics.redirected();
-      sendRedirect(res, location);
-    } else if (result.kind === 'stored' || result.kind === 'unknown_owner') {
+      sendRedirect(res, redirect.location);
+    } else if (result.kind === 'stored' || result.kind === 'unknown_owner' || result.kind === 'rate_limited') {
       sendGif(res);
     } else if (result.kind === 'invalid') {
       sendError(res, result.error);

@@ -5,7 +5,7 @@ let owner: string;
 
 beforeAll(async () => {
   h = await startEventsHarness();
-  owner = await h.registerOwner();
+  owner = await h.registerOwner(undefined, ['dest.example', 'xn--bcher-kva.example', '*.shop.example']);
 });
 afterAll(async () => {
   await h.stop();
@@ -61,19 +61,43 @@ describe('pixel redirects (r)', () => {
     expect(res.status).toBe(400);
   });
 
-  test('when r is valid but the owner is unknown, then still 302 and nothing stored', async () => {
-    const content_id = tag();
-    const res = await h.pixel({ owner_id: newOwnerId(), name: 'click', content_id, r: 'https://dest.example/' });
+  test('when r points to a subdomain of a wildcard redirect host, then 302', async () => {
+    const res = await h.pixel({ owner_id: owner, name: 'click', r: 'https://www.shop.example/cart' });
     expect(res.status).toBe(302);
-    await new Promise((r) => setTimeout(r, 300));
+    expect(res.headers.get('location')).toBe('https://www.shop.example/cart');
+  });
+
+  test.each([
+    ['a host the owner does not allow', () => owner, 'https://phish.example/login'],
+    ['a look-alike of an allowed host', () => owner, 'https://dest.example.phish.example/'],
+    ['an allowed host behind credentials', () => owner, 'https://dest.example@phish.example/'],
+    ['an unknown owner', () => newOwnerId(), 'https://dest.example/'],
+    ['no owner_id at all', () => undefined, 'https://dest.example/'],
+  ])('when r names %s, then 400, no redirect and nothing stored (never an open redirect)', async (_what, ownerOf, r) => {
+    const content_id = tag();
+    const ownerId = ownerOf();
+    const res = await h.pixel({ ...(ownerId ? { owner_id: ownerId } : {}), name: 'click', content_id, r });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    const body = (await res.json()) as any;
+    expect(body.error).toMatchObject({ code: 'validation_error', details: [{ field: 'r', message: expect.stringMatching(/^r /) }] });
+    await new Promise((r2) => setTimeout(r2, 200));
     expect(await h.storedEvents({ content_id })).toEqual([]);
   });
 
-  test('when r is valid but the event parameters are invalid, then still 302 and nothing stored', async () => {
+  test('when the redirect hosts of an owner change in the registry, then the pixel follows the new list', async () => {
+    const other = await h.registerOwner(undefined, ['old.example']);
+    expect((await h.pixel({ owner_id: other, name: 'click', r: 'https://old.example/' })).status).toBe(302);
+    await h.registerOwner(other, ['new.example']);
+    expect((await h.pixel({ owner_id: other, name: 'click', r: 'https://old.example/' })).status).toBe(400);
+    expect((await h.pixel({ owner_id: other, name: 'click', r: 'https://new.example/' })).status).toBe(302);
+  });
+
+  test('when r is allowed but the event parameters are invalid, then still 302 and nothing stored', async () => {
     const content_id = tag();
-    const res = await h.pixel({ content_id, name: 'click', r: 'https://dest.example/no-owner' });
+    const res = await h.pixel({ owner_id: owner, content_id, r: 'https://dest.example/no-name' });
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe('https://dest.example/no-owner');
+    expect(res.headers.get('location')).toBe('https://dest.example/no-name');
     await new Promise((r) => setTimeout(r, 300));
     expect(await h.storedEvents({ content_id })).toEqual([]);
   });

@@ -1,6 +1,7 @@
-import { EVENT_LIMITS } from '@cm/contracts';
+import { EVENT_LIMITS, isRedirectHostAllowed } from '@cm/contracts';
+import type { OwnerLookup } from '../registry/owner-registry-watcher';
 
-export type RedirectCheck = { ok: true; location: string } | { ok: false; message: string };
+export type RedirectCheck = { ok: true; location: string; host: string } | { ok: false; message: string };
 
 // checked on the raw text because the WHATWG parser silently repairs what browsers would
 // also repair: it drops tabs/CR/LF, turns `\` into `/` and trims spaces, which is how
@@ -33,5 +34,32 @@ export function checkRedirectTarget(raw: string): RedirectCheck {
   if (url.username !== '' || url.password !== '') {
     return { ok: false, message: 'must not contain user credentials' };
   }
-  return { ok: true, location: url.href };
+  return { ok: true, location: url.href, host: url.hostname };
+}
+
+/** What a pixel hit's `r` asks for: nothing, a redirect the owner allows, a refusal (400), or no answer yet (registry not loaded: 503). */
+export type RedirectDecision =
+  | { kind: 'none' }
+  | { kind: 'allowed'; location: string }
+  | { kind: 'refused'; message: string }
+  | { kind: 'undecided' };
+
+const NONE: RedirectDecision = { kind: 'none' };
+
+/**
+ * CONVENTIONS section 4: `r` is followed only to an absolute http(s) URL whose host the owner
+ * allows (the hosts of the owner's content URLs plus the owner's explicit list, carried in the
+ * owner registry record). Anything else, an unknown owner included, is refused: the pixel is
+ * never an open redirect.
+ */
+export function decideRedirect(r: string | string[] | undefined, ownerId: string | string[] | undefined, owners: OwnerLookup): RedirectDecision {
+  if (r === undefined) return NONE;
+  if (typeof r !== 'string') return { kind: 'refused', message: 'r must be given once' };
+  const target = checkRedirectTarget(r);
+  if (!target.ok) return { kind: 'refused', message: `r ${target.message}` };
+  if (!owners.isReady()) return { kind: 'undecided' };
+  const hosts = typeof ownerId === 'string' ? owners.redirectHosts(ownerId) : undefined;
+  if (hosts === undefined) return { kind: 'refused', message: 'r is only followed for a known owner_id' };
+  if (!isRedirectHostAllowed(hosts, target.host)) return { kind: 'refused', message: `r must point to one of the owner's redirect hosts (${target.host} is not)` };
+  return { kind: 'allowed', location: target.location };
 }

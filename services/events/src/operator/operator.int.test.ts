@@ -40,7 +40,7 @@ describe('GET /admin/v1/pipeline', () => {
     const res = await call('GET', '/admin/v1/pipeline/');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      stream: expect.objectContaining({ name: h.config.EVENTS_STREAM, subjects: [`${h.config.EVENTS_SUBJECT_PREFIX}.>`], messages: 0, duplicate_window_seconds: 300, replicas: 1, max_bytes: -1 }),
+      stream: expect.objectContaining({ name: h.config.EVENTS_STREAM, subjects: [`${h.config.EVENTS_SUBJECT_PREFIX}.>`], messages: 0, duplicate_window_seconds: 300, replicas: 1, max_bytes: h.config.EVENTS_STREAM_MAX_BYTES }),
       consumer: null,
       dead_letters: { name: `${h.config.EVENTS_STREAM}_DLQ`, messages: 0, bytes: 0, last_ts: null },
     });

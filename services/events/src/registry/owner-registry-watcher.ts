@@ -7,16 +7,18 @@ import type { Logger, NatsConnection } from '@cm/platform';
 export interface OwnerLookup {
   isReady(): boolean;
   has(ownerId: string): boolean;
+  /** The hosts a click of this owner may redirect to (see OwnerRecord.redirect_hosts); undefined for an unknown owner. */
+  redirectHosts(ownerId: string): readonly string[] | undefined;
 }
 
 /**
- * Mirrors the owner registry KV bucket (written by management, see @cm/contracts) into a Set.
+ * Mirrors the owner registry KV bucket (written by management, see @cm/contracts) into a Map.
  * A new watcher first replays every current key, then follows live puts and purges; until the
  * replay is complete the set is not trusted (isReady is false) so no hit is dropped as unknown
  * just because the service started a moment ago.
  */
 export class OwnerRegistryWatcher implements OwnerLookup {
-  private readonly owners = new Set<string>();
+  private readonly owners = new Map<string, readonly string[]>();
   private ready = false;
   private stopped = false;
   private watch?: QueuedIterator<KvWatchEntry>;
@@ -39,6 +41,10 @@ export class OwnerRegistryWatcher implements OwnerLookup {
 
   has(ownerId: string): boolean {
     return this.owners.has(ownerId);
+  }
+
+  redirectHosts(ownerId: string): readonly string[] | undefined {
+    return this.owners.get(ownerId);
   }
 
   get size(): number {
@@ -94,7 +100,7 @@ export class OwnerRegistryWatcher implements OwnerLookup {
       if (!record) this.logger.warn('owner registry entry ignored: not a valid owner record', { key: entry.key });
       // a tombstone: the owner was deleted (kept so that no older put can bring it back)
       else if (record.deleted) this.owners.delete(record.owner_id);
-      else this.owners.add(record.owner_id);
+      else this.owners.set(record.owner_id, record.redirect_hosts);
     } else {
       this.owners.delete(entry.key);
     }

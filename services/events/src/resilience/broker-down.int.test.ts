@@ -14,7 +14,7 @@ beforeAll(async () => {
   storeDir = mkdtempSync(path.join(os.tmpdir(), 'events-broker-down-'));
   nats = await startNatsServer({ storeDir });
   h = await startEventsHarness({ NATS_URL: nats.url, PUBLISH_TIMEOUT_MS: '500' });
-  owner = await h.registerOwner();
+  owner = await h.registerOwner(undefined, ['dest.example']);
 });
 afterAll(async () => {
   await h.stop();

@@ -47,6 +47,6 @@ describe('when MongoDB is down for a while', () => {
     stored = (await h.storedEvents({ content_id: { $regex: '^down-' } })).map((d) => d.content_id);
     expect(stored.sort()).toEqual([...acknowledged].sort());
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
-    expect(metrics).toMatch(/events_consumer_messages_total\{outcome="retry"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/events_consumer_events_total\{outcome="retry"[^}]*\} [1-9]/);
   }, 90_000);
 });

@@ -1,4 +1,4 @@
-import type { DeviceType, EventMessage } from '@cm/contracts';
+import type { DeviceType, EventRecord } from '@cm/contracts';
 
 /** One stored event. `_id` is the ingest-assigned UUIDv7, so a redelivered message cannot be stored twice. */
 export interface EventDocument {
@@ -13,7 +13,7 @@ export interface EventDocument {
   created: Date;
 }
 
-export function toEventDocument(msg: EventMessage): EventDocument {
+export function toEventDocument(msg: EventRecord): EventDocument {
   return {
     _id: msg.id,
     owner_id: msg.owner_id,

@@ -1,5 +1,6 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type ConsumerConfig, type StreamConfig } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { EVENT_BATCH_LIMITS } from '@cm/contracts';
 import type { EventsConfig } from '../config';
 
 type StreamSettings = Pick<
@@ -10,23 +11,27 @@ type StreamSettings = Pick<
   | 'EVENTS_STREAM_REPLICAS'
   | 'EVENTS_STREAM_MAX_AGE_HOURS'
   | 'EVENTS_STREAM_MAX_BYTES'
+  | 'EVENTS_STREAM_MAX_MSGS'
   | 'EVENTS_DEDUPE_WINDOW_SECONDS'
   | 'EVENTS_DLQ_MAX_AGE_HOURS'
+  | 'EVENTS_DLQ_MAX_BYTES'
 >;
 
 type ConsumerSettings = Pick<EventsConfig, 'CONSUMER_DURABLE' | 'CONSUMER_ACK_WAIT_MS' | 'CONSUMER_MAX_ACK_PENDING' | 'EVENTS_SUBJECT_PREFIX'>;
 
 const HOUR_MS = 3_600_000;
 
-/** Largest message ingest can produce is ~12 KB (EVENT_LIMITS); this refuses anything absurd. */
-export const MAX_EVENT_MESSAGE_BYTES = 64 * 1024;
+/** A group-commit message is bounded by INGEST_BATCH_MAX_BYTES (at most 512 KB); this refuses anything absurd. */
+export const MAX_EVENT_MESSAGE_BYTES = EVENT_BATCH_LIMITS.maxBytes;
 
 /**
  * The events stream: a durable buffer between ingest and the consumer.
  * - file storage, replicas from config (3 in a cluster), limits retention so the last
  *   max_age of events can be replayed by a new or repaired consumer;
- * - discard "new": when max_bytes is reached publishes fail (the pixel answers 503) instead of
- *   the stream silently evicting events that may not have been written to MongoDB yet;
+ * - discard "new": when max_bytes or max_msgs is reached publishes fail (the pixel answers 503)
+ *   instead of the stream silently evicting events that may not have been written to MongoDB yet;
+ *   both are bounded by default so a flood cannot fill the JetStream storage the owner registry
+ *   bucket lives in (see docs/operations.md for sizing);
  * - duplicate_window >= 2 min: a publish retried with the same msgID (the event id) is stored once.
  */
 export function eventStreamConfig(s: StreamSettings): Partial<StreamConfig> & { name: string } {
@@ -38,6 +43,7 @@ export function eventStreamConfig(s: StreamSettings): Partial<StreamConfig> & { 
     discard: DiscardPolicy.New,
     max_age: nanos(s.EVENTS_STREAM_MAX_AGE_HOURS * HOUR_MS),
     max_bytes: s.EVENTS_STREAM_MAX_BYTES,
+    max_msgs: s.EVENTS_STREAM_MAX_MSGS,
     max_msg_size: MAX_EVENT_MESSAGE_BYTES,
     duplicate_window: nanos(s.EVENTS_DEDUPE_WINDOW_SECONDS * 1000),
     num_replicas: s.EVENTS_STREAM_REPLICAS,
@@ -53,6 +59,7 @@ export function deadLetterStreamConfig(s: StreamSettings): Partial<StreamConfig>
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
     max_age: nanos(s.EVENTS_DLQ_MAX_AGE_HOURS * HOUR_MS),
+    max_bytes: s.EVENTS_DLQ_MAX_BYTES,
     duplicate_window: nanos(s.EVENTS_DEDUPE_WINDOW_SECONDS * 1000),
     num_replicas: s.EVENTS_STREAM_REPLICAS,
   };

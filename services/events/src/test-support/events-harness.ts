@@ -3,7 +3,7 @@ import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';
 import { v7 } from 'uuid';
-import { encodeOwnerRecord, type EventMessage } from '@cm/contracts';
+import { encodeEventBatch, encodeOwnerRecord, eventBatchSubject, type EventMessage, type EventRecord } from '@cm/contracts';
 import { createLogger } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
 import { startEvents, type EventsSystem } from '../composition-root';
@@ -23,11 +23,13 @@ export interface EventsHarness {
   js: JetStreamClient;
   /** GET (or another method) on the pixel with these parameters; redirects are not followed. */
   pixel(params: Record<string, string> | string, init?: RequestInit): Promise<Response>;
-  /** Puts an owner id into the registry bucket and waits until the ingest role knows it. */
-  registerOwner(ownerId?: string): Promise<string>;
+  /** Puts an owner id (with the hosts its clicks may redirect to) into the registry bucket and waits until the ingest role knows it. */
+  registerOwner(ownerId?: string, redirectHosts?: string[]): Promise<string>;
   removeOwner(ownerId: string): Promise<void>;
-  /** Publishes an event message straight to the stream (tests choose ids and timestamps). */
+  /** Publishes a v1 event message straight to the stream (tests choose ids and timestamps). */
   publishEvent(msg: Partial<EventMessage> & { owner_id: string }, msgID?: string): Promise<EventMessage>;
+  /** Publishes a v2 batch message as ingest would (items are completed into events unless `raw`); returns the items as sent. */
+  publishBatch(items: ((Partial<EventRecord> & { owner_id: string }) | { raw: unknown })[], msgID?: string): Promise<unknown[]>;
   /** Every stored event in every day bucket, optionally only those matching `filter`. */
   storedEvents(filter?: Partial<Record<keyof EventDocument, unknown>>): Promise<EventDocument[]>;
   /** Polls storedEvents until `count` documents match (or the timeout passes) and returns them. */
@@ -53,6 +55,11 @@ let ownerCounter = 0;
 
 export function newOwnerId(): string {
   return `${Date.now()}${String(++ownerCounter).padStart(4, '0')}${Math.floor(Math.random() * 1000)}`;
+}
+
+/** A valid event of now with a fresh id (the fields a test does not care about). */
+function newEvent(): Omit<EventRecord, 'owner_id'> {
+  return { id: v7(), name: 'impression', url: '', content_id: '', device_type: 'desktop', bot: false, metadata: {}, created: new Date().toISOString() };
 }
 
 /** Polls until check() is true. A check that throws counts as "not yet" (e.g. a bucket being created). */
@@ -85,6 +92,12 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
     EVENTS_SUBJECT_PREFIX: uniqueName('ev'),
     EVENTS_DEAD_LETTER_SUBJECT: uniqueName('evdlq'),
     CONSUMER_DURABLE: uniqueName('writer'),
+    // JetStream reserves a stream's max_bytes against the server's store: keep test streams small
+    EVENTS_STREAM_MAX_BYTES: String(256 * 1024 * 1024),
+    EVENTS_DLQ_MAX_BYTES: String(64 * 1024 * 1024),
+    // every test sends from 127.0.0.1 as fast as it can: flood limits are off unless a test turns them on
+    PIXEL_RATE_PER_IP: '0',
+    PIXEL_RATE_PER_OWNER: '0',
     CONSUMER_MAX_WAIT_MS: '50',
     CONSUMER_ACK_WAIT_MS: '5000',
     CONSUMER_RETRY_BASE_MS: '200',
@@ -131,9 +144,11 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
       const query = typeof params === 'string' ? params : new URLSearchParams(params).toString();
       return fetch(`${baseUrl}/v1/v.gif${query ? `?${query}` : ''}`, { redirect: 'manual', ...init });
     },
-    async registerOwner(ownerId = newOwnerId()) {
-      await kv.put(ownerId, encodeOwnerRecord({ owner_id: ownerId, account_id: ownerId, created_at: new Date().toISOString(), revision: 1, redirect_hosts: [] }));
-      await waitUntil(() => system.owners?.has(ownerId) ?? true, 5000, `owner ${ownerId} in the registry`);
+    async registerOwner(ownerId = newOwnerId(), redirectHosts: string[] = []) {
+      const revision = Date.now();
+      await kv.put(ownerId, encodeOwnerRecord({ owner_id: ownerId, account_id: ownerId, created_at: new Date().toISOString(), revision, redirect_hosts: redirectHosts }));
+      const known = () => system.owners?.redirectHosts(ownerId)?.join() === redirectHosts.join();
+      await waitUntil(() => (system.owners ? known() : true), 5000, `owner ${ownerId} in the registry`);
       return ownerId;
     },
     async removeOwner(ownerId) {
@@ -141,20 +156,14 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
       await waitUntil(() => !(system.owners?.has(ownerId) ?? false), 5000, `owner ${ownerId} gone from the registry`);
     },
     async publishEvent(partial, msgID) {
-      const msg: EventMessage = {
-        v: 1,
-        id: v7(),
-        name: 'impression',
-        url: '',
-        content_id: '',
-        device_type: 'desktop',
-        bot: false,
-        metadata: {},
-        created: new Date().toISOString(),
-        ...partial,
-      };
+      const msg: EventMessage = { v: 1, ...newEvent(), ...partial };
       await js.publish(`${config.EVENTS_SUBJECT_PREFIX}.${msg.owner_id}`, JSON.stringify(msg), { msgID: msgID ?? msg.id });
       return msg;
+    },
+    async publishBatch(items, msgID = `batch-${v7()}`) {
+      const events = items.map((item) => ('raw' in item ? item.raw : { ...newEvent(), ...item }));
+      await js.publish(eventBatchSubject(config.EVENTS_SUBJECT_PREFIX), encodeEventBatch(msgID, events.map((e) => JSON.stringify(e))), { msgID });
+      return events;
     },
     storedEvents,
     async waitForStored(count, filter = {}, timeoutMs = 5000) {

@@ -1,0 +1,82 @@
+import { startEventsHarness, uniqueTag, type EventsHarness } from '../test-support/events-harness';
+
+// The test plays the trusted proxy in front of ingest: X-Forwarded-For names the client.
+let h: EventsHarness;
+
+beforeAll(async () => {
+  h = await startEventsHarness({
+    PIXEL_TRUSTED_PROXY_HOPS: '1',
+    PIXEL_RATE_PER_IP: '1',
+    PIXEL_BURST_PER_IP: '10',
+    PIXEL_RATE_PER_OWNER: '1',
+    PIXEL_BURST_PER_OWNER: '25',
+  });
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
+  return text.split('\n').filter((l) => l.startsWith(name)).reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
+const settle = () => new Promise((r) => setTimeout(r, 500));
+
+describe('flood limits on the pixel', () => {
+  test('when one address floods, then it is limited (still answered with the GIF, not stored) while another address is served normally', async () => {
+    const owner = await h.registerOwner();
+    const flood = uniqueTag('flood');
+    const calm = uniqueTag('calm');
+    const limitedBefore = await metric('events_pixel_rate_limited_total{scope="ip"');
+    const flooded = [];
+    for (let i = 0; i < 30; i++) flooded.push((await h.pixel({ owner_id: owner, name: 'impression', content_id: flood }, from('203.0.113.1'))).status);
+    const served = [];
+    for (let i = 0; i < 5; i++) served.push((await h.pixel({ owner_id: owner, name: 'impression', content_id: calm }, from('203.0.113.2'))).status);
+    expect(flooded.every((s) => s === 200)).toBe(true);
+    expect(served).toEqual([200, 200, 200, 200, 200]);
+    await h.waitForStored(5, { content_id: calm });
+    await settle();
+    const stored = (await h.storedEvents({ content_id: flood })).length;
+    // the burst of 10, plus at most a token or two refilled at 1/s while the test ran
+    expect(stored).toBeGreaterThanOrEqual(10);
+    expect(stored).toBeLessThanOrEqual(12);
+    expect((await h.storedEvents({ content_id: calm })).length).toBe(5);
+    expect(await metric('events_pixel_rate_limited_total{scope="ip"')).toBeGreaterThanOrEqual(limitedBefore + 18);
+  });
+
+  test('when a limited address clicks a link with an allowed r, then it is still redirected (navigation never breaks), and the click is not stored', async () => {
+    const owner = await h.registerOwner(undefined, ['shop.example']);
+    const content_id = uniqueTag('click');
+    for (let i = 0; i < 12; i++) await h.pixel({ owner_id: owner, name: 'impression' }, from('203.0.113.3'));
+    const res = await h.pixel({ owner_id: owner, name: 'click', content_id, r: 'https://shop.example/offer' }, from('203.0.113.3'));
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('https://shop.example/offer');
+    await settle();
+    expect(await h.storedEvents({ content_id })).toEqual([]);
+  });
+
+  test('when one owner_id is flooded from many addresses, then that owner is limited while other owners are served normally', async () => {
+    const victim = await h.registerOwner();
+    const other = await h.registerOwner();
+    const flood = uniqueTag('owner-flood');
+    const calm = uniqueTag('owner-calm');
+    for (let i = 0; i < 40; i++) await h.pixel({ owner_id: victim, name: 'impression', content_id: flood }, from(`198.51.100.${i + 1}`));
+    for (let i = 0; i < 5; i++) await h.pixel({ owner_id: other, name: 'impression', content_id: calm }, from(`192.0.2.${i + 1}`));
+    await h.waitForStored(5, { content_id: calm });
+    await settle();
+    const stored = (await h.storedEvents({ content_id: flood })).length;
+    expect(stored).toBeGreaterThanOrEqual(25);
+    expect(stored).toBeLessThanOrEqual(28);
+    expect(await metric('events_pixel_rate_limited_total{scope="owner"')).toBeGreaterThanOrEqual(12);
+  });
+
+  test('when a client forges X-Forwarded-For entries, then only the address the trusted proxy appended counts', async () => {
+    const owner = await h.registerOwner();
+    const content_id = uniqueTag('forged');
+    // a different forged left-hand entry every time, the same real client: still one bucket
+    for (let i = 0; i < 20; i++) await h.pixel({ owner_id: owner, name: 'impression', content_id }, from(`10.9.9.${i}, 203.0.113.9`));
+    await settle();
+    expect((await h.storedEvents({ content_id })).length).toBeLessThanOrEqual(12);
+  });
+});
