@@ -30,6 +30,8 @@ export interface NatsCluster {
   streamLeader(stream: string): Promise<string>;
   /** The stream's replicas that are current (caught up), leader included. */
   currentReplicas(stream: string): Promise<string[]>;
+  /** A durable consumer's progress: delivered, acknowledged, pending and its cluster state. */
+  consumerState(stream: string, durable: string): Promise<Record<string, unknown>>;
   /** Resolves once JetStream answers API requests (a meta leader is elected). */
   waitForJetStream(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -110,6 +112,10 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
     async currentReplicas(stream) {
       const c = (await streamInfo(stream)).cluster;
       return [...(c?.leader ? [c.leader] : []), ...(c?.replicas ?? []).filter((r) => r.current && !r.offline).map((r) => r.name)];
+    },
+    async consumerState(stream, durable) {
+      const info = await (await jetstreamManager(await adminConnection(), { timeout: 5000 })).consumers.info(stream, durable);
+      return { delivered: info.delivered, ack_floor: info.ack_floor, num_pending: info.num_pending, num_ack_pending: info.num_ack_pending, num_waiting: info.num_waiting, cluster: info.cluster };
     },
     async waitForJetStream(timeoutMs = 30000) {
       const deadline = Date.now() + timeoutMs;

@@ -9,7 +9,14 @@ import { summarizeLoad } from './load-summary';
 let result: FailoverResult;
 
 beforeAll(async () => {
-  result = await runFailoverScenario({ mongoUrl: process.env.MONGO_URL!, rate: 150, phaseMs: 3000, log: process.env.TEST_LOGS === '1' ? console.log : undefined });
+  result = await runFailoverScenario({
+    mongoUrl: process.env.MONGO_URL!,
+    rate: 150,
+    phaseMs: 3000,
+    // an election after kill -9 of the leader takes nats-server 4-9 s: the pixel waits it out (docs/operations.md 5.2)
+    serviceEnv: { PUBLISH_TIMEOUT_MS: '10000' },
+    log: process.env.TEST_LOGS === '1' ? console.log : undefined,
+  });
 }, 240_000);
 
 describe('events service on a 3-node JetStream cluster, a follower and then the stream leader killed under pixel load', () => {
@@ -43,8 +50,7 @@ describe('events service on a 3-node JetStream cluster, a follower and then the 
     expect(summarizeLoad(during).okShare).toBeGreaterThanOrEqual(0.99);
   });
 
-  test('when the run is over, then the share of 200s is reported (CONVENTIONS section 8 asks for 99 %: docs/benchmarks.md)', () => {
-    // measured 0.76-0.89 before the ingest retries publishes across elections; the bound only catches a collapse
-    expect(result.summary.okShare).toBeGreaterThan(0.6);
+  test('when the run is over, then at least 99 % of the pixel requests were answered 200 (CONVENTIONS section 8)', () => {
+    expect(result.summary.okShare).toBeGreaterThanOrEqual(0.99);
   });
 });

@@ -64,7 +64,7 @@ async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolea
 export async function runFailoverScenario(opts: FailoverScenarioOptions): Promise<FailoverResult> {
   const say = opts.log ?? (() => undefined);
   const adminToken = `cluster-${randomBytes(16).toString('hex')}`;
-  const names = { EVENTS_STREAM: uniqueName('EVENTS'), OWNER_REGISTRY_BUCKET: uniqueName('owners') };
+  const names = { EVENTS_STREAM: uniqueName('EVENTS'), OWNER_REGISTRY_BUCKET: uniqueName('owners'), CONSUMER_DURABLE: uniqueName('writer') };
   let cluster: NatsCluster | undefined;
   let service: ServiceProcess | undefined;
   try {
@@ -79,11 +79,13 @@ export async function runFailoverScenario(opts: FailoverScenarioOptions): Promis
       MONGO_DB: uniqueName('events_cluster'),
       EVENTS_SUBJECT_PREFIX: uniqueName('ev'),
       EVENTS_DEAD_LETTER_SUBJECT: uniqueName('evdlq'),
-      CONSUMER_DURABLE: uniqueName('writer'),
       EVENTS_STREAM_REPLICAS: '3',
       OWNER_REGISTRY_REPLICAS: '3',
       CONSUMER_MAX_WAIT_MS: '50',
       REPORT_RATE_LIMIT_PER_MINUTE: '1000000',
+      // all the load comes from this one address and owner: the flood limits would drop it (200, not stored)
+      PIXEL_RATE_PER_IP: '0',
+      PIXEL_RATE_PER_OWNER: '0',
       ADMIN_TOKEN: adminToken,
       SHUTDOWN_TIMEOUT_MS: '3000',
       // debug: the pixel logs the reason of every 503, the timeline below is built from it
@@ -134,6 +136,11 @@ export async function runFailoverScenario(opts: FailoverScenarioOptions): Promis
     const counted = await reports.countsByContentId(hits.map((h) => h.contentId));
     const { lost, duplicated } = checkCounts(acknowledged, counted);
     return { summary: summarizeLoad(hits), hits, acknowledged: acknowledged.length, lost, duplicated, actions, serviceLog: serviceLogTimeline(service.output(), wallStart), drainMs };
+  } catch (err) {
+    // what the service said is the first thing to read when the scenario fails
+    const said = service ? serviceLogTimeline(service.output(), Date.now()).map((g) => `  ${g.level} x${g.count}: ${g.what}`) : [];
+    const writer = await cluster?.consumerState(names.EVENTS_STREAM, names.CONSUMER_DURABLE).catch((e: unknown) => String(e));
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\nwriter consumer: ${JSON.stringify(writer)}\nthe service logged:\n${said.join('\n')}`);
   } finally {
     await service?.stop('SIGTERM');
     await cluster?.stop();

@@ -4,9 +4,9 @@ const hit = (seq: number, startMs: number, endMs: number, status: number): Pixel
 
 describe('summarizeLoad', () => {
   test.each([
-    ['no requests', [], { total: 0, ok: 0, okShare: 0, longestOutageMs: 0, longestOutageAtMs: -1 }],
-    ['only 200s', [hit(1, 0, 5, 200), hit(2, 10, 15, 200)], { total: 2, ok: 2, okShare: 1, longestOutageMs: 0, longestOutageAtMs: -1 }],
-    ['one 503', [hit(1, 0, 5, 200), hit(2, 10, 2010, 503), hit(3, 20, 25, 200)], { ok: 2, longestOutageMs: 2000, longestOutageAtMs: 10 }],
+    ['no requests', [], { total: 0, ok: 0, okShare: 0, longestOutageMs: 0, longestOutageAtMs: -1, p99LatencyMs: 0, maxLatencyMs: 0 }],
+    ['only 200s', [hit(1, 0, 5, 200), hit(2, 10, 15, 200)], { total: 2, ok: 2, okShare: 1, longestOutageMs: 0, longestOutageAtMs: -1, maxLatencyMs: 5 }],
+    ['one 503', [hit(1, 0, 5, 200), hit(2, 10, 2010, 503), hit(3, 20, 25, 200)], { ok: 2, longestOutageMs: 2000, longestOutageAtMs: 10, p99LatencyMs: 2000, maxLatencyMs: 2000 }],
     [
       'two runs, the later longer',
       [hit(1, 0, 100, 503), hit(2, 50, 60, 200), hit(3, 100, 900, 503), hit(4, 200, 2100, 0), hit(5, 300, 400, 503), hit(6, 2200, 2210, 200)],

@@ -17,6 +17,9 @@ export interface LoadSummary {
   longestOutageMs: number;
   /** When that run began (ms since the run began), or -1 without one. */
   longestOutageAtMs: number;
+  /** Latency of the answered requests: 99th percentile and the slowest (ms). */
+  p99LatencyMs: number;
+  maxLatencyMs: number;
 }
 
 /** Pure: what a load run looked like from the client's side (CONVENTIONS section 8: >= 99 % answered 200). */
@@ -41,7 +44,18 @@ export function summarizeLoad(hits: PixelHit[]): LoadSummary {
     }
   }
   const ok = byStatus['200'] ?? 0;
-  return { total: hits.length, ok, okShare: hits.length === 0 ? 0 : ok / hits.length, byStatus, longestOutageMs: Math.round(longest), longestOutageAtMs: Math.round(longestAt) };
+  const latencies = sorted.map((h) => h.endMs - h.startMs).sort((a, b) => a - b);
+  const p99 = latencies.length === 0 ? 0 : latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)]!;
+  return {
+    total: hits.length,
+    ok,
+    okShare: hits.length === 0 ? 0 : ok / hits.length,
+    byStatus,
+    longestOutageMs: Math.round(longest),
+    longestOutageAtMs: Math.round(longestAt),
+    p99LatencyMs: Math.round(p99),
+    maxLatencyMs: Math.round(latencies.at(-1) ?? 0),
+  };
 }
 
 export interface CountCheck {
