@@ -97,11 +97,34 @@ function checkDeployment(d, objects, fail) {
   if (hpa && d.spec.replicas !== undefined) fail(`sets replicas although ${id(hpa)} scales it (every apply would reset the count)`);
 }
 
+const WORKLOADS = new Set(['Deployment', 'StatefulSet']);
+
 function checkService(s, objects, fail) {
-  const targets = objects.filter((o) => o.kind === 'Deployment' && matches(s.spec.selector, o.spec.template.metadata?.labels));
-  if (targets.length !== 1) return fail(`selector matches ${targets.length} Deployments, expected 1`);
+  const targets = objects.filter((o) => WORKLOADS.has(o.kind) && matches(s.spec.selector, o.spec.template.metadata?.labels));
+  if (targets.length !== 1) return fail(`selector matches ${targets.length} workloads, expected 1`);
   const ports = new Set(targets[0].spec.template.spec.containers.flatMap((c) => (c.ports ?? []).flatMap((p) => [p.name, p.containerPort])));
   for (const p of s.spec.ports) if (!ports.has(p.targetPort)) fail(`targetPort ${p.targetPort} is not a port of ${id(targets[0])}`);
+}
+
+/** A data store run as a StatefulSet (NATS): the same security posture, pinned image, limits and a PDB. */
+function checkStatefulSet(st, objects, fail) {
+  const pod = st.spec.template.spec;
+  const labels = st.spec.template.metadata?.labels ?? {};
+  if (!matches(st.spec.selector.matchLabels, labels)) fail('selector does not match the pod labels');
+  if (pod.automountServiceAccountToken !== false) fail('automountServiceAccountToken must be false');
+  if (pod.securityContext?.runAsNonRoot !== true) fail('pod runAsNonRoot must be true');
+  if (pod.securityContext?.seccompProfile?.type !== 'RuntimeDefault') fail('pod seccompProfile must be RuntimeDefault');
+  for (const c of pod.containers) {
+    const tag = imageTag(c.image);
+    if (!tag || tag === 'latest') fail(`container ${c.name}: image ${c.image} has no pinned tag`);
+    const sc = c.securityContext ?? {};
+    if (sc.allowPrivilegeEscalation !== false || sc.readOnlyRootFilesystem !== true || !(sc.capabilities?.drop ?? []).includes('ALL')) {
+      fail(`container ${c.name}: needs allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL`);
+    }
+    for (const side of ['requests', 'limits']) for (const r of ['cpu', 'memory']) if (!c.resources?.[side]?.[r]) fail(`container ${c.name}: resources.${side}.${r} missing`);
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (!c[probe]) fail(`container ${c.name}: ${probe} missing`);
+  }
+  if (!objects.some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector?.matchLabels, labels))) fail('no PodDisruptionBudget selects its pods');
 }
 
 /** Which Deployment component (ingest, reporting, api) an Ingress backend reaches. */
@@ -166,6 +189,7 @@ export function checkManifests(objects) {
   const failFor = (o) => (m) => problems.push(`${id(o)}: ${m}`);
   for (const o of objects) {
     if (o.kind === 'Deployment') checkDeployment(o, objects, failFor(o));
+    if (o.kind === 'StatefulSet') checkStatefulSet(o, objects, failFor(o));
     if (o.kind === 'Service') checkService(o, objects, failFor(o));
     if (o.kind === 'Ingress') {
       checkIngress(o, objects, failFor(o));

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureMongoStandIn } from './binaries';
@@ -63,6 +63,8 @@ export interface NatsServerOptions {
   quiet?: boolean;
   detached?: boolean;
   watchdog?: boolean;
+  /** JetStream's max_file_store (e.g. '4MB'), as deploy/nats sets it; unlimited when not given. */
+  maxFileStore?: string;
 }
 
 /** `nats-server -js` on loopback with its own store directory. */
@@ -71,7 +73,14 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Loc
   const port = opts.port ?? (await freePort());
   const ownStore = !opts.storeDir;
   const storeDir = opts.storeDir ?? mkdtempSync(path.join(os.tmpdir(), 'nats-js-'));
-  const server = spawnServer(bin, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
+  let args = ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir];
+  if (opts.maxFileStore) {
+    // storage limits exist only in a configuration file
+    const conf = path.join(storeDir, 'nats.conf');
+    writeFileSync(conf, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${storeDir}", max_file_store: ${opts.maxFileStore} }\n`);
+    args = ['-c', conf];
+  }
+  const server = spawnServer(bin, args, {
     output: opts.quiet === false ? 'inherit' : 'ignore',
     detached: opts.detached,
     watchdog: opts.watchdog,

@@ -67,7 +67,8 @@ afterAll(async () => {
 
 const get = async (port: number, p: string) => {
   const res = await fetch(`http://127.0.0.1:${port}${p}`);
-  return { status: res.status, body: (await res.json()) as any, retryAfter: res.headers.get('retry-after') };
+  const text = await res.text();
+  return { status: res.status, body: (text.startsWith('{') ? JSON.parse(text) : text) as any, retryAfter: res.headers.get('retry-after') };
 };
 
 describe('compose gateway (deploy/nginx)', () => {
@@ -108,7 +109,20 @@ describe('compose gateway (deploy/nginx)', () => {
 
   test('when one client sends a pixel burst within its allowance, then every hit passes', async () => {
     await new Promise((r) => setTimeout(r, 2500)); // let the earlier bursts' buckets drain
-    const results = await Promise.all(Array.from({ length: 80 }, () => get(ports.events, '/v1/v.gif?owner_id=1&name=impression')));
-    expect(results.filter((r) => r.status !== 200)).toEqual([]);
+    const results = await Promise.all(Array.from({ length: 150 }, () => get(ports.events, '/v1/v.gif?owner_id=1&name=impression')));
+    expect(results.filter((r) => r.status !== 200 || r.body.upstream !== 'events-ingest')).toEqual([]);
+  });
+
+  test('when one client floods the pixel, then the excess still gets the GIF (200, no-store) but never reaches ingest', async () => {
+    const hits = await Promise.all(
+      Array.from({ length: 400 }, async () => {
+        const res = await fetch(`http://127.0.0.1:${ports.events}/v1/v.gif?owner_id=1&name=impression`);
+        return { status: res.status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), size: (await res.arrayBuffer()).byteLength };
+      }),
+    );
+    const gifs = hits.filter((h) => h.type === 'image/gif');
+    expect(hits.every((h) => h.status === 200)).toBe(true);
+    expect(gifs.length).toBeGreaterThan(100);
+    expect(gifs[0]).toEqual({ status: 200, type: 'image/gif', cache: 'no-store, no-cache, must-revalidate, private', size: 43 });
   });
 });
