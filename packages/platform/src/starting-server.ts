@@ -82,7 +82,8 @@ export class StartingServer {
       res.writeHead(503, JSON_HEADERS).end(JSON.stringify(body));
       return;
     }
-    if (this.held.size >= this.maxHeld || this.opts.signal?.aborted) {
+    // also while a SIGTERM is pending: if start-up still completes, the request is served before the drain
+    if (this.held.size >= this.maxHeld) {
       this.unavailable(res);
       return;
     }

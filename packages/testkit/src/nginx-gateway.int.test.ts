@@ -47,7 +47,7 @@ beforeAll(async () => {
   writeFileSync(
     path.join(dir, 'nginx.conf'),
     `${asRoot} daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;
-     events { worker_connections 512; }
+     events { worker_connections 4096; }
      http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; include ${confDir}/*.conf; }`,
   );
   nginx = spawn('nginx', ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'inherit' });
