@@ -84,18 +84,9 @@ async function startServices() {
   return list;
 }
 
-/** Ready = /readyz 200: the service listens at once and connects in the background. */
+/** Ready = /readyz 200: the service listens at once and connects in the background (its log says what it waits for). */
 async function waitReady(name, port) {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > deadline) throw new Error(`${name} is not ready after 120 s (see its log lines above)`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await testkit.waitUntilReady(`http://127.0.0.1:${port}`, 120_000);
   say(`${name} ready on http://127.0.0.1:${port}`);
 }
 

@@ -35,19 +35,6 @@ function ensureSchemathesis() {
   return bin;
 }
 
-async function waitReady(name, base) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > deadline) throw new Error(`${name} not ready after 60 s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 async function call(base, method, p, token, body) {
   const res = await fetch(`${base}${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const json = await res.json();
@@ -101,7 +88,7 @@ async function main() {
     procs.push(['management', management], ['events', events]);
     const mBase = `http://127.0.0.1:${mPort}`;
     const eBase = `http://127.0.0.1:${ePort}`;
-    await Promise.all([waitReady('management', mBase), waitReady('events', eBase)]);
+    await Promise.all([testkit.waitUntilReady(mBase, 60_000), testkit.waitUntilReady(eBase, 60_000)]);
 
     const owner = await call(mBase, 'POST', '/admin/v1/accounts', adminToken, { email: `fuzz-owner-${Date.now()}@example.com`, password: 'fuzzing password 1' });
     const sub = await call(mBase, 'POST', '/api/v3/user/', owner.api_token, { email: `fuzz-sub-${Date.now()}@example.com`, password: 'fuzzing password 2' });

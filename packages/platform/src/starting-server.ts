@@ -103,3 +103,37 @@ export class StartingServer {
     res.end(JSON.stringify({ error: { code: 'unavailable', message: `the service is starting (${what}); retry later` } }));
   }
 }
+
+export interface StartEarlyOptions extends Omit<StartingServerOptions, 'logger'> {
+  logger: Logger;
+  port: number;
+  /** How long closing the server may wait for held requests when start-up fails. */
+  closeTimeoutMs: number;
+}
+
+/** Registers what start-up opened (connections), to be closed if start-up fails or is cancelled. */
+export type OnStartFailure = (close: () => Promise<unknown>) => void;
+
+/**
+ * The start-up of a service process: listen first (a StartingServer), then run `start`, which
+ * connects through `boot.step()` and finally calls `boot.serve()`. If `start` fails or is
+ * cancelled, whatever it registered with `onFailure` is closed (newest first), then the server.
+ */
+export async function startEarly<T>(
+  opts: StartEarlyOptions,
+  start: (boot: StartingServer, boundPort: number, onFailure: OnStartFailure) => Promise<T>,
+): Promise<T> {
+  const boot = new StartingServer(opts);
+  // keep-alive longer than the load balancers' (60 s) so they never reuse a connection we closed
+  boot.server.keepAliveTimeout = 65_000;
+  boot.server.headersTimeout = 66_000;
+  const opened: (() => Promise<unknown>)[] = [];
+  try {
+    return await start(boot, await boot.listen(opts.port), (close) => opened.push(close));
+  } catch (err) {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+    await boot.close(opts.closeTimeoutMs);
+    throw err;
+  }
+}
+

@@ -10,3 +10,4 @@ export * from './http-request';
 export * from './service-process';
 export * from './nats-server-binary';
 export * from './nats-cluster';
+export * from './readiness';

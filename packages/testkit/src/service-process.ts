@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { freePort, waitForPort } from './ports';
 import { repoRoot } from './repo-root';
 
 export type ServiceName = 'management' | 'events';
@@ -60,3 +61,19 @@ export function spawnService(name: ServiceName, env: Record<string, string | und
     },
   };
 }
+
+const PORT_VARIABLE: Record<ServiceName, string> = { management: 'MANAGEMENT_PORT', events: 'EVENTS_PORT' };
+
+/** spawnService on a free port; resolves once it listens (services listen before they are ready). */
+export async function startServiceProcess(name: ServiceName, env: Record<string, string | undefined>): Promise<{ proc: ServiceProcess; baseUrl: string }> {
+  const port = await freePort();
+  const proc = spawnService(name, { ...env, [PORT_VARIABLE[name]]: String(port) });
+  try {
+    await waitForPort(port, 20000);
+  } catch (err) {
+    await proc.stop('SIGKILL');
+    throw new Error(`${name} did not listen: ${String(err)}\n${proc.output()}`);
+  }
+  return { proc, baseUrl: `http://127.0.0.1:${port}` };
+}
+

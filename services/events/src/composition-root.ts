@@ -12,11 +12,12 @@ import {
   healthRouter,
   loadOpenApiDocument,
   pingNats,
-  StartingServer,
+  startEarly,
   type Logger,
   type MongoHandle,
-  type NatsConnection,
+  type OnStartFailure,
   type ReadinessCheck,
+  type StartingServer,
 } from '@cm/platform';
 import { createEventsApp, frontDoor } from './app';
 import type { EventsConfig } from './config';
@@ -56,39 +57,24 @@ interface Worker {
   stop(): Promise<void>;
 }
 
-/** Connections opened so far, closed when start-up fails or is cancelled. */
-interface Opened {
-  nc?: NatsConnection;
-  mongo?: MongoHandle;
-}
-
 /**
  * The one place that constructs things for the events service, for the roles in config.EVENTS_ROLES.
  * It listens first (/healthz 200, /readyz 503 naming the step in progress), then connects and
  * creates streams and buckets, retrying each with backoff until it succeeds (services start in
  * any order); `signal` cancels those waits. Resolves once the service is ready.
  */
-export async function startEvents(config: EventsConfig, logger: Logger, port = config.EVENTS_PORT, signal?: AbortSignal): Promise<EventsSystem> {
-  const boot = new StartingServer({ logger, signal });
-  boot.server.keepAliveTimeout = 65_000;
-  boot.server.headersTimeout = 66_000;
-  const opened: Opened = {};
-  try {
-    return await startRoles(config, logger, boot, await boot.listen(port), opened);
-  } catch (err) {
-    await opened.nc?.close().catch(() => undefined);
-    await opened.mongo?.close().catch(() => undefined);
-    await boot.close(config.SHUTDOWN_TIMEOUT_MS);
-    throw err;
-  }
+export function startEvents(config: EventsConfig, logger: Logger, port = config.EVENTS_PORT, signal?: AbortSignal): Promise<EventsSystem> {
+  return startEarly({ logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, (boot, boundPort, onFailure) => startRoles(config, logger, boot, boundPort, onFailure));
 }
 
-async function startRoles(config: EventsConfig, logger: Logger, boot: StartingServer, boundPort: number, opened: Opened): Promise<EventsSystem> {
+async function startRoles(config: EventsConfig, logger: Logger, boot: StartingServer, boundPort: number, onFailure: OnStartFailure): Promise<EventsSystem> {
   const roles = new Set(config.EVENTS_ROLES);
   const metrics = createRegistry('events');
-  const nc = (opened.nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger })));
+  const nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger }));
+  onFailure(() => nc.close());
   // ingest needs only NATS: it keeps taking events while MongoDB is down (they wait in the stream)
-  const mongo: MongoHandle | undefined = roles.has('consumer') || roles.has('reporting') ? (opened.mongo = await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB))) : undefined;
+  const mongo: MongoHandle | undefined = roles.has('consumer') || roles.has('reporting') ? await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB)) : undefined;
+  if (mongo) onFailure(() => mongo.close());
   // a JetStream cluster still electing its leaders answers with timeouts and 503s for a while
   await boot.step('jetstream', () => ensureStreams(nc, config, logger, roles.has('consumer')));
 

@@ -11,10 +11,10 @@ import {
   loadOpenApiDocument,
   healthRouter,
   pingNats,
-  StartingServer,
+  startEarly,
   type Logger,
-  type MongoHandle,
-  type NatsConnection,
+  type OnStartFailure,
+  type StartingServer,
 } from '@cm/platform';
 import { accountRoutes } from './accounts/account-routes';
 import { createApp } from './app';
@@ -34,36 +34,21 @@ export interface ManagementSystem {
   stop(): Promise<void>;
 }
 
-/** Connections opened so far, closed when start-up fails or is cancelled. */
-interface Opened {
-  nc?: NatsConnection;
-  mongo?: MongoHandle;
-}
-
 /**
  * The one place that constructs things for the management service. It listens first (/healthz
  * 200, /readyz 503 naming the step in progress), then connects, retrying each dependency with
  * backoff until it answers (services start in any order); `signal` cancels those waits.
  * Resolves once the service is ready.
  */
-export async function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT, signal?: AbortSignal): Promise<ManagementSystem> {
-  const boot = new StartingServer({ logger, signal });
-  boot.server.keepAliveTimeout = 65_000;
-  boot.server.headersTimeout = 66_000;
-  const opened: Opened = {};
-  try {
-    return await startParts(config, logger, boot, await boot.listen(port), opened);
-  } catch (err) {
-    await opened.nc?.close().catch(() => undefined);
-    await opened.mongo?.close().catch(() => undefined);
-    await boot.close(config.SHUTDOWN_TIMEOUT_MS);
-    throw err;
-  }
+export function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT, signal?: AbortSignal): Promise<ManagementSystem> {
+  return startEarly({ logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, (boot, boundPort, onFailure) => startParts(config, logger, boot, boundPort, onFailure));
 }
 
-async function startParts(config: ManagementConfig, logger: Logger, boot: StartingServer, boundPort: number, opened: Opened): Promise<ManagementSystem> {
-  const mongo = (opened.mongo = await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB)));
-  const nc = (opened.nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: 'management', logger })));
+async function startParts(config: ManagementConfig, logger: Logger, boot: StartingServer, boundPort: number, onFailure: OnStartFailure): Promise<ManagementSystem> {
+  const mongo = await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB));
+  onFailure(() => mongo.close());
+  const nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: 'management', logger }));
+  onFailure(() => nc.close());
   const metrics = createRegistry('management');
 
   const userStore = new UserStore(mongo.db);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { encodeOwnerRecord } from '@cm/contracts';
-import { freePort, spawnService, startNatsCluster, uniqueName, type NatsCluster, type ServiceProcess } from '@cm/testkit';
+import { startNatsCluster, startServiceProcess, uniqueName, waitUntilReady, type NatsCluster, type ServiceProcess } from '@cm/testkit';
 import { checkCounts, summarizeLoad, type LoadSummary, type PixelHit } from './load-summary';
 import { startPixelLoad } from './pixel-load';
 import { ReportReader } from './report-reader';
@@ -69,11 +69,9 @@ export async function runFailoverScenario(opts: FailoverScenarioOptions): Promis
   let service: ServiceProcess | undefined;
   try {
     cluster = await startNatsCluster({ waitForJetStream: false });
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    service = spawnService('events', {
+    let base: string;
+    ({ proc: service, baseUrl: base } = await startServiceProcess('events', {
       NODE_ENV: 'test',
-      EVENTS_PORT: String(port),
       NATS_URL: cluster.url,
       MONGO_URL: opts.mongoUrl,
       MONGO_DB: uniqueName('events_cluster'),
@@ -92,9 +90,9 @@ export async function runFailoverScenario(opts: FailoverScenarioOptions): Promis
       LOG_LEVEL: 'debug',
       ...names,
       ...opts.serviceEnv,
-    });
-    const ready = await until('the service ready on the fresh cluster', async () => (await fetch(`${base}/readyz`)).status, (s) => s === 200, 90_000);
-    say(`events service ready (${ready}) on the freshly started cluster`);
+    }));
+    await waitUntilReady(base, 90_000);
+    say('events service ready on the freshly started cluster');
 
     const owner = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
     const nc = await connect({ servers: cluster.url.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250 });

@@ -1,4 +1,4 @@
-import { freePort, spawnService, startMongoStandIn, startNatsServer, uniqueName, waitForPort, type LocalServer, type ServiceProcess } from '@cm/testkit';
+import { freePort, readiness, spawnService, startServiceProcess, startMongoStandIn, startNatsServer, uniqueName, waitUntilReady, type LocalServer, type ServiceProcess } from '@cm/testkit';
 
 /** CONVENTIONS section 8: the events service starts before its dependencies and waits for them. */
 const running: ServiceProcess[] = [];
@@ -10,10 +10,8 @@ afterEach(async () => {
 });
 
 async function startEventsProcess(env: Record<string, string>): Promise<{ proc: ServiceProcess; base: string }> {
-  const port = await freePort();
-  const proc = spawnService('events', {
+  const { proc, baseUrl } = await startServiceProcess('events', {
     NODE_ENV: 'test',
-    EVENTS_PORT: String(port),
     MONGO_URL: process.env.MONGO_URL,
     NATS_URL: process.env.NATS_URL,
     MONGO_DB: uniqueName('events_order'),
@@ -27,21 +25,7 @@ async function startEventsProcess(env: Record<string, string>): Promise<{ proc: 
     ...env,
   });
   running.push(proc);
-  await waitForPort(port, 20000);
-  return { proc, base: `http://127.0.0.1:${port}` };
-}
-
-async function readiness(base: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}/readyz`);
-  return { status: res.status, body: await res.json() };
-}
-
-async function waitReady(base: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while ((await readiness(base)).status !== 200) {
-    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${JSON.stringify((await readiness(base)).body)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return { proc, base: baseUrl };
 }
 
 describe('events service start-up order', () => {
@@ -56,7 +40,7 @@ describe('events service start-up order', () => {
     expect(await pixel.json()).toEqual({ error: { code: 'unavailable', message: expect.stringContaining('waiting for nats') } });
 
     servers.push(await startNatsServer({ port: natsPort }));
-    await waitReady(base, 20000);
+    await waitUntilReady(base, 20000);
     expect(proc.output()).toMatch(/nats is available/);
     expect(proc.child.exitCode).toBeNull();
   }, 40000);
@@ -68,7 +52,7 @@ describe('events service start-up order', () => {
     expect(await readiness(base)).toMatchObject({ status: 503, body: { checks: { nats: 'ok', mongo: 'unavailable' }, waiting_for: 'mongo' } });
 
     servers.push(await startMongoStandIn({ port: mongoPort, heap: '256m' }));
-    await waitReady(base, 30000);
+    await waitUntilReady(base, 30000);
     expect(proc.child.exitCode).toBeNull();
   }, 60000);
 

@@ -1,4 +1,4 @@
-import { freePort, spawnService, startMongoStandIn, startNatsServer, uniqueName, waitForPort, type LocalServer, type ServiceProcess } from '@cm/testkit';
+import { freePort, readiness, startServiceProcess, startMongoStandIn, startNatsServer, uniqueName, waitUntilReady, type LocalServer, type ServiceProcess } from '@cm/testkit';
 
 /** CONVENTIONS section 8: the management service starts before its dependencies and waits for them. */
 const running: ServiceProcess[] = [];
@@ -10,10 +10,8 @@ afterEach(async () => {
 });
 
 async function startManagementProcess(env: Record<string, string>): Promise<{ proc: ServiceProcess; base: string }> {
-  const port = await freePort();
-  const proc = spawnService('management', {
+  const { proc, baseUrl } = await startServiceProcess('management', {
     NODE_ENV: 'test',
-    MANAGEMENT_PORT: String(port),
     MONGO_URL: process.env.MONGO_URL,
     NATS_URL: process.env.NATS_URL,
     MONGO_DB: uniqueName('mgmt_order'),
@@ -23,23 +21,7 @@ async function startManagementProcess(env: Record<string, string>): Promise<{ pr
     ...env,
   });
   running.push(proc);
-  await waitForPort(port, 20000);
-  return { proc, base: `http://127.0.0.1:${port}` };
-}
-
-async function readiness(base: string): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}/readyz`);
-  return { status: res.status, body: await res.json() };
-}
-
-async function waitReady(base: string, timeoutMs: number): Promise<{ status: number; body: any }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await readiness(base);
-    if (r.status === 200) return r;
-    if (Date.now() > deadline) throw new Error(`not ready after ${timeoutMs} ms: ${JSON.stringify(r.body)}`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
+  return { proc, base: baseUrl };
 }
 
 describe('management service start-up order', () => {
@@ -51,7 +33,7 @@ describe('management service start-up order', () => {
     expect(await readiness(base)).toEqual({ status: 503, body: { status: 'unavailable', checks: { mongo: 'unavailable' }, waiting_for: 'mongo' } });
 
     servers.push(await startMongoStandIn({ port: mongoPort, heap: '256m' }));
-    expect((await waitReady(base, 30000)).body).toEqual({ status: 'ready', checks: { mongo: 'ok', nats: 'ok' } });
+    expect((await waitUntilReady(base, 30000)).body).toEqual({ status: 'ready', checks: { mongo: 'ok', nats: 'ok' } });
   }, 60000);
 
   test('when NATS is down at start, then it stays not ready naming nats and becomes ready once NATS starts', async () => {
@@ -64,7 +46,7 @@ describe('management service start-up order', () => {
     expect(await api.json()).toEqual({ error: { code: 'unavailable', message: expect.stringContaining('waiting for nats') } });
 
     servers.push(await startNatsServer({ port: natsPort }));
-    await waitReady(base, 20000);
+    await waitUntilReady(base, 20000);
     expect((await fetch(`${base}/api/v3/campaign/`)).status).toBe(401);
   }, 40000);
 });
