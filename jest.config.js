@@ -3,7 +3,9 @@ const shared = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
   moduleNameMapper: { '^@cm/(platform|contracts|testkit)$': '<rootDir>/packages/$1/src' },
   testEnvironment: 'node',
-  modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
+  // .cache holds tools and, for bench:pipeline, an earlier release checked out: never part of the test run
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.cache/'],
+  watchPathIgnorePatterns: ['<rootDir>/.cache/'],
 };
 
 module.exports = {

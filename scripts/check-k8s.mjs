@@ -9,7 +9,7 @@
 //     committed placeholder ADMIN_TOKEN must be refused in production (then a real one stands in);
 //  4. NATS: every nats image (manifests, docker-compose.yml) is the release in
 //     deploy/nats/nats-server.version, the pinned nats-server accepts both configurations, and
-//     JetStream's max_file_store leaves 2 GiB (the owner registry) beside the two streams' byte limits;
+//     JetStream's max_file_store leaves 1 GiB (the owner registry) beside the two streams' byte limits;
 //  5. the Grafana dashboards in deploy/grafana and the alert rules in deploy/prometheus parse, and
 //     every metric they query is one the code registers (or a prom-client default metric), so a
 //     renamed metric cannot leave a blank panel or a silent alert.
@@ -192,7 +192,7 @@ function natsBytes(size) {
 }
 
 /** What the events and dead-letter streams, both full, must leave to the owner registry bucket. */
-const JETSTREAM_HEADROOM = 2 * 1024 ** 3;
+const JETSTREAM_HEADROOM = 1024 ** 3;
 
 /**
  * NATS as compose and Kubernetes run it: the release everything pins (image tags = the version
@@ -219,7 +219,7 @@ function natsProblems(renderedTargets, loaders) {
     if (r.status !== 0) problems.push(`${conf}: nats-server ${version} refuses it: ${`${r.stdout}${r.stderr}`.trim()}`);
     const max = /max_file_store:\s*(\S+)/.exec(readFileSync(path.join(ROOT, conf), 'utf8'))?.[1];
     if (!max) problems.push(`${conf}: no jetstream max_file_store (a full events stream could starve the registry)`);
-    else if (natsBytes(max) - reserved < JETSTREAM_HEADROOM) problems.push(`${conf}: max_file_store ${max} leaves less than 2 GiB beside EVENTS_STREAM_MAX_BYTES + EVENTS_DLQ_MAX_BYTES (${reserved} bytes)`);
+    else if (natsBytes(max) - reserved < JETSTREAM_HEADROOM) problems.push(`${conf}: max_file_store ${max} leaves less than 1 GiB beside EVENTS_STREAM_MAX_BYTES + EVENTS_DLQ_MAX_BYTES (${reserved} bytes)`);
   }
   return problems;
 }

@@ -1,17 +1,20 @@
 #!/usr/bin/env node
 // `pnpm bench:consumer`: the events consumer (JetStream -> day bucket, built service in
 // services/events/dist, consumer role alone) next to raw unordered insertMany of the same
-// documents, in the same batch size, into the same database, alternating A B A B in one run.
-// Each round publishes BENCH_EVENTS event messages to a fresh stream first (not timed), then
-// starts a consumer process on it and times the writing from its /metrics (process start-up
-// excluded). Local NATS + the MongoDB stand-in from the testkit (or NATS_URL / MONGO_URL).
-// Loopback only; bounded: BENCH_ROUNDS (default 2) x BENCH_EVENTS (default 50000) per variant.
+// documents, in the same batch size, into the same database, alternating A B C A B C in one run:
+// raw insertMany; the consumer reading v2 batch messages of BENCH_EVENTS_PER_MESSAGE events (what
+// group-commit ingest publishes under load); the consumer reading v1 messages of one event each
+// (what ingest published before group commit). Each consumer round publishes BENCH_EVENTS events
+// to a fresh stream first (not timed), then starts a consumer process on it and times the writing
+// from its /metrics (process start-up excluded). Local NATS + the MongoDB stand-in from the
+// testkit (or NATS_URL / MONGO_URL). Loopback only; bounded: BENCH_ROUNDS (default 2) x
+// BENCH_EVENTS (default 50000) per variant.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuPer, cpuSnapshot, storePids } from './proc-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -31,46 +34,16 @@ const { v7 } = fromEvents('uuid');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
+const PER_MESSAGE = Number(process.env.BENCH_EVENTS_PER_MESSAGE ?? 20);
 const say = (msg) => console.error(`[bench] ${msg}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let servers;
 let child;
 
-// CPU seconds per process from /proc (Linux; elsewhere the CPU table is left out): on a machine
-// where everything shares two cores, CPU per document is what decides the ratio
-const TICKS = 100;
-function cpuOf(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop().split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return NaN;
-  }
-}
-/** The data stores started for this run (children of this process), by name. */
-function storePids() {
-  const pids = {};
-  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.split(') ').pop().split(' ')[1]);
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (ppid === process.pid && /java|nats/.test(comm)) pids[comm.includes('java') ? 'mongo' : 'nats'] = Number(entry);
-    } catch {
-      /* gone */
-    }
-  }
-  return pids;
-}
-function cpuSnapshot(writerPid) {
+function cpuSnapshotOf(writerPid) {
   const { mongo, nats } = storePids();
-  return { writer: cpuOf(writerPid), mongo: cpuOf(mongo), nats: cpuOf(nats) };
-}
-/** CPU microseconds per document for each process between two snapshots. */
-function cpuPerDoc(a, b, docs) {
-  const per = (k) => ((b[k] - a[k]) * 1e6) / docs;
-  return { writer: per('writer'), mongo: per('mongo'), nats: per('nats') };
+  return cpuSnapshot({ writer: writerPid, mongo, nats });
 }
 async function stopAll(code) {
   child?.kill('SIGTERM');
@@ -100,11 +73,11 @@ async function rawInserts(db, messages, collectionName) {
   const collection = db.collection(collectionName);
   for (const index of BUCKET_INDEXES) await collection.createIndex(index.key, index.options ?? {});
   const docs = messages.map(toEventDocument);
-  const cpuBefore = cpuSnapshot(process.pid);
+  const cpuBefore = cpuSnapshotOf(process.pid);
   const started = performance.now();
   for (let i = 0; i < docs.length; i += BATCH) await collection.insertMany(docs.slice(i, i + BATCH), { ordered: false });
   const seconds = (performance.now() - started) / 1000;
-  const cpu = cpuPerDoc(cpuBefore, cpuSnapshot(process.pid), docs.length);
+  const cpu = cpuPer(cpuBefore, cpuSnapshotOf(process.pid), docs.length);
   if ((await collection.countDocuments()) !== docs.length) throw new Error('raw insert count mismatch');
   await collection.drop();
   return { rate: docs.length / seconds, cpu };
@@ -116,7 +89,19 @@ async function writtenSoFar(port) {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
-async function consumerRun(nc, db, messages, round) {
+/** The events as JetStream messages: v2 batches of `perMessage` events (as ingest publishes them now), or v1 single events. */
+function toPublications(messages, perMessage, prefix) {
+  if (perMessage === 1) return messages.map((m) => ({ subject: `${prefix}.${m.owner_id}`, data: contracts.encodeEventMessage(m), msgID: m.id }));
+  const out = [];
+  for (let i = 0; i < messages.length; i += perMessage) {
+    const id = v7();
+    const events = messages.slice(i, i + perMessage).map(({ v: _v, ...event }) => contracts.encodeEventRecord(event));
+    out.push({ subject: contracts.eventBatchSubject(prefix), data: contracts.encodeEventBatch(id, events), msgID: id });
+  }
+  return out;
+}
+
+async function consumerRun(nc, db, messages, round, perMessage) {
   const id = randomBytes(4).toString('hex');
   const env = {
     NODE_ENV: 'production',
@@ -138,8 +123,9 @@ async function consumerRun(nc, db, messages, round) {
   await jsm.streams.add(eventStreamConfig(config));
   const js = jetstream(nc);
   // publish everything first (not timed), a window of acks in flight at a time
-  for (let i = 0; i < messages.length; i += 1000) {
-    await Promise.all(messages.slice(i, i + 1000).map((m) => js.publish(`${config.EVENTS_SUBJECT_PREFIX}.${m.owner_id}`, contracts.encodeEventMessage(m), { msgID: m.id })));
+  const publications = toPublications(messages, perMessage, config.EVENTS_SUBJECT_PREFIX);
+  for (let i = 0; i < publications.length; i += 1000) {
+    await Promise.all(publications.slice(i, i + 1000).map((p) => js.publish(p.subject, p.data, { msgID: p.msgID })));
   }
   const port = await testkit.freePort();
   // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each consumer process, written when it exits
@@ -157,7 +143,7 @@ async function consumerRun(nc, db, messages, round) {
       /* not listening yet */
     }
     const now = performance.now();
-    const cpu = cpuSnapshot(child.pid);
+    const cpu = cpuSnapshotOf(child.pid);
     if (written > 0 && !first) first = { now, written, cpu };
     if (written > 0) last = { now, written, cpu };
     if (written >= messages.length) break;
@@ -174,7 +160,7 @@ async function consumerRun(nc, db, messages, round) {
   await jsm.streams.delete(config.EVENTS_STREAM);
   await jsm.streams.delete(`${config.EVENTS_STREAM}_DLQ`).catch(() => undefined);
   const docs = last.written - first.written;
-  return { rate: docs / ((last.now - first.now) / 1000), cpu: cpuPerDoc(first.cpu, last.cpu, docs) };
+  return { rate: docs / ((last.now - first.now) / 1000), cpu: cpuPer(first.cpu, last.cpu, docs) };
 }
 
 async function main() {
@@ -189,12 +175,15 @@ async function main() {
 
   const raw = [];
   const consumer = [];
+  const single = [];
   for (let round = 0; round < ROUNDS; round++) {
     const messages = makeMessages(EVENTS);
     raw.push(await rawInserts(db, messages, `raw_${round}`));
     say(`round ${round + 1} raw insertMany: ${raw[round].rate.toFixed(0)} docs/s`);
-    consumer.push(await consumerRun(nc, db, messages, round));
-    say(`round ${round + 1} consumer: ${consumer[round].rate.toFixed(0)} events/s`);
+    consumer.push(await consumerRun(nc, db, messages, round, PER_MESSAGE));
+    say(`round ${round + 1} consumer, ${PER_MESSAGE} events per message: ${consumer[round].rate.toFixed(0)} events/s`);
+    single.push(await consumerRun(nc, db, makeMessages(EVENTS), round, 1));
+    say(`round ${round + 1} consumer, one event per message: ${single[round].rate.toFixed(0)} events/s`);
   }
   await nc.close();
   await db.dropDatabase();
@@ -203,16 +192,18 @@ async function main() {
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const rates = (runs) => runs.map((r) => r.rate);
   const ratio = mean(rates(consumer)) / mean(rates(raw));
-  console.log(`\n${ROUNDS} rounds x ${EVENTS} events, batches of ${BATCH}, alternating; mean of rounds (min-max)\n`);
-  console.log('| variant | docs/s (min-max) |');
-  console.log('|---|---|');
+  console.log(`\n${ROUNDS} rounds x ${EVENTS} events, write batches of ${BATCH}, alternating; mean of rounds (min-max)\n`);
+  console.log('| variant | docs/s (min-max) | vs raw |');
+  console.log('|---|---|---|');
   const row = (label, runs) => {
     const xs = rates(runs);
-    console.log(`| ${label} | ${mean(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}) |`);
+    console.log(`| ${label} | ${mean(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}) | ${(mean(xs) / mean(rates(raw))).toFixed(2)} |`);
   };
-  row('consumer: JetStream pull -> decode -> day bucket -> ack', consumer);
+  row(`consumer, v2 messages of ${PER_MESSAGE} events: pull -> decode -> day bucket -> insertMany -> ack`, consumer);
+  row('consumer, v1 messages of one event (before group commit)', single);
   row('raw unordered insertMany, same documents and batch size', raw);
-  console.log(`\nconsumer / raw = ${ratio.toFixed(2)} (target >= 0.8)`);
+  const pairs = consumer.map((c, i) => c.rate / raw[i].rate);
+  console.log(`\nconsumer (v2) / raw = ${ratio.toFixed(2)} (target >= 0.8); per round ${pairs.map((x) => x.toFixed(2)).join(', ')}`);
   const cpuRow = (label, runs) => {
     const c = (k) => mean(runs.map((r) => r.cpu[k]));
     console.log(`| ${label} | ${c('writer').toFixed(1)} | ${c('mongo').toFixed(1)} | ${c('nats').toFixed(1)} | ${(c('writer') + c('mongo') + c('nats')).toFixed(1)} |`);
@@ -220,7 +211,8 @@ async function main() {
   console.log('\nCPU microseconds per document while writing (mean of rounds; /proc, all processes share the cores)\n');
   console.log('| variant | writing Node process | MongoDB stand-in | nats-server | total |');
   console.log('|---|---|---|---|---|');
-  cpuRow('consumer', consumer);
+  cpuRow(`consumer, v2 (${PER_MESSAGE} per message)`, consumer);
+  cpuRow('consumer, v1 (1 per message)', single);
   cpuRow('raw insertMany', raw);
   return ratio >= 0.8 ? 0 : 2;
 }

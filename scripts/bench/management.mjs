@@ -4,7 +4,8 @@
 // no I/O) as child processes, against local NATS + the MongoDB stand-in from the testkit (or
 // MONGO_URL / NATS_URL when set), then alternates the scenarios round by round (A B C A B C ...)
 // so machine noise hits all of them alike. Loopback only; bounded: BENCH_ROUNDS x BENCH_SECONDS
-// per scenario (default 4 x 5 s) plus a short warm-up.
+// per scenario (default 4 x 5 s) plus a short warm-up. BENCH_COMPARE_MAIN=<another build's
+// services/management/dist/main.js> runs that build too and measures it in the same rounds.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -20,6 +21,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const CONTENT_ITEMS = 100;
+// Optional: another build of the service (e.g. the previous commit's dist/main.js) measured in the same run.
+const COMPARE_MAIN = process.env.BENCH_COMPARE_MAIN;
 const ADMIN_TOKEN = `bench-${randomBytes(32).toString('hex')}`;
 
 const children = [];
@@ -84,39 +87,78 @@ async function stop(code) {
 }
 process.on('SIGINT', () => void stop(130));
 
-async function main() {
-  servers = await testkit.startTestServers();
-  say(`data stores: ${servers.source}`);
-  const [mgmtPort, barePort] = [await testkit.freePort(), await testkit.freePort()];
-  startChild('management', [path.join(root, 'services/management/dist/main.js')], {
+async function startManagement(name, main) {
+  const port = await testkit.freePort();
+  startChild(name, [main], {
     NODE_ENV: 'production',
-    MANAGEMENT_PORT: String(mgmtPort),
+    MANAGEMENT_PORT: String(port),
     MONGO_URL: servers.mongoUrl,
     NATS_URL: servers.natsUrl,
     MONGO_DB: `bench_${randomBytes(4).toString('hex')}`,
     OWNER_REGISTRY_BUCKET: `bench_owners_${randomBytes(4).toString('hex')}`,
     ADMIN_TOKEN,
+    TOKEN_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+    TOKEN_LOOKUP_KEY: randomBytes(32).toString('base64'),
+    // a few tokens drive the whole run: lift their rate limit so the service, not the limiter, is measured
+    API_RATE_LIMIT_PER_MINUTE: '100000000',
     LOG_LEVEL: 'error',
   });
-  startChild('bare express', ['-e', BARE_APP], { PORT: String(barePort) });
-  const api = `http://127.0.0.1:${mgmtPort}`;
-  const bare = `http://127.0.0.1:${barePort}`;
-  await Promise.all([waitReady(`${api}/readyz`, 30_000), waitReady(`${bare}/bare`, 10_000)]);
+  const api = `http://127.0.0.1:${port}`;
+  await waitReady(`${api}/readyz`, 30_000);
+  return api;
+}
 
-  const owner = await http('POST', `${api}/admin/v1/accounts`, { token: ADMIN_TOKEN, body: { email: `bench-${Date.now()}@example.com`, password: 'bench password 1' } });
+const addTimes = [];
+
+/** Creates spread over this many accounts, so none reaches the campaign quota (1000 per user) during a run. */
+const CREATE_ACCOUNTS = 100;
+
+/** An account and a campaign holding CONTENT_ITEMS items; the two management scenarios against `api`. */
+async function managementScenarios(label, api) {
+  const newAccount = (i) => http('POST', `${api}/admin/v1/accounts`, { token: ADMIN_TOKEN, body: { email: `bench-${Date.now()}-${i}@example.com`, password: 'bench password 1' } });
+  const owner = await newAccount('reader');
+  const creators = [];
+  for (let i = 0; i < CREATE_ACCOUNTS; i += 10) creators.push(...(await Promise.all(Array.from({ length: 10 }, (_, j) => newAccount(i + j)))));
+  let turn = 0;
+  const nextCreator = () => `Bearer ${creators[turn++ % creators.length].api_token}`;
   const campaignBody = { name: 'Spring sale', start_date: '2024-03-01', end_date: '2030-12-31', category: 'Food / Drink', brand: 'Acme', reach: 10000, target_geography: ['Germany', 'France'], objective: 'Reach' };
   const campaign = await http('POST', `${api}/api/v3/campaign/`, { token: owner.api_token, body: campaignBody });
   // TEST-NET-1 URLs: the title fetcher refuses them without any network traffic.
+  const addsStarted = performance.now();
   for (let i = 0; i < CONTENT_ITEMS; i++) {
     await http('POST', `${api}/api/v3/campaign/${campaign.token}/content/`, { token: owner.api_token, body: { url: `https://192.0.2.${1 + (i % 250)}/article/${i}?utm_source=bench`, content_type: 'Article' } });
   }
+  addTimes.push(`${label || 'management '}add content: ${((performance.now() - addsStarted) / CONTENT_ITEMS).toFixed(1)} ms per item (${CONTENT_ITEMS} sequential adds during set-up)`);
   const read = await http('GET', `${api}/api/v3/campaign/${campaign.token}/`, { token: owner.api_token });
   if (read.content.length !== CONTENT_ITEMS) throw new Error(`expected ${CONTENT_ITEMS} items, got ${read.content.length}`);
-
   const auth = { authorization: `Bearer ${owner.api_token}` };
+  return [
+    {
+      name: `${label}POST /api/v3/campaign/ (create)`,
+      opts: {
+        url: api,
+        requests: [{ method: 'POST', path: '/api/v3/campaign/', headers: { 'content-type': 'application/json' }, body: JSON.stringify(campaignBody), setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: nextCreator() } }) }],
+      },
+    },
+    { name: `${label}GET /api/v3/campaign/:token/ (${CONTENT_ITEMS} items)`, opts: { url: `${api}/api/v3/campaign/${campaign.token}/`, headers: auth } },
+  ];
+}
+
+async function main() {
+  servers = await testkit.startTestServers();
+  say(`data stores: ${servers.source}`);
+  const barePort = await testkit.freePort();
+  startChild('bare express', ['-e', BARE_APP], { PORT: String(barePort) });
+  const bare = `http://127.0.0.1:${barePort}`;
+  const [api, compareApi] = await Promise.all([
+    startManagement('management', path.join(root, 'services/management/dist/main.js')),
+    COMPARE_MAIN ? startManagement('compared build', path.resolve(COMPARE_MAIN)) : undefined,
+    waitReady(`${bare}/bare`, 10_000),
+  ]);
+
   const scenarios = [
-    { name: 'POST /api/v3/campaign/ (create)', opts: { url: `${api}/api/v3/campaign/`, method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(campaignBody) } },
-    { name: `GET /api/v3/campaign/:token/ (${CONTENT_ITEMS} items)`, opts: { url: `${api}/api/v3/campaign/${campaign.token}/`, headers: auth } },
+    ...(await managementScenarios('', api)),
+    ...(compareApi ? await managementScenarios('[compared] ', compareApi) : []),
     { name: 'bare Express GET (no I/O)', opts: { url: `${bare}/bare` } },
   ];
 
@@ -146,6 +188,7 @@ async function main() {
   for (const s of summary) {
     console.log(`| ${s.name} | ${s.rps.toFixed(0)} (${s.rpsRange[0].toFixed(0)}-${s.rpsRange[1].toFixed(0)}) | ${s.p99} | ${(s.rps / baseline.rps).toFixed(2)} |`);
   }
+  console.log(`\n${addTimes.join('\n')}`);
 }
 
 main().then(

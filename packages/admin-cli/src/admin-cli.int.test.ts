@@ -173,6 +173,27 @@ describe('buckets drop-expired', () => {
   });
 });
 
+describe('tokens rekey', () => {
+  test('when run, then every token is on the current keys and the counts are shown, as text and as JSON', async () => {
+    await management.createAccount();
+    const text = await cli(['tokens', 'rekey']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/api tokens? brought to the current keys; 0 remaining/);
+    const json = await cli(['--json', 'tokens', 'rekey']);
+    expect(JSON.parse(json.stdout)).toEqual({ rekeyed: 0, unreadable: 0, remaining: 0 });
+  });
+});
+
+describe('registry reconcile', () => {
+  test('when run, then the corrections are counted, as text and as JSON', async () => {
+    const text = await cli(['registry', 'reconcile']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^(The owner registry already matched the users collection\.|Corrected \d+ owner registry keys?\.)\n$/);
+    const json = await cli(['--json', 'registry', 'reconcile']);
+    expect(JSON.parse(json.stdout)).toEqual({ corrections: 0 });
+  });
+});
+
 describe('failures', () => {
   test('when the service is not reachable, then exit 1 naming the service and address', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;

@@ -1,7 +1,7 @@
 import { resolveTransportConfig, segment, type ClientOptions, type RequestOptions } from './client-options';
 import { HttpTransport, type CallSpec } from './http-transport';
 import type { ApiKey, CreateApiKeyInput, IssuedApiKey } from './events-types';
-import type { CreateUserInput, User } from './management-types';
+import type { CreateUserInput, TokenRekeyResult, User } from './management-types';
 
 export interface AdminClientOptions extends ClientOptions {
   /** The management service's address; needed for createAccount. */
@@ -29,6 +29,19 @@ export class AdminClient {
   /** A new account owner (with its api_token). 409 when the e-mail is taken. Sent once. */
   createAccount(input: CreateUserInput, options?: RequestOptions): Promise<User> {
     return this.call(this.management, 'managementUrl', { method: 'POST', path: '/admin/v1/accounts', body: input, idempotent: false }, options);
+  }
+
+  /**
+   * Brings every stored api_token to the current TOKEN_ENCRYPTION_KEYS / TOKEN_LOOKUP_KEY now; during
+   * a key rotation, remove the old key only once `remaining` is 0. Safe to repeat.
+   */
+  rekeyTokens(options?: RequestOptions): Promise<TokenRekeyResult> {
+    return this.call(this.management, 'managementUrl', { method: 'POST', path: '/admin/v1/tokens/rekey', idempotent: true }, options);
+  }
+
+  /** One owner registry reconciliation pass now (management also runs one periodically); how many keys it corrected. */
+  reconcileRegistry(options?: RequestOptions): Promise<{ corrections: number }> {
+    return this.call(this.management, 'managementUrl', { method: 'POST', path: '/admin/v1/registry/reconcile', idempotent: true }, options);
   }
 
   /** A reporting key scoped to these owner ids. `api_key` is in this answer only. Sent once. */

@@ -6,7 +6,7 @@ import { parseRetryAfter } from './retry-after';
 import { decideRetry, outcomeUnknown, type AttemptFailure } from './retry-policy';
 
 export interface CallSpec {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Already encoded, starting with "/". */
   path: string;
   /** Query parameters; never shown in errors (the report's api_key travels here). */

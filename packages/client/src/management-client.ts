@@ -11,6 +11,9 @@ import type {
   EditCampaignInput,
   EditContentInput,
   EditUserInput,
+  Page,
+  PageRequest,
+  RedirectHosts,
   User,
 } from './management-types';
 
@@ -40,7 +43,12 @@ export class ManagementClient {
     return this.call({ method: 'GET', path: '/api/v3/user/', idempotent: true }, options);
   }
 
-  /** A sub-user of the caller's account. 409 when the e-mail is taken. */
+  /** One page of `listUsers()` (opt-in pagination). */
+  listUsersPage(page: PageRequest, options?: RequestOptions): Promise<Page<User>> {
+    return this.call({ method: 'GET', path: '/api/v3/user/', query: pageQuery(page), idempotent: true }, options);
+  }
+
+  /** A sub-user of the caller's account. 409 when the e-mail is taken or the account's quota is reached. */
   createUser(input: CreateUserInput, options?: RequestOptions): Promise<User> {
     return this.call({ method: 'POST', path: '/api/v3/user/', body: input, idempotent: false }, options);
   }
@@ -49,15 +57,43 @@ export class ManagementClient {
     return this.call({ method: 'POST', path: `/api/v3/user/${segment(uniqueId, 'uniqueId')}/`, body: input, idempotent: true }, options);
   }
 
+  /**
+   * A new api_token for the user (the old one is refused at once): an account owner rotates its
+   * own and its sub-users' tokens, a sub-user only its own. Sent once: a repeat would issue
+   * another token. Rotating the caller's own token makes this client's token stale.
+   */
+  rotateToken(uniqueId: string, options?: RequestOptions): Promise<User> {
+    return this.call({ method: 'POST', path: `/api/v3/user/${segment(uniqueId, 'uniqueId')}/token/`, idempotent: false }, options);
+  }
+
   /** Deletes a sub-user and the campaigns it owns. */
   deleteUser(uniqueId: string, options?: RequestOptions): Promise<void> {
     return this.delete(`/api/v3/user/${segment(uniqueId, 'uniqueId')}/`, options);
+  }
+
+  /** The caller's explicit redirect hosts and the hosts of its content URLs. */
+  getRedirectHosts(options?: RequestOptions): Promise<RedirectHosts> {
+    return this.call({ method: 'GET', path: '/api/v3/redirect-hosts/', idempotent: true }, options);
+  }
+
+  /**
+   * Replaces the caller's explicit redirect hosts (hostnames or `*.` + hostname; at most 100,
+   * normalised by the service). Setting a whole list is idempotent. 409 when a quota is reached.
+   */
+  setRedirectHosts(hosts: string[], options?: RequestOptions): Promise<RedirectHosts> {
+    return this.call({ method: 'PUT', path: '/api/v3/redirect-hosts/', body: { hosts }, idempotent: true }, options);
   }
 
   listCampaigns(options?: RequestOptions): Promise<Campaign[]> {
     return this.call({ method: 'GET', path: '/api/v3/campaign/', idempotent: true }, options);
   }
 
+  /** One page of `listCampaigns()` (opt-in pagination). */
+  listCampaignsPage(page: PageRequest, options?: RequestOptions): Promise<Page<Campaign>> {
+    return this.call({ method: 'GET', path: '/api/v3/campaign/', query: pageQuery(page), idempotent: true }, options);
+  }
+
+  /** 409 when the user's campaign quota is reached. */
   createCampaign(input: CreateCampaignInput, options?: RequestOptions): Promise<Campaign> {
     return this.call({ method: 'POST', path: '/api/v3/campaign/', body: input, idempotent: false }, options);
   }
@@ -76,7 +112,7 @@ export class ManagementClient {
     return this.delete(this.campaignPath(campaignToken), options);
   }
 
-  /** 409 when the URL is already in the campaign or the campaign is full. */
+  /** 409 when the URL is already in the campaign or a quota is reached (content items per campaign, redirect hosts per owner). */
   addContent(campaignToken: string, input: AddContentInput, options?: RequestOptions): Promise<Content> {
     return this.call({ method: 'POST', path: `${this.campaignPath(campaignToken)}content/`, body: input, idempotent: false }, options);
   }
@@ -102,4 +138,9 @@ export class ManagementClient {
   private call<T>(spec: Omit<CallSpec, 'bearer'>, options: RequestOptions | undefined): Promise<T> {
     return this.transport.call<T>({ ...spec, bearer: this.apiToken }, options);
   }
+}
+
+function pageQuery(page: PageRequest): Record<string, string> {
+  if (!Number.isInteger(page.limit) || page.limit < 1) throw new TypeError('limit must be a positive integer');
+  return page.cursor === undefined ? { limit: String(page.limit) } : { limit: String(page.limit), cursor: page.cursor };
 }

@@ -90,3 +90,35 @@ export interface AddContentInput {
 export interface EditContentInput {
   content_type: ContentType;
 }
+
+/** Opt-in pagination of the list endpoints. */
+export interface PageRequest {
+  /** 1..200 items per page. */
+  limit: number;
+  /** The previous page's `next_cursor`, as given. */
+  cursor?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
+}
+
+/** Where the pixel may redirect a user's clicks (`r`). */
+export interface RedirectHosts {
+  /** The user's explicit list: hostnames, or `*.` + hostname for any subdomain (lowercase, punycode). */
+  hosts: string[];
+  /** Hosts of the user's content URLs, allowed as well (read-only: they follow the content). */
+  content_hosts: string[];
+}
+
+/** What `POST /admin/v1/tokens/rekey` did (operator). */
+export interface TokenRekeyResult {
+  /** Tokens brought to the current keys by this pass. */
+  rekeyed: number;
+  /** Tokens sealed with a key no longer configured (their user ids are in the service log). */
+  unreadable: number;
+  /** Tokens still not on the current keys. */
+  remaining: number;
+}

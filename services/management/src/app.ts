@@ -7,19 +7,28 @@ export interface AppParts {
   health: Router;
   /** `/docs`: the API reference. */
   docs: Router;
-  /** Operator routes, each guarded by its own admin auth. */
-  admin: Router;
-  /** Runs before every /api/v3 route: bearer auth. */
-  apiAuth: RequestHandler;
+  /** Runs before every /admin/v1 route: the operator token. */
+  adminAuth: RequestHandler;
+  /** Operator routers mounted under /admin/v1. */
+  admin: Router[];
+  /** Run before every /api/v3 route: bearer auth and the per-token limits. */
+  apiAuth: RequestHandler[];
   bodyParsers: RequestHandler[];
   /** Feature routers mounted under /api/v3. */
   api: Router[];
+  /** Express `trust proxy` (TRUST_PROXY): decides the client address the auth failure limit keys on. */
+  trustProxy: boolean | number | string;
 }
 
-/** The management app: the shared service skeleton with the operator routes and /api/v3 behind bearer auth. */
+/** The management app: the shared service skeleton with /admin/v1 behind the operator token and /api/v3 behind bearer auth. */
 export function createApp(parts: AppParts): Express {
-  return createServiceApp({
+  const app = createServiceApp({
     ...parts,
-    routes: [parts.admin, ['/api/v3', parts.apiAuth, ...parts.bodyParsers, ...parts.api]],
+    routes: [
+      ['/admin/v1', parts.adminAuth, ...parts.bodyParsers, ...parts.admin],
+      ['/api/v3', ...parts.apiAuth, ...parts.bodyParsers, ...parts.api],
+    ],
   });
+  app.set('trust proxy', parts.trustProxy);
+  return app;
 }

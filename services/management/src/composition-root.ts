@@ -1,6 +1,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import {
+  adminAuth,
   apiDocsRouter,
   bodyParsers,
   closeServer,
@@ -21,8 +22,12 @@ import { createApp } from './app';
 import { bearerAuth } from './auth/bearer-auth';
 import { createCampaignFeature } from './campaigns/campaign-feature';
 import type { ManagementConfig } from './config';
-import { OutboxOwnerAnnouncer } from './registry/owner-announcer';
-import { OwnerRegistryKv } from './registry/owner-registry-kv';
+import { apiRateLimits } from './limits/api-rate-limits';
+import { PageCursors } from './pagination/page-cursors';
+import { redirectHostRoutes } from './redirect-hosts/redirect-host-routes';
+import { RedirectHostService } from './redirect-hosts/redirect-host-service';
+import { createRegistryFeature } from './registry/registry-feature';
+import { createTokenFeature } from './tokens/token-feature';
 import { UserService } from './users/user-service';
 import { UserStore } from './users/user-store';
 import { userRoutes } from './users/user-routes';
@@ -53,42 +58,61 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
 
   const userStore = new UserStore(mongo.db);
   await boot.step('mongo_indexes', () => userStore.init());
+  const tokens = await createTokenFeature({ users: userStore.collection, settings: config, logger });
+  const cursors = new PageCursors(tokens.deriveKey('page cursors'));
   const campaigns = await createCampaignFeature({
     db: mongo.db,
     logger,
     config,
     metrics,
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
+    hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
+    hasRoomForHost: (ownerId, host) => redirectHosts.hasRoomFor(ownerId, host),
+    cursors,
   });
-  const announcer = new OutboxOwnerAnnouncer(mongo.db, userStore, new OwnerRegistryKv(nc, config.OWNER_REGISTRY_BUCKET, config.OWNER_REGISTRY_REPLICAS), logger);
-  new prom.Gauge({
-    name: 'management_registry_outbox_pending',
-    help: 'User lifecycle changes recorded but not yet published to the owner registry on NATS',
-    registers: [metrics],
-    async collect() {
-      this.set(await announcer.pendingCount());
-    },
+  const registry = await createRegistryFeature({
+    nc,
+    db: mongo.db,
+    config,
+    logger,
+    metrics,
+    contentHosts: (ownerId) => campaigns.contentHosts(ownerId),
+    contentHostsByOwner: (ownerIds) => campaigns.contentHostsByOwner(ownerIds),
+    backfillHosts: () => campaigns.backfillHosts(),
+    cleanup: (ownerId) => campaigns.deleteAllForOwner(ownerId),
   });
-  const users = new UserService({ store: userStore, announcer, cleanup: (id) => campaigns.deleteAllForOwner(id) });
+  const users = new UserService({ store: userStore, announcer: registry.announcer, vault: tokens.vault, maxSubUsers: config.QUOTA_SUB_USERS_PER_ACCOUNT, cursors });
+  const redirectHosts = new RedirectHostService({
+    store: userStore,
+    contentHosts: (ownerId) => campaigns.contentHosts(ownerId),
+    announcer: registry.announcer,
+    quota: config.QUOTA_REDIRECT_HOSTS_PER_USER,
+  });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });
+  const rateLimited = new prom.Counter({ name: 'management_rate_limited_total', help: 'Requests refused with 429, by limit (token, expensive, auth_failures)', labelNames: ['limit'], registers: [metrics] });
+  const limits = apiRateLimits({
+    perTokenPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
+    expensivePerMinute: config.API_EXPENSIVE_RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: config.AUTH_FAILURE_RATE_LIMIT_PER_MINUTE,
+    onLimited: (limit) => rateLimited.inc({ limit }),
+  });
 
   const app = createApp({
     logger,
     metrics,
     health: healthRouter({ mongo: () => mongo.ping(), nats: () => pingNats(nc) }),
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
-    admin: accountRoutes(users, config.ADMIN_TOKEN, parsers),
-    apiAuth: bearerAuth({ findByApiToken: async (token) => {
-      const user = await userStore.findByApiToken(token);
-      return user ? { unique_id: user._id, account_id: user.account_id, role: user.role } : undefined;
-    } }),
+    adminAuth: adminAuth(config.ADMIN_TOKEN),
+    admin: [accountRoutes(users), tokens.adminRouter, registry.adminRouter],
+    apiAuth: [bearerAuth(tokens.resolver, limits.authFailures), limits.perToken],
     bodyParsers: parsers,
-    api: [userRoutes(users), ...campaigns.routers],
+    api: [userRoutes(users, limits.expensive), redirectHostRoutes(redirectHosts), ...campaigns.routers],
+    trustProxy: config.TRUST_PROXY,
   });
 
   const { server } = boot;
   boot.serve(app);
-  announcer.start(config.REGISTRY_RELAY_INTERVAL_MS);
+  registry.start();
   await campaigns.start();
   logger.info('management listening', { port: boundPort });
 
@@ -98,7 +122,7 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
     async stop() {
       await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
       await campaigns.stop();
-      await announcer.stop();
+      await registry.stop();
       await nc.drain();
       await mongo.close();
     },

@@ -1,5 +1,17 @@
 import Joi from 'joi';
 import { baseConfigSchema, loadConfig } from '@cm/platform';
+import { REDIRECT_HOSTS_MAX } from './redirect-hosts/redirect-host-schemas';
+import { parseEncryptionKeys, parseLookupKey } from './tokens/token-keys';
+
+/** Joi with `commaList`: an array that also accepts one comma-separated string (environment values). */
+const EnvJoi = Joi.extend((joi) => ({
+  type: 'commaList',
+  base: joi.array(),
+  coerce: {
+    from: 'string',
+    method: (value: string) => ({ value: value.split(',').map((item) => item.trim()).filter((item) => item !== '') }),
+  },
+})) as typeof Joi & { commaList(): Joi.ArraySchema };
 
 export interface ManagementConfig {
   NODE_ENV: 'development' | 'production' | 'test';
@@ -15,12 +27,49 @@ export interface ManagementConfig {
   /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
   OWNER_REGISTRY_REPLICAS: number;
   REGISTRY_RELAY_INTERVAL_MS: number;
+  /** How long a request waits for its owner registry write before leaving it to the relay. */
+  REGISTRY_SYNC_TIMEOUT_MS: number;
+  /** How often the owner registry bucket is made equal to the users collection (also once at start). */
+  REGISTRY_RECONCILE_INTERVAL_MS: number;
+  /** Tombstones of users that no longer exist are purged by reconciliation once this old. */
+  REGISTRY_TOMBSTONE_TTL_DAYS: number;
   TITLE_FETCH_TIMEOUT_MS: number;
   TITLE_FETCH_MAX_BYTES: number;
   TITLE_FETCH_MAX_REDIRECTS: number;
   /** Test-only: lets the title fetcher reach loopback (tests serve pages on 127.0.0.1). */
   TITLE_FETCH_ALLOW_LOOPBACK: boolean;
+  /** Ports the title fetcher connects to (comma list in the environment). */
+  TITLE_FETCH_ALLOWED_PORTS: number[];
+  /** Rate limits per process (429 beyond them; operations.md section 13). */
+  API_RATE_LIMIT_PER_MINUTE: number;
+  API_EXPENSIVE_RATE_LIMIT_PER_MINUTE: number;
+  AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: number;
+  /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
+  TRUST_PROXY: boolean | number | string;
+  /** Quotas (409 `conflict` beyond them; operations.md section 13). */
+  QUOTA_SUB_USERS_PER_ACCOUNT: number;
+  QUOTA_CAMPAIGNS_PER_USER: number;
+  QUOTA_CONTENT_PER_CAMPAIGN: number;
+  QUOTA_REDIRECT_HOSTS_PER_USER: number;
+  /** `id:base64key,...` (AES-256-GCM, 32 bytes each): the first seals api_tokens, all open them. Required in production. */
+  TOKEN_ENCRYPTION_KEYS?: string;
+  /** HMAC key (>= 32 bytes, base64) of the api_token lookup hash. Required in production. */
+  TOKEN_LOOKUP_KEY?: string;
+  /** The lookup key being rotated out: still accepted until the rekey pass has redone every hash. */
+  TOKEN_LOOKUP_KEY_PREVIOUS?: string;
 }
+
+/** A secret that `parse` accepts; the message names the problem, never the value. */
+const secretParsedBy = (parse: (value: string) => unknown) =>
+  Joi.string().custom((value: string, helpers) => {
+    try {
+      parse(value);
+      return value;
+    } catch (err) {
+      return helpers.message({ custom: `{{#label}} ${(err as Error).message}` });
+    }
+  });
+const requiredInProduction = (schema: Joi.StringSchema) => schema.when('NODE_ENV', { is: 'production', then: Joi.required(), otherwise: Joi.optional() });
 
 const schema = Joi.object<ManagementConfig>({
   ...baseConfigSchema,
@@ -30,10 +79,27 @@ const schema = Joi.object<ManagementConfig>({
   OWNER_REGISTRY_BUCKET: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('owner_registry'),
   OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   REGISTRY_RELAY_INTERVAL_MS: Joi.number().integer().min(100).default(5000),
+  REGISTRY_SYNC_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(1500),
+  REGISTRY_RECONCILE_INTERVAL_MS: Joi.number().integer().min(1000).default(300_000),
+  REGISTRY_TOMBSTONE_TTL_DAYS: Joi.number().integer().min(1).max(3650).default(30),
   TITLE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(5000),
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),
   TITLE_FETCH_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  API_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(600),
+  API_EXPENSIVE_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
+  AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
+  // false (the socket's address), a hop count, or a comma list of trusted proxy addresses/subnets
+  TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0).max(10), Joi.string().pattern(/^[0-9A-Za-z.:/, ]{1,500}$/)).default(false),
+  QUOTA_SUB_USERS_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(100),
+  QUOTA_CAMPAIGNS_PER_USER: Joi.number().integer().min(0).max(1_000_000).default(1000),
+  // content is embedded in its campaign document (16 MB at most): 5000 items of 2 KB URLs stay well below
+  QUOTA_CONTENT_PER_CAMPAIGN: Joi.number().integer().min(1).max(5000).default(1000),
+  QUOTA_REDIRECT_HOSTS_PER_USER: Joi.number().integer().min(0).max(REDIRECT_HOSTS_MAX).default(REDIRECT_HOSTS_MAX),
+  TOKEN_ENCRYPTION_KEYS: requiredInProduction(secretParsedBy(parseEncryptionKeys)),
+  TOKEN_LOOKUP_KEY: requiredInProduction(secretParsedBy(parseLookupKey)),
+  TOKEN_LOOKUP_KEY_PREVIOUS: secretParsedBy(parseLookupKey),
+  TITLE_FETCH_ALLOWED_PORTS: EnvJoi.commaList().items(Joi.number().integer().min(1).max(65535)).min(1).unique().default([80, 443]),
 });
 
 export function loadManagementConfig(env: NodeJS.ProcessEnv): ManagementConfig {

@@ -17,7 +17,8 @@ async function call(method: string, url: string, opts: Parameters<ManagementHarn
 }
 
 beforeAll(async () => {
-  h = await startManagementHarness();
+  // small quotas, so the quota answers (409) are exercised too
+  h = await startManagementHarness({ QUOTA_SUB_USERS_PER_ACCOUNT: '1', QUOTA_CAMPAIGNS_PER_USER: '2', QUOTA_REDIRECT_HOSTS_PER_USER: '2' });
 });
 afterAll(async () => {
   await h.stop();
@@ -33,10 +34,17 @@ test('when every documented operation is called, then every response matches the
   await call('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body: '<x/>', contentType: 'text/xml' });
   await call('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body: { email: `big-${stamp}@example.com`, password: 'p'.repeat(70_000) } });
   const token = owner.api_token as string;
+  await call('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN });
+  await call('POST', '/admin/v1/tokens/rekey');
+  await call('POST', '/admin/v1/registry/reconcile', { token: TEST_ADMIN_TOKEN });
+  await call('POST', '/admin/v1/registry/reconcile');
+  await call('POST', '/admin/v1/registry/reconcile', { token: TEST_ADMIN_TOKEN, body: { owner_id: '1' } });
+  await call('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN, body: '<x/>', contentType: 'text/xml' });
 
   // users
   const sub = (await call('POST', '/api/v3/user/', { token, body: { email: `s-${stamp}@example.com`, password: 'long enough pw', target_geography: 'Germany' } })).body;
   await call('POST', '/api/v3/user/', { token, body: { email: `s-${stamp}@example.com`, password: 'long enough pw' } });
+  await call('POST', '/api/v3/user/', { token, body: { email: `q-${stamp}@example.com`, password: 'long enough pw' } }); // quota: 1 sub-user
   await call('POST', '/api/v3/user/', { token, body: { email: 1 } });
   await call('POST', '/api/v3/user/', { token: sub.api_token, body: { email: `t-${stamp}@example.com`, password: 'long enough pw' } });
   await call('GET', '/api/v3/user/', { token });
@@ -46,17 +54,37 @@ test('when every documented operation is called, then every response matches the
   await call('POST', `/api/v3/user/${sub.unique_id}/`, { token, body: { email: 'x@example.com' } });
   await call('POST', '/api/v3/user/123/', { token, body: { user_name: 'Nobody' } });
   await call('POST', `/api/v3/user/${sub.unique_id}/`, { token: sub.api_token, body: { user_name: 'Self' } });
+  const rotated = (await call('POST', `/api/v3/user/${sub.unique_id}/token/`, { token })).body;
+  await call('POST', `/api/v3/user/${owner.unique_id}/token/`, { token: rotated.api_token });
+  await call('POST', `/api/v3/user/${sub.unique_id}/token/`, { token, body: { api_token: 'mine' } });
+  await call('POST', '/api/v3/user/123/token/', { token });
+  await call('POST', `/api/v3/user/${sub.unique_id}/token/`, { token: 'unknown' });
+
+  // redirect hosts
+  await call('GET', '/api/v3/redirect-hosts/', { token });
+  await call('PUT', '/api/v3/redirect-hosts/', { token, body: { hosts: ['shop.example', '*.cdn.example'] } });
+  await call('PUT', '/api/v3/redirect-hosts/', { token, body: { hosts: 'https://bad.example/' } });
+  await call('PUT', '/api/v3/redirect-hosts/', { token, body: { hosts: ['a.example', 'b.example', 'c.example'] } }); // quota: 2
+  await call('PUT', '/api/v3/redirect-hosts/', { token, body: '<x/>', contentType: 'text/xml' });
+  await call('GET', '/api/v3/redirect-hosts/');
 
   // campaigns
   const campaignBody = { name: 'Contract', start_date: '2026-01-01', end_date: '2026-12-31', category: 'Technology', brand: 'Acme', reach: 10, target_geography: ['Germany'], objective: 'Reach' };
   const campaign = (await call('POST', '/api/v3/campaign/', { token, body: campaignBody })).body;
   await call('POST', '/api/v3/campaign/', { token, body: { name: 'Minimal', start_date: '2026-01-01', end_date: '2026-01-02', category: 'Other' } });
   await call('POST', '/api/v3/campaign/', { token, body: { ...campaignBody, category: 'Nope' } });
+  await call('POST', '/api/v3/campaign/', { token, body: campaignBody }); // quota: 2 campaigns
   await call('POST', '/api/v3/campaign/', { body: campaignBody });
   await call('POST', '/api/v3/campaign/', { token, body: 'a=b', contentType: 'text/plain' });
   await call('GET', '/api/v3/campaign/', { token });
+  const firstPage = (await call('GET', '/api/v3/campaign/?limit=1', { token })).body;
+  await call('GET', `/api/v3/campaign/?limit=1&cursor=${firstPage.next_cursor}`, { token });
+  await call('GET', '/api/v3/campaign/?limit=0', { token });
+  await call('GET', '/api/v3/user/?limit=1', { token });
+  await call('GET', '/api/v3/user/?limit=1&cursor=forged.cursor', { token });
   await call('POST', `/api/v3/campaign/${campaign.token}/`, { token, body: { reach: 20, brand: null } });
   await call('POST', `/api/v3/campaign/${campaign.token}/`, { token, body: { start_date: '2027-01-01' } });
+  await call('POST', `/api/v3/campaign/${campaign.token}/`, { token }); // empty edit: a documented no-op
   await call('POST', '/api/v3/campaign/unknownToken/', { token, body: { reach: 1 } });
 
   // content
@@ -85,6 +113,19 @@ test('when every documented operation is called, then every response matches the
   await call('GET', '/readyz');
   const metrics = await fetch(`${h.baseUrl}/metrics`);
   problems.push(...contract.check('GET', '/metrics', { status: metrics.status, contentType: metrics.headers.get('content-type'), body: await metrics.text() }));
+
+  // a rate limit: a second harness where each token has one call a minute
+  const limited = await startManagementHarness({ API_RATE_LIMIT_PER_MINUTE: '1' });
+  try {
+    const limitedToken = (await limited.createAccount()).api_token;
+    for (let i = 0; i < 2; i++) {
+      const res = await limited.request('GET', '/api/v3/campaign/', { token: limitedToken });
+      problems.push(...contract.check('GET', '/api/v3/campaign/', { status: res.status, contentType: res.headers.get('content-type'), body: res.body }));
+      if (i === 1) expect(res.status).toBe(429);
+    }
+  } finally {
+    await limited.stop();
+  }
 
   expect(problems).toEqual([]);
   expect(contract.uncovered()).toEqual([]);

@@ -3,6 +3,7 @@ import { formatRetentionRun } from './buckets-drop-expired';
 import { formatIssuedKey } from './keys-create';
 import { formatKeyList } from './keys-list';
 import { formatPipeline, type PipelineView } from './pipeline-status';
+import { formatRekey } from './tokens-rekey';
 
 const pipeline: PipelineView = {
   stream: {
@@ -79,5 +80,10 @@ describe('human output', () => {
     );
     expect(formatRetentionRun({ dry_run: true, retention_days: 10, dropped: ['events_20250101'], kept: 3 })).toMatch(/^Would drop 1 expired day bucket \(dry run: nothing was dropped/);
     expect(formatRetentionRun({ dry_run: false, retention_days: 400, dropped: [], kept: 0 })).toBe('No day bucket is past the 400-day retention. 0 day buckets kept.');
+  });
+
+  test('when tokens are rekeyed, then the counts are shown and whether old keys may go', () => {
+    expect(formatRekey({ rekeyed: 3, unreadable: 0, remaining: 0 })).toBe('3 api tokens brought to the current keys; 0 remaining.\nEvery token is on the current keys: keys that are no longer first may be removed.');
+    expect(formatRekey({ rekeyed: 1, unreadable: 2, remaining: 2 })).toMatch(/^1 api token brought[\s\S]*2 cannot be opened[\s\S]*put the removed key back/);
   });
 });

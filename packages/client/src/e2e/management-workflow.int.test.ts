@@ -33,10 +33,15 @@ describe('ManagementClient against the management service', () => {
     const created = await mine.createCampaign({ ...SPRING, brand: 'Acme', reach: 100000, target_geography: ['Germany'], objective: 'Reach' });
     expect(created).toEqual({ ...SPRING, token: expect.any(String), brand: 'Acme', reach: 100000, target_geography: ['Germany'], objective: 'Reach', last_modified: expect.stringMatching(DATETIME) });
     expect(await mine.listCampaigns()).toEqual([created]);
+    expect(await mine.listCampaignsPage({ limit: 1 })).toEqual({ items: [created], next_cursor: null });
+    expect(await mine.listUsersPage({ limit: 5 })).toEqual({ items: [{ ...sub, user_name: 'Analyst' }], next_cursor: null });
     const edited = await mine.editCampaign(created.token, { end_date: '2026-06-30', reach: null });
     expect(edited).toEqual({ token: created.token, start_date: SPRING.start_date, end_date: '2026-06-30', category: 'Technology', brand: 'Acme', reach: null, target_geography: ['Germany'], objective: 'Reach' });
 
     const item = await mine.addContent(created.token, { url: 'https://192.0.2.10/articles/spring', content_type: 'Article' });
+    expect(await mine.setRedirectHosts(['Shop.Example', '*.cdn.example'])).toEqual({ hosts: ['shop.example', '*.cdn.example'], content_hosts: ['192.0.2.10'] });
+    expect(await mine.getRedirectHosts()).toEqual({ hosts: ['shop.example', '*.cdn.example'], content_hosts: ['192.0.2.10'] });
+    await expect(mine.setRedirectHosts(['https://not-a-host/'])).rejects.toBeInstanceOf(ValidationError);
     expect(item).toEqual({ url: 'https://192.0.2.10/articles/spring', content_type: 'Article', added: expect.stringMatching(DATETIME), token: expect.any(String), state: expect.stringMatching(/^(active|inactive)$/), title: '' });
     const retyped = await mine.editContent(created.token, item.token, { content_type: 'Video' });
     expect(retyped).toEqual({ ...item, content_type: 'Video' });
@@ -47,6 +52,13 @@ describe('ManagementClient against the management service', () => {
     expect((await mine.getCampaign(created.token)).content).toEqual([]);
     await expect(mine.deleteCampaign(created.token)).resolves.toBeUndefined();
     expect(await mine.listCampaigns()).toEqual([]);
+    const rotated = await mine.rotateToken(sub.unique_id);
+    expect(rotated).toEqual({ ...sub, user_name: 'Analyst', api_token: expect.any(String) });
+    await expect(as(sub.api_token).listCampaigns()).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(as(rotated.api_token).listCampaigns()).resolves.toEqual([]);
+    await expect(operator().rekeyTokens()).resolves.toEqual({ rekeyed: 0, unreadable: 0, remaining: 0 });
+    await expect(operator().reconcileRegistry()).resolves.toEqual({ corrections: 0 });
+
     await expect(mine.deleteUser(sub.unique_id)).resolves.toBeUndefined();
     expect(await mine.listUsers()).toEqual([]);
   });

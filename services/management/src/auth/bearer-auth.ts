@@ -1,17 +1,28 @@
 import type { RequestHandler } from 'express';
 import { UnauthorizedError, asyncHandler, bearerToken } from '@cm/platform';
+import type { AuthFailureLimit } from '../limits/api-rate-limits';
 import type { AuthenticatedUser } from './authenticated-user';
 
 export interface TokenResolver {
   findByApiToken(token: string): Promise<AuthenticatedUser | undefined>;
 }
 
-/** Every /api/v3/ call: a known api_token or 401. */
-export function bearerAuth(users: TokenResolver): RequestHandler {
+/**
+ * Every /api/v3/ call: a known api_token or 401. A client address with too many failures is
+ * refused (429) before its token is even looked up, so a 401 storm costs no database work.
+ */
+export function bearerAuth(users: TokenResolver, failures: AuthFailureLimit): RequestHandler {
   return asyncHandler(async (req, _res, next) => {
-    const token = bearerToken(req.get('authorization'));
-    const user = await users.findByApiToken(token);
-    if (!user) throw new UnauthorizedError('unknown api token');
+    const client = req.ip ?? 'unknown';
+    failures.beforeAuth(client);
+    let user: AuthenticatedUser | undefined;
+    try {
+      user = await users.findByApiToken(bearerToken(req.get('authorization')));
+      if (!user) throw new UnauthorizedError('unknown api token');
+    } catch (err) {
+      if (err instanceof UnauthorizedError) failures.failed(client);
+      throw err;
+    }
     req.auth = user;
     next();
   });

@@ -3,16 +3,15 @@ import type { Db } from 'mongodb';
 import { prom, type Logger, type Registry } from '@cm/platform';
 import type { ManagementConfig } from '../config';
 import { contentRoutes } from '../content/content-routes';
-import { ContentService } from '../content/content-service';
+import { ContentService, type HostsChanged } from '../content/content-service';
 import { ContentStore } from '../content/content-store';
+import type { PageCursors } from '../pagination/page-cursors';
 import { fetchPageTitle } from '../title/page-title-fetch';
 import { TitleFetcher } from '../title/title-fetcher';
 import { campaignRoutes } from './campaign-routes';
 import { CampaignService, type TimezoneOf } from './campaign-service';
 import { CampaignStore } from './campaign-store';
 
-/** Most content items one campaign holds (documented in the API reference); beyond it, add content is 409. */
-export const MAX_CONTENT_PER_CAMPAIGN = 1000;
 /** Title fetches running at once, and waiting at most, per process. */
 export const TITLE_FETCH_CONCURRENCY = 4;
 export const TITLE_FETCH_MAX_QUEUE = 1000;
@@ -22,9 +21,18 @@ export const TITLE_FETCH_STOP_GRACE_MS = 2000;
 export interface CampaignFeatureDeps {
   db: Db;
   logger: Logger;
-  config: Pick<ManagementConfig, 'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK'>;
+  config: Pick<
+    ManagementConfig,
+    'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK' | 'TITLE_FETCH_ALLOWED_PORTS' | 'QUOTA_CAMPAIGNS_PER_USER' | 'QUOTA_CONTENT_PER_CAMPAIGN'
+  >;
   /** The owner's IANA time zone, built by the composition root from the user store (this feature never reads users). */
   timezoneOf: TimezoneOf;
+  /** Content URLs of the owner were added or removed: its registry record changes (this feature never writes users). */
+  hostsChanged: HostsChanged;
+  /** Whether a content URL with this host still fits into the owner's registry record. */
+  hasRoomForHost(ownerId: string, host: string): Promise<boolean>;
+  /** Signs the list's page cursors. */
+  cursors: PageCursors;
   metrics: Registry;
 }
 
@@ -33,6 +41,12 @@ export interface CampaignFeature {
   routers: Router[];
   /** Deletes every campaign (and its content) of a deleted user. */
   deleteAllForOwner(ownerId: string): Promise<void>;
+  /** The distinct redirect hosts of an owner's content URLs. */
+  contentHosts(ownerId: string): Promise<string[]>;
+  /** The same for many owners at once. */
+  contentHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>>;
+  /** Gives items stored before redirect hosts existed their host; returns how many. */
+  backfillHosts(): Promise<number>;
   start(): Promise<void>;
   /** Stops background work (title fetches) and waits for what is in flight. */
   stop(): Promise<void>;
@@ -43,12 +57,13 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
   const { config } = deps;
   const campaignStore = new CampaignStore(deps.db);
   await campaignStore.init();
-  const contentStore = new ContentStore(deps.db, MAX_CONTENT_PER_CAMPAIGN);
+  const contentStore = new ContentStore(deps.db, config.QUOTA_CONTENT_PER_CAMPAIGN);
   const limits = {
     timeoutMs: config.TITLE_FETCH_TIMEOUT_MS,
     maxBytes: config.TITLE_FETCH_MAX_BYTES,
     maxRedirects: config.TITLE_FETCH_MAX_REDIRECTS,
     allowLoopback: config.TITLE_FETCH_ALLOW_LOOPBACK,
+    allowedPorts: config.TITLE_FETCH_ALLOWED_PORTS,
   };
   const titleFetches = new prom.Counter({
     name: 'management_title_fetches_total',
@@ -65,8 +80,15 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
     onOutcome: (outcome) => titleFetches.inc({ outcome }),
   });
-  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf });
-  const content = new ContentService({ store: contentStore, titles, timezoneOf: deps.timezoneOf, maxItemsPerCampaign: MAX_CONTENT_PER_CAMPAIGN });
+  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER, cursors: deps.cursors });
+  const content = new ContentService({
+    store: contentStore,
+    titles,
+    timezoneOf: deps.timezoneOf,
+    hostsChanged: deps.hostsChanged,
+    hasRoomForHost: deps.hasRoomForHost,
+    maxItemsPerCampaign: config.QUOTA_CONTENT_PER_CAMPAIGN,
+  });
 
   return {
     // Order matters: POST /campaign/:token (edit campaign) before POST /:campaign_token/:url_token (edit content).
@@ -74,6 +96,9 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     async deleteAllForOwner(ownerId) {
       await campaigns.deleteAllForOwner(ownerId);
     },
+    contentHosts: (ownerId) => contentStore.distinctHosts(ownerId),
+    contentHostsByOwner: (ownerIds) => contentStore.distinctHostsByOwner(ownerIds),
+    backfillHosts: () => contentStore.backfillHosts(),
     start: () => titles.start(),
     stop: () => titles.stop(),
   };

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { asyncHandler, isFormBody, validate } from '@cm/platform';
 import { callerOf } from '../auth/authenticated-user';
+import { pageQuerySchema } from '../pagination/page-query';
 import { createCampaignSchema, editCampaignSchema } from './campaign-schemas';
 import type { CampaignService } from './campaign-service';
 import { pathToken } from './path-token';
@@ -10,7 +11,8 @@ export function campaignRoutes(campaigns: CampaignService): Router {
   const router = Router();
 
   router.get('/campaign', asyncHandler(async (req, res) => {
-    res.json(await campaigns.list(callerOf(req)));
+    const page = validate(pageQuerySchema, req.query, 'query');
+    res.json(page.limit === undefined ? await campaigns.list(callerOf(req)) : await campaigns.listPage(callerOf(req), page.limit, page.cursor));
   }));
 
   router.post('/campaign', asyncHandler(async (req, res) => {

@@ -1,5 +1,9 @@
 import { ConflictError, NotFoundError, ValidationError, isDuplicateKeyError } from '@cm/platform';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
+import type { HostsChanged } from '../content/content-service';
+import type { PageCursors } from '../pagination/page-cursors';
+import type { Page } from '../pagination/page-query';
+import { quotaExceeded } from '../quotas/quota-exceeded';
 import { randomToken } from '../users/secrets';
 import { todayIn } from './calendar-date';
 import type { CampaignFields, CreateCampaignInput, EditCampaignInput } from './campaign-schemas';
@@ -19,8 +23,16 @@ export type TimezoneOf = (ownerId: string) => Promise<string>;
 export interface CampaignServiceDeps {
   store: CampaignStore;
   timezoneOf: TimezoneOf;
+  /** A deleted campaign takes its content URLs (redirect hosts) with it. */
+  hostsChanged: HostsChanged;
+  /** QUOTA_CAMPAIGNS_PER_USER. */
+  maxCampaigns: number;
+  cursors: PageCursors;
   now?: () => Date;
 }
+
+/** Names this list in its cursors (a users cursor is refused here). */
+const CURSOR_LIST = 'campaigns';
 
 /** Edits retried this often when another edit slipped in between read and write. */
 const EDIT_ATTEMPTS = 3;
@@ -45,8 +57,15 @@ export class CampaignService {
     return (await this.deps.store.list(caller.unique_id)).map(toCampaignListView);
   }
 
+  /** The same list, `limit` at a time (opt-in pagination). */
+  async listPage(caller: AuthenticatedUser, limit: number, cursor: string | undefined): Promise<Page<CampaignListView>> {
+    return this.deps.cursors.page(CURSOR_LIST, limit, cursor, (after, n) => this.deps.store.listPage(caller.unique_id, after, n), toCampaignListView);
+  }
+
+  /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */
   async create(caller: AuthenticatedUser, input: CreateCampaignInput): Promise<CampaignListView> {
     requireDatesInOrder(input);
+    if ((await this.deps.store.count(caller.unique_id, this.deps.maxCampaigns)) >= this.deps.maxCampaigns) throw quotaExceeded('campaigns per user', this.deps.maxCampaigns, 'campaign');
     const now = this.now();
     for (let attempt = 0; ; attempt++) {
       const doc: CampaignDocument = {
@@ -75,8 +94,16 @@ export class CampaignService {
     }
   }
 
-  /** Partial edit; the merged campaign must still be valid (start_date <= end_date). */
+  /**
+   * Partial edit; the merged campaign must still be valid (start_date <= end_date). An empty edit
+   * (no body, or `{}`) is a no-op that answers the current data and leaves last_modified alone.
+   */
   async edit(caller: AuthenticatedUser, token: string, input: EditCampaignInput): Promise<CampaignEditView> {
+    if (Object.keys(input).length === 0) {
+      const current = await this.deps.store.findSummary(caller.unique_id, token);
+      if (!current) throw new NotFoundError('no such campaign');
+      return toCampaignEditView(current);
+    }
     for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
       const current = await this.deps.store.findSummary(caller.unique_id, token);
       if (!current) throw new NotFoundError('no such campaign');
@@ -95,6 +122,7 @@ export class CampaignService {
 
   async delete(caller: AuthenticatedUser, token: string): Promise<void> {
     if (!(await this.deps.store.delete(caller.unique_id, token))) throw new NotFoundError('no such campaign');
+    await this.deps.hostsChanged(caller.unique_id);
   }
 
   deleteAllForOwner(ownerId: string): Promise<number> {

@@ -1,4 +1,6 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
+import { afterPosition } from '../pagination/page-query';
+import type { PagePosition } from '../pagination/page-cursors';
 import { ensureIndexes } from '@cm/platform';
 import type { ContentDocument } from '../content/content-document';
 import type { CampaignFields } from './campaign-schemas';
@@ -31,8 +33,8 @@ export class CampaignStore {
 
   async init(): Promise<void> {
     await ensureIndexes(this.campaigns, [
-      // GET /campaign/: an owner's campaigns in creation order; deleteAllForOwner
-      { key: { owner_id: 1, created_at: 1 }, options: { name: 'owner_created' }, serves: 'list, deleteAllForOwner' },
+      // GET /campaign/: an owner's campaigns in creation order (and its pages); deleteAllForOwner; count (quota); ContentStore.distinctHosts
+      { key: { owner_id: 1, created_at: 1 }, options: { name: 'owner_created' }, serves: 'list, listPage, deleteAllForOwner, count, distinctHosts' },
       // title fetch recovery after a restart: items whose title was never fetched
       { key: { 'content.title_state': 1 }, options: { name: 'content_title_state' }, serves: 'ContentStore.pendingTitles' },
     ]);
@@ -44,6 +46,17 @@ export class CampaignStore {
 
   list(ownerId: string): Promise<CampaignSummary[]> {
     return this.campaigns.find({ owner_id: ownerId }, WITHOUT_CONTENT).sort({ created_at: 1, _id: 1 }).toArray();
+  }
+
+  /** One page in list order, fetching one more than `limit` to know whether another page follows. */
+  listPage(ownerId: string, after: PagePosition | undefined, limit: number): Promise<CampaignSummary[]> {
+    const filter = { owner_id: ownerId, ...afterPosition(after) } as Filter<CampaignDocument>;
+    return this.campaigns.find(filter, WITHOUT_CONTENT).sort({ created_at: 1, _id: 1 }).limit(limit + 1).toArray();
+  }
+
+  /** The owner's campaigns, counted up to `atMost` (a quota check need not count further). */
+  count(ownerId: string, atMost: number): Promise<number> {
+    return this.campaigns.countDocuments({ owner_id: ownerId }, { limit: atMost });
   }
 
   findSummary(ownerId: string, token: string): Promise<CampaignSummary | null> {

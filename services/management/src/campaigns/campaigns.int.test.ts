@@ -148,6 +148,21 @@ describe('edit campaigns', () => {
     expect(after.body.start_date).toBe(valid.start_date);
   });
 
+  test('when an edit has no body or an empty object, then 200 with the current data and nothing changes, last_modified included', async () => {
+    const owner = await h.createAccount();
+    const created = await createCampaign(owner.api_token, { ...valid, brand: 'Acme' });
+    await new Promise((r) => setTimeout(r, 1100));
+    const { name: _n, last_modified: _lm, ...editFields } = created;
+    const noBody = await h.request('POST', `/api/v3/campaign/${created.token}/`, { token: owner.api_token });
+    expect(noBody.status).toBe(200);
+    expect(noBody.body).toEqual(editFields);
+    const empty = await h.request('POST', `/api/v3/campaign/${created.token}/`, { token: owner.api_token, body: {} });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual(editFields);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: owner.api_token })).body).toEqual([created]);
+    expect((await h.request('POST', '/api/v3/campaign/AAAAAAAAAAAAAAAAAAAAAA/', { token: owner.api_token })).status).toBe(404);
+  });
+
   test.each([
     ['an unknown field', { token: 'mine' }],
     ['an invalid date', { end_date: '2024-02-30' }],

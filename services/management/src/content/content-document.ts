@@ -10,6 +10,12 @@ export interface ContentDocument {
   token: string;
   /** The normalised URL (see normalizeContentUrl). */
   url: string;
+  /**
+   * The redirect host the URL contributes to the owner's registry record (redirectHostOf; "" when
+   * it can contribute none). Missing in items stored before redirect hosts existed, until the
+   * start-up backfill.
+   */
+  host: string;
   /** null: not set on add. */
   content_type: string | null;
   added: Date;

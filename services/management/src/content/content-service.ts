@@ -1,7 +1,10 @@
+import { OWNER_RECORD_LIMITS } from '@cm/contracts';
 import { ConflictError, NotFoundError } from '@cm/platform';
+import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
 import type { TimezoneOf } from '../campaigns/campaign-service';
+import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument } from './content-document';
 import type { AddContentInput } from './content-schemas';
 import type { ContentStore, PendingTitle } from './content-store';
@@ -13,10 +16,17 @@ export interface TitleRequests {
   request(job: PendingTitle): void;
 }
 
+/** Announces that an owner's content URLs (and so its redirect hosts) changed. */
+export type HostsChanged = (ownerId: string) => Promise<void>;
+
 export interface ContentServiceDeps {
   store: ContentStore;
   titles: TitleRequests;
+  hostsChanged: HostsChanged;
+  /** Whether a URL with this host still fits into the owner's registry record (at most 1000 hosts). */
+  hasRoomForHost(ownerId: string, host: string): Promise<boolean>;
   timezoneOf: TimezoneOf;
+  /** QUOTA_CONTENT_PER_CAMPAIGN. */
   maxItemsPerCampaign: number;
   now?: () => Date;
 }
@@ -34,11 +44,15 @@ export class ContentService {
     const item: ContentDocument = {
       token: contentToken(input.url),
       url: input.url,
+      host: redirectHostOf(input.url),
       content_type: input.content_type ?? null,
       added: now,
       title: '',
       title_state: 'pending',
     };
+    if (!(await this.deps.hasRoomForHost(caller.unique_id, item.host))) {
+      throw quotaExceeded('redirect hosts per owner, explicit and from content URLs together', OWNER_RECORD_LIMITS.redirectHosts, 'url');
+    }
     const [outcome, timezone] = await Promise.all([this.deps.store.add(caller.unique_id, campaignToken, item), this.deps.timezoneOf(caller.unique_id)]);
     switch (outcome.kind) {
       case 'not_found':
@@ -46,9 +60,10 @@ export class ContentService {
       case 'duplicate':
         throw new ConflictError('this URL is already in the campaign', [{ field: 'url', message: `is already in the campaign as content ${item.token}` }]);
       case 'full':
-        throw new ConflictError(`a campaign holds at most ${this.deps.maxItemsPerCampaign} content items`, [{ field: 'url', message: 'the campaign is full' }]);
+        throw quotaExceeded('content items per campaign', this.deps.maxItemsPerCampaign, 'url');
     }
     this.deps.titles.request({ owner_id: caller.unique_id, campaign_token: campaignToken, token: item.token, url: item.url });
+    await this.deps.hostsChanged(caller.unique_id);
     return toContentView(item, outcome.campaign, todayIn(timezone, now));
   }
 
@@ -63,5 +78,6 @@ export class ContentService {
 
   async remove(caller: AuthenticatedUser, campaignToken: string, token: string): Promise<void> {
     if (!(await this.deps.store.remove(caller.unique_id, campaignToken, token))) throw new NotFoundError('no such content in this campaign');
+    await this.deps.hostsChanged(caller.unique_id);
   }
 }

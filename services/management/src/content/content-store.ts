@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
+import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument, TitleState } from './content-document';
 
 export type AddOutcome =
@@ -58,6 +59,49 @@ export class ContentStore {
   async remove(ownerId: string, campaignToken: string, token: string): Promise<boolean> {
     const result = await this.campaigns.updateOne({ _id: campaignToken, owner_id: ownerId, 'content.token': token }, { $pull: { content: { token } } });
     return result.modifiedCount === 1;
+  }
+
+  /** The distinct redirect hosts of an owner's content URLs (for its registry record). */
+  async distinctHosts(ownerId: string): Promise<string[]> {
+    return (await this.distinctHostsByOwner([ownerId])).get(ownerId) ?? [];
+  }
+
+  /**
+   * The same for many owners in one aggregation (reconciliation reads a page of users at a time),
+   * grouped in the database so only the hosts travel. An aggregation rather than `distinct`, which
+   * the MongoDB stand-in cannot run over items that lack the field.
+   */
+  async distinctHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>> {
+    const groups = await this.campaigns
+      .aggregate<{ _id: { owner: string; host: unknown } }>([
+        { $match: { owner_id: { $in: ownerIds } } },
+        { $unwind: '$content' },
+        { $group: { _id: { owner: '$owner_id', host: '$content.host' } } },
+      ])
+      .toArray();
+    const hosts = new Map<string, string[]>();
+    for (const { _id: group } of groups) {
+      if (typeof group.host !== 'string' || group.host === '') continue;
+      hosts.set(group.owner, [...(hosts.get(group.owner) ?? []), group.host]);
+    }
+    return hosts;
+  }
+
+  /**
+   * Items stored before redirect hosts existed get theirs (once; each update names the item by
+   * token, and the host follows from the URL, so a repeat or a race writes the same value).
+   * Returns how many items got their host (reconciliation then announces the owners' records).
+   */
+  async backfillHosts(): Promise<number> {
+    let backfilled = 0;
+    const legacy = this.campaigns.find({ content: { $elemMatch: { host: { $exists: false } } } }, { projection: { 'content.token': 1, 'content.url': 1, 'content.host': 1 } });
+    for await (const campaign of legacy) {
+      for (const item of campaign.content.filter((c) => c.host === undefined)) {
+        await this.campaigns.updateOne({ _id: campaign._id, 'content.token': item.token }, { $set: { 'content.$.host': redirectHostOf(item.url) } });
+        backfilled++;
+      }
+    }
+    return backfilled;
   }
 
   /** Records a fetch result; a no-op when the item was deleted meanwhile. */

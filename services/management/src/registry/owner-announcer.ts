@@ -1,89 +1,90 @@
-import type { Collection, Db } from 'mongodb';
 import type { Logger } from '@cm/platform';
-import type { OwnerAnnouncer } from '../users/user-service';
-import type { UserStore } from '../users/user-store';
+import { buildOwnerRecord } from './owner-record';
 import type { OwnerRegistryKv } from './owner-registry-kv';
+import type { RegistryUserStore } from './registry-user-store';
 
-interface PendingAnnouncement {
-  _id: string;
-  queued_at: Date;
+export interface OwnerAnnouncerDeps {
+  store: Pick<RegistryUserStore, 'findForRecord' | 'pending' | 'bump' | 'announced' | 'remove'>;
+  registry: Pick<OwnerRegistryKv, 'write'>;
+  /** Distinct redirect hosts of the owner's content URLs (from the campaigns). */
+  contentHosts(ownerId: string): Promise<string[]>;
+  /** Removes what a deleted user owned (its campaigns). */
+  cleanup(ownerId: string): Promise<void>;
+  logger: Logger;
+  /** How long a request waits for its announcement before leaving it to the relay. */
+  syncTimeoutMs: number;
 }
 
+/** Pending users the relay publishes per run. */
+const RELAY_BATCH = 1000;
+
 /**
- * Outbox for user lifecycle messages. A change is first recorded in MongoDB, then published;
- * if NATS is down the relay loop publishes it later. What is published is the user's current
- * state (exists -> put, gone -> purge), so replays and reordering are harmless.
+ * Tells the events service about user changes through the owner registry bucket. The change and
+ * its pending announcement are one write (registry-fields.ts); announce() then publishes at once,
+ * waiting at most `syncTimeoutMs`, and the relay publishes whatever is still pending later (NATS
+ * down, a crash). What is published is always built from the current documents, and every write
+ * is compare-and-set on the revision, so repeats, races and reordering are harmless.
  */
-export class OutboxOwnerAnnouncer implements OwnerAnnouncer {
-  private readonly outbox: Collection<PendingAnnouncement>;
-  private timer?: NodeJS.Timeout;
-  private relaying?: Promise<void>;
+export class OwnerAnnouncer {
+  private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(
-    db: Db,
-    private readonly users: UserStore,
-    private readonly registry: OwnerRegistryKv,
-    private readonly logger: Logger,
-  ) {
-    this.outbox = db.collection<PendingAnnouncement>('registry_outbox');
-  }
+  constructor(private readonly deps: OwnerAnnouncerDeps) {}
 
-  /** Changes recorded but not yet published (alert when this stays above 0: NATS unreachable). */
-  pendingCount(): Promise<number> {
-    return this.outbox.estimatedDocumentCount();
-  }
-
-  async announce(uniqueId: string): Promise<void> {
-    const queuedAt = new Date();
-    await this.outbox.updateOne({ _id: uniqueId }, { $set: { queued_at: queuedAt } }, { upsert: true });
+  /** After a write that set the pending announcement: publish now, bounded; never throws. */
+  async announce(userId: string): Promise<void> {
+    const publishing = this.publish(userId);
+    this.inFlight.add(publishing);
+    void publishing.catch(() => undefined).finally(() => this.inFlight.delete(publishing));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.deps.syncTimeoutMs)));
     try {
-      await this.publish(uniqueId, queuedAt);
+      if ((await Promise.race([publishing, late])) === 'late') this.deps.logger.warn('owner registry publish is slow; the relay will finish it', { user_id: userId });
     } catch (err) {
-      this.logger.warn('owner registry publish deferred', { unique_id: uniqueId, error: String(err) });
+      this.deps.logger.warn('owner registry publish deferred to the relay', { user_id: userId, error: String(err) });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
-  /** Publishes everything still pending; returns how many were published. */
+  /**
+   * The owner's content URLs changed (a different collection, already written): a new revision,
+   * announced like any change. Never throws: the content change stands, and if even the revision
+   * cannot be written, reconciliation finds the record out of date and repairs it.
+   */
+  async ownerChanged(ownerId: string): Promise<void> {
+    try {
+      if (!(await this.deps.store.bump(ownerId))) return;
+    } catch (err) {
+      this.deps.logger.warn('owner record revision not written; reconciliation will repair it', { user_id: ownerId, error: String(err) });
+      return;
+    }
+    await this.announce(ownerId);
+  }
+
+  /** Publishes the user's current record; a deleted user's data goes first, its document last. */
+  async publish(userId: string): Promise<void> {
+    const user = await this.deps.store.findForRecord(userId);
+    if (!user) return;
+    if (user.deleted_at) await this.deps.cleanup(userId);
+    const record = buildOwnerRecord(user, user.deleted_at ? [] : await this.deps.contentHosts(userId));
+    await this.deps.registry.write(record);
+    if (user.deleted_at) await this.deps.store.remove(userId, user.revision);
+    else await this.deps.store.announced(userId, user.revision);
+  }
+
+  /** Publishes what is still pending; returns how many were published. */
   async relayPending(): Promise<number> {
     let published = 0;
-    for await (const pending of this.outbox.find().sort({ queued_at: 1 }).limit(1000)) {
-      await this.publish(pending._id, pending.queued_at);
+    for (const user of await this.deps.store.pending(RELAY_BATCH)) {
+      await this.publish(user._id);
       published++;
     }
+    if (published > 0) this.deps.logger.info('owner registry relayed', { count: published });
     return published;
   }
 
-  start(intervalMs: number): void {
-    const tick = () => {
-      this.relaying = this.relayPending()
-        .then((n) => {
-          if (n > 0) this.logger.info('owner registry relayed', { count: n });
-        })
-        .catch((err: unknown) => {
-          this.logger.warn('owner registry relay failed', { error: String(err) });
-        })
-        .finally(() => {
-          this.relaying = undefined;
-          if (this.timer) this.timer = setTimeout(tick, intervalMs).unref();
-        });
-    };
-    this.timer = setTimeout(tick, 0).unref();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.relaying;
-  }
-
-  private async publish(uniqueId: string, queuedAt: Date): Promise<void> {
-    const user = await this.users.findById(uniqueId);
-    if (user) {
-      await this.registry.put({ owner_id: user._id, account_id: user.account_id, created_at: user.created_at.toISOString(), revision: 0, redirect_hosts: [] });
-    } else {
-      await this.registry.remove(uniqueId);
-    }
-    // a newer change re-queued it meanwhile: leave it for the relay
-    await this.outbox.deleteOne({ _id: uniqueId, queued_at: queuedAt });
+  /** Waits for announcements still running after their requests answered. */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
   }
 }

@@ -1,10 +1,15 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { addressLiteralOf, isAllowedAddress, type AddressPolicy } from './address-policy';
+import { addressLiteralOf, isAllowedAddress, portOf, type AddressPolicy } from './address-policy';
 import { RefusedAddressError, guardedLookup } from './guarded-lookup';
 import { TitleExtractor } from './title-extractor';
 
-export interface TitleFetchLimits extends AddressPolicy {
+export interface TitleFetchPolicy extends AddressPolicy {
+  /** TCP ports a fetch (and every redirect hop) may connect to: 80 and 443 unless configured. */
+  allowedPorts: readonly number[];
+}
+
+export interface TitleFetchLimits extends TitleFetchPolicy {
   /** Whole fetch, all redirects included. */
   timeoutMs: number;
   /** Most body bytes read from the final page; the title must be within them. */
@@ -17,7 +22,7 @@ export class TitleFetchError extends Error {}
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
 
 /**
- * GETs the page (following at most `maxRedirects` redirects, each hop checked again) and returns
+ * GETs the page (following at most `maxRedirects` redirects, each hop's port and address checked again) and returns
  * its title, or "" when the page is not HTML or has none. Every connection goes through the
  * guarded lookup, and address literals are checked here because Node skips lookup for them.
  */
@@ -47,8 +52,9 @@ export async function fetchPageTitle(url: string, limits: TitleFetchLimits, stop
   }
 }
 
-function get(target: URL, lookup: ReturnType<typeof guardedLookup>, signal: AbortSignal, policy: AddressPolicy): Promise<IncomingMessage> {
+function get(target: URL, lookup: ReturnType<typeof guardedLookup>, signal: AbortSignal, policy: TitleFetchPolicy): Promise<IncomingMessage> {
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new TitleFetchError(`scheme ${target.protocol} is not fetched`));
+  if (!policy.allowedPorts.includes(portOf(target))) return Promise.reject(new TitleFetchError(`port ${portOf(target)} is not fetched`));
   const literal = addressLiteralOf(target.hostname);
   if (literal && !isAllowedAddress(literal, policy)) return Promise.reject(new RefusedAddressError(`${literal} is not fetched`));
   const client = target.protocol === 'https:' ? https : http;

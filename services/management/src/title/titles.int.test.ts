@@ -8,6 +8,10 @@ const hits: Record<string, number> = {};
 const closedEarly = new Set<string>();
 let pages: http.Server;
 let base = '';
+/** A second page server on a port the fetcher is not allowed to use. */
+let otherPort: http.Server;
+let otherBase = '';
+let otherHits = 0;
 let slowOnceServed = false;
 
 function html(res: http.ServerResponse, body: string) {
@@ -27,6 +31,7 @@ async function servePage(req: http.IncomingMessage, res: http.ServerResponse): P
     case '/redirect': return redirect('/plain');
     case '/redirect-localhost': return redirect(`http://localhost:${(pages.address() as AddressInfo).port}/og`);
     case '/redirect-unspecified': return redirect(`http://0.0.0.0:${(pages.address() as AddressInfo).port}/plain`);
+    case '/redirect-other-port': return redirect(`${otherBase}/plain`);
     case '/loop1': return redirect('/loop2');
     case '/loop2': return redirect('/loop3');
     case '/loop3': return redirect('/plain');
@@ -60,20 +65,33 @@ async function servePage(req: http.IncomingMessage, res: http.ServerResponse): P
 let h: ManagementHarness;
 let mongo: MongoClient;
 
-const LIMITS = { TITLE_FETCH_TIMEOUT_MS: '3000', TITLE_FETCH_MAX_BYTES: '4096', TITLE_FETCH_MAX_REDIRECTS: '2' };
+/** The page server's port is allowed (besides 80 and 443) once it is known. */
+let LIMITS: Record<string, string> = {};
+
+async function listenOnLoopback(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 beforeAll(async () => {
   pages = http.createServer((req, res) => void servePage(req, res));
-  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`;
+  base = await listenOnLoopback(pages);
+  otherPort = http.createServer((_req, res) => {
+    otherHits++;
+    html(res, '<title>Other Port</title>');
+  });
+  otherBase = await listenOnLoopback(otherPort);
+  LIMITS = { TITLE_FETCH_TIMEOUT_MS: '3000', TITLE_FETCH_MAX_BYTES: '4096', TITLE_FETCH_MAX_REDIRECTS: '2', TITLE_FETCH_ALLOWED_PORTS: `80,443,${new URL(base).port}` };
   h = await startManagementHarness({ ...LIMITS, TITLE_FETCH_ALLOW_LOOPBACK: 'true' });
   mongo = await MongoClient.connect(process.env.MONGO_URL!);
 });
 afterAll(async () => {
   await h.stop();
   await mongo.close();
-  pages.closeAllConnections();
-  await new Promise((resolve) => pages.close(resolve));
+  for (const server of [pages, otherPort]) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 async function campaignOf(harness: ManagementHarness, apiToken: string): Promise<string> {
@@ -166,12 +184,42 @@ describe('title fetching (loopback allowed for tests)', () => {
   });
 });
 
+describe('title fetching and ports', () => {
+  test('when a URL names a port that is not allowed, then nothing is fetched and the title stays ""', async () => {
+    const { title, stored } = await addAndSettle(h, `${otherBase}/plain`);
+    expect(title).toBe('');
+    expect(stored.title_state).toBe('failed');
+    expect(otherHits).toBe(0);
+  });
+
+  test('when a redirect leads to a port that is not allowed, then it is not followed', async () => {
+    const { title, stored } = await addAndSettle(h, `${base}/redirect-other-port`);
+    expect(title).toBe('');
+    expect(stored.title_state).toBe('failed');
+    expect(otherHits).toBe(0);
+  });
+
+  test('when the default ports apply (80 and 443 only), then a loopback page on another port is not fetched either', async () => {
+    const defaults = await startManagementHarness({ TITLE_FETCH_TIMEOUT_MS: '3000', TITLE_FETCH_ALLOW_LOOPBACK: 'true' });
+    try {
+      const before = hits['/plain'] ?? 0;
+      const { title, stored } = await addAndSettle(defaults, `${base}/plain`);
+      expect(title).toBe('');
+      expect(stored.title_state).toBe('failed');
+      expect(hits['/plain'] ?? 0).toBe(before);
+    } finally {
+      await defaults.stop();
+    }
+  });
+});
+
 describe('title fetching with the production address policy', () => {
   test('when a URL points to loopback by address or by name, then nothing is fetched and the title stays ""', async () => {
     const strict = await startManagementHarness(LIMITS);
     try {
       const before = hits['/plain'] ?? 0;
-      for (const url of [`${base}/plain`, `${base.replace('127.0.0.1', 'localhost')}/plain`, `${base.replace('127.0.0.1', '[::1]')}/plain`]) {
+      const port = new URL(base).port;
+      for (const url of [`${base}/plain`, `http://localhost:${port}/plain`, `http://[::1]:${port}/plain`, `http://[::7f00:1]:${port}/plain`, `http://[::127.0.0.1]:${port}/plain`]) {
         const { title, stored } = await addAndSettle(strict, url);
         expect(title).toBe('');
         expect(stored.title_state).toBe('failed');

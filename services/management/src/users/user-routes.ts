@@ -1,26 +1,38 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { NotFoundError, asyncHandler, isFormBody, validate } from '@cm/platform';
 import { callerOf } from '../auth/authenticated-user';
+import { pageQuerySchema } from '../pagination/page-query';
+import { noParameters } from '../validation/no-parameters';
 import { createUserSchema, editUserSchema } from './user-schemas';
 import type { UserService } from './user-service';
 
-/** Spec 4.1-4.4. Mounted under /api/v3 behind bearer auth. */
-export function userRoutes(users: UserService): Router {
+/**
+ * Spec 4.1-4.4 and token rotation. Mounted under /api/v3 behind bearer auth. Creating and editing
+ * users (scrypt) and rotating tokens also take from the tighter `expensive` rate limit.
+ */
+export function userRoutes(users: UserService, expensive: RequestHandler): Router {
   const router = Router();
 
   router.get('/user', asyncHandler(async (req, res) => {
-    res.json(await users.listSubUsers(callerOf(req)));
+    const page = validate(pageQuerySchema, req.query, 'query');
+    res.json(page.limit === undefined ? await users.listSubUsers(callerOf(req)) : await users.listSubUsersPage(callerOf(req), page.limit, page.cursor));
   }));
 
-  router.post('/user', asyncHandler(async (req, res) => {
+  router.post('/user', expensive, asyncHandler(async (req, res) => {
     const input = validate(createUserSchema, req.body, 'user', { convert: isFormBody(req) });
     res.status(200).json(await users.createSubUser(callerOf(req), input));
   }));
 
-  router.post('/user/:userId', asyncHandler(async (req, res) => {
+  router.post('/user/:userId', expensive, asyncHandler(async (req, res) => {
     const userId = userIdOf(req.params.userId);
     const input = validate(editUserSchema, req.body, 'user', { convert: isFormBody(req) });
     res.status(201).json(await users.editUser(callerOf(req), userId, input));
+  }));
+
+  router.post('/user/:userId/token', expensive, asyncHandler(async (req, res) => {
+    const userId = userIdOf(req.params.userId);
+    validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
+    res.status(200).json(await users.rotateToken(callerOf(req), userId));
   }));
 
   router.delete('/user/:userId', asyncHandler(async (req, res) => {

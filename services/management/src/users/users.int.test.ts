@@ -1,7 +1,4 @@
-import { Kvm } from '@nats-io/kv';
-import { connect } from '@nats-io/transport-node';
 import { MongoClient } from 'mongodb';
-import { decodeOwnerRecord } from '@cm/contracts';
 import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
 
 let h: ManagementHarness;
@@ -127,6 +124,17 @@ describe('users', () => {
     }
   });
 
+  test('when an edit has no body or an empty object, then 201 with the user unchanged', async () => {
+    const owner = await h.createAccount();
+    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: { ...newUser('noop'), user_name: 'Kept' } })).body;
+    for (const body of [undefined, {}]) {
+      const res = await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token, body });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual(sub);
+    }
+    expect((await h.request('POST', '/api/v3/user/123/', { token: owner.api_token })).status).toBe(404);
+  });
+
   test.each([
     ['email (not allowed on edit)', { email: 'x@example.com' }],
     ['an unknown field', { api_token: 'mine' }],
@@ -175,21 +183,65 @@ describe('users', () => {
   });
 });
 
-describe('owner registry on NATS', () => {
-  test('when a user is created and then deleted, then the registry bucket has it and then no longer has it', async () => {
+describe('token rotation', () => {
+  const rotate = (token: string, userId: string, body?: unknown) => h.request('POST', `/api/v3/user/${userId}/token/`, { token, body });
+
+  test("when an owner rotates a sub-user's token, then 200 with the user and a new token, the old one is 401 at once and the new one works", async () => {
     const owner = await h.createAccount();
-    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('reg') })).body;
-    const nc = await connect({ servers: process.env.NATS_URL! });
-    try {
-      const kv = await new Kvm(nc).open(h.config.OWNER_REGISTRY_BUCKET);
-      const entry = await kv.get(sub.unique_id);
-      expect(entry && decodeOwnerRecord(entry.value)).toMatchObject({ owner_id: sub.unique_id, account_id: owner.unique_id, created_at: expect.any(String) });
-      expect(decodeOwnerRecord((await kv.get(owner.unique_id))!.value)?.owner_id).toBe(owner.unique_id);
-      await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token });
-      const after = await kv.get(sub.unique_id);
-      expect(after === null || after.operation !== 'PUT').toBe(true);
-    } finally {
-      await nc.close();
-    }
+    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('rot') })).body;
+    const res = await rotate(owner.api_token, sub.unique_id);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ...sub, api_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(res.body.api_token).not.toBe(sub.api_token);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: sub.api_token })).status).toBe(401);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: res.body.api_token })).status).toBe(200);
+    expect((await h.request('GET', '/api/v3/user/', { token: owner.api_token })).body).toEqual([res.body]);
+  });
+
+  test('when an owner rotates its own token (no trailing slash), then the old owner token is 401', async () => {
+    const owner = await h.createAccount();
+    const res = await h.request('POST', `/api/v3/user/${owner.unique_id}/token`, { token: owner.api_token });
+    expect(res.status).toBe(200);
+    expect(res.body.unique_id).toBe(owner.unique_id);
+    expect((await h.request('GET', '/api/v3/user/', { token: owner.api_token })).status).toBe(401);
+    expect((await h.request('GET', '/api/v3/user/', { token: res.body.api_token })).status).toBe(200);
+  });
+
+  test("when a sub-user rotates its own token, then 200; another user's token, then 403 and nothing changes", async () => {
+    const owner = await h.createAccount();
+    const a = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('rot-a') })).body;
+    const b = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('rot-b') })).body;
+    expect((await rotate(a.api_token, b.unique_id)).status).toBe(403);
+    expect((await rotate(a.api_token, owner.unique_id)).status).toBe(403);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: b.api_token })).status).toBe(200);
+    const own = await rotate(a.api_token, a.unique_id);
+    expect(own.status).toBe(200);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: a.api_token })).status).toBe(401);
+  });
+
+  test("when the user is in another account, unknown or not digits, then 404 and the other account's token still works", async () => {
+    const a = await h.createAccount();
+    const b = await h.createAccount();
+    expect((await rotate(a.api_token, b.unique_id)).status).toBe(404);
+    expect((await rotate(a.api_token, '123')).status).toBe(404);
+    expect((await rotate(a.api_token, 'abc')).status).toBe(404);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: b.api_token })).status).toBe(200);
+  });
+
+  test.each([
+    ['an unknown field', { api_token: 'chosen-by-me' }],
+    ['an operator object', { $set: { api_token: 'x' } }],
+    ['a huge field', { x: 'y'.repeat(10_000) }],
+  ])('when the rotation carries %s, then 400 and the token is unchanged', async (_n, body) => {
+    const owner = await h.createAccount();
+    const res = await rotate(owner.api_token, owner.unique_id, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('validation_error');
+    expect((await h.request('GET', '/api/v3/user/', { token: owner.api_token })).status).toBe(200);
+  });
+
+  test('when no token is sent, then 401', async () => {
+    const owner = await h.createAccount();
+    expect((await h.request('POST', `/api/v3/user/${owner.unique_id}/token/`)).status).toBe(401);
   });
 });

@@ -1,5 +1,4 @@
 import Joi from 'joi';
-import { loadManagementConfig } from '../config';
 import { canonicalCountry, targetGeography } from './countries';
 import { isIanaTimezone, timezone } from './timezones';
 
@@ -31,16 +30,5 @@ describe('timezones', () => {
 
   test.each(['Mars/Olympus', 'GMT+25', 'Europe/../etc', '', 'a'.repeat(65)])('when %s is given, then it is refused', (tz) => {
     expect(() => Joi.attempt(tz, timezone)).toThrow();
-  });
-});
-
-describe('management configuration', () => {
-  test('when OWNER_REGISTRY_REPLICAS is not 1, 3 or 5, then the service refuses to start', () => {
-    expect(loadManagementConfig({ OWNER_REGISTRY_REPLICAS: '3' }).OWNER_REGISTRY_REPLICAS).toBe(3);
-    expect(() => loadManagementConfig({ OWNER_REGISTRY_REPLICAS: '2' })).toThrow(/OWNER_REGISTRY_REPLICAS/);
-  });
-
-  test('when the test-only loopback setting is used in production, then the service refuses to start', () => {
-    expect(() => loadManagementConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'f3a9c1e07b5d2468ace13579bdf02468ace13579bdf0f3a9c1e07b5d2468ac', TITLE_FETCH_ALLOW_LOOPBACK: 'true' })).toThrow(/test-only/);
   });
 });

@@ -1,0 +1,69 @@
+import { startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+
+let h: ManagementHarness;
+beforeAll(async () => {
+  h = await startManagementHarness({ API_RATE_LIMIT_PER_MINUTE: '6', API_EXPENSIVE_RATE_LIMIT_PER_MINUTE: '2', AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: '1' });
+});
+afterAll(async () => {
+  await h.stop();
+});
+
+let addresses = 0;
+/** Each test speaks from its own client address (TRUST_PROXY=1 believes one X-Forwarded-For hop). */
+const from = () => ({ 'x-forwarded-for': `198.51.100.${++addresses}` });
+const limited = (kind: string) => h.metric('management_rate_limited_total', ['limit', kind]);
+
+function expect429(res: { status: number; body: any; headers: Headers }) {
+  expect(res.status).toBe(429);
+  expect(res.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+}
+
+describe('per-token rate limit', () => {
+  test('when a token spends its minute, then 429 with Retry-After, and another token of the same account is not affected', async () => {
+    const owner = await h.createAccount();
+    const sub = await h.createSubUser(owner.api_token);
+    const headers = from();
+    for (let i = 0; i < 6; i++) expect((await h.request('GET', '/api/v3/campaign/', { token: sub.api_token, headers })).status).toBe(200);
+    const before = await limited('token');
+    expect429(await h.request('GET', '/api/v3/campaign/', { token: sub.api_token, headers }));
+    expect(await limited('token')).toBe(before + 1);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: owner.api_token, headers })).status).toBe(200);
+  });
+});
+
+describe('expensive calls', () => {
+  test('when a token creates and edits users beyond the tighter limit, then 429 and nothing more is created', async () => {
+    const owner = await h.createAccount();
+    const headers = from();
+    const sub = await h.createSubUser(owner.api_token);
+    expect((await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token, headers, body: { user_name: 'x' } })).status).toBe(201);
+    const before = await limited('expensive');
+    expect429(await h.request('POST', '/api/v3/user/', { token: owner.api_token, headers, body: { email: `rl-${Date.now()}@example.com`, password: 'long enough pw' } }));
+    expect429(await h.request('POST', `/api/v3/user/${sub.unique_id}/token/`, { token: owner.api_token, headers }));
+    expect(await limited('expensive')).toBe(before + 2);
+    expect((await h.request('GET', '/api/v3/user/', { token: owner.api_token, headers })).body).toHaveLength(1);
+    // the sub-user's token still works: its rotation was refused
+    expect((await h.request('GET', '/api/v3/campaign/', { token: sub.api_token, headers })).status).toBe(200);
+  });
+});
+
+describe('failed authentications per client address', () => {
+  test('when an address fails too often, then it gets 429 even with a valid token, while other addresses are served', async () => {
+    const owner = await h.createAccount();
+    const attacker = from();
+    for (const token of ['wrong-1', 'wrong-2', undefined]) expect((await h.request('GET', '/api/v3/campaign/', { token, headers: attacker })).status).toBe(401);
+    const before = await limited('auth_failures');
+    expect429(await h.request('GET', '/api/v3/campaign/', { token: 'wrong-4', headers: attacker }));
+    expect429(await h.request('GET', '/api/v3/campaign/', { token: owner.api_token, headers: attacker }));
+    expect(await limited('auth_failures')).toBe(before + 2);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: owner.api_token, headers: from() })).status).toBe(200);
+  });
+
+  test('when an address authenticates successfully, then that costs nothing from its failure budget', async () => {
+    const owner = await h.createAccount();
+    const headers = from();
+    for (let i = 0; i < 5; i++) expect((await h.request('GET', '/api/v3/user/', { token: owner.api_token, headers })).status).toBe(200);
+    expect((await h.request('GET', '/api/v3/user/', { token: 'wrong', headers })).status).toBe(401);
+  });
+});

@@ -1,0 +1,63 @@
+import { OWNER_RECORD_LIMITS } from '@cm/contracts';
+import { NotFoundError } from '@cm/platform';
+import type { AuthenticatedUser } from '../auth/authenticated-user';
+import { quotaExceeded } from '../quotas/quota-exceeded';
+import type { UserAnnouncements } from '../users/user-service';
+import type { UserStore } from '../users/user-store';
+
+/** What GET and PUT /api/v3/redirect-hosts/ answer. */
+export interface RedirectHostsView {
+  /** The caller's explicit list (what PUT replaces). */
+  hosts: string[];
+  /** The hosts of the caller's content URLs, allowed as well (read-only: they follow the content). */
+  content_hosts: string[];
+}
+
+export interface RedirectHostServiceDeps {
+  store: Pick<UserStore, 'findLive' | 'setRedirectHosts'>;
+  /** Distinct redirect hosts of an owner's content URLs. */
+  contentHosts(ownerId: string): Promise<string[]>;
+  announcer: UserAnnouncements;
+  /** QUOTA_REDIRECT_HOSTS_PER_USER. */
+  quota: number;
+  now?: () => Date;
+}
+
+const RECORD_QUOTA = 'redirect hosts per owner, explicit and from content URLs together';
+
+/**
+ * Where the pixel may redirect a click for an owner (CONVENTIONS section 4): the hosts of the
+ * owner's content URLs plus an explicit list the owner manages. Each user manages its own list;
+ * a change is announced in the owner's registry record.
+ */
+export class RedirectHostService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: RedirectHostServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async get(caller: AuthenticatedUser): Promise<RedirectHostsView> {
+    const [user, contentHosts] = await Promise.all([this.deps.store.findLive(caller.unique_id), this.deps.contentHosts(caller.unique_id)]);
+    if (!user) throw new NotFoundError('no such user');
+    return { hosts: user.redirect_hosts ?? [], content_hosts: contentHosts };
+  }
+
+  /** Replaces the caller's explicit list (already normalised, without repeats). */
+  async set(caller: AuthenticatedUser, hosts: string[]): Promise<RedirectHostsView> {
+    if (hosts.length > this.deps.quota) throw quotaExceeded('explicit redirect hosts per user', this.deps.quota, 'hosts');
+    const contentHosts = await this.deps.contentHosts(caller.unique_id);
+    if (new Set([...hosts, ...contentHosts]).size > OWNER_RECORD_LIMITS.redirectHosts) throw quotaExceeded(RECORD_QUOTA, OWNER_RECORD_LIMITS.redirectHosts, 'hosts');
+    if (!(await this.deps.store.setRedirectHosts(caller.unique_id, hosts, this.now()))) throw new NotFoundError('no such user');
+    await this.deps.announcer.announce(caller.unique_id);
+    return { hosts, content_hosts: contentHosts };
+  }
+
+  /** Whether a content URL with this host fits into the owner's record ("" contributes no host). */
+  async hasRoomFor(ownerId: string, host: string): Promise<boolean> {
+    if (host === '') return true;
+    const [user, contentHosts] = await Promise.all([this.deps.store.findLive(ownerId), this.deps.contentHosts(ownerId)]);
+    const hosts = new Set([...(user?.redirect_hosts ?? []), ...contentHosts]);
+    return hosts.has(host) || hosts.size < OWNER_RECORD_LIMITS.redirectHosts;
+  }
+}
