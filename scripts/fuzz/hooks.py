@@ -36,13 +36,17 @@ def map_query(ctx, query):
     return query
 
 
-# the run's own credentials and owners: the stateful phase lists keys and users and deletes
-# what it finds, which would turn the rest of the run into 401s and unknown owners
+# the run's own credentials and owners: the stateful phase lists keys and users and deletes (or
+# rotates the token of) what it finds, which would turn the rest of the run into 401s
 PROTECTED = {p for p in os.environ.get("FUZZ_PROTECTED_IDS", "").split(",") if p}
+
+
+def _destructive(operation):
+    return operation.method.upper() == "DELETE" or operation.path.rstrip("/").endswith("/token")
 
 
 @schemathesis.hook
 def filter_path_parameters(ctx, path_parameters):
-    if ctx.operation.method.upper() != "DELETE" or not path_parameters:
+    if not path_parameters or not _destructive(ctx.operation):
         return True
     return not any(str(v) in PROTECTED for v in path_parameters.values())

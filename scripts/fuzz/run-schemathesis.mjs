@@ -82,9 +82,18 @@ async function main() {
     const adminToken = randomBytes(32).toString('hex');
     const [mPort, ePort] = [await testkit.freePort(), await testkit.freePort()];
     const common = { NODE_ENV: 'test', MONGO_URL: servers.mongoUrl, NATS_URL: servers.natsUrl, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', OWNER_REGISTRY_BUCKET: `fuzz_owners_${randomBytes(3).toString('hex')}` };
-    const management = testkit.spawnService('management', { ...common, MANAGEMENT_PORT: String(mPort), MONGO_DB: `fuzz_mgmt_${randomBytes(3).toString('hex')}` });
-    // one client address and a few owners send everything: the flood and report limits would only hide paths
-    const events = testkit.spawnService('events', { ...common, EVENTS_PORT: String(ePort), MONGO_DB: `fuzz_events_${randomBytes(3).toString('hex')}`, REPORT_RATE_LIMIT_PER_MINUTE: '1000000', PIXEL_RATE_PER_IP: '0', PIXEL_RATE_PER_OWNER: '0' });
+    // one client address, one token and a few owners send everything: the rate limits would turn
+    // most cases into 429s and hide the paths behind them
+    const unlimited = '1000000';
+    const management = testkit.spawnService('management', {
+      ...common,
+      MANAGEMENT_PORT: String(mPort),
+      MONGO_DB: `fuzz_mgmt_${randomBytes(3).toString('hex')}`,
+      API_RATE_LIMIT_PER_MINUTE: unlimited,
+      API_EXPENSIVE_RATE_LIMIT_PER_MINUTE: unlimited,
+      AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: unlimited,
+    });
+    const events = testkit.spawnService('events', { ...common, EVENTS_PORT: String(ePort), MONGO_DB: `fuzz_events_${randomBytes(3).toString('hex')}`, REPORT_RATE_LIMIT_PER_MINUTE: unlimited, PIXEL_RATE_PER_IP: '0', PIXEL_RATE_PER_OWNER: '0' });
     procs.push(['management', management], ['events', events]);
     const mBase = `http://127.0.0.1:${mPort}`;
     const eBase = `http://127.0.0.1:${ePort}`;
