@@ -5,11 +5,17 @@
 //     newest Kubernetes version we claim;
 //  2. wiring and operational rules the schema cannot see (deploy/k8s/manifest-rules.mjs);
 //  3. each Deployment's environment is loaded through its service's own config schema (built dist),
-//     so a setting the service would refuse, or would silently ignore (unknown name), fails here;
-//  4. the Grafana dashboards in deploy/grafana parse, and every metric they query is one the code
-//     registers (or a prom-client default metric), so a renamed metric cannot leave a blank panel.
+//     so a setting the service would refuse, or would silently ignore (unknown name), fails here; the
+//     committed placeholder ADMIN_TOKEN must be refused in production (then a real one stands in);
+//  4. NATS: every nats image (manifests, docker-compose.yml) is the release in
+//     deploy/nats/nats-server.version, the pinned nats-server accepts both configurations, and
+//     JetStream's max_file_store leaves 1 GiB (the owner registry) beside the two streams' byte limits;
+//  5. the Grafana dashboards in deploy/grafana and the alert rules in deploy/prometheus parse, and
+//     every metric they query is one the code registers (or a prom-client default metric), so a
+//     renamed metric cannot leave a blank panel or a silent alert.
 // Installs what is missing: kustomize from the Go module proxy, the validator into .cache/.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -78,6 +84,18 @@ function configLoaders() {
   }));
 }
 
+/** Stands in for the operator's real token (the committed Secrets only hold placeholders). */
+const SUPPLIED_ADMIN_TOKEN = randomBytes(32).toString('hex');
+
+function refusesInProduction(load, env) {
+  try {
+    load({ ...env, NODE_ENV: 'production' });
+    return false;
+  } catch (err) {
+    return /ADMIN_TOKEN/.test(String(err.message));
+  }
+}
+
 /** Loads every container's environment through the service's config; unknown names are typos. */
 function configProblems(objects, loaders, expect) {
   const problems = [];
@@ -91,6 +109,12 @@ function configProblems(objects, loaders, expect) {
     for (const c of d.spec.template.spec.containers) {
       const where = `Deployment/${d.metadata.name} container ${c.name}`;
       const { env } = containerEnv(c, objects);
+      if (env.ADMIN_TOKEN !== undefined) {
+        // the committed Secrets hold placeholders: production must refuse them, so they can never go live;
+        // the rest of the check runs with a token a real deployment would supply
+        if (!refusesInProduction(load, env)) problems.push(`${where}: the committed ADMIN_TOKEN would be accepted in production; it must be a placeholder`);
+        env.ADMIN_TOKEN = SUPPLIED_ADMIN_TOKEN;
+      }
       try {
         const known = new Set([...Object.keys(load(env)), 'ADMIN_TOKEN']);
         for (const name of Object.keys(env)) if (!known.has(name)) problems.push(`${where}: ${name} is not a setting of ${app}`);
@@ -160,17 +184,77 @@ function dashboardProblems() {
   return [...new Set(problems)];
 }
 
+/** A size of nats-server's config (`16GB`: JetStream reads the suffixes as powers of 1024). */
+function natsBytes(size) {
+  const m = /^(\d+)\s*([KMGT]?)B?$/i.exec(size.trim());
+  if (!m) throw new Error(`not a size: ${size}`);
+  return Number(m[1]) * 1024 ** ' KMGT'.indexOf(m[2].toUpperCase() || ' ');
+}
+
+/** What the events and dead-letter streams, both full, must leave to the owner registry bucket. */
+const JETSTREAM_HEADROOM = 1024 ** 3;
+
+/**
+ * NATS as compose and Kubernetes run it: the release everything pins (image tags = the version
+ * the tests run), configurations the pinned nats-server accepts, and JetStream storage that
+ * keeps room for the registry when the events stream is full.
+ */
+function natsProblems(renderedTargets, loaders) {
+  const testkit = createRequire(path.join(ROOT, 'packages', 'testkit', 'package.json'))('./dist');
+  const version = testkit.natsServerVersion();
+  const problems = [];
+  const images = [
+    ...renderedTargets.flatMap(({ dir, objects }) => objects.flatMap((o) => (o.spec?.template?.spec?.containers ?? []).map((c) => [`${dir} ${o.kind}/${o.metadata.name}`, c.image]))),
+    ...[...readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8').matchAll(/image:\s*(\S+)/g)].map((m) => ['docker-compose.yml', m[1]]),
+  ].filter(([, image]) => /(^|\/)nats:/.test(image));
+  if (images.length === 0) problems.push('no nats image found in the manifests or docker-compose.yml');
+  for (const [where, image] of images) if (!image.endsWith(`:${version}`)) problems.push(`${where}: ${image} is not nats:${version} (deploy/nats/nats-server.version)`);
+  const bin = testkit.ensureNatsServer((m) => console.log(m));
+  const defaults = loaders.events({});
+  // both streams reserve their byte limit; the bucket lives in what is left
+  const reserved = defaults.EVENTS_STREAM_MAX_BYTES + defaults.EVENTS_DLQ_MAX_BYTES;
+  for (const conf of ['deploy/nats/nats.conf', 'deploy/k8s/nats/nats.conf']) {
+    // the StatefulSet gives each server its pod name as server_name
+    const r = spawnSync(bin, ['-c', path.join(ROOT, conf), '-t'], { encoding: 'utf8', env: { ...process.env, POD_NAME: 'nats-0' } });
+    if (r.status !== 0) problems.push(`${conf}: nats-server ${version} refuses it: ${`${r.stdout}${r.stderr}`.trim()}`);
+    const max = /max_file_store:\s*(\S+)/.exec(readFileSync(path.join(ROOT, conf), 'utf8'))?.[1];
+    if (!max) problems.push(`${conf}: no jetstream max_file_store (a full events stream could starve the registry)`);
+    else if (natsBytes(max) - reserved < JETSTREAM_HEADROOM) problems.push(`${conf}: max_file_store ${max} leaves less than 1 GiB beside EVENTS_STREAM_MAX_BYTES + EVENTS_DLQ_MAX_BYTES (${reserved} bytes)`);
+  }
+  return problems;
+}
+
+/** The Prometheus rule files in deploy/prometheus: every rule names an alert, an expression and only exported metrics. */
+function alertRuleProblems() {
+  const dir = path.join(ROOT, 'deploy', 'prometheus');
+  const known = exportedMetrics();
+  const problems = [];
+  for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f))) {
+    const rules = (parseAllDocuments(readFileSync(path.join(dir, file), 'utf8'))[0]?.toJS()?.groups ?? []).flatMap((g) => g.rules ?? []);
+    if (rules.length === 0) problems.push(`${file}: no rules`);
+    for (const rule of rules) {
+      if (!rule.alert || !rule.expr) problems.push(`${file}: a rule without alert or expr`);
+      for (const name of metricNames(String(rule.expr ?? ''))) {
+        if (!known.has(name) && !known.has(name.replace(/_(bucket|sum|count)$/, ''))) problems.push(`${file}: ${rule.alert} queries ${name}, which no code registers`);
+      }
+    }
+  }
+  return problems;
+}
+
 function main() {
   const kustomize = ensureKustomize();
   const validator = ensureValidator();
   const loaders = configLoaders();
   mkdirSync(CACHE, { recursive: true });
   let failed = 0;
+  const renderedTargets = [];
   for (const target of TARGETS) {
     const rendered = run(kustomize.bin, ['build', path.join(ROOT, target.dir)]);
     const file = path.join(CACHE, `${target.dir.replaceAll('/', '_')}.yaml`);
     writeFileSync(file, rendered);
     const objects = parseAllDocuments(rendered).map((d) => d.toJS()).filter(Boolean);
+    renderedTargets.push({ dir: target.dir, objects });
     const problems = [
       ...schemaProblems(validator, file),
       ...checkManifests(objects),
@@ -184,11 +268,17 @@ function main() {
       console.error(`FAIL ${target.dir} (rendered: ${path.relative(ROOT, file)}):\n  ${problems.join('\n  ')}`);
     }
   }
-  const dashboards = dashboardProblems();
-  if (dashboards.length === 0) console.log('ok   deploy/grafana: JSON, every queried metric is exported by the code');
+  const nats = natsProblems(renderedTargets, loaders);
+  if (nats.length === 0) console.log('ok   NATS: every nats image is the tested release, configurations parse, JetStream keeps room for the registry beside both streams');
   else {
     failed += 1;
-    console.error(`FAIL deploy/grafana:\n  ${dashboards.join('\n  ')}`);
+    console.error(`FAIL NATS:\n  ${nats.join('\n  ')}`);
+  }
+  const dashboards = [...dashboardProblems(), ...alertRuleProblems()];
+  if (dashboards.length === 0) console.log('ok   deploy/grafana, deploy/prometheus: every queried metric is exported by the code');
+  else {
+    failed += 1;
+    console.error(`FAIL deploy/grafana, deploy/prometheus:\n  ${dashboards.join('\n  ')}`);
   }
   console.log(`kustomize ${kustomize.version}, ${VALIDATOR.pkg} ${VALIDATOR.version}`);
   if (failed > 0) process.exit(1);

@@ -1,82 +1,134 @@
 #!/usr/bin/env node
-// `pnpm start`: the whole system on this machine. Starts local NATS (JetStream) and the
-// MongoDB-compatible stand-in when NATS_URL / MONGO_URL are unset, then the management and events
-// services, and prints where everything listens. Ctrl-C stops it all.
+// `pnpm start`: the whole system on this machine. When NATS_URL / MONGO_URL are unset it starts
+// local NATS (JetStream) and the MongoDB stand-in (H2 file) with their data under LOCAL_DATA_DIR
+// (.local/), then the management and events services, and prints where everything listens.
+// `pnpm start --fresh` deletes that data first.
+//
+// Ctrl-C stops things in order: the services first (they drain while the stores still answer),
+// then the stores. The stores run in their own process group, so the terminal's SIGINT never
+// reaches them, and under a watchdog, so they still stop when this script is killed outright.
+//
+// Settings (environment): LOCAL_DATA_DIR (.local), LOCAL_NATS_PORT (4222), LOCAL_MONGO_PORT
+// (27017): a busy preferred port is replaced by a free one. MONGO_STAND_IN_HEAP (1g),
+// MANAGEMENT_PORT (3000), EVENTS_PORT (3001), ADMIN_TOKEN (generated once, kept in the data dir).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const testkit = require(path.join(root, 'packages/testkit/dist'));
 
 const env = { ...process.env };
-const started = [];
-const children = [];
+const dataDir = path.resolve(root, env.LOCAL_DATA_DIR ?? '.local');
+const shownDir = path.relative(process.cwd(), dataDir) || '.';
+const fresh = process.argv.includes('--fresh');
+const stores = [];
+const services = [];
 const say = (msg) => console.log(`[start] ${msg}`);
 
 async function portOrFree(preferred) {
   return (await testkit.isPortOpen(preferred)) ? testkit.freePort() : preferred;
 }
 
-async function main() {
+/** The operator token of this data directory: generated once, so it stays valid across restarts. */
+function adminToken() {
+  const file = path.join(dataDir, 'admin-token');
+  if (!existsSync(file)) writeFileSync(file, `dev-${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+async function startStores() {
   if (!env.NATS_URL) {
-    const store = path.join(root, '.local', 'nats');
-    mkdirSync(store, { recursive: true });
-    const nats = await testkit.startNatsServer({ port: await portOrFree(4222), storeDir: store });
-    started.push(nats);
+    const storeDir = path.join(dataDir, 'nats');
+    mkdirSync(storeDir, { recursive: true });
+    const nats = await testkit.startNatsServer({ port: await portOrFree(Number(env.LOCAL_NATS_PORT ?? 4222)), storeDir, detached: true, watchdog: true });
+    stores.push({ name: 'nats-server', server: nats });
     env.NATS_URL = nats.url;
-    say(`started nats-server -js at ${nats.url} (store ${store})`);
+    say(`nats-server ${testkit.natsServerVersion()} (JetStream) at ${nats.url}, data in ${path.join(shownDir, 'nats')}`);
   }
   if (!env.MONGO_URL) {
-    const mongo = await testkit.startMongoStandIn({ port: await portOrFree(27017) });
-    started.push(mongo);
+    const file = path.join(dataDir, 'mongo', 'data.mv.db');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const heap = env.MONGO_STAND_IN_HEAP ?? '1g';
+    const mongo = await testkit.startMongoStandIn({ port: await portOrFree(Number(env.LOCAL_MONGO_PORT ?? 27017)), h2File: file, heap, quiet: false, detached: true, watchdog: true });
+    stores.push({ name: 'MongoDB stand-in', server: mongo });
     env.MONGO_URL = mongo.url;
-    say(`started the in-memory MongoDB stand-in at ${mongo.url} (data is lost on exit; set MONGO_URL for a real MongoDB)`);
+    say(`MongoDB stand-in at ${mongo.url}, data in ${path.join(shownDir, 'mongo', 'data.mv.db')} (heap ${heap}: MONGO_STAND_IN_HEAP; set MONGO_URL for a real MongoDB)`);
   }
-  if (!env.ADMIN_TOKEN) {
-    env.ADMIN_TOKEN = `dev-${randomBytes(18).toString('base64url')}`;
-    say(`ADMIN_TOKEN was unset; generated one for this run: ${env.ADMIN_TOKEN}`);
-  }
-  env.NODE_ENV ??= 'development';
+}
 
-  const services = [
-    { name: 'management', main: 'services/management/dist/main.js', port: env.MANAGEMENT_PORT ?? '3000' },
-    { name: 'events', main: 'services/events/dist/main.js', port: env.EVENTS_PORT ?? '3001' },
+async function startServices() {
+  const list = [
+    { name: 'management', main: 'services/management/dist/main.js', port: (env.MANAGEMENT_PORT ??= '3000') },
+    { name: 'events', main: 'services/events/dist/main.js', port: (env.EVENTS_PORT ??= '3001') },
   ];
-  for (const svc of services) {
+  for (const svc of list) {
     if (!existsSync(path.join(root, svc.main))) {
       say(`${svc.name}: not built (${svc.main} missing), skipped`);
       continue;
     }
-    const child = spawn(process.execPath, [path.join(root, svc.main)], { env, stdio: 'inherit' });
+    // under the watchdog too: if this script is killed outright, the services stop with it
+    const child = spawn(process.execPath, [path.join(root, 'packages/testkit/dist/watchdog.js'), process.execPath, path.join(root, svc.main)], { env, stdio: ['pipe', 'inherit', 'inherit'] });
     child.on('exit', (code, signal) => {
-      say(`${svc.name} exited (${signal ?? code})`);
-      if (!stopping) void stop(code ?? 1);
+      if (stopping) return;
+      say(`${svc.name} exited (${signal ?? code}); stopping everything`);
+      void stop(1);
     });
-    children.push(child);
-    await testkit.waitForPort(Number(svc.port), 30000);
-    say(`${svc.name} listening on http://127.0.0.1:${svc.port} (readiness: /readyz)`);
+    services.push({ name: svc.name, child });
+    await waitReady(svc.name, Number(svc.port));
   }
+  return list;
+}
+
+/** Ready = /readyz 200: the service listens at once and connects in the background (its log says what it waits for). */
+async function waitReady(name, port) {
+  await testkit.waitUntilReady(`http://127.0.0.1:${port}`, 120_000);
+  say(`${name} ready on http://127.0.0.1:${port}`);
+}
+
+async function main() {
+  if (fresh && existsSync(dataDir)) {
+    rmSync(dataDir, { recursive: true, force: true });
+    say(`--fresh: deleted ${shownDir}`);
+  }
+  mkdirSync(dataDir, { recursive: true });
+  await startStores();
+  env.ADMIN_TOKEN ??= adminToken();
+  env.NODE_ENV ??= 'development';
+  const list = await startServices();
+  say(`data lives in ${shownDir}/ and survives restarts; start fresh with: pnpm start --fresh (or stop, then rm -rf ${shownDir})`);
+  say(`operator token (ADMIN_TOKEN): ${env.ADMIN_TOKEN}`);
   say('ready. Bootstrap an account with:');
-  say(`  curl -s -X POST http://127.0.0.1:${services[0].port}/admin/v1/accounts -H "Authorization: Bearer ${env.ADMIN_TOKEN}" -H 'Content-Type: application/json' -d '{"email":"owner@example.com","password":"change me please"}'`);
+  say(`  curl -s -X POST http://127.0.0.1:${list[0].port}/admin/v1/accounts -H "Authorization: Bearer ${env.ADMIN_TOKEN}" -H 'Content-Type: application/json' -d '{"email":"owner@example.com","password":"change me please"}'`);
+  say('Ctrl-C stops the services, then the stores.');
+}
+
+function waitExit(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', resolve);
+  });
 }
 
 let stopping = false;
 async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
-  await Promise.all(
-    children.map((c) => new Promise((resolve) => {
-      if (c.exitCode !== null || c.signalCode !== null) return resolve();
-      c.once('exit', resolve);
-      c.kill('SIGTERM');
-    })),
-  );
-  for (const s of started.reverse()) await s.stop();
+  // services first: they finish requests and batches while NATS and MongoDB still answer
+  if (services.length > 0) say(`stopping ${services.map((s) => s.name).join(' and ')} ...`);
+  await Promise.all(services.map(async ({ child }) => {
+    child.kill('SIGTERM');
+    await waitExit(child);
+  }));
+  for (const { name, server } of stores.reverse()) {
+    say(`stopping ${name} ...`);
+    await server.stop();
+  }
+  say(code === 0 ? 'stopped' : 'stopped after a failure');
   process.exit(code);
 }
 

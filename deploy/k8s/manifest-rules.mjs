@@ -97,11 +97,34 @@ function checkDeployment(d, objects, fail) {
   if (hpa && d.spec.replicas !== undefined) fail(`sets replicas although ${id(hpa)} scales it (every apply would reset the count)`);
 }
 
+const WORKLOADS = new Set(['Deployment', 'StatefulSet']);
+
 function checkService(s, objects, fail) {
-  const targets = objects.filter((o) => o.kind === 'Deployment' && matches(s.spec.selector, o.spec.template.metadata?.labels));
-  if (targets.length !== 1) return fail(`selector matches ${targets.length} Deployments, expected 1`);
+  const targets = objects.filter((o) => WORKLOADS.has(o.kind) && matches(s.spec.selector, o.spec.template.metadata?.labels));
+  if (targets.length !== 1) return fail(`selector matches ${targets.length} workloads, expected 1`);
   const ports = new Set(targets[0].spec.template.spec.containers.flatMap((c) => (c.ports ?? []).flatMap((p) => [p.name, p.containerPort])));
   for (const p of s.spec.ports) if (!ports.has(p.targetPort)) fail(`targetPort ${p.targetPort} is not a port of ${id(targets[0])}`);
+}
+
+/** A data store run as a StatefulSet (NATS): the same security posture, pinned image, limits and a PDB. */
+function checkStatefulSet(st, objects, fail) {
+  const pod = st.spec.template.spec;
+  const labels = st.spec.template.metadata?.labels ?? {};
+  if (!matches(st.spec.selector.matchLabels, labels)) fail('selector does not match the pod labels');
+  if (pod.automountServiceAccountToken !== false) fail('automountServiceAccountToken must be false');
+  if (pod.securityContext?.runAsNonRoot !== true) fail('pod runAsNonRoot must be true');
+  if (pod.securityContext?.seccompProfile?.type !== 'RuntimeDefault') fail('pod seccompProfile must be RuntimeDefault');
+  for (const c of pod.containers) {
+    const tag = imageTag(c.image);
+    if (!tag || tag === 'latest') fail(`container ${c.name}: image ${c.image} has no pinned tag`);
+    const sc = c.securityContext ?? {};
+    if (sc.allowPrivilegeEscalation !== false || sc.readOnlyRootFilesystem !== true || !(sc.capabilities?.drop ?? []).includes('ALL')) {
+      fail(`container ${c.name}: needs allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL`);
+    }
+    for (const side of ['requests', 'limits']) for (const r of ['cpu', 'memory']) if (!c.resources?.[side]?.[r]) fail(`container ${c.name}: resources.${side}.${r} missing`);
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (!c[probe]) fail(`container ${c.name}: ${probe} missing`);
+  }
+  if (!objects.some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector?.matchLabels, labels))) fail('no PodDisruptionBudget selects its pods');
 }
 
 /** Which Deployment component (ingest, reporting, api) an Ingress backend reaches. */
@@ -123,13 +146,41 @@ function checkIngress(ing, objects, fail) {
   }
 }
 
-/** {events_url} is one host: the pixel to ingest, reports and key administration to reporting. */
+/** {events_url} is one host: the pixel to ingest, reports to reporting (possibly in separate Ingress objects). */
 function checkEventsAddress(objects, fail) {
-  const wanted = { '/v1/': 'ingest', '/api/v1/': 'reporting', '/admin/': 'reporting' };
-  const ok = objects.some((o) => o.kind === 'Ingress' && (o.spec.rules ?? []).some((rule) =>
-    Object.entries(wanted).every(([path, component]) =>
-      (rule.http?.paths ?? []).some((p) => p.path === path && backendComponent(p.backend, objects) === component))));
-  if (!ok) fail('no Ingress host routes /v1/ to ingest and /api/v1/, /admin/ to reporting');
+  const wanted = { '/v1/': 'ingest', '/api/v1/': 'reporting' };
+  const hosts = new Map();
+  for (const o of objects.filter((x) => x.kind === 'Ingress')) {
+    for (const rule of o.spec.rules ?? []) {
+      const paths = hosts.get(rule.host) ?? [];
+      paths.push(...(rule.http?.paths ?? []));
+      hosts.set(rule.host, paths);
+    }
+  }
+  const ok = [...hosts.values()].some((paths) =>
+    Object.entries(wanted).every(([path, component]) => paths.some((p) => p.path === path && backendComponent(p.backend, objects) === component)));
+  if (!ok) fail('no Ingress host routes /v1/ to ingest and /api/v1/ to reporting');
+}
+
+/** Paths only operators and the cluster may reach (docs/operations.md sections 1 and 11). */
+const INTERNAL_PATHS = ['/admin/', '/metrics', '/healthz', '/readyz'];
+
+/** Would a request for `internal` match this Ingress path? */
+function routes(p, internal) {
+  if (p.pathType === 'Exact') return p.path === internal || p.path === internal.replace(/\/$/, '');
+  const prefix = p.path.replace(/\/$/, '');
+  return prefix === '' || internal === prefix || internal.startsWith(`${prefix}/`) || internal.replace(/\/$/, '') === prefix;
+}
+
+/** No public route to operator or probe endpoints, and every Ingress carries a per-client rate limit. */
+function checkPublicSurface(ing, fail) {
+  for (const rule of ing.spec.rules ?? []) {
+    for (const p of rule.http?.paths ?? []) {
+      for (const internal of INTERNAL_PATHS) if (routes(p, internal)) fail(`${rule.host}${p.path} routes ${internal}, which must stay internal`);
+    }
+  }
+  const rps = Number(ing.metadata.annotations?.['nginx.ingress.kubernetes.io/limit-rps']);
+  if (!(rps > 0)) fail('no per-client rate limit (nginx.ingress.kubernetes.io/limit-rps)');
 }
 
 /** Every problem found, as `Kind/name: message`; empty when the manifests hold together. */
@@ -138,8 +189,12 @@ export function checkManifests(objects) {
   const failFor = (o) => (m) => problems.push(`${id(o)}: ${m}`);
   for (const o of objects) {
     if (o.kind === 'Deployment') checkDeployment(o, objects, failFor(o));
+    if (o.kind === 'StatefulSet') checkStatefulSet(o, objects, failFor(o));
     if (o.kind === 'Service') checkService(o, objects, failFor(o));
-    if (o.kind === 'Ingress') checkIngress(o, objects, failFor(o));
+    if (o.kind === 'Ingress') {
+      checkIngress(o, objects, failFor(o));
+      checkPublicSurface(o, failFor(o));
+    }
     if (o.kind === 'HorizontalPodAutoscaler') {
       const target = objects.find((t) => t.kind === o.spec.scaleTargetRef.kind && t.metadata.name === o.spec.scaleTargetRef.name);
       if (!target) failFor(o)(`scale target ${o.spec.scaleTargetRef.name} does not exist`);

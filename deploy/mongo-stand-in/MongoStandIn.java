@@ -1,19 +1,165 @@
+import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.exception.MongoServerError;
+import io.netty.channel.Channel;
+import java.util.Set;
 
 /**
- * Starts the in-memory MongoDB-wire-compatible server on a chosen host and port
- * (the library's own main class is fixed to 27017). Run with the single-file launcher:
- *   java -cp ".cache/mongo-stand-in/*" deploy/mongo-stand-in/MongoStandIn.java 27017
+ * Starts the MongoDB-wire-compatible stand-in on a chosen host and port (the library's own main
+ * class is fixed to 27017), run with the single-file launcher:
+ *   java -Xmx2g -cp ".cache/mongo-stand-in/*" deploy/mongo-stand-in/MongoStandIn.java PORT [HOST] [memory | h2:FILE]
+ * memory: everything in the heap (tests). h2:FILE: data in one H2 MVStore file that survives
+ * restarts and kill -9 (`pnpm start`): every write command is committed before it is answered.
+ * A full store refuses writes with code 14031 (OutOfDiskSpace) and a message saying what to do,
+ * and says so once on stderr: the heap near -Xmx (memory), or no space left for the file (h2).
  */
 public class MongoStandIn {
+    /** Writes that grow the store: refused when it is full (deletes and drops still pass, they make room). */
+    static final Set<String> GROWING = Set.of("insert", "update", "findandmodify", "createindexes", "create");
+    static final Set<String> WRITES = Set.of("insert", "update", "delete", "findandmodify", "createindexes", "create",
+            "drop", "dropindexes", "dropdatabase", "renamecollection");
+    static final int OUT_OF_DISK_SPACE = 14031;
+
     public static void main(String[] args) throws Exception {
         int port = args.length > 0 ? Integer.parseInt(args[0]) : 27017;
         String host = args.length > 1 ? args[1] : "127.0.0.1";
-        MongoServer server = new MongoServer(new MemoryBackend());
+        String storage = args.length > 2 ? args[2] : "memory";
+        long maxHeapMb = Runtime.getRuntime().maxMemory() >> 20;
+        MongoBackend backend;
+        String where;
+        if (storage.startsWith("h2:")) {
+            String file = storage.substring(3);
+            backend = new DurableH2Backend(file);
+            where = "h2 file " + file;
+        } else if (storage.equals("memory")) {
+            backend = new GuardedMemoryBackend(new HeapGuard(Double.parseDouble(System.getProperty("standin.maxHeapFill", "0.9"))));
+            where = "memory";
+        } else {
+            throw new IllegalArgumentException("storage must be memory or h2:FILE, not " + storage);
+        }
+        MongoServer server = new MongoServer(backend);
         server.bind(host, port);
-        System.out.println("mongo stand-in listening on " + host + ":" + port);
-        Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
+        System.out.println("mongo stand-in listening on " + host + ":" + port + " (storage: " + where + ", heap max " + maxHeapMb + " MB)");
+        // shutdown() closes the backend: the H2 file is written out completely on SIGTERM/SIGINT
+        Runtime.getRuntime().addShutdownHook(new Thread(server::shutdown));
         Thread.currentThread().join();
+    }
+
+    static MongoServerError storeFull(String message) {
+        return new MongoServerError(OUT_OF_DISK_SPACE, "OutOfDiskSpace", "the MongoDB stand-in store is full: " + message);
+    }
+
+    /** Is the heap (live data, after a collection) above the fill ratio? Checked cheaply, collected at most every 250 ms. */
+    static final class HeapGuard {
+        private final long limit;
+        private final long maxMb;
+        private volatile boolean full;
+        private long checkedAt;
+
+        HeapGuard(double fill) {
+            long max = Runtime.getRuntime().maxMemory();
+            this.limit = (long) (max * fill);
+            this.maxMb = max >> 20;
+        }
+
+        private static long used() {
+            Runtime rt = Runtime.getRuntime();
+            return rt.totalMemory() - rt.freeMemory();
+        }
+
+        void checkRoom() {
+            // used includes garbage: below the limit there is certainly room
+            if (used() < limit) {
+                if (full) report(false, used());
+                return;
+            }
+            synchronized (this) {
+                long now = System.nanoTime();
+                if (checkedAt == 0 || now - checkedAt > 250_000_000L) {
+                    System.gc();
+                    checkedAt = System.nanoTime();
+                    long live = used();
+                    boolean nowFull = live >= limit;
+                    if (nowFull != full) report(nowFull, live);
+                }
+            }
+            if (full) {
+                throw storeFull("its memory holds " + (used() >> 20) + " of " + maxMb + " MB; writes are refused until data is"
+                        + " deleted, or restart it with more memory (MONGO_STAND_IN_HEAP, now " + maxMb + " MB)");
+            }
+        }
+
+        /** After a delete or a drop: the next growing write collects and looks again instead of trusting the last look. */
+        synchronized void roomMayHaveChanged() {
+            checkedAt = 0;
+        }
+
+        private synchronized void report(boolean nowFull, long live) {
+            full = nowFull;
+            System.err.println(nowFull
+                    ? "mongo stand-in: STORE FULL: " + (live >> 20) + " of " + maxMb + " MB heap in use; refusing writes (code 14031) until data is deleted or the heap is raised (MONGO_STAND_IN_HEAP)"
+                    : "mongo stand-in: store has room again; accepting writes");
+        }
+    }
+
+    /** The memory backend, refusing growing writes when the heap is nearly full (instead of dying of OutOfMemoryError). */
+    static final class GuardedMemoryBackend extends MemoryBackend {
+        private final HeapGuard guard;
+
+        GuardedMemoryBackend(HeapGuard guard) {
+            this.guard = guard;
+        }
+
+        @Override
+        public Document handleCommand(Channel channel, String database, String command, Document query) {
+            String name = command.toLowerCase();
+            if (GROWING.contains(name)) guard.checkRoom();
+            Document result = super.handleCommand(channel, database, command, query);
+            if (WRITES.contains(name) && !GROWING.contains(name)) guard.roomMayHaveChanged();
+            return result;
+        }
+    }
+
+    /**
+     * The H2 backend committing every write command before it is answered: with the default
+     * auto-commit (about every second) kill -9 lost ~1000 acknowledged documents; with this, none
+     * (page cache only, as for real MongoDB without journaling to disk: not power-loss safe).
+     */
+    static final class DurableH2Backend extends H2Backend {
+        private final String file;
+        private volatile boolean reportedFull;
+
+        DurableH2Backend(String file) {
+            super(file);
+            this.file = file;
+        }
+
+        @Override
+        public Document handleCommand(Channel channel, String database, String command, Document query) {
+            if (!WRITES.contains(command.toLowerCase())) return super.handleCommand(channel, database, command, query);
+            try {
+                Document result = super.handleCommand(channel, database, command, query);
+                commit();
+                return result;
+            } catch (RuntimeException e) {
+                if (!isDiskFull(e)) throw e;
+                if (!reportedFull) {
+                    reportedFull = true;
+                    System.err.println("mongo stand-in: STORE FULL: no space left on the disk holding " + file + "; refusing writes (code 14031)");
+                }
+                throw storeFull("no space left on the disk holding " + file + "; free disk space, or start fresh (pnpm start --fresh)");
+            }
+        }
+
+        private static boolean isDiskFull(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                String m = String.valueOf(t.getMessage());
+                if (m.contains("No space left on device") || m.contains("Disk quota exceeded")) return true;
+            }
+            return false;
+        }
     }
 }

@@ -23,7 +23,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const CONTENT_ITEMS = 100;
 // Optional: another build of the service (e.g. the previous commit's dist/main.js) measured in the same run.
 const COMPARE_MAIN = process.env.BENCH_COMPARE_MAIN;
-const ADMIN_TOKEN = `bench-${randomBytes(16).toString('base64url')}`;
+const ADMIN_TOKEN = `bench-${randomBytes(32).toString('hex')}`;
 
 const children = [];
 const say = (msg) => console.error(`[bench] ${msg}`);

@@ -31,7 +31,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const BATCH = Number(process.env.BENCH_BATCH ?? 10_000);
 const FIRST_DAY = Date.UTC(2026, 9, 1); // 2026-10-01
 const DAY_MS = 86_400_000;
-const ADMIN_TOKEN = `bench-${randomBytes(16).toString('base64url')}`;
+const ADMIN_TOKEN = `bench-${randomBytes(32).toString('hex')}`;
 
 const OWNERS = ['100000000000001', '100000000000002', '100000000000003', '100000000000004', '100000000000005'];
 const NAMES = [['impression', 0.7], ['click', 0.2], ['view', 0.07], ['share', 0.03]];

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
 import { ConfigError, baseConfigSchema, loadConfig } from './config';
 
@@ -22,6 +23,31 @@ describe('loadConfig', () => {
 
   test('when production runs without ADMIN_TOKEN, then it refuses to start', () => {
     expect(() => loadConfig(schema, { NODE_ENV: 'production' })).toThrow(/ADMIN_TOKEN/);
-    expect(loadConfig(schema, { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-enough-token' }).ADMIN_TOKEN).toBe('a-long-enough-token');
+  });
+
+  test('when production gets a random 32-byte token, then it starts', () => {
+    const token = randomBytes(32).toString('hex');
+    expect(loadConfig(schema, { NODE_ENV: 'production', ADMIN_TOKEN: token }).ADMIN_TOKEN).toBe(token);
+  });
+
+  test.each([
+    ['the old compose default', 'local-compose-admin-token-change-me', /change/],
+    ['the Kubernetes placeholder', 'REPLACE_ME-operator-token-0000000000', /replaceme/],
+    ['a short token', 'a-long-enough-token', /at least 32/],
+  ])('when production gets %s, then it refuses to start naming the reason without echoing the token', (_what, token, reason) => {
+    let message = '';
+    try {
+      loadConfig(schema, { NODE_ENV: 'production', ADMIN_TOKEN: token });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/ADMIN_TOKEN/);
+    expect(message).toMatch(reason);
+    expect(message).toMatch(/openssl rand -hex 32/);
+    expect(message).not.toContain(token);
+  });
+
+  test('when development gets a short made-up token, then it is accepted as before', () => {
+    expect(loadConfig(schema, { ADMIN_TOKEN: 'a-long-enough-token' }).ADMIN_TOKEN).toBe('a-long-enough-token');
   });
 });

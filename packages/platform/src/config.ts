@@ -1,4 +1,12 @@
 import Joi from 'joi';
+import { OPERATOR_TOKEN_ADVICE, operatorTokenProblems } from './operator-token';
+
+const productionOperatorToken: Joi.CustomValidator<string> = (value, helpers) => {
+  const problems = operatorTokenProblems(value);
+  if (problems.length === 0) return value;
+  // never echo the token itself: the message lands in logs
+  return helpers.message({ custom: `is not safe for production: ${problems.join('; ')}. ${OPERATOR_TOKEN_ADVICE}` });
+};
 
 /** Settings every service shares (CONVENTIONS section 2). Each service extends this schema. */
 export const baseConfigSchema = {
@@ -7,9 +15,10 @@ export const baseConfigSchema = {
   MONGO_URL: Joi.string().pattern(/^mongodb(\+srv)?:\/\/\S+$/).default('mongodb://127.0.0.1:27017'),
   NATS_URL: Joi.string().default('nats://127.0.0.1:4222'),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
+  // production refuses placeholders and guessable tokens (operator-token.ts); elsewhere 16 characters do
   ADMIN_TOKEN: Joi.string().min(16).when('NODE_ENV', {
     is: 'production',
-    then: Joi.required(),
+    then: Joi.required().custom(productionOperatorToken),
     otherwise: Joi.optional(),
   }),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(0).default(15000),

@@ -12,11 +12,18 @@ export function listen(server: http.Server, port: number, host?: string): Promis
   });
 }
 
+/** One pass of the event loop's I/O phase, with margin. */
+const SOCKET_READ_GRACE_MS = 25;
+
 /**
  * Stops accepting, lets in-flight requests finish, and closes keep-alive sockets as soon as they
  * go idle (server.close() alone only closes the ones idle at the moment it is called).
  */
-export function closeServer(server: http.Server, timeoutMs: number): Promise<void> {
+export async function closeServer(server: http.Server, timeoutMs: number): Promise<void> {
+  // Requests whose bytes already wait in the socket (sent just before the signal, while the
+  // process was busy, e.g. still starting) are not parsed yet, so their connections count as
+  // idle and close() would reset them: let the event loop read them first.
+  await new Promise((r) => setTimeout(r, SOCKET_READ_GRACE_MS));
   return new Promise((resolve) => {
     const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const force = setTimeout(() => {

@@ -3,23 +3,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './repo-root';
 
-function onPath(cmd: string): boolean {
+/** Is the command on PATH? */
+export function onPath(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
-}
-
-/**
- * nats-server comes from the Debian package. When it is missing and we may install packages
- * (root with apt-get), install it; otherwise say exactly what to do.
- */
-export function ensureNatsServer(log: (msg: string) => void = console.log): string {
-  if (onPath('nats-server')) return 'nats-server';
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (isRoot && onPath('apt-get')) {
-    log('nats-server not found: installing the Debian package nats-server ...');
-    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server'], { stdio: 'inherit' });
-    if (onPath('nats-server')) return 'nats-server';
-  }
-  throw new Error('nats-server is not installed: run `sudo apt-get install nats-server` (or set NATS_URL to a running server)');
 }
 
 export function mongoStandInDir(): string {
@@ -29,7 +15,9 @@ export function mongoStandInDir(): string {
 /** Downloads the MongoDB-compatible stand-in's jars from Maven Central once (cached in .cache/). */
 export function ensureMongoStandIn(log: (msg: string) => void = console.log): string {
   const dir = mongoStandInDir();
-  const ready = existsSync(dir) && readdirSync(dir).some((f) => f.startsWith('mongo-java-server-memory-backend'));
+  // both backends: memory for tests, h2 for `pnpm start` (a cache from before h2 was added is refreshed)
+  const jars = existsSync(dir) ? readdirSync(dir) : [];
+  const ready = ['mongo-java-server-memory-backend', 'mongo-java-server-h2-backend', 'slf4j-nop'].every((name) => jars.some((f) => f.startsWith(name)));
   if (ready) return dir;
   if (!onPath('java') || !onPath('mvn')) {
     throw new Error('java (17+) and mvn are needed for the MongoDB stand-in (or set MONGO_URL to a running MongoDB)');

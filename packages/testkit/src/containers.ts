@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { natsServerVersion } from './nats-server-binary';
 
 export interface ContainerServers {
   mongoUrl: string;
@@ -21,7 +22,7 @@ export async function startContainers(): Promise<ContainerServers | undefined> {
     return undefined;
   }
   const mongo = await new tc.GenericContainer('mongo:7').withExposedPorts(27017).withWaitStrategy(tc.Wait.forListeningPorts()).start();
-  const nats = await new tc.GenericContainer('nats:2.10').withCommand(['-js']).withExposedPorts(4222).withWaitStrategy(tc.Wait.forListeningPorts()).start();
+  const nats = await new tc.GenericContainer(`nats:${natsServerVersion()}`).withCommand(['-js']).withExposedPorts(4222).withWaitStrategy(tc.Wait.forListeningPorts()).start();
   return {
     mongoUrl: `mongodb://${mongo.getHost()}:${mongo.getMappedPort(27017)}`,
     natsUrl: `nats://${nats.getHost()}:${nats.getMappedPort(4222)}`,

@@ -7,3 +7,7 @@ export * from './test-servers';
 export * from './test-names';
 export * from './openapi-contract';
 export * from './http-request';
+export * from './service-process';
+export * from './nats-server-binary';
+export * from './nats-cluster';
+export * from './readiness';

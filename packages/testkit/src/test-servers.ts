@@ -1,5 +1,5 @@
 import { startContainers } from './containers';
-import { startMongoStandIn, startNatsServer } from './local-servers';
+import { TEST_STAND_IN_HEAP, startMongoStandIn, startNatsServer } from './local-servers';
 
 export interface TestServers {
   mongoUrl: string;
@@ -18,7 +18,7 @@ export async function startTestServers(env: NodeJS.ProcessEnv = process.env): Pr
   }
   const containers = await startContainers();
   if (containers) return { ...containers, source: 'containers' };
-  const [nats, mongo] = await Promise.all([startNatsServer(), startMongoStandIn()]);
+  const [nats, mongo] = await Promise.all([startNatsServer(), startMongoStandIn({ heap: process.env.MONGO_STAND_IN_HEAP ?? TEST_STAND_IN_HEAP })]);
   return {
     mongoUrl: mongo.url,
     natsUrl: nats.url,

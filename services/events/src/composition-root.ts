@@ -10,13 +10,15 @@ import {
   connectNats,
   createRegistry,
   healthRouter,
-  listen,
   loadOpenApiDocument,
   pingNats,
+  startEarly,
   TokenBuckets,
   type Logger,
   type MongoHandle,
+  type OnStartFailure,
   type ReadinessCheck,
+  type StartingServer,
 } from '@cm/platform';
 import { createEventsApp, frontDoor } from './app';
 import type { EventsConfig } from './config';
@@ -55,14 +57,26 @@ interface Worker {
   stop(): Promise<void>;
 }
 
-/** The one place that constructs things for the events service, for the roles in config.EVENTS_ROLES. */
-export async function startEvents(config: EventsConfig, logger: Logger, port = config.EVENTS_PORT): Promise<EventsSystem> {
+/**
+ * The one place that constructs things for the events service, for the roles in config.EVENTS_ROLES.
+ * It listens first (/healthz 200, /readyz 503 naming the step in progress), then connects and
+ * creates streams and buckets, retrying each with backoff until it succeeds (services start in
+ * any order); `signal` cancels those waits. Resolves once the service is ready.
+ */
+export function startEvents(config: EventsConfig, logger: Logger, port = config.EVENTS_PORT, signal?: AbortSignal): Promise<EventsSystem> {
+  return startEarly({ logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, (boot, boundPort, onFailure) => startRoles(config, logger, boot, boundPort, onFailure));
+}
+
+async function startRoles(config: EventsConfig, logger: Logger, boot: StartingServer, boundPort: number, onFailure: OnStartFailure): Promise<EventsSystem> {
   const roles = new Set(config.EVENTS_ROLES);
   const metrics = createRegistry('events');
-  const nc = await connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger });
+  const nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger }));
+  onFailure(() => nc.close());
   // ingest needs only NATS: it keeps taking events while MongoDB is down (they wait in the stream)
-  const mongo: MongoHandle | undefined = roles.has('consumer') || roles.has('reporting') ? await connectMongo(config.MONGO_URL, config.MONGO_DB) : undefined;
-  await ensureStreams(nc, config, logger, roles.has('consumer'));
+  const mongo: MongoHandle | undefined = roles.has('consumer') || roles.has('reporting') ? await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB)) : undefined;
+  if (mongo) onFailure(() => mongo.close());
+  // a JetStream cluster still electing its leaders answers with timeouts and 503s for a while
+  await boot.step('jetstream', () => ensureStreams(nc, config, logger, roles.has('consumer')));
 
   const checks: Record<string, ReadinessCheck> = { nats: () => pingNats(nc) };
   if (mongo) checks.mongo = () => mongo.ping();
@@ -137,13 +151,11 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
     routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger })] : [])],
   });
-  const server = http.createServer(frontDoor(pixel, app));
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const { server } = boot;
 
   // the pixel answers 503 until the registry is replayed; waiting here makes a started system ready
-  await registry?.start();
-  const boundPort = await listen(server, port);
+  if (registry) await boot.step('owner_registry', () => registry.start());
+  boot.serve(frontDoor(pixel, app));
   for (const worker of workers) await worker.start();
   logger.info('events listening', { port: boundPort, roles: config.EVENTS_ROLES });
 

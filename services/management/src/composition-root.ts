@@ -11,9 +11,11 @@ import {
   prom,
   loadOpenApiDocument,
   healthRouter,
-  listen,
   pingNats,
+  startEarly,
   type Logger,
+  type OnStartFailure,
+  type StartingServer,
 } from '@cm/platform';
 import { accountRoutes } from './accounts/account-routes';
 import { createApp } from './app';
@@ -37,14 +39,25 @@ export interface ManagementSystem {
   stop(): Promise<void>;
 }
 
-/** The one place that constructs things for the management service. */
-export async function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT): Promise<ManagementSystem> {
-  const mongo = await connectMongo(config.MONGO_URL, config.MONGO_DB);
-  const nc = await connectNats({ url: config.NATS_URL, name: 'management', logger });
+/**
+ * The one place that constructs things for the management service. It listens first (/healthz
+ * 200, /readyz 503 naming the step in progress), then connects, retrying each dependency with
+ * backoff until it answers (services start in any order); `signal` cancels those waits.
+ * Resolves once the service is ready.
+ */
+export function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT, signal?: AbortSignal): Promise<ManagementSystem> {
+  return startEarly({ logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, (boot, boundPort, onFailure) => startParts(config, logger, boot, boundPort, onFailure));
+}
+
+async function startParts(config: ManagementConfig, logger: Logger, boot: StartingServer, boundPort: number, onFailure: OnStartFailure): Promise<ManagementSystem> {
+  const mongo = await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB));
+  onFailure(() => mongo.close());
+  const nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: 'management', logger }));
+  onFailure(() => nc.close());
   const metrics = createRegistry('management');
 
   const userStore = new UserStore(mongo.db);
-  await userStore.init();
+  await boot.step('mongo_indexes', () => userStore.init());
   const tokens = await createTokenFeature({ users: userStore.collection, settings: config, logger });
   const cursors = new PageCursors(tokens.deriveKey('page cursors'));
   const campaigns = await createCampaignFeature({
@@ -97,10 +110,8 @@ export async function startManagement(config: ManagementConfig, logger: Logger, 
     trustProxy: config.TRUST_PROXY,
   });
 
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  const boundPort = await listen(server, port);
+  const { server } = boot;
+  boot.serve(app);
   registry.start();
   await campaigns.start();
   logger.info('management listening', { port: boundPort });

@@ -1,7 +1,8 @@
 import { loadManagementConfig } from './config';
 
 const key = Buffer.alloc(32, 5).toString('base64');
-const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'an-operator-token-of-length' };
+// production refuses guessable operator tokens (platform operator-token.ts): a random one
+const production = { NODE_ENV: 'production', ADMIN_TOKEN: '9b1c4e7a2f6d08e35a7c91b4d2e6f0a8c3b5d7e91f2a4c6e8b0d1f3a5c7e9b2d' };
 
 describe('management configuration', () => {
   test('when production runs without the token keys, then it refuses to start naming both', () => {
