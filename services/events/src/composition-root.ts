@@ -34,6 +34,7 @@ import { createOperatorRoutes } from './operator/operator-routes';
 import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registry-watcher';
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
 import { RetentionJob } from './retention/retention-job';
+import { createRollupFeature, type RollupFeature } from './rollups/rollup-feature';
 import { ensureStreams } from './stream/ensure-streams';
 
 export interface EventsSystem {
@@ -57,7 +58,8 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
   const metrics = createRegistry('events');
   const nc = await connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger });
   // ingest needs only NATS: it keeps taking events while MongoDB is down (they wait in the stream)
-  const mongo: MongoHandle | undefined = roles.has('consumer') || roles.has('reporting') ? await connectMongo(config.MONGO_URL, config.MONGO_DB) : undefined;
+  const mongo: MongoHandle | undefined =
+    roles.has('consumer') || roles.has('reporting') || roles.has('rollup') ? await connectMongo(config.MONGO_URL, config.MONGO_DB) : undefined;
   await ensureStreams(nc, config, logger, roles.has('consumer'));
 
   const checks: Record<string, ReadinessCheck> = { nats: () => pingNats(nc) };
@@ -82,8 +84,13 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     pixel = createPixelHandler(ingest, ingestMetrics, logger);
   }
 
+  // rollups: write marks for the consumer, the builder for the rollup role
+  const rollups: RollupFeature | undefined =
+    mongo && (roles.has('consumer') || roles.has('rollup')) ? await createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }) : undefined;
+  if (rollups?.worker) workers.push(rollups.worker);
+
   if (roles.has('consumer') && mongo) {
-    const writer = new BucketWriter(mongo.db, logger);
+    const writer = new BucketWriter(mongo.db, logger, rollups?.marks);
     const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
     workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
     workers.push(
@@ -95,6 +102,7 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
           intervalMs: config.RETENTION_INTERVAL_MS,
           onDropped: (b) => writer.forget(b),
           onPass: retentionMetrics(metrics),
+          rollups: rollups?.retention,
         },
         logger,
       ),
