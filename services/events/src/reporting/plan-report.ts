@@ -73,7 +73,15 @@ function largestBuiltUnit(at: number, end: number, coverage: Coverage): { unit: 
   return undefined;
 }
 
-/** The hour-aligned spans around raw steps: where hour units might replace raw reads. */
-export function hoursToLookUp(plan: ReportPlan): Array<{ from: number; to: number }> {
-  return plan.raw.map((r) => ({ from: Math.floor(r.from / HOUR_MS) * HOUR_MS, to: Math.ceil(r.to / HOUR_MS) * HOUR_MS }));
+/** The spans around raw steps, aligned to a level's units: where units of that level might replace raw reads. */
+export function spansToLookUp(plan: ReportPlan, level: number): Array<{ from: number; to: number }> {
+  const size = unitSizeMs(level);
+  const out: Array<{ from: number; to: number }> = [];
+  for (const r of plan.raw) {
+    const span = { from: Math.floor(r.from / size) * size, to: Math.ceil(r.to / size) * size };
+    const last = out[out.length - 1];
+    if (last && span.from <= last.to) last.to = Math.max(last.to, span.to);
+    else out.push(span);
+  }
+  return out;
 }

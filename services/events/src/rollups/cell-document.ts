@@ -1,9 +1,9 @@
 import { laterOf, type DeviceCounts, type DeviceLatest, type FineCell } from './cell-table';
 
-/** A fine entry: content_id, url, per-device counts and latest events. */
-export type FineEntry = [contentId: string, url: string, counts: DeviceCounts, latest: DeviceLatest];
+/** A fine entry: content_id, url, per-device counts. */
+export type FineEntry = [contentId: string, url: string, counts: DeviceCounts];
 /** A coarse entry: the name's totals over every content_id and url. */
-export type CoarseEntry = [name: string, counts: DeviceCounts, latest: DeviceLatest];
+export type CoarseEntry = [name: string, counts: DeviceCounts];
 
 /**
  * Cells of one unit generation for one owner (collection `rollup_cells`), packed many entries to a
@@ -21,6 +21,11 @@ export interface CellDocument {
   /** Page number within (g, o, k, n). */
   p: number;
   e: FineEntry[] | CoarseEntry[];
+  /**
+   * The latest events of the entries, `l[i]` for `e[i]`: a field of its own so that reports
+   * without metadata (most of them) leave the bulk of the bytes on the server (projection).
+   */
+  l: DeviceLatest[];
 }
 
 export interface PackLimits {
@@ -35,14 +40,16 @@ export const DEFAULT_PACK_LIMITS: PackLimits = { maxEntries: 1000, maxBytes: 4_0
 /** Packs one owner's cells (sorted by name, content_id, url) into fine and coarse documents. */
 export function packCells(owner: string, g: string, cells: readonly FineCell[], limits: PackLimits = DEFAULT_PACK_LIMITS): CellDocument[] {
   const docs: CellDocument[] = [];
-  const coarse = new Map<string, CoarseEntry>();
+  const coarse = new Map<string, Coarse>();
   let page: FineEntry[] = [];
+  let latest: DeviceLatest[] = [];
   let bytes = 0;
   let name: string | undefined;
   let pageNo = 0;
   const flush = () => {
-    if (page.length > 0 && name !== undefined) docs.push({ o: owner, g, k: 'f', n: name, p: pageNo++, e: page });
+    if (page.length > 0 && name !== undefined) docs.push({ o: owner, g, k: 'f', n: name, p: pageNo++, e: page, l: latest });
     page = [];
+    latest = [];
     bytes = 0;
   };
   for (const cell of cells) {
@@ -53,37 +60,47 @@ export function packCells(owner: string, g: string, cells: readonly FineCell[], 
     }
     const size = entryBytes(cell);
     if (page.length >= limits.maxEntries || (page.length > 0 && bytes + size > limits.maxBytes)) flush();
-    page.push([cell.contentId, cell.url, cell.counts, cell.latest]);
+    page.push([cell.contentId, cell.url, cell.counts]);
+    latest.push(cell.latest);
     bytes += size;
     addCoarse(coarse, cell);
   }
   flush();
   let coarsePage: CoarseEntry[] = [];
+  let coarseLatest: DeviceLatest[] = [];
   let coarseBytes = 0;
   let coarseNo = 0;
   for (const entry of coarse.values()) {
-    const size = 64 + entry[0].length + latestBytes(entry[2]);
+    const size = 64 + entry.name.length + latestBytes(entry.latest);
     if (coarsePage.length >= limits.maxEntries || (coarsePage.length > 0 && coarseBytes + size > limits.maxBytes)) {
-      docs.push({ o: owner, g, k: 'c', p: coarseNo++, e: coarsePage });
+      docs.push({ o: owner, g, k: 'c', p: coarseNo++, e: coarsePage, l: coarseLatest });
       coarsePage = [];
+      coarseLatest = [];
       coarseBytes = 0;
     }
-    coarsePage.push(entry);
+    coarsePage.push([entry.name, entry.counts]);
+    coarseLatest.push(entry.latest);
     coarseBytes += size;
   }
-  if (coarsePage.length > 0) docs.push({ o: owner, g, k: 'c', p: coarseNo, e: coarsePage });
+  if (coarsePage.length > 0) docs.push({ o: owner, g, k: 'c', p: coarseNo, e: coarsePage, l: coarseLatest });
   return docs;
 }
 
-function addCoarse(coarse: Map<string, CoarseEntry>, cell: FineCell): void {
+interface Coarse {
+  name: string;
+  counts: DeviceCounts;
+  latest: DeviceLatest;
+}
+
+function addCoarse(coarse: Map<string, Coarse>, cell: FineCell): void {
   const seen = coarse.get(cell.name);
   if (!seen) {
-    coarse.set(cell.name, [cell.name, [...cell.counts], [...cell.latest]]);
+    coarse.set(cell.name, { name: cell.name, counts: [...cell.counts], latest: [...cell.latest] });
     return;
   }
   for (let d = 0; d < 3; d++) {
-    seen[1][d]! += cell.counts[d]!;
-    seen[2][d] = laterOf(seen[2][d]!, cell.latest[d]!);
+    seen.counts[d]! += cell.counts[d]!;
+    seen.latest[d] = laterOf(seen.latest[d]!, cell.latest[d]!);
   }
 }
 

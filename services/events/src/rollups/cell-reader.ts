@@ -40,29 +40,34 @@ export function* groupsOfCells(doc: CellDocument, q: CellQuery): Generator<Group
   if (doc.k === 'f') {
     const name = doc.n ?? '';
     if (q.names && !q.names.has(name)) return;
-    for (const [contentId, url, counts, latest] of doc.e as FineEntry[]) {
+    const entries = doc.e as FineEntry[];
+    for (let i = 0; i < entries.length; i++) {
+      const [contentId, url, counts] = entries[i]!;
       if (q.urls && !q.urls.has(url)) continue;
       if (q.contentIds && !q.contentIds.has(contentId)) continue;
-      const group = toGroup(name, counts, latest, q);
+      const group = toGroup(name, counts, doc.l?.[i], q);
       if (!group) continue;
       for (const field of q.groupBy) group[field] = field === 'url' ? url : contentId;
       yield group;
     }
     return;
   }
-  for (const [name, counts, latest] of doc.e as CoarseEntry[]) {
+  const entries = doc.e as CoarseEntry[];
+  for (let i = 0; i < entries.length; i++) {
+    const [name, counts] = entries[i]!;
     if (q.names && !q.names.has(name)) continue;
-    const group = toGroup(name, counts, latest, q);
+    const group = toGroup(name, counts, doc.l?.[i], q);
     if (group) yield group;
   }
 }
 
-function toGroup(name: string, counts: DeviceCounts, latest: DeviceLatest, q: CellQuery): GroupCount | undefined {
+/** `latest` is absent when the report asked for no metadata (the store did not send it). */
+function toGroup(name: string, counts: DeviceCounts, latest: DeviceLatest | undefined, q: CellQuery): GroupCount | undefined {
   let value = 0;
   let newest: Latest | null = null;
   for (const d of q.devices) {
     value += counts[d]!;
-    newest = laterOf(newest, latest[d]!);
+    if (latest) newest = laterOf(newest, latest[d]!);
   }
   if (value === 0) return undefined;
   const group: GroupCount = { name, value };

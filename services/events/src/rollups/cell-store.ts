@@ -38,10 +38,11 @@ export class CellStore {
     return this.collection.find({ g: { $in: [...gens] } }, { projection: { _id: 0 } }).sort({ o: 1 });
   }
 
-  /** One owner's cells of these generations for a report (names narrow fine documents only). */
-  forReport(owner: string, gens: readonly string[], kind: 'c' | 'f', names: readonly string[] | undefined, maxTimeMS: number): FindCursor<CellDocument> {
+  /** One owner's cells of these generations for a report (names narrow fine documents only; latest events only when wanted). */
+  forReport(owner: string, gens: readonly string[], kind: 'c' | 'f', names: readonly string[] | undefined, withLatest: boolean, maxTimeMS: number): FindCursor<CellDocument> {
     const filter: Record<string, unknown> = { o: owner, g: gens.length === 1 ? gens[0] : { $in: [...gens] }, k: kind };
     if (kind === 'f' && names) filter.n = names.length === 1 ? names[0] : { $in: [...names] };
-    return this.collection.find(filter, { projection: { _id: 0, e: 1, k: 1, n: 1, g: 1 }, maxTimeMS });
+    const projection = { _id: 0, e: 1, k: 1, n: 1, g: 1, ...(withLatest ? { l: 1 } : {}) };
+    return this.collection.find(filter, { projection, maxTimeMS });
   }
 }

@@ -4,7 +4,7 @@ import type { PackLimits } from './cell-document';
 import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
-import { DAY_MS, unitEnd } from './rollup-units';
+import { DAY_MS, MAX_LEVEL, unitEnd } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 
@@ -16,7 +16,7 @@ export interface RollupBuilderOptions {
   abandonMs: number;
   /** Dirty units looked at per pass. */
   batchUnits: number;
-  /** Raw events of days past this are gone: their hours and days are never rebuilt (ROLLUP_RETENTION_DAYS may keep them). */
+  /** Raw events of days past this are gone: their hours are never rebuilt (ROLLUP_RETENTION_DAYS may keep the rollups). */
   rawRetentionDays: number;
   pack?: PackLimits;
   hooks?: BuildHooks;
@@ -35,7 +35,7 @@ export interface BuildPass {
 
 /**
  * One pass of the rollup builder: sweep abandoned generations, then build the dirty units that
- * are ready, hours first (from raw), then days and blocks (from their children) level by level.
+ * are ready, hours first (from raw), then every larger unit (from its children) level by level.
  * Safe to run in several processes at once: every publish is a compare-and-set on the marks.
  */
 export class RollupBuilder {
@@ -52,10 +52,10 @@ export class RollupBuilder {
   async runOnce(): Promise<BuildPass> {
     const now = this.now();
     const swept = await this.commit.sweep(new Date(now.getTime() - this.opts.abandonMs));
-    const built = [0, 0, 0, 0, 0, 0, 0];
+    const built = new Array<number>(MAX_LEVEL + 1).fill(0);
     let waiting = 0;
     let oldestReady: number | undefined;
-    for (let level = 0; level <= 6; level++) {
+    for (let level = 0; level <= MAX_LEVEL; level++) {
       // read per level, after the lower levels were built in this pass
       const dirty = await this.marks.collection.find({ dirty: true, l: level }).sort({ t: 1 }).limit(this.opts.batchUnits).toArray();
       const ready = dirty.filter((m) => this.isReady(m, now));
@@ -76,7 +76,8 @@ export class RollupBuilder {
     const t = now.getTime();
     if (unitEnd({ level: mark.l, start: mark.t }) + this.opts.graceMs > t) return false;
     if (mark.s !== mark.f && t - mark.at.getTime() < this.opts.abandonMs) return false;
-    if (mark.l <= 1 && isExpiredDay(new Date(Math.floor(mark.t / DAY_MS) * DAY_MS), now, this.opts.rawRetentionDays)) return false;
+    // only hours read raw events; larger units merge children that are still exact
+    if (mark.l === 0 && isExpiredDay(new Date(Math.floor(mark.t / DAY_MS) * DAY_MS), now, this.opts.rawRetentionDays)) return false;
     return true;
   }
 }

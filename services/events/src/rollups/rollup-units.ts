@@ -1,13 +1,17 @@
 /**
- * Rollup units: aligned UTC time spans whose counts are pre-aggregated. Level 0 is one hour,
- * level 1 one UTC day, levels 2..6 dyadic blocks of 2, 4, 8, 16 and 32 days aligned to the epoch
- * (a block of 2^k days starts on a day number divisible by 2^k). Any range decomposes into
- * O(log) blocks, so a 30-day report reads a handful of units whatever the traffic.
+ * Rollup units: aligned UTC time spans whose counts are pre-aggregated. Levels 0..3 are blocks of
+ * 1, 2, 4 and 8 hours, level 4 one UTC day (three 8-hour blocks), levels 5..9 blocks of 2, 4, 8,
+ * 16 and 32 days, all aligned to the epoch (a block of 2^k hours or days starts on a multiple of
+ * its size). Any range decomposes into O(log) units: a 30-day report reads a handful whatever the
+ * traffic, and a day in a whole-hour zone (New York: 04:00Z..04:00Z) about five instead of 24 hours.
  */
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
-export const MAX_LEVEL = 6;
-export const LEVELS: readonly number[] = [0, 1, 2, 3, 4, 5, 6];
+/** The level of one UTC day: below it sub-day blocks, above it multi-day blocks. */
+export const DAY_LEVEL = 4;
+export const MAX_LEVEL = 9;
+export const LEVELS: readonly number[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+export const LEVEL_NAMES: readonly string[] = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'];
 
 /** One unit: its level and the first millisecond it covers. */
 export interface UnitRef {
@@ -16,7 +20,7 @@ export interface UnitRef {
 }
 
 export function unitSizeMs(level: number): number {
-  return level === 0 ? HOUR_MS : DAY_MS * 2 ** (level - 1);
+  return level < DAY_LEVEL ? HOUR_MS * 2 ** level : DAY_MS * 2 ** (level - DAY_LEVEL);
 }
 
 export function unitEnd(unit: UnitRef): number {
@@ -46,10 +50,10 @@ export function unitsContaining(at: number): UnitRef[] {
   return LEVELS.map((level) => unitAt(level, at));
 }
 
-/** The units a unit is merged from: a day from its 24 hours, a block from its two halves. */
+/** The units a unit is merged from: a day from its three 8-hour blocks, any other block from its two halves. */
 export function childrenOf(unit: UnitRef): UnitRef[] {
   if (unit.level === 0) return [];
-  if (unit.level === 1) return Array.from({ length: 24 }, (_, h) => ({ level: 0, start: unit.start + h * HOUR_MS }));
+  if (unit.level === DAY_LEVEL) return [0, 1, 2].map((i) => ({ level: DAY_LEVEL - 1, start: unit.start + i * 8 * HOUR_MS }));
   const half = unitSizeMs(unit.level - 1);
   return [
     { level: unit.level - 1, start: unit.start },

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { bucketName } from '../storage/bucket-naming';
-import { packCells, type CellDocument, type PackLimits } from './cell-document';
+import { packCells, type CellDocument, type FineEntry, type PackLimits } from './cell-document';
 import { CellTable } from './cell-table';
 import type { CellStore } from './cell-store';
 import { buildHourPipeline, readHourRow } from './hour-pipeline';
@@ -78,9 +78,9 @@ export class UnitBuilders {
         owner = doc.o;
       }
       if (doc.k !== 'f') continue;
-      for (const [contentId, url, counts, latest] of doc.e as import('./cell-document').FineEntry[]) {
-        table.add({ owner: doc.o, name: doc.n ?? '', contentId, url, counts, latest });
-      }
+      (doc.e as FineEntry[]).forEach(([contentId, url, counts], i) => {
+        table.add({ owner: doc.o, name: doc.n ?? '', contentId, url, counts, latest: doc.l[i] ?? [null, null, null] });
+      });
     }
     flush();
     const again = await currentGenerations(marks, childIds);
