@@ -82,7 +82,7 @@ export class PlannedCountSource implements CountSource {
     if (plan.rollup.length === 0 || !this.opts.rollups) return;
     const q = cellQueryOf(query);
     const timeOf = new Map(plan.rollup.map((s) => [s.g, s.time]));
-    const cursor = this.opts.rollups.cells.forReport(query.ownerId, [...timeOf.keys()], q.kind, query.names, q.storedKeys.length > 0, remainingMs(budget, this.opts.queryTimeoutMs));
+    const cursor = this.opts.rollups.cells.forReport(query.ownerId, [...timeOf.keys()], q.kind, q.names, q.storedKeys.length > 0, remainingMs(budget, this.opts.queryTimeoutMs));
     await drain(cursor, budget, this.deadlineMs, (doc) => {
       const time = timeOf.get(doc.g);
       for (const group of groupsOfCells(doc, q)) acc.add(time === undefined ? group : { ...group, time });

@@ -1,10 +1,17 @@
-import type { Collection, Filter } from 'mongodb';
+import type { Collection } from 'mongodb';
 import { isBuilt, type MarkDocument } from '../rollups/mark-document';
 import { DAY_LEVEL, MAX_LEVEL, unitId, unitSizeMs } from '../rollups/rollup-units';
 import { planReport, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
 
-/** Spans looked up with one `$or` each up to this many; more become one range query. */
-const MAX_OR_SPANS = 32;
+const ID_CHUNK = 2000;
+
+/** Ids of the units of a level that overlap [from, to). */
+function unitIdsIn(level: number, from: number, to: number): string[] {
+  const size = unitSizeMs(level);
+  const ids: string[] = [];
+  for (let start = Math.floor(from / size) * size; start < to; start += size) ids.push(unitId({ level, start }));
+  return ids;
+}
 
 /**
  * Which rollup units a report may use right now, read from the marks top-down so a long range
@@ -20,12 +27,13 @@ export class RollupCoverage {
     if (spans.length === 0) return { built };
     const from = Math.min(...spans.map((s) => s.start));
     const to = Math.max(...spans.map((s) => s.end));
-    this.add(built, await this.find({ l: { $gte: DAY_LEVEL }, t: { $gte: from - unitSizeMs(MAX_LEVEL), $lt: to } }, maxTimeMS));
+    const upper: string[] = [];
+    for (let level = DAY_LEVEL; level <= MAX_LEVEL; level++) upper.push(...unitIdsIn(level, from, to));
+    this.add(built, await this.find(upper, maxTimeMS));
     for (let level = DAY_LEVEL - 1; level >= 0; level--) {
       const lookUp = spansToLookUp(planReport(spans, { built }), level);
       if (lookUp.length === 0) break;
-      const t = lookUp.length <= MAX_OR_SPANS ? undefined : { $gte: lookUp[0]!.from, $lt: lookUp[lookUp.length - 1]!.to };
-      this.add(built, await this.find(t ? { l: level, t } : { l: level, $or: lookUp.map((s) => ({ t: { $gte: s.from, $lt: s.to } })) }, maxTimeMS));
+      this.add(built, await this.find(lookUp.flatMap((s) => unitIdsIn(level, s.from, s.to)), maxTimeMS));
     }
     return { built };
   }
@@ -44,8 +52,13 @@ export class RollupCoverage {
     return steps.every((s) => now.get(unitId(s.unit)) === s.g);
   }
 
-  private find(filter: Filter<MarkDocument>, maxTimeMS: number): Promise<MarkDocument[]> {
-    return this.marks.find(filter, { projection: { pending: 0 }, maxTimeMS }).toArray();
+  /** Marks by `_id` only: hash lookups, where a query by level and time would scan the marks on the stand-in. */
+  private async find(ids: readonly string[], maxTimeMS: number): Promise<MarkDocument[]> {
+    const out: MarkDocument[] = [];
+    for (let i = 0; i < ids.length; i += ID_CHUNK) {
+      out.push(...(await this.marks.find({ _id: { $in: ids.slice(i, i + ID_CHUNK) } }, { projection: { pending: 0 }, maxTimeMS }).toArray()));
+    }
+    return out;
   }
 
   private add(built: Map<string, string>, marks: readonly MarkDocument[]): void {

@@ -7,11 +7,14 @@ export type CoarseEntry = [name: string, counts: DeviceCounts];
 
 /**
  * Cells of one unit generation for one owner (collection `rollup_cells`), packed many entries to a
- * document so a report reads a few documents per unit instead of one per cell: `k: 'f'` (fine)
- * documents hold one name's entries per content_id/url, `k: 'c'` (coarse) documents one entry per
- * name. Arrays, not objects, so no stored value ever becomes a field name.
+ * document so a report reads a few documents per unit instead of one per cell. Every document is
+ * found by its `_id` (computed, see cellId), never by a secondary index: the owner's directory
+ * (`k: 'c'`, page 0 of the coarse entries, one per name, plus the fine pages that exist), further
+ * coarse pages, and fine pages (`k: 'f'`, one name's entries per content_id/url). Entries are
+ * arrays, not objects, so no stored value ever becomes a field name.
  */
 export interface CellDocument {
+  _id: string;
   o: string;
   /** Generation id `<unitId>@<gen>`: reports read only the generation their unit's mark points to. */
   g: string;
@@ -20,12 +23,38 @@ export interface CellDocument {
   n?: string;
   /** Page number within (g, o, k, n). */
   p: number;
-  e: FineEntry[] | CoarseEntry[];
   /**
-   * The latest events of the entries, `l[i]` for `e[i]`: a field of its own so that reports
-   * without metadata (most of them) leave the bulk of the bytes on the server (projection).
+   * The entries (FineEntry[] or CoarseEntry[]) as JSON text: one string is copied, not decoded
+   * field by field, on both ends (several times faster than nested BSON arrays on the stand-in).
    */
-  l: DeviceLatest[];
+  e: string;
+  /**
+   * The latest events of the entries as JSON text, `l[i]` for `e[i]` (DeviceLatest[]): a field of
+   * its own so that reports without metadata (most of them) leave it on the server (projection).
+   */
+  l: string;
+  /** Directory only: coarse pages in all, and the fine pages per name. */
+  cp?: number;
+  fp?: Array<[name: string, pages: number]>;
+}
+
+/** `_id` of a cell document: JSON, so no name or owner can make two ids collide. */
+export function cellId(kind: 'd' | 'c' | 'f', g: string, owner: string, name = '', page = 0): string {
+  return JSON.stringify([kind, g, owner, name, page]);
+}
+
+/** The ids of every fine page of a directory (optionally only some names). */
+export function finePageIds(dir: CellDocument, names?: ReadonlySet<string>): string[] {
+  const ids: string[] = [];
+  for (const [name, pages] of dir.fp ?? []) {
+    if (names && !names.has(name)) continue;
+    for (let p = 0; p < pages; p++) ids.push(cellId('f', dir.g, dir.o, name, p));
+  }
+  return ids;
+}
+
+export function coarsePageIds(dir: CellDocument): string[] {
+  return Array.from({ length: Math.max(0, (dir.cp ?? 1) - 1) }, (_, i) => cellId('c', dir.g, dir.o, '', i + 1));
 }
 
 export interface PackLimits {
@@ -40,6 +69,7 @@ export const DEFAULT_PACK_LIMITS: PackLimits = { maxEntries: 1000, maxBytes: 4_0
 /** Packs one owner's cells (sorted by name, content_id, url) into fine and coarse documents. */
 export function packCells(owner: string, g: string, cells: readonly FineCell[], limits: PackLimits = DEFAULT_PACK_LIMITS): CellDocument[] {
   const docs: CellDocument[] = [];
+  const pagesOf = new Map<string, number>();
   const coarse = new Map<string, Coarse>();
   let page: FineEntry[] = [];
   let latest: DeviceLatest[] = [];
@@ -47,7 +77,10 @@ export function packCells(owner: string, g: string, cells: readonly FineCell[], 
   let name: string | undefined;
   let pageNo = 0;
   const flush = () => {
-    if (page.length > 0 && name !== undefined) docs.push({ o: owner, g, k: 'f', n: name, p: pageNo++, e: page, l: latest });
+    if (page.length > 0 && name !== undefined) {
+      docs.push({ _id: cellId('f', g, owner, name, pageNo), o: owner, g, k: 'f', n: name, p: pageNo, e: JSON.stringify(page), l: JSON.stringify(latest) });
+      pagesOf.set(name, ++pageNo);
+    }
     page = [];
     latest = [];
     bytes = 0;
@@ -66,23 +99,23 @@ export function packCells(owner: string, g: string, cells: readonly FineCell[], 
     addCoarse(coarse, cell);
   }
   flush();
-  let coarsePage: CoarseEntry[] = [];
-  let coarseLatest: DeviceLatest[] = [];
+  const coarsePages: Array<{ e: CoarseEntry[]; l: DeviceLatest[] }> = [{ e: [], l: [] }];
   let coarseBytes = 0;
-  let coarseNo = 0;
   for (const entry of coarse.values()) {
     const size = 64 + entry.name.length + latestBytes(entry.latest);
-    if (coarsePage.length >= limits.maxEntries || (coarsePage.length > 0 && coarseBytes + size > limits.maxBytes)) {
-      docs.push({ o: owner, g, k: 'c', p: coarseNo++, e: coarsePage, l: coarseLatest });
-      coarsePage = [];
-      coarseLatest = [];
+    let last = coarsePages[coarsePages.length - 1]!;
+    if (last.e.length >= limits.maxEntries || (last.e.length > 0 && coarseBytes + size > limits.maxBytes)) {
+      coarsePages.push((last = { e: [], l: [] }));
       coarseBytes = 0;
     }
-    coarsePage.push([entry.name, entry.counts]);
-    coarseLatest.push(entry.latest);
+    last.e.push([entry.name, entry.counts]);
+    last.l.push(entry.latest);
     coarseBytes += size;
   }
-  if (coarsePage.length > 0) docs.push({ o: owner, g, k: 'c', p: coarseNo, e: coarsePage, l: coarseLatest });
+  // the directory (coarse page 0) comes last: whoever finds it finds every page it lists
+  const text = (page: { e: CoarseEntry[]; l: DeviceLatest[] }) => ({ e: JSON.stringify(page.e), l: JSON.stringify(page.l) });
+  coarsePages.slice(1).forEach((page, i) => docs.push({ _id: cellId('c', g, owner, '', i + 1), o: owner, g, k: 'c', p: i + 1, ...text(page) }));
+  docs.push({ _id: cellId('d', g, owner), o: owner, g, k: 'c', p: 0, ...text(coarsePages[0]!), cp: coarsePages.length, fp: [...pagesOf] });
   return docs;
 }
 

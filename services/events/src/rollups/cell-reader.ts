@@ -40,23 +40,25 @@ export function* groupsOfCells(doc: CellDocument, q: CellQuery): Generator<Group
   if (doc.k === 'f') {
     const name = doc.n ?? '';
     if (q.names && !q.names.has(name)) return;
-    const entries = doc.e as FineEntry[];
+    const entries = JSON.parse(doc.e) as FineEntry[];
+    const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as DeviceLatest[]);
     for (let i = 0; i < entries.length; i++) {
       const [contentId, url, counts] = entries[i]!;
       if (q.urls && !q.urls.has(url)) continue;
       if (q.contentIds && !q.contentIds.has(contentId)) continue;
-      const group = toGroup(name, counts, doc.l?.[i], q);
+      const group = toGroup(name, counts, latest?.[i], q);
       if (!group) continue;
       for (const field of q.groupBy) group[field] = field === 'url' ? url : contentId;
       yield group;
     }
     return;
   }
-  const entries = doc.e as CoarseEntry[];
+  const entries = JSON.parse(doc.e) as CoarseEntry[];
+  const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as DeviceLatest[]);
   for (let i = 0; i < entries.length; i++) {
     const [name, counts] = entries[i]!;
     if (q.names && !q.names.has(name)) continue;
-    const group = toGroup(name, counts, doc.l?.[i], q);
+    const group = toGroup(name, counts, latest?.[i], q);
     if (group) yield group;
   }
 }

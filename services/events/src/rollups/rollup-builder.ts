@@ -55,16 +55,18 @@ export class RollupBuilder {
     const built = new Array<number>(MAX_LEVEL + 1).fill(0);
     let waiting = 0;
     let oldestReady: number | undefined;
+    // one scan of the marks per pass (a query by level would scan them again on the stand-in)
+    const dirty = await this.marks.collection.find({ dirty: true }).toArray();
     for (let level = 0; level <= MAX_LEVEL; level++) {
-      // read per level, after the lower levels were built in this pass
-      const dirty = await this.marks.collection.find({ dirty: true, l: level }).sort({ t: 1 }).limit(this.opts.batchUnits).toArray();
-      const ready = dirty.filter((m) => this.isReady(m, now));
-      waiting += dirty.length - ready.length;
+      const atLevel = dirty.filter((m) => m.l === level).sort((a, b) => a.t - b.t);
+      const ready = atLevel.filter((m) => this.isReady(m, now)).slice(0, this.opts.batchUnits);
+      waiting += atLevel.length - ready.length;
       if (level === 0) {
         for (const m of ready) oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.t }) + this.opts.graceMs);
         for (const [day, hours] of byDay(ready)) built[0]! += await this.builders.buildHours(day, hours);
         continue;
       }
+      // children built earlier in this pass are current now; a unit whose children are not waits
       for (const m of ready) if (await this.builders.buildMerged(m)) built[level]!++;
     }
     const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);

@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
 import { bucketName } from '../storage/bucket-naming';
 import { packCells, type CellDocument, type FineEntry, type PackLimits } from './cell-document';
-import { CellTable } from './cell-table';
-import type { CellStore } from './cell-store';
+import { CellTable, type DeviceLatest } from './cell-table';
+import { GenerationGoneError, type CellStore } from './cell-store';
 import { buildHourPipeline, readHourRow } from './hour-pipeline';
 import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
@@ -72,18 +72,24 @@ export class UnitBuilders {
       if (owner !== undefined) docs.push(...packCells(owner, g, table.byOwner().get(owner) ?? [], this.deps.pack));
       table = new CellTable();
     };
-    for await (const doc of cells.byOwner(gens)) {
-      if (doc.o !== owner) {
-        flush();
-        owner = doc.o;
+    let gone = false;
+    try {
+      for await (const doc of cells.finePagesByOwner(gens)) {
+        if (doc.o !== owner) {
+          flush();
+          owner = doc.o;
+        }
+        const latest = JSON.parse(doc.l) as DeviceLatest[];
+        (JSON.parse(doc.e) as FineEntry[]).forEach(([contentId, url, counts], i) => {
+          table.add({ owner: doc.o, name: doc.n ?? '', contentId, url, counts, latest: latest[i] ?? [null, null, null] });
+        });
       }
-      if (doc.k !== 'f') continue;
-      (doc.e as FineEntry[]).forEach(([contentId, url, counts], i) => {
-        table.add({ owner: doc.o, name: doc.n ?? '', contentId, url, counts, latest: doc.l[i] ?? [null, null, null] });
-      });
+      flush();
+    } catch (err) {
+      if (!(err instanceof GenerationGoneError)) throw err;
+      gone = true;
     }
-    flush();
-    const again = await currentGenerations(marks, childIds);
+    const again = gone ? undefined : await currentGenerations(marks, childIds);
     if (!again || again.join() !== gens.join()) {
       await commit.abandon(snapshot._id, g);
       return false;

@@ -31,7 +31,7 @@ export class UnitCommit {
 
   /** Writes the generation's cells and publishes it; true when this build became current. */
   async commit(snapshot: MarkDocument, g: string, docs: readonly CellDocument[]): Promise<boolean> {
-    await this.cells.insert(docs);
+    await this.cells.insert(g, docs);
     await this.hooks.afterCells?.(snapshot._id);
     const filter: Filter<MarkDocument> = { _id: snapshot._id, s: snapshot.s, f: snapshot.f, 'pending.g': g };
     if (snapshot.b) filter['b.g'] = snapshot.b.g;
