@@ -85,8 +85,7 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
   }
 
   // rollups: write marks for the consumer, the builder for the rollup role
-  const rollups: RollupFeature | undefined =
-    mongo && (roles.has('consumer') || roles.has('rollup')) ? await createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }) : undefined;
+  const rollups: RollupFeature | undefined = mongo ? await createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }) : undefined;
   if (rollups?.worker) workers.push(rollups.worker);
 
   if (roles.has('consumer') && mongo) {
@@ -121,7 +120,7 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
     metrics,
     health: healthRouter(checks),
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
-    routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger })] : [])],
+    routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger, rollups: rollups?.rebuild })] : [])],
   });
   const server = http.createServer(frontDoor(pixel, app));
   server.keepAliveTimeout = 65_000;

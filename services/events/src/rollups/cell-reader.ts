@@ -37,6 +37,7 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
  * event contributes nothing, exactly as raw events would not form a group.
  */
 export function* groupsOfCells(doc: CellDocument, q: CellQuery): Generator<GroupCount> {
+  if (doc.k !== q.kind) return;
   if (doc.k === 'f') {
     const name = doc.n ?? '';
     if (q.names && !q.names.has(name)) return;

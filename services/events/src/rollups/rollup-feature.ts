@@ -5,12 +5,13 @@ import { CellStore } from './cell-store';
 import { RollupBuilder } from './rollup-builder';
 import { RollupMarks } from './rollup-marks';
 import { createRollupMetrics } from './rollup-metrics';
+import { RollupRebuild } from './rollup-rebuild';
 import { RollupRetention } from './rollup-retention';
 import { RollupWorker } from './rollup-worker';
 
 export type RollupConfig = Pick<
   EventsConfig,
-  'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'ROLLUP_INTERVAL_MS' | 'ROLLUP_GRACE_MS' | 'ROLLUP_ABANDON_MS' | 'ROLLUP_BATCH_UNITS' | 'ROLLUP_RETENTION_DAYS'
+  'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'REPORT_MAX_RANGE_DAYS' | 'ROLLUP_INTERVAL_MS' | 'ROLLUP_GRACE_MS' | 'ROLLUP_ABANDON_MS' | 'ROLLUP_BATCH_UNITS' | 'ROLLUP_RETENTION_DAYS'
 >;
 
 export interface RollupFeature {
@@ -20,9 +21,11 @@ export interface RollupFeature {
   retention: { retentionDays: number; dropBefore(cutoff: number): Promise<number> };
   /** The `rollup` role's background builder (only when asked for). */
   worker?: RollupWorker;
+  /** The operator's status and rebuild commands. */
+  rebuild: RollupRebuild;
 }
 
-/** Wires rollups: marks for the writer, retention, and (for the rollup role) the builder loop. */
+/** Wires rollups: marks for the writer, retention, the operator commands, and (for the rollup role) the builder loop. */
 export async function createRollupFeature(deps: { db: Db; config: RollupConfig; metrics: Registry; logger: Logger; builder: boolean }): Promise<RollupFeature> {
   const { db, config } = deps;
   const marks = new RollupMarks(db);
@@ -32,6 +35,7 @@ export async function createRollupFeature(deps: { db: Db; config: RollupConfig; 
   const feature: RollupFeature = {
     marks,
     retention: { retentionDays: config.ROLLUP_RETENTION_DAYS || config.RETENTION_DAYS, dropBefore: (cutoff) => retention.dropBefore(cutoff) },
+    rebuild: new RollupRebuild(marks, { rawRetentionDays: config.RETENTION_DAYS, maxDays: config.REPORT_MAX_RANGE_DAYS }),
   };
   if (deps.builder) {
     const builder = new RollupBuilder(db, marks, cells, {
