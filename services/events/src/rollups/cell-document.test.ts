@@ -2,10 +2,11 @@ import { cellId, coarsePageIds, finePageIds, packCells, type CellDocument } from
 import { groupsOfCells, cellQueryOf } from './cell-reader';
 import type { FineCell, Latest } from './cell-table';
 import { CellTable } from './cell-table';
+import type { ReportQuery } from '../reporting/report-query';
 
 const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
 const cell = (name: string, url: string, counts: [number, number, number], latest: FineCell['latest'] = [null, null, null]): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest });
-const base = { ownerId: '1', groupBy: [], metadataKeys: [], range: {} } as const;
+const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], range: {} };
 
 describe('packCells', () => {
   test('when an owner has cells of two names, then each name gets fine pages, and a directory lists them with the coarse totals', () => {
