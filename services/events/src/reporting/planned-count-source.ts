@@ -11,7 +11,7 @@ import { GroupAccumulator } from './group-accumulator';
 import { mapLimit } from './map-limit';
 import { EMPTY_COVERAGE, planReport, type PlanSpan, type ReportPlan } from './plan-report';
 import { rawBucketReads } from './raw-bucket-reads';
-import { checkBudget, deadlineError, drain, remainingMs } from './report-budget';
+import { BudgetGate, checkBudget, deadlineError, drain, remainingMs } from './report-budget';
 import { DAY_MS } from './report-dates';
 import type { ReportQuery } from './report-query';
 import { RollupCoverage } from './rollup-coverage';
@@ -50,22 +50,25 @@ export class PlannedCountSource implements CountSource {
   }
 
   async count(query: ReportQuery, budget?: ReportBudget): Promise<GroupCount[]> {
+    const gate = new BudgetGate(budget, this.deadlineMs);
     try {
       const existing = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
       const spans = this.spansOf(query, existing);
       for (let attempt = 1; ; attempt++) {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
-        const coverage = useRollups ? await this.coverage!.load(spans, remainingMs(budget, this.opts.queryTimeoutMs)) : EMPTY_COVERAGE;
+        const coverage = useRollups ? await gate.race(this.coverage!.load(spans, remainingMs(budget, this.opts.queryTimeoutMs))) : EMPTY_COVERAGE;
         const plan = planReport(spans, coverage);
         const acc = new GroupAccumulator(budget?.maxGroups, query.limit !== undefined);
         const reads = rawBucketReads(plan.raw, this.opts.prefix, new Set(existing));
         this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
         this.opts.onPlan?.(plan);
-        await Promise.all([this.readCells(query, plan, acc, budget), this.readRaw(query, reads, acc, budget)]);
-        if (!useRollups || (await this.coverage!.stillCurrent(plan.rollup, remainingMs(budget, this.opts.queryTimeoutMs)))) return acc.groups();
+        await Promise.all([this.readCells(query, plan, acc, gate, budget), this.readRaw(query, reads, acc, gate, budget)]);
+        if (!useRollups || (await gate.race(this.coverage!.stillCurrent(plan.rollup, remainingMs(budget, this.opts.queryTimeoutMs))))) return acc.groups();
       }
     } catch (err) {
-      throw asUnavailable(err, this.opts.deadlineMs ?? this.opts.queryTimeoutMs) ?? err;
+      throw asUnavailable(err, this.deadlineMs) ?? err;
+    } finally {
+      gate.dispose();
     }
   }
 
@@ -78,22 +81,22 @@ export class PlannedCountSource implements CountSource {
     return from === undefined || to === undefined ? [] : [{ start: from, end: to + 1 }];
   }
 
-  private async readCells(query: ReportQuery, plan: ReportPlan, acc: GroupAccumulator, budget?: ReportBudget): Promise<void> {
+  private async readCells(query: ReportQuery, plan: ReportPlan, acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
     if (plan.rollup.length === 0 || !this.opts.rollups) return;
     const q = cellQueryOf(query);
     const timeOf = new Map(plan.rollup.map((s) => [s.g, s.time]));
     const cursor = this.opts.rollups.cells.forReport(query.ownerId, [...timeOf.keys()], q.kind, q.names, q.storedKeys.length > 0, remainingMs(budget, this.opts.queryTimeoutMs));
-    await drain(cursor, budget, this.deadlineMs, (doc) => {
+    await drain(cursor, gate, (doc) => {
       const time = timeOf.get(doc.g);
       for (const group of groupsOfCells(doc, q)) acc.add(time === undefined ? group : { ...group, time });
     });
   }
 
-  private async readRaw(query: ReportQuery, reads: ReturnType<typeof rawBucketReads>, acc: GroupAccumulator, budget?: ReportBudget): Promise<void> {
+  private async readRaw(query: ReportQuery, reads: ReturnType<typeof rawBucketReads>, acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
     await mapLimit(reads, this.opts.concurrency, async (read) => {
       checkBudget(budget, this.deadlineMs);
       const cursor = this.db.collection(read.bucket).aggregate(buildCountPipeline(query, read.created), { maxTimeMS: remainingMs(budget, this.opts.queryTimeoutMs) });
-      await drain(cursor, budget, this.deadlineMs, (row) => {
+      await drain(cursor, gate, (row) => {
         const group = readCountRow(row, query);
         acc.add(read.time === undefined ? group : { ...group, time: read.time });
       });

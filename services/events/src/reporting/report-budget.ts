@@ -26,12 +26,51 @@ export function remainingMs(budget: ReportBudget | undefined, perQueryMs: number
 }
 
 /**
- * Streams a cursor into `fn`, checking the budget between documents: a departed client or a
- * passed deadline stops the read, and leaving the loop closes the cursor on the server.
+ * Rejects when the report must stop (deadline passed, client gone): raced against every read, so a
+ * report stops on time even while a server that ignores maxTimeMS (the stand-in) is still working.
  */
-export async function drain<T>(cursor: AsyncIterable<T>, budget: ReportBudget | undefined, deadlineMs: number, fn: (doc: T) => void): Promise<void> {
-  for await (const doc of cursor) {
-    checkBudget(budget, deadlineMs);
-    fn(doc);
+export class BudgetGate {
+  readonly stopped: Promise<never>;
+  private timer?: NodeJS.Timeout;
+  private onAbort?: () => void;
+
+  constructor(private readonly budget: ReportBudget | undefined, deadlineMs: number) {
+    this.stopped = new Promise<never>((_, reject) => {
+      if (!budget) return;
+      this.timer = setTimeout(() => reject(deadlineError(deadlineMs)), Math.max(0, budget.deadline - Date.now()));
+      this.onAbort = () => reject(new ReportAbortedError());
+      budget.signal?.addEventListener('abort', this.onAbort, { once: true });
+    });
+    this.stopped.catch(() => undefined);
+  }
+
+  race<T>(work: Promise<T>): Promise<T> {
+    return this.budget ? Promise.race([work, this.stopped]) : work;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.onAbort) this.budget?.signal?.removeEventListener('abort', this.onAbort);
+  }
+}
+
+/**
+ * Streams a cursor into `fn`, each read raced against the budget: a departed client or a passed
+ * deadline stops the read at once, and the cursor is closed on the server (in the background).
+ */
+export async function drain<T>(cursor: AsyncIterable<T>, gate: BudgetGate, fn: (doc: T) => void): Promise<void> {
+  const it = cursor[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      const next = await gate.race(it.next());
+      if (next.done) {
+        done = true;
+        return;
+      }
+      fn(next.value);
+    }
+  } finally {
+    if (!done) void it.return?.(undefined)?.catch(() => undefined);
   }
 }
