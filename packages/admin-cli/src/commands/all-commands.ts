@@ -5,6 +5,8 @@ import { keysCreate } from './keys-create';
 import { keysList } from './keys-list';
 import { keysRevoke } from './keys-revoke';
 import { pipelineStatus } from './pipeline-status';
+import { rollupsRebuild } from './rollups-rebuild';
+import { rollupsStatus } from './rollups-status';
 
 /** Every command, in the order help lists them. */
-export const ALL_COMMANDS: Command[] = [accountCreate, keysCreate, keysList, keysRevoke, pipelineStatus, bucketsDropExpired];
+export const ALL_COMMANDS: Command[] = [accountCreate, keysCreate, keysList, keysRevoke, pipelineStatus, bucketsDropExpired, rollupsStatus, rollupsRebuild];

@@ -3,6 +3,7 @@ import { formatRetentionRun } from './buckets-drop-expired';
 import { formatIssuedKey } from './keys-create';
 import { formatKeyList } from './keys-list';
 import { formatPipeline, type PipelineView } from './pipeline-status';
+import { formatRollupStatus } from './rollups-status';
 
 const pipeline: PipelineView = {
   stream: {
@@ -79,5 +80,14 @@ describe('human output', () => {
     );
     expect(formatRetentionRun({ dry_run: true, retention_days: 10, dropped: ['events_20250101'], kept: 3 })).toMatch(/^Would drop 1 expired day bucket \(dry run: nothing was dropped/);
     expect(formatRetentionRun({ dry_run: false, retention_days: 400, dropped: [], kept: 0 })).toBe('No day bucket is past the 400-day retention. 0 day buckets kept.');
+  });
+});
+
+describe('formatRollupStatus', () => {
+  test('when nothing is dirty, then it says rollups caught up; otherwise it lists the dirty sizes and the oldest hour', () => {
+    expect(formatRollupStatus({ dirty_units: { '1h': 0, '1d': 0 }, oldest_dirty_hour: null, pending_generations: 0 })).toBe('Rollups caught up: no unit written to since it was built.\nBuilds in flight: 0');
+    expect(formatRollupStatus({ dirty_units: { '1h': 3, '1d': 1, '2d': 0 }, oldest_dirty_hour: '2026-10-01T05:00:00.000Z', pending_generations: 2 })).toBe(
+      'Dirty units (answered from smaller units or raw events until rebuilt): 1h 3, 1d 1\nOldest dirty hour: 2026-10-01T05:00:00.000Z\nBuilds in flight: 2',
+    );
   });
 });
