@@ -62,7 +62,10 @@ export class PlannedCountSource implements CountSource {
         const reads = rawBucketReads(plan.raw, this.opts.prefix, new Set(existing));
         this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
         this.opts.onPlan?.(plan);
-        await Promise.all([this.readCells(query, plan, acc, gate, budget), this.readRaw(query, reads, acc, gate, budget)]);
+        await Promise.all([this.readCells(query, plan, acc, gate, budget), this.readRaw(query, reads, acc, gate, budget)]).catch((err: unknown) => {
+          gate.trip(err);
+          throw err;
+        });
         if (!useRollups || (await gate.race(this.coverage!.stillCurrent(plan.rollup, remainingMs(budget, this.opts.queryTimeoutMs))))) return acc.groups();
       }
     } catch (err) {

@@ -33,9 +33,11 @@ export class BudgetGate {
   readonly stopped: Promise<never>;
   private timer?: NodeJS.Timeout;
   private onAbort?: () => void;
+  private reject!: (err: unknown) => void;
 
   constructor(private readonly budget: ReportBudget | undefined, deadlineMs: number) {
     this.stopped = new Promise<never>((_, reject) => {
+      this.reject = reject;
       if (!budget) return;
       this.timer = setTimeout(() => reject(deadlineError(deadlineMs)), Math.max(0, budget.deadline - Date.now()));
       this.onAbort = () => reject(new ReportAbortedError());
@@ -45,7 +47,12 @@ export class BudgetGate {
   }
 
   race<T>(work: Promise<T>): Promise<T> {
-    return this.budget ? Promise.race([work, this.stopped]) : work;
+    return Promise.race([work, this.stopped]);
+  }
+
+  /** One read failed (e.g. the group cap): the report's other reads stop too. */
+  trip(err: unknown): void {
+    this.reject(err);
   }
 
   dispose(): void {

@@ -6,8 +6,9 @@ import { touchedUnits, unitId } from './rollup-units';
 export const MARKS_COLLECTION = 'rollup_marks';
 
 const MARK_INDEXES: IndexDefinition[] = [
-  { key: { dirty: 1, l: 1, t: 1 }, options: { name: 'dirty_level_start' }, serves: 'RollupBuilder: the dirty units, hours first, oldest first' },
-  { key: { l: 1, t: 1 }, options: { name: 'level_start' }, serves: 'coverage of a report range; retention by day' },
+  // reports and builds look marks up by _id only (computed unit ids): hash lookups everywhere
+  { key: { dirty: 1, l: 1, t: 1 }, options: { name: 'dirty_level_start' }, serves: 'RollupBuilder and the status endpoint: the dirty units' },
+  { key: { t: 1 }, options: { name: 'start' }, serves: 'RollupRetention: the units that start before the cutoff' },
 ];
 
 /**
