@@ -1,6 +1,6 @@
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db } from 'mongodb';
 import { UnavailableError } from '@cm/platform';
-import { cellQueryOf, groupsOfCells } from '../rollups/cell-reader';
+import { cellQueryOf, forEachGroup } from '../rollups/cell-reader';
 import type { CellStore } from '../rollups/cell-store';
 import type { MarkDocument } from '../rollups/mark-document';
 import { bucketDay } from '../storage/bucket-naming';
@@ -91,7 +91,7 @@ export class PlannedCountSource implements CountSource {
     const cursor = this.opts.rollups.cells.forReport(query.ownerId, [...timeOf.keys()], q.kind, q.names, q.storedKeys.length > 0, remainingMs(budget, this.opts.queryTimeoutMs));
     await drain(cursor, gate, (doc) => {
       const time = timeOf.get(doc.g);
-      for (const group of groupsOfCells(doc, q)) acc.add(time === undefined ? group : { ...group, time });
+      forEachGroup(doc, q, (name, contentId, url, value, latest) => acc.addParts(time, name, contentId, url, value, latest));
     });
   }
 

@@ -1,5 +1,5 @@
 import type { GroupCount } from './count-source';
-import { TooManyGroupsError } from './group-accumulator';
+import { TooManyGroupsError, groupKey } from './group-accumulator';
 import type { ReportQuery } from './report-query';
 import { formatZoned } from './time-zone';
 
@@ -24,12 +24,18 @@ export function toReportRows(groups: readonly GroupCount[], query: ReportQuery, 
   let kept = query.limit !== undefined && rank ? groups.filter((g) => rank.get(identity(g))! < query.limit!) : [...groups];
   if (query.series && query.fillZeros) kept = fillZeros(kept, query, maxRows);
   if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
-  const sorted = kept.sort(
-    (a, b) =>
-      (a.time ?? 0) - (b.time ?? 0) ||
-      (rank ? rank.get(identity(a))! - rank.get(identity(b))! : compare(a.name, b.name) || query.groupBy.reduce((acc, f) => acc || compare(a[f] ?? '', b[f] ?? ''), 0)),
-  );
+  const byFields = fieldOrder(query);
+  const sorted = rank
+    ? kept.map((g) => ({ g, r: rank.get(identity(g))! })).sort((a, b) => (a.g.time ?? 0) - (b.g.time ?? 0) || a.r - b.r).map((x) => x.g)
+    : kept.sort((a, b) => (a.time ?? 0) - (b.time ?? 0) || byFields(a, b));
   return sorted.map((group) => toRow(group, query));
+}
+
+/** Name, then the group fields in request order (code-unit order). */
+function fieldOrder(query: ReportQuery): (a: GroupCount, b: GroupCount) => number {
+  const [first, second] = query.groupBy;
+  return (a, b) =>
+    compare(a.name, b.name) || (first ? compare(a[first] ?? '', b[first] ?? '') : 0) || (second ? compare(a[second] ?? '', b[second] ?? '') : 0);
 }
 
 function toRow(group: GroupCount, query: ReportQuery): ReportRow {
@@ -48,7 +54,7 @@ function toRow(group: GroupCount, query: ReportQuery): ReportRow {
 
 /** A group without its time: what top-N ranks and a series fills. */
 function identity(g: Pick<GroupCount, 'name' | 'content_id' | 'url'>): string {
-  return JSON.stringify([g.name, g.content_id ?? null, g.url ?? null]);
+  return groupKey({ name: g.name, content_id: g.content_id, url: g.url });
 }
 
 /** Rank of each group (0 first) by its total over all row times, or by name then group fields. */
@@ -62,7 +68,7 @@ function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<stri
   }
   const { field, direction } = query.orderBy!;
   const sign = direction === 'asc' ? 1 : -1;
-  const byFields = (a: GroupCount, b: GroupCount) => compare(a.name, b.name) || query.groupBy.reduce((acc, f) => acc || compare(a[f] ?? '', b[f] ?? ''), 0);
+  const byFields = fieldOrder(query);
   const ordered = [...totals.entries()].sort(([, a], [, b]) => (field === 'value' ? sign * (a.value - b.value) || byFields(a, b) : sign * byFields(a, b)));
   return new Map(ordered.map(([key], i) => [key, i]));
 }

@@ -1,4 +1,4 @@
-import type { GroupCount } from '../reporting/count-source';
+import type { GroupCount, LatestEvent } from '../reporting/count-source';
 import type { ReportQuery } from '../reporting/report-query';
 import { encodeMetadataKey } from '../storage/metadata-key';
 import type { CellDocument, CoarseEntry, FineEntry } from './cell-document';
@@ -31,56 +31,70 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
   };
 }
 
+/** Where groups go: GroupAccumulator.addParts (no object per partial group). */
+export type GroupSink = (name: string, contentId: string | undefined, url: string | undefined, value: number, latest?: LatestEvent) => void;
+
 /**
  * The report groups one cell document contributes: entries filtered like the raw `$match`, the
  * selected devices' counts summed and their latest events compared. An entry with no matching
  * event contributes nothing, exactly as raw events would not form a group.
  */
-export function* groupsOfCells(doc: CellDocument, q: CellQuery): Generator<GroupCount> {
+export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): void {
   if (doc.k !== q.kind) return;
+  const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as DeviceLatest[]);
+  const byContent = q.groupBy.includes('content_id');
+  const byUrl = q.groupBy.includes('url');
   if (doc.k === 'f') {
     const name = doc.n ?? '';
     if (q.names && !q.names.has(name)) return;
     const entries = JSON.parse(doc.e) as FineEntry[];
-    const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as DeviceLatest[]);
     for (let i = 0; i < entries.length; i++) {
       const [contentId, url, counts] = entries[i]!;
       if (q.urls && !q.urls.has(url)) continue;
       if (q.contentIds && !q.contentIds.has(contentId)) continue;
-      const group = toGroup(name, counts, latest?.[i], q);
-      if (!group) continue;
-      for (const field of q.groupBy) group[field] = field === 'url' ? url : contentId;
-      yield group;
+      const value = valueOf(counts, q);
+      if (value > 0) sink(name, byContent ? contentId : undefined, byUrl ? url : undefined, value, latestOf(latest?.[i], q));
     }
     return;
   }
   const entries = JSON.parse(doc.e) as CoarseEntry[];
-  const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as DeviceLatest[]);
   for (let i = 0; i < entries.length; i++) {
     const [name, counts] = entries[i]!;
     if (q.names && !q.names.has(name)) continue;
-    const group = toGroup(name, counts, latest?.[i], q);
-    if (group) yield group;
+    const value = valueOf(counts, q);
+    if (value > 0) sink(name, undefined, undefined, value, latestOf(latest?.[i], q));
   }
 }
 
-/** `latest` is absent when the report asked for no metadata (the store did not send it). */
-function toGroup(name: string, counts: DeviceCounts, latest: DeviceLatest | undefined, q: CellQuery): GroupCount | undefined {
+/** The same as GroupCount objects (tests, small callers). */
+export function groupsOfCells(doc: CellDocument, q: CellQuery): GroupCount[] {
+  const out: GroupCount[] = [];
+  forEachGroup(doc, q, (name, contentId, url, value, latest) => {
+    const group: GroupCount = { name, value };
+    if (contentId !== undefined) group.content_id = contentId;
+    if (url !== undefined) group.url = url;
+    if (latest) group.latest = latest;
+    out.push(group);
+  });
+  return out;
+}
+
+function valueOf(counts: DeviceCounts, q: CellQuery): number {
   let value = 0;
+  for (const d of q.devices) value += counts[d]!;
+  return value;
+}
+
+/** The newest event of the selected devices, as the requested metadata; undefined without metadata. */
+function latestOf(latest: DeviceLatest | undefined, q: CellQuery): LatestEvent | undefined {
+  if (!latest || q.storedKeys.length === 0) return undefined;
   let newest: Latest | null = null;
-  for (const d of q.devices) {
-    value += counts[d]!;
-    if (latest) newest = laterOf(newest, latest[d]!);
-  }
-  if (value === 0) return undefined;
-  const group: GroupCount = { name, value };
-  if (q.storedKeys.length > 0 && newest) {
-    const metadata = newest[2];
-    group.latest = {
-      created: new Date(newest[0]),
-      id: newest[1],
-      metadata: q.storedKeys.map((key) => (Object.hasOwn(metadata, key) && typeof metadata[key] === 'string' ? metadata[key] : '')),
-    };
-  }
-  return group;
+  for (const d of q.devices) newest = laterOf(newest, latest[d]!);
+  if (!newest) return undefined;
+  const metadata = newest[2];
+  return {
+    created: new Date(newest[0]),
+    id: newest[1],
+    metadata: q.storedKeys.map((key) => (Object.hasOwn(metadata, key) && typeof metadata[key] === 'string' ? metadata[key] : '')),
+  };
 }
