@@ -7,9 +7,9 @@ import { OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } fr
 // for random event sets with late events, duplicates and redeliveries and random queries, while
 // rollups are complete, partly stale, or being built. REPORT_DIFF_SEED reproduces a run.
 const SEED = Number(process.env.REPORT_DIFF_SEED ?? Date.now() % 1_000_000);
-const QUERIES_PER_CHECK = Number(process.env.REPORT_DIFF_QUERIES ?? 200);
-const FROM = Date.parse('2026-10-19T00:00:00Z');
-const TO = Date.parse('2026-11-06T00:00:00Z'); // covers the European and US autumn DST changes
+const QUERIES_PER_CHECK = Number(process.env.REPORT_DIFF_QUERIES ?? 250);
+const FROM = Date.parse('2026-10-23T00:00:00Z');
+const TO = Date.parse('2026-11-03T00:00:00Z'); // covers the European (10-25) and US (11-01) autumn DST changes
 const caller: ApiKeyPrincipal = { id: 'diff', ownerIds: new Set(OWNERS) };
 
 let f: RollupFixture;
