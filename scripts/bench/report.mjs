@@ -68,6 +68,7 @@ async function load(db, size) {
     }
   }
   await Promise.all(inFlight);
+  await marks.drain();
   const seconds = (Date.now() - started) / 1000;
   say(`${size.toLocaleString('en')}: written in ${seconds.toFixed(0)} s (${(size / seconds).toFixed(0)} events/s)`);
   return { expected, seconds, marks };

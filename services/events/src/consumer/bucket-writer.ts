@@ -45,9 +45,10 @@ export class BucketWriter {
     } catch (err) {
       results = insertResults(docs.length, err);
     }
-    // an unknown outcome ('failed') may still land later: leave it started, so those hours stay on raw events
+    // an unknown outcome ('failed') may still land later: leave it started, so those hours stay on raw events.
+    // Not awaited: until it is stored the units just stay on raw events (RollupMarks.drain on stop).
     if (marked && results.every((r) => r.status !== 'failed')) {
-      await this.marks?.end(marked).catch((err: unknown) => this.logger.warn('rollup finished mark failed', { error: String(err) }));
+      this.marks?.end(marked).catch((err: unknown) => this.logger.warn('rollup finished mark failed', { error: String(err) }));
     }
     return results;
   }

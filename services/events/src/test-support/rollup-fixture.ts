@@ -87,6 +87,8 @@ export async function startRollupFixture(limits: { maxGroups?: number } = {}): P
       for (const [bucket, list] of byBucket) {
         for (let i = 0; i < list.length; i += batch) await writer.write(bucket, list.slice(i, i + batch));
       }
+      // the writer does not wait for its finished marks; a consumer between batches has them stored
+      await marks.drain();
     },
     async stop() {
       await db.dropDatabase().catch(() => undefined);
