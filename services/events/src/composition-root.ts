@@ -87,6 +87,8 @@ export async function startEvents(config: EventsConfig, logger: Logger, port = c
   // rollups: write marks for the consumer, the builder for the rollup role
   const rollups: RollupFeature | undefined = mongo ? await createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }) : undefined;
   if (rollups?.worker) workers.push(rollups.worker);
+  // stopped after the consumer (workers stop in reverse order): its last finished marks are stored
+  if (rollups) workers.push({ start: () => {}, stop: () => rollups.marks.drain() });
 
   if (roles.has('consumer') && mongo) {
     const writer = new BucketWriter(mongo.db, logger, rollups?.marks);
