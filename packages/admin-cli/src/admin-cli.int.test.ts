@@ -194,6 +194,28 @@ describe('registry reconcile', () => {
   });
 });
 
+describe('rollups', () => {
+  test('when days are rebuilt, then their hours are marked and status shows them dirty; a day past raw retention or a bad day is refused', async () => {
+    const day = daysAgo(2).toISOString().slice(0, 10);
+    const run = await cli(['rollups', 'rebuild', '--from', day, '--to', day, '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ from: day, to: day, hours: 24 });
+
+    const status = await cli(['rollups', 'status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain('Dirty units (answered from smaller units or raw events until rebuilt): 1h 24, 2h 12, 4h 6, 8h 3, 1d 1');
+    expect(status.stdout).toContain(`Oldest dirty hour: ${day}T00:00:00.000Z`);
+
+    const old = daysAgo(40).toISOString().slice(0, 10);
+    const refused = await cli(['rollups', 'rebuild', '--from', old, '--to', day]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('have no raw events any more');
+    const bad = await cli(['rollups', 'rebuild', '--from', '2026-02-30', '--to', day]);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('from');
+  });
+});
+
 describe('failures', () => {
   test('when the service is not reachable, then exit 1 naming the service and address', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;

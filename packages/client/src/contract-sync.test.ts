@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { CATEGORIES, CONTENT_STATES, CONTENT_TYPES, DEVICE_TYPES, ERROR_CODES, OBJECTIVES } from './enums';
+import { REPORT_INTERVALS, REPORT_ORDER_BY } from './events-types';
 import { VERSION } from './version';
 
 // the literal unions must not drift from the API documents they describe
@@ -21,6 +22,11 @@ describe('client types and the OpenAPI documents', () => {
 
   test('when the events document lists device types, then the client has exactly those', () => {
     expect(DEVICE_TYPES).toEqual(events.components.schemas.ReportQuery.properties.device_type.oneOf[0].enum);
+  });
+
+  test('when the events document lists report intervals and orders, then the client has exactly those', () => {
+    expect(REPORT_INTERVALS).toEqual(events.components.schemas.ReportQuery.properties.interval.enum);
+    expect(REPORT_ORDER_BY).toEqual(events.components.schemas.ReportQuery.properties.order_by.enum);
   });
 
   test('when the package is versioned, then VERSION (sent in the User-Agent) matches package.json', () => {

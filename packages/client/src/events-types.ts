@@ -4,6 +4,11 @@ import type { DeviceType } from './enums';
 
 export type StringOrList = string | string[];
 
+export const REPORT_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+export type ReportInterval = (typeof REPORT_INTERVALS)[number];
+export const REPORT_ORDER_BY = ['value', 'name'] as const;
+export type ReportOrderBy = (typeof REPORT_ORDER_BY)[number];
+
 export interface ReportQuery {
   /** Required; the API key must be scoped to it (else 403). */
   owner_id: string;
@@ -19,9 +24,22 @@ export interface ReportQuery {
   created__gte?: string;
   /** Same form; inclusive of the whole unit written. */
   created__lte?: string;
+  /** A time series: one row per bucket (and group) with `time`; needs both bounds. */
+  interval?: ReportInterval;
+  /** IANA zone (default UTC) for interval boundaries and date-only bounds, e.g. `Asia/Kolkata`. */
+  timezone?: string;
+  /** With interval: rows with value 0 for buckets where a group had no event. */
+  fill_zeros?: boolean;
+  /** Top-N groups (1..100000), ranked by their total over the range in `order_by` order. */
+  limit?: number;
+  /** `value` (descending by default) or `name` (ascending by default). */
+  order_by?: ReportOrderBy;
+  order?: 'asc' | 'desc';
 }
 
 export interface ReportRow {
+  /** Series only: the bucket's start in the requested zone, ISO 8601 with offset (`2026-03-29T00:00:00+01:00`). */
+  time?: string;
   name: string;
   value: number;
   /** Present when grouped by content_id. */

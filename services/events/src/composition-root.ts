@@ -39,6 +39,7 @@ import { createOperatorRoutes } from './operator/operator-routes';
 import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registry-watcher';
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
 import { RetentionJob } from './retention/retention-job';
+import { createRollupFeature, type RollupFeature } from './rollups/rollup-feature';
 import { ensureStreams } from './stream/ensure-streams';
 import { streamFillMetrics } from './stream/stream-metrics';
 
@@ -73,7 +74,8 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
   const nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger }));
   onFailure(() => nc.close());
   // ingest needs only NATS: it keeps taking events while MongoDB is down (they wait in the stream)
-  const mongo: MongoHandle | undefined = roles.has('consumer') || roles.has('reporting') ? await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB)) : undefined;
+  const mongo: MongoHandle | undefined =
+    roles.has('consumer') || roles.has('reporting') || roles.has('rollup') ? await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB)) : undefined;
   if (mongo) onFailure(() => mongo.close());
   // a JetStream cluster still electing its leaders answers with timeouts and 503s for a while
   await boot.step('jetstream', () => ensureStreams(nc, config, logger, roles.has('consumer')));
@@ -117,8 +119,14 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
     pixel = createPixelHandler({ ingest, owners, metrics: ingestMetrics, logger, trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS });
   }
 
+  // rollups: write marks for the consumer, the builder for the rollup role
+  const rollups: RollupFeature | undefined = mongo ? await createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }) : undefined;
+  if (rollups?.worker) workers.push(rollups.worker);
+  // stopped after the consumer (workers stop in reverse order): its last finished marks are stored
+  if (rollups) workers.push({ start: () => {}, stop: () => rollups.marks.drain() });
+
   if (roles.has('consumer') && mongo) {
-    const writer = new BucketWriter(mongo.db, logger, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J });
+    const writer = new BucketWriter(mongo.db, logger, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J }, rollups?.marks);
     const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
     workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
     streamFillMetrics(metrics, await jetstreamManager(nc), config.EVENTS_STREAM);
@@ -131,6 +139,7 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
           intervalMs: config.RETENTION_INTERVAL_MS,
           onDropped: (b) => writer.forget(b),
           onPass: retentionMetrics(metrics),
+          rollups: rollups?.retention,
         },
         logger,
       ),
@@ -149,7 +158,7 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
     metrics,
     health: healthRouter(checks),
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
-    routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger })] : [])],
+    routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger, rollups: rollups?.rebuild })] : [])],
   });
   const { server } = boot;
 

@@ -4,7 +4,7 @@ import { ConfigError, baseConfigSchema, loadConfig } from '@cm/platform';
 
 const GIB = 1024 ** 3;
 
-export type EventsRole = 'ingest' | 'consumer' | 'reporting';
+export type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
 
 export interface EventsConfig {
   NODE_ENV: 'development' | 'production' | 'test';
@@ -77,6 +77,28 @@ export interface EventsConfig {
   REPORT_QUERY_TIMEOUT_MS: number;
   /** How long an API key lookup is cached: another process honours a revoked key at most this long. */
   API_KEY_CACHE_TTL_MS: number;
+  /** Failed API key lookups allowed per client address and minute (sustained and burst); then 429. */
+  API_KEY_FAILED_LOOKUPS_PER_MINUTE: number;
+  /** One overall deadline per report; past it the report is a 503. */
+  REPORT_DEADLINE_MS: number;
+  /** Groups (series rows) a report may return; more is a 400 suggesting limit or a filter. */
+  REPORT_MAX_GROUPS: number;
+  /** Groups a top-N report (`limit`) may rank in memory. */
+  REPORT_MAX_RANKED_GROUPS: number;
+  /** Row times a series may have (interval x range). */
+  REPORT_MAX_BUCKETS: number;
+  /** Reports one API key may run at the same time in one process; more are 429. */
+  REPORT_CONCURRENCY_PER_KEY: number;
+  /** Rollup builder: pause between passes once caught up. */
+  ROLLUP_INTERVAL_MS: number;
+  /** A unit is built once it ended this long ago. */
+  ROLLUP_GRACE_MS: number;
+  /** A write started but unfinished this long is presumed dead (the builder then builds over it). */
+  ROLLUP_ABANDON_MS: number;
+  /** Dirty units one builder pass looks at per level. */
+  ROLLUP_BATCH_UNITS: number;
+  /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */
+  ROLLUP_RETENTION_DAYS: number;
   BODY_LIMIT: string;
 }
 
@@ -86,11 +108,11 @@ const subject = Joi.string().pattern(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/);
 const schema = Joi.object<EventsConfig>({
   ...baseConfigSchema,
   EVENTS_ROLES: Joi.array()
-    .items(Joi.string().valid('ingest', 'consumer', 'reporting'))
+    .items(Joi.string().valid('ingest', 'consumer', 'reporting', 'rollup'))
     .min(1)
     .unique()
     .single()
-    .default(['ingest', 'consumer', 'reporting']),
+    .default(['ingest', 'consumer', 'reporting', 'rollup']),
   EVENTS_PORT: Joi.number().port().default(3001),
   MONGO_DB: name.default('events'),
   OWNER_REGISTRY_BUCKET: name.default('owner_registry'),
@@ -140,6 +162,17 @@ const schema = Joi.object<EventsConfig>({
   REPORT_BUCKET_CONCURRENCY: Joi.number().integer().min(1).max(32).default(4),
   REPORT_QUERY_TIMEOUT_MS: Joi.number().integer().min(100).default(30000),
   API_KEY_CACHE_TTL_MS: Joi.number().integer().min(1000).max(600000).default(30000),
+  API_KEY_FAILED_LOOKUPS_PER_MINUTE: Joi.number().integer().min(1).default(30),
+  REPORT_DEADLINE_MS: Joi.number().integer().min(100).max(600000).default(30000),
+  REPORT_MAX_GROUPS: Joi.number().integer().min(1).max(1_000_000).default(10000),
+  REPORT_MAX_RANKED_GROUPS: Joi.number().integer().min(1).max(5_000_000).default(200000),
+  REPORT_MAX_BUCKETS: Joi.number().integer().min(1).max(100_000).default(10000),
+  REPORT_CONCURRENCY_PER_KEY: Joi.number().integer().min(1).max(100).default(2),
+  ROLLUP_INTERVAL_MS: Joi.number().integer().min(50).default(1000),
+  ROLLUP_GRACE_MS: Joi.number().integer().min(0).default(60000),
+  ROLLUP_ABANDON_MS: Joi.number().integer().min(1000).default(600000),
+  ROLLUP_BATCH_UNITS: Joi.number().integer().min(1).max(100000).default(500),
+  ROLLUP_RETENTION_DAYS: Joi.number().integer().min(0).default(0),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('32kb'),
 });
 
@@ -153,6 +186,10 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   }
   if (config.PUBLISH_ATTEMPT_TIMEOUT_MS > config.PUBLISH_TIMEOUT_MS) {
     throw new ConfigError('invalid configuration:\n  PUBLISH_ATTEMPT_TIMEOUT_MS: must not exceed PUBLISH_TIMEOUT_MS');
+  }
+  if (config.ROLLUP_RETENTION_DAYS !== 0 && config.ROLLUP_RETENTION_DAYS < config.RETENTION_DAYS) {
+    // a rollup dropped before its raw day would only make reports slower; keeping it longer is the point
+    throw new ConfigError('invalid configuration:\n  ROLLUP_RETENTION_DAYS: must be 0 (same as RETENTION_DAYS) or at least RETENTION_DAYS');
   }
   if (config.CONSUMER_MAX_ACK_PENDING < 3 * config.CONSUMER_BATCH_SIZE) {
     // one batch is written, one waits and one is being fetched: the server must let all three be in flight

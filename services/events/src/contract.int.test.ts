@@ -63,6 +63,16 @@ test('when every documented operation is called, then every response matches the
   await call('POST', report, json({ owner_id: '42' }));
   await call('POST', '/api/v1/events/?api_key=ek_unknown', json({ owner_id: owner }));
   await call('POST', report, { headers: { 'content-type': 'text/plain' }, body: 'owner_id=1' });
+  const today = new Date().toISOString().slice(0, 10);
+  const series = (await call('POST', report, json({ owner_id: owner, created__gte: today, created__lte: today, interval: 'hour', timezone: 'Asia/Kolkata', fill_zeros: true }))).body;
+  expect(series[0].time).toMatch(/\+05:30$/);
+  await call('POST', report, json({ owner_id: owner, group_by: 'content_id', limit: 1, order_by: 'value' }));
+  await call('POST', report, json({ owner_id: owner, interval: 'fortnight', timezone: 'Mars/Olympus' }));
+
+  await call('GET', '/admin/v1/rollups', admin);
+  await call('GET', '/admin/v1/rollups');
+  await call('POST', '/admin/v1/rollups/rebuild', json({ from: today, to: today }, TEST_ADMIN_TOKEN));
+  await call('POST', '/admin/v1/rollups/rebuild', json({ from: 'today' }, TEST_ADMIN_TOKEN));
 
   // operator
   await call('GET', '/admin/v1/pipeline', admin);

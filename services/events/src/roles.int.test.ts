@@ -1,9 +1,9 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createLogger } from '@cm/platform';
 import { startEvents, type EventsSystem } from './composition-root';
-import { startEventsHarness, waitUntil, type EventsHarness } from './test-support/events-harness';
+import { TEST_ADMIN_TOKEN, startEventsHarness, waitUntil, type EventsHarness } from './test-support/events-harness';
 
-// The harness runs all three roles; here each role runs alone in its own process-like system,
+// The harness runs all four roles; here each role runs alone in its own process-like system,
 // sharing the harness's stream, bucket and database as separate containers would.
 let h: EventsHarness;
 const started: EventsSystem[] = [];
@@ -56,5 +56,15 @@ describe('roles', () => {
     const base = `http://127.0.0.1:${reporting.port}`;
     expect((await fetch(`${base}/v1/v.gif?owner_id=1&name=a`)).status).toBe(404);
     expect((await fetch(`${base}/api/v1/events/`, { method: 'POST' })).status).toBe(401);
+  });
+
+  test('when only the rollup role runs, then it serves health, metrics and the operator rollup status, and no report or pixel path', async () => {
+    const rollup = await startRole('rollup');
+    const base = `http://127.0.0.1:${rollup.port}`;
+    expect((await fetch(`${base}/v1/v.gif?owner_id=1&name=a`)).status).toBe(404);
+    expect((await fetch(`${base}/api/v1/events/`, { method: 'POST' })).status).toBe(404);
+    expect(((await (await fetch(`${base}/readyz`)).json()) as any).checks).toEqual({ nats: 'ok', mongo: 'ok' });
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain('events_rollup_lag_seconds');
+    expect((await fetch(`${base}/admin/v1/rollups`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).status).toBe(200);
   });
 });

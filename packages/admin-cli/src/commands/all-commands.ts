@@ -6,7 +6,20 @@ import { keysList } from './keys-list';
 import { keysRevoke } from './keys-revoke';
 import { pipelineStatus } from './pipeline-status';
 import { registryReconcile } from './registry-reconcile';
+import { rollupsRebuild } from './rollups-rebuild';
+import { rollupsStatus } from './rollups-status';
 import { tokensRekey } from './tokens-rekey';
 
 /** Every command, in the order help lists them. */
-export const ALL_COMMANDS: Command[] = [accountCreate, keysCreate, keysList, keysRevoke, pipelineStatus, bucketsDropExpired, tokensRekey, registryReconcile];
+export const ALL_COMMANDS: Command[] = [
+  accountCreate,
+  keysCreate,
+  keysList,
+  keysRevoke,
+  pipelineStatus,
+  bucketsDropExpired,
+  rollupsStatus,
+  rollupsRebuild,
+  tokensRekey,
+  registryReconcile,
+];

@@ -3,6 +3,7 @@ import { formatRetentionRun } from './buckets-drop-expired';
 import { formatIssuedKey } from './keys-create';
 import { formatKeyList } from './keys-list';
 import { formatPipeline, type PipelineView } from './pipeline-status';
+import { formatRollupStatus } from './rollups-status';
 import { formatRekey } from './tokens-rekey';
 
 const pipeline: PipelineView = {
@@ -85,5 +86,14 @@ describe('human output', () => {
   test('when tokens are rekeyed, then the counts are shown and whether old keys may go', () => {
     expect(formatRekey({ rekeyed: 3, unreadable: 0, remaining: 0 })).toBe('3 api tokens brought to the current keys; 0 remaining.\nEvery token is on the current keys: keys that are no longer first may be removed.');
     expect(formatRekey({ rekeyed: 1, unreadable: 2, remaining: 2 })).toMatch(/^1 api token brought[\s\S]*2 cannot be opened[\s\S]*put the removed key back/);
+  });
+});
+
+describe('formatRollupStatus', () => {
+  test('when nothing is dirty, then it says rollups caught up; otherwise it lists the dirty sizes and the oldest hour', () => {
+    expect(formatRollupStatus({ dirty_units: { '1h': 0, '1d': 0 }, oldest_dirty_hour: null, pending_generations: 0 })).toBe('Rollups caught up: no unit written to since it was built.\nBuilds in flight: 0');
+    expect(formatRollupStatus({ dirty_units: { '1h': 3, '1d': 1, '2d': 0 }, oldest_dirty_hour: '2026-10-01T05:00:00.000Z', pending_generations: 2 })).toBe(
+      'Dirty units (answered from smaller units or raw events until rebuilt): 1h 3, 1d 1\nOldest dirty hour: 2026-10-01T05:00:00.000Z\nBuilds in flight: 2',
+    );
   });
 });

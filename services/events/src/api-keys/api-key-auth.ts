@@ -1,12 +1,27 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { UnauthorizedError, asyncHandler } from '@cm/platform';
+import { RateLimitedError, UnauthorizedError, asyncHandler } from '@cm/platform';
+import type { KeyRateLimiter } from '../reporting/key-rate-limiter';
 import type { ApiKeyPrincipal, ApiKeyService } from './api-key-service';
 
-/** Spec 5: the key travels as the `api_key` query parameter. Missing, unknown or revoked: 401. */
-export function apiKeyAuth(keys: ApiKeyService): RequestHandler {
+/**
+ * Spec 5: the key travels as the `api_key` query parameter. Missing, unknown or revoked: 401.
+ * Failed lookups spend a token of the client address (`failures`); once it has none left, keys
+ * that are not already known in this process are 429 (Retry-After) without a lookup, so guessing
+ * keys cannot load the database. A known key is never slowed by others' failures.
+ */
+export function apiKeyAuth(keys: ApiKeyService, failures?: KeyRateLimiter): RequestHandler {
   return asyncHandler(async (req, res, next) => {
-    const principal = await keys.authenticate(req.query.api_key);
-    if (!principal) throw new UnauthorizedError('send a valid api_key query parameter');
+    const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    let principal = keys.cached(req.query.api_key);
+    if (!principal) {
+      const wait = failures?.retryAfter(client);
+      if (wait !== undefined) throw new RateLimitedError(wait);
+      principal = await keys.authenticate(req.query.api_key);
+    }
+    if (!principal) {
+      failures?.take(client);
+      throw new UnauthorizedError('send a valid api_key query parameter');
+    }
     res.locals.apiKey = principal;
     next();
   });

@@ -65,6 +65,11 @@ export class ApiKeyService {
     this.cache.delete(deleted.key_hash);
   }
 
+  /** The principal of a key this process knows to be live (cached), without a lookup. */
+  cached(apiKey: unknown): ApiKeyPrincipal | undefined {
+    return looksLikeApiKey(apiKey) ? this.cache.get(hashApiKey(apiKey))?.principal : undefined;
+  }
+
   /** The key's principal, or undefined for anything that is not a live key. */
   async authenticate(apiKey: unknown): Promise<ApiKeyPrincipal | undefined> {
     if (!looksLikeApiKey(apiKey)) return undefined;

@@ -4,6 +4,12 @@ import { BUCKET_INDEXES } from '../storage/bucket-indexes';
 import type { EventDocument } from '../storage/event-document';
 import { insertResults, type InsertResult } from './insert-results';
 
+/** Rollup write marks (rollups/rollup-marks.ts): started before an insert, finished once its outcome is known. */
+export interface WriteMarks {
+  begin(instants: readonly Date[]): Promise<string[]>;
+  end(unitIds: readonly string[]): Promise<void>;
+}
+
 /**
  * Writes documents into one day bucket. Indexes are created the first time this process
  * writes a bucket (createIndex is idempotent, so several writers may race harmlessly); the
@@ -14,7 +20,12 @@ import { insertResults, type InsertResult } from './insert-results';
 export class BucketWriter {
   private readonly indexed = new Set<string>();
 
-  constructor(private readonly db: Db, private readonly logger: Logger, private readonly writeConcern: WriteConcernSettings) {}
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+    private readonly writeConcern: WriteConcernSettings,
+    private readonly marks?: WriteMarks,
+  ) {}
 
   async write(bucket: string, docs: EventDocument[]): Promise<InsertResult[]> {
     const collection = this.db.collection<EventDocument>(bucket);
@@ -24,11 +35,29 @@ export class BucketWriter {
         this.indexed.add(bucket);
         this.logger.info('bucket ready', { bucket });
       }
-      await collection.insertMany(docs, { ordered: false, writeConcern: this.writeConcern });
-      return docs.map(() => ({ status: 'written' }));
     } catch (err) {
       return insertResults(docs.length, err);
     }
+    // rollups: no insert without its started mark (a failure here fails the batch, which is retried)
+    let marked: string[] | undefined;
+    try {
+      marked = await this.marks?.begin(docs.map((d) => d.created));
+    } catch (err) {
+      return insertResults(docs.length, err);
+    }
+    let results: InsertResult[];
+    try {
+      await collection.insertMany(docs, { ordered: false, writeConcern: this.writeConcern });
+      results = docs.map(() => ({ status: 'written' }));
+    } catch (err) {
+      results = insertResults(docs.length, err);
+    }
+    // an unknown outcome ('failed') may still land later: leave it started, so those hours stay on raw events.
+    // Not awaited: until it is stored the units just stay on raw events (RollupMarks.drain on stop).
+    if (marked && results.every((r) => r.status !== 'failed')) {
+      this.marks?.end(marked).catch((err: unknown) => this.logger.warn('rollup finished mark failed', { error: String(err) }));
+    }
+    return results;
   }
 
   /** Retention dropped a bucket: its indexes must be created again if it is ever written. */

@@ -4,7 +4,8 @@ import { adminAuth, asyncHandler, bodyParsers, isFormBody, validate, type Logger
 import type { EventsConfig } from '../config';
 import { RetentionJob } from '../retention/retention-job';
 import { deadLetterStreamConfig, eventStreamConfig, writerConsumerConfig } from '../stream/stream-config';
-import { retentionRunSchema } from './operator-schemas';
+import type { RollupRebuild } from '../rollups/rollup-rebuild';
+import { retentionRunSchema, rollupRebuildSchema } from './operator-schemas';
 import { PipelineInspector } from './pipeline-inspector';
 import { RetentionRunner } from './retention-runner';
 
@@ -16,12 +17,16 @@ export interface OperatorRoutesDeps {
   db?: Db;
   config: StreamSettings & Pick<EventsConfig, 'ADMIN_TOKEN' | 'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'RETENTION_INTERVAL_MS' | 'BODY_LIMIT'>;
   logger: Logger;
+  /** Rollup status and rebuild (processes with MongoDB). */
+  rollups?: RollupRebuild;
 }
 
 /**
  * Operator endpoints of the events service, behind ADMIN_TOKEN:
  * - `GET /admin/v1/pipeline`: stream, writer consumer (lag) and dead-letter stream state;
- * - `POST /admin/v1/retention/run` `{dry_run?}`: drop expired day buckets now.
+ * - `POST /admin/v1/retention/run` `{dry_run?}`: drop expired day buckets now;
+ * - `GET /admin/v1/rollups`: dirty units by size, the oldest dirty hour, builds in flight;
+ * - `POST /admin/v1/rollups/rebuild` `{from, to}` (UTC days): mark those days for rebuilding.
  */
 export function createOperatorRoutes(deps: OperatorRoutesDeps): Router {
   const { nc, db, config, logger } = deps;
@@ -46,6 +51,19 @@ export function createOperatorRoutes(deps: OperatorRoutesDeps): Router {
     router.post('/admin/v1/retention/run', auth, ...bodyParsers({ limit: config.BODY_LIMIT }), asyncHandler(async (req, res) => {
       const input = validate(retentionRunSchema, req.body, 'retention run', { convert: isFormBody(req) });
       res.json(await retention.run(input.dry_run));
+    }));
+  }
+
+  const rollups = deps.rollups;
+  if (rollups) {
+    router.get('/admin/v1/rollups', auth, asyncHandler(async (_req, res) => {
+      res.json(await rollups.status());
+    }));
+    router.post('/admin/v1/rollups/rebuild', auth, ...bodyParsers({ limit: config.BODY_LIMIT }), asyncHandler(async (req, res) => {
+      const input = validate(rollupRebuildSchema, req.body, 'rollup rebuild', { convert: true });
+      const result = await rollups.rebuild(input.from, input.to);
+      logger.info('operator rollup rebuild', { ...result });
+      res.json(result);
     }));
   }
 

@@ -21,18 +21,16 @@ function oneOf(values: readonly string[]): unknown {
  * the newest event (ties broken by the time-ordered id) without sorting. `$ifNull` turns a
  * missing key into "" (and keeps the expression portable to the MongoDB stand-in).
  */
-export function buildCountPipeline(query: ReportQuery, created?: CreatedBounds): Document[] {
+export function buildCountPipeline(query: ReportQuery, created?: CreatedBounds | readonly CreatedBounds[]): Document[] {
   const match: Document = { owner_id: query.ownerId, bot: { $ne: true } };
   if (query.names) match.name = oneOf(query.names);
   if (query.urls) match.url = oneOf(query.urls);
   if (query.contentIds) match.content_id = oneOf(query.contentIds);
   if (query.deviceTypes) match.device_type = oneOf(query.deviceTypes);
-  if (created && (created.gte || created.lte)) {
-    match.created = {
-      ...(created.gte ? { $gte: created.gte } : {}),
-      ...(created.lte ? { $lte: created.lte } : {}),
-    };
-  }
+  // several ranges (a report's raw parts within one day bucket, e.g. dirty hours) are one $or
+  const ranges = (Array.isArray(created) ? created : created ? [created] : []).filter((c) => c.gte || c.lte).map(createdCondition);
+  if (ranges.length === 1) match.created = ranges[0];
+  else if (ranges.length > 1) match.$or = ranges.map((range) => ({ created: range }));
 
   const id: Document = { name: '$name' };
   for (const field of query.groupBy) id[field] = `$${field}`;
@@ -43,6 +41,10 @@ export function buildCountPipeline(query: ReportQuery, created?: CreatedBounds):
     group.latest = { $max: { c: '$created', i: '$_id', m: values } };
   }
   return [{ $match: match }, { $group: group }];
+}
+
+function createdCondition(created: CreatedBounds): Document {
+  return { ...(created.gte ? { $gte: created.gte } : {}), ...(created.lte ? { $lte: created.lte } : {}) };
 }
 
 /** Reads one output row of buildCountPipeline back into a GroupCount. */

@@ -17,6 +17,18 @@ export interface GroupCount {
   value: number;
   /** Present when metadata keys were requested. */
   latest?: LatestEvent;
+  /** Series only: the start (epoch ms) of the row's time bucket. */
+  time?: number;
+}
+
+/** Bounds one report's work: its overall deadline and the caller going away. */
+export interface ReportBudget {
+  /** Epoch ms by which the report must be answered. */
+  deadline: number;
+  /** Aborted when the client disconnected: every read stops. */
+  signal?: AbortSignal;
+  /** Groups (rows of a series) the report may hold while merging; more is a 400 naming the cap. */
+  maxGroups: number;
 }
 
 /**
@@ -26,5 +38,5 @@ export interface GroupCount {
  * without changing the API. A source returns each group once (already merged).
  */
 export interface CountSource {
-  count(query: ReportQuery): Promise<GroupCount[]>;
+  count(query: ReportQuery, budget?: ReportBudget): Promise<GroupCount[]>;
 }

@@ -21,4 +21,16 @@ describe('KeyRateLimiter', () => {
     now = 3_600_000;
     expect([1, 2, 3].map(() => limiter.take('a').allowed)).toEqual([true, true, false]);
   });
+
+  test('when only asked how long to wait, then nothing is spent; once empty, the wait is named', () => {
+    let now = 0;
+    const limiter = new KeyRateLimiter({ perMinute: 2, now: () => now });
+    expect(limiter.retryAfter('ip')).toBeUndefined();
+    expect(limiter.retryAfter('ip')).toBeUndefined();
+    limiter.take('ip');
+    limiter.take('ip');
+    expect(limiter.retryAfter('ip')).toBe(30);
+    now = 30_000;
+    expect(limiter.retryAfter('ip')).toBeUndefined();
+  });
 });

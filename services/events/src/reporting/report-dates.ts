@@ -9,6 +9,8 @@ export interface ReportDate {
   start: Date;
   /** The last millisecond it denotes (inclusive). */
   end: Date;
+  /** Set for a bare date (YYYY-MM-DD): a report's `timezone` decides which instants that day covers. */
+  date?: { year: number; month: number; day: number };
 }
 
 const DATE_TIME =
@@ -28,7 +30,7 @@ export function parseReportDate(text: string): ReportDate | undefined {
   // Date.UTC rolls 2026-02-30 over into March: only dates that map back are real calendar dates
   const check = new Date(dayStart);
   if (year < 1970 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
-  if (h === undefined) return { start: check, end: new Date(dayStart + DAY_MS - 1) };
+  if (h === undefined) return { start: check, end: new Date(dayStart + DAY_MS - 1), date: { year, month, day } };
 
   const hour = Number(h);
   const minute = Number(mi);

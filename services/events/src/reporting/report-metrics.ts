@@ -1,5 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
 import type { Registry } from '@cm/platform';
+import type { ReportPlan } from './plan-report';
 
 export interface ReportMetrics {
   /** Latency of report requests, by outcome. */
@@ -8,9 +9,17 @@ export interface ReportMetrics {
   reports: Counter<'outcome'>;
   /** Day buckets one report read: the input for sizing rollups and REPORT_BUCKET_CONCURRENCY. */
   buckets: Histogram;
+  /** How a report was answered: rollup units read, raw parts read. */
+  observePlan(plan: ReportPlan): void;
 }
 
 export function createReportMetrics(registry: Registry): ReportMetrics {
+  const units = new Counter({
+    name: 'events_report_plan_parts_total',
+    help: 'Parts of reports by source: rollup units read, raw parts (edges, dirty or not yet built hours) read',
+    labelNames: ['source'],
+    registers: [registry],
+  });
   return {
     duration: new Histogram({
       name: 'events_report_duration_seconds',
@@ -26,6 +35,10 @@ export function createReportMetrics(registry: Registry): ReportMetrics {
       buckets: [1, 2, 7, 14, 31, 62, 93, 186, 366],
       registers: [registry],
     }),
+    observePlan: (plan) => {
+      units.inc({ source: 'rollup' }, plan.rollup.length);
+      units.inc({ source: 'raw' }, plan.raw.length);
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { DeviceType } from '@cm/contracts';
+import type { Interval, TimeBucket } from './time-buckets';
 
 /** Fields a report may group by besides the event name (spec 4.8). */
 export type GroupField = 'content_id' | 'url';
@@ -25,4 +26,21 @@ export interface ReportQuery {
   /** Metadata keys as the caller wrote them (the store escapes them, see storage/metadata-key.ts). */
   metadataKeys: string[];
   range: TimeRange;
+  /** A time series: one row per interval bucket (with `time`), boundaries in `timeZone`. */
+  interval?: Interval;
+  /** IANA zone for interval boundaries and date-only bounds (UTC by default). */
+  timeZone?: string;
+  /** The row times of a series, computed once from the range, interval and zone. */
+  series?: TimeBucket[];
+  /** Series: every group gets a row in every bucket, 0 where it had no event. */
+  fillZeros?: boolean;
+  /** Top-N: only the first `limit` groups in `orderBy` order. */
+  limit?: number;
+  orderBy?: OrderBy;
+}
+
+/** `value` (descending by default) or `name` (then the group fields; ascending by default). */
+export interface OrderBy {
+  field: 'value' | 'name';
+  direction: 'asc' | 'desc';
 }

@@ -3,30 +3,47 @@ import { RateLimitedError, ValidationError, asyncHandler } from '@cm/platform';
 import { apiKeyAuth, apiKeyOf } from '../api-keys/api-key-auth';
 import type { ApiKeyService } from '../api-keys/api-key-service';
 import { jsonBody } from './json-body';
+import type { KeyConcurrency } from './key-concurrency';
 import type { KeyRateLimiter } from './key-rate-limiter';
+import { ReportAbortedError } from './report-budget';
 import { reportOutcome, type ReportMetrics } from './report-metrics';
 import type { ReportService } from './report-service';
 
 export interface ReportRouteDeps {
   reports: ReportService;
   keys: ApiKeyService;
+  /** Failed API key lookups per client address. */
+  failures?: KeyRateLimiter;
   limiter: KeyRateLimiter;
+  concurrency: KeyConcurrency;
   metrics: ReportMetrics;
   bodyLimit: string;
 }
 
-/** Spec 4.8: `POST /api/v1/events/?api_key=KEY` (trailing slash optional). Order: 401, 429, then the body. */
+/**
+ * Spec 4.8: `POST /api/v1/events/?api_key=KEY` (trailing slash optional). Order: 401, 429 (rate,
+ * then reports running for the key), then the body. A client that disconnects aborts its report.
+ */
 export function reportRoutes(deps: ReportRouteDeps): Router {
   const router = Router();
   router.post(
     '/api/v1/events',
     measure(deps.metrics),
-    apiKeyAuth(deps.keys),
+    apiKeyAuth(deps.keys, deps.failures),
     rateLimit(deps.limiter),
+    concurrent(deps.concurrency),
     onlyApiKeyInQuery,
     ...jsonBody(deps.bodyLimit),
     asyncHandler(async (req, res) => {
-      res.json(await deps.reports.report(apiKeyOf(req, res), req.body));
+      const gone = new AbortController();
+      res.on('close', () => res.writableFinished || gone.abort());
+      try {
+        res.json(await deps.reports.report(apiKeyOf(req, res), req.body, gone.signal));
+      } catch (err) {
+        // nobody is left to answer: the work stopped, the socket is already closed
+        if (err instanceof ReportAbortedError) res.destroy();
+        else throw err;
+      }
     }),
   );
   return router;
@@ -48,6 +65,18 @@ function rateLimit(limiter: KeyRateLimiter): RequestHandler {
   return (req, res, next) => {
     const decision = limiter.take(apiKeyOf(req, res).id);
     next(decision.allowed ? undefined : new RateLimitedError(decision.retryAfterSeconds));
+  };
+}
+
+function concurrent(concurrency: KeyConcurrency): RequestHandler {
+  return (req, res, next) => {
+    const release = concurrency.acquire(apiKeyOf(req, res).id);
+    if (!release) {
+      next(new RateLimitedError(1));
+      return;
+    }
+    res.on('close', release);
+    next();
   };
 }
 

@@ -3,6 +3,8 @@ import { EVENT_LIMITS } from '@cm/contracts';
 import { encodeMetadataKey } from '../storage/metadata-key';
 import { parseReportDate, type ReportDate } from './report-dates';
 import { GROUP_FIELDS } from './report-query';
+import { INTERVALS, type Interval } from './time-buckets';
+import { isTimeZone } from './time-zone';
 
 /** Bound on the values of one list filter: keeps the $in (and the request) small. */
 export const MAX_FILTER_VALUES = 100;
@@ -17,7 +19,16 @@ export interface ReportBody {
   group_by?: Array<'content_id' | 'url'>;
   created__gte?: ReportDate;
   created__lte?: ReportDate;
+  interval?: Interval;
+  timezone?: string;
+  fill_zeros?: boolean;
+  limit?: number;
+  order_by?: 'value' | 'name';
+  order?: 'asc' | 'desc';
 }
+
+/** Upper bound of `limit` (REPORT_MAX_GROUPS bounds it further at run time). */
+export const MAX_LIMIT = 100_000;
 
 /** A string or a list of strings; a single string becomes a list of one. */
 const oneOrMany = (item: Joi.StringSchema) => Joi.array().items(item).single().min(1).max(MAX_FILTER_VALUES);
@@ -48,6 +59,15 @@ export const reportBodySchema = Joi.object<ReportBody>({
   group_by: Joi.array().items(Joi.string().valid(...GROUP_FIELDS)).max(GROUP_FIELDS.length).unique(),
   created__gte: reportDate,
   created__lte: reportDate,
+  interval: Joi.string().valid(...INTERVALS),
+  timezone: Joi.string()
+    .max(64)
+    .custom((value: string, helpers) => (isTimeZone(value) ? value : helpers.message({ custom: 'must be an IANA time zone name, e.g. Europe/Berlin or Asia/Kolkata' }))),
+  // strict: "true" or 1 are not booleans in a JSON body
+  fill_zeros: Joi.boolean().strict(),
+  limit: Joi.number().integer().strict().min(1).max(MAX_LIMIT),
+  order_by: Joi.string().valid('value', 'name'),
+  order: Joi.string().valid('asc', 'desc'),
 });
 
 /**

@@ -4,14 +4,25 @@ import type { CountSource } from './count-source';
 import { parseReportRequest, type ReportLimits } from './parse-report-request';
 import { toReportRows, type ReportRow } from './report-rows';
 
-/** The report use case: validate, check the key's owner scope, count, shape. */
-export class ReportService {
-  constructor(private readonly source: CountSource, private readonly limits: ReportLimits) {}
+export interface ReportServiceLimits extends ReportLimits {
+  /** One overall deadline per report (REPORT_DEADLINE_MS). */
+  deadlineMs: number;
+  /** Groups (series rows) a report may return or hold (REPORT_MAX_GROUPS). */
+  maxGroups: number;
+  /** Groups a top-N report (`limit`) may rank (REPORT_MAX_RANKED_GROUPS). */
+  maxRankedGroups: number;
+}
 
-  async report(caller: ApiKeyPrincipal, body: unknown): Promise<ReportRow[]> {
+/** The report use case: validate, check the key's owner scope, count within the budget, shape. */
+export class ReportService {
+  constructor(private readonly source: CountSource, private readonly limits: ReportServiceLimits) {}
+
+  async report(caller: ApiKeyPrincipal, body: unknown, signal?: AbortSignal): Promise<ReportRow[]> {
     const query = parseReportRequest(body, this.limits);
     if (!caller.ownerIds.has(query.ownerId)) throw new ForbiddenError('this api_key may not read this owner_id');
-    const groups = await this.source.count(query);
-    return toReportRows(groups, query);
+    const deadline = Date.now() + this.limits.deadlineMs;
+    const maxGroups = query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
+    const groups = await this.source.count(query, { deadline, signal, maxGroups });
+    return toReportRows(groups, query, this.limits.maxGroups);
   }
 }

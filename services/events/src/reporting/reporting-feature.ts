@@ -5,8 +5,11 @@ import { apiKeyRoutes } from '../api-keys/api-key-routes';
 import { ApiKeyService } from '../api-keys/api-key-service';
 import { ApiKeyStore } from '../api-keys/api-key-store';
 import type { EventsConfig } from '../config';
+import { CellStore } from '../rollups/cell-store';
+import { RollupMarks } from '../rollups/rollup-marks';
+import { KeyConcurrency } from './key-concurrency';
 import { KeyRateLimiter } from './key-rate-limiter';
-import { RawBucketCountSource } from './raw-bucket-count-source';
+import { PlannedCountSource } from './planned-count-source';
 import { createReportMetrics } from './report-metrics';
 import { reportRoutes } from './report-routes';
 import { ReportService } from './report-service';
@@ -23,7 +26,13 @@ export interface ReportingFeatureDeps {
     | 'REPORT_MAX_RANGE_DAYS'
     | 'REPORT_BUCKET_CONCURRENCY'
     | 'REPORT_QUERY_TIMEOUT_MS'
+    | 'REPORT_DEADLINE_MS'
+    | 'REPORT_MAX_GROUPS'
+    | 'REPORT_MAX_RANKED_GROUPS'
+    | 'REPORT_MAX_BUCKETS'
+    | 'REPORT_CONCURRENCY_PER_KEY'
     | 'API_KEY_CACHE_TTL_MS'
+    | 'API_KEY_FAILED_LOOKUPS_PER_MINUTE'
     | 'BODY_LIMIT'
   >;
 }
@@ -35,26 +44,40 @@ export interface ReportingFeature {
   stop(): Promise<void>;
 }
 
-/** Wires the reporting role: API keys (admin + auth), rate limit, the raw-bucket count source and the report route. */
+/** Wires the reporting role: API keys (admin + auth), rate limits, the planned (rollups + raw) count source and the report route. */
 export async function createReportingFeature(deps: ReportingFeatureDeps): Promise<ReportingFeature> {
   const { db, config } = deps;
   const store = new ApiKeyStore(db);
   await store.init();
   const keys = new ApiKeyService(store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
   const metrics = createReportMetrics(deps.metrics);
-  const source = new RawBucketCountSource(db, {
+  const marks = new RollupMarks(db);
+  const cells = new CellStore(db);
+  await Promise.all([marks.init(), cells.init()]);
+  const source = new PlannedCountSource(db, {
     prefix: config.BUCKET_PREFIX,
     maxRangeDays: config.REPORT_MAX_RANGE_DAYS,
     concurrency: config.REPORT_BUCKET_CONCURRENCY,
     queryTimeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
+    deadlineMs: config.REPORT_DEADLINE_MS,
     onBuckets: (n) => metrics.buckets.observe(n),
+    onPlan: (plan) => metrics.observePlan(plan),
+    rollups: { marks: marks.collection, cells },
   });
-  const reports = new ReportService(source, { maxRangeDays: config.REPORT_MAX_RANGE_DAYS });
+  const reports = new ReportService(source, {
+    maxRangeDays: config.REPORT_MAX_RANGE_DAYS,
+    maxBuckets: config.REPORT_MAX_BUCKETS,
+    deadlineMs: config.REPORT_DEADLINE_MS,
+    maxGroups: config.REPORT_MAX_GROUPS,
+    maxRankedGroups: config.REPORT_MAX_RANKED_GROUPS,
+  });
   const limiter = new KeyRateLimiter({ perMinute: config.REPORT_RATE_LIMIT_PER_MINUTE });
+  const failures = new KeyRateLimiter({ perMinute: config.API_KEY_FAILED_LOOKUPS_PER_MINUTE });
+  const concurrency = new KeyConcurrency(config.REPORT_CONCURRENCY_PER_KEY);
 
   return {
     routers: [
-      reportRoutes({ reports, keys, limiter, metrics, bodyLimit: config.BODY_LIMIT }),
+      reportRoutes({ reports, keys, failures, limiter, concurrency, metrics, bodyLimit: config.BODY_LIMIT }),
       apiKeyRoutes(keys, config.ADMIN_TOKEN, bodyParsers({ limit: config.BODY_LIMIT })),
     ],
     // nothing runs in the background: requests are answered on demand

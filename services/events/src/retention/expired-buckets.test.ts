@@ -1,4 +1,4 @@
-import { expiredBuckets, isPastRetention } from './expired-buckets';
+import { expiredBuckets, firstKeptDay, isExpiredDay, isPastRetention } from './expired-buckets';
 
 const now = new Date('2026-11-22T10:00:00Z');
 
@@ -13,5 +13,13 @@ describe('retention', () => {
     expect(isPastRetention(new Date('2026-11-20T00:00:00Z'), now, 2)).toBe(false);
     expect(isPastRetention(new Date('2026-11-19T23:59:59Z'), now, 2)).toBe(true);
     expect(isPastRetention(new Date('2026-11-22T09:00:00Z'), now, 1)).toBe(false);
+  });
+
+  test('when the first kept day is asked, then the day before it is expired and it is not', () => {
+    for (const days of [1, 2, 10]) {
+      const first = firstKeptDay(now, days);
+      expect(isExpiredDay(new Date(first), now, days)).toBe(false);
+      expect(isExpiredDay(new Date(first - 86_400_000), now, days)).toBe(true);
+    }
   });
 });

@@ -10,6 +10,12 @@ export function isExpiredDay(dayStart: Date, now: Date, retentionDays: number): 
   return dayStart.getTime() + DAY_MS <= now.getTime() - retentionDays * DAY_MS;
 }
 
+/** Start of the oldest day not yet expired: days before it are past retention. */
+export function firstKeptDay(now: Date, retentionDays: number): number {
+  const lastExpired = now.getTime() - (retentionDays + 1) * DAY_MS;
+  return (Math.floor(lastExpired / DAY_MS) + 1) * DAY_MS;
+}
+
 /** True for an event whose day bucket is expired (the consumer drops such late arrivals). */
 export function isPastRetention(created: Date, now: Date, retentionDays: number): boolean {
   const dayStart = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth(), created.getUTCDate()));

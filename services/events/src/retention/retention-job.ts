@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Logger } from '@cm/platform';
-import { expiredBuckets } from './expired-buckets';
+import { expiredBuckets, firstKeptDay } from './expired-buckets';
 
 export interface RetentionOptions {
   prefix: string;
@@ -10,6 +10,8 @@ export interface RetentionOptions {
   onDropped?: (bucket: string) => void;
   /** Told after each successful scheduled pass, with the buckets it dropped (metrics). */
   onPass?: (dropped: string[]) => void;
+  /** Rollups kept `retentionDays` (at least the raw retention): dropped before the raw buckets of the same days. */
+  rollups?: { retentionDays: number; dropBefore(cutoff: number): Promise<number> };
 }
 
 /**
@@ -25,6 +27,10 @@ export class RetentionJob {
 
   /** One pass; returns the dropped bucket names. */
   async runOnce(now = new Date()): Promise<string[]> {
+    // rollups first: once their marks are gone reports read those days from raw, which still exist
+    const rollups = this.opts.rollups;
+    const droppedUnits = rollups ? await rollups.dropBefore(firstKeptDay(now, Math.max(rollups.retentionDays, this.opts.retentionDays))) : 0;
+    if (droppedUnits > 0) this.logger.info('retention dropped rollup units', { units: droppedUnits });
     const collections = await this.db.listCollections({}, { nameOnly: true }).toArray();
     const names = collections.map((c) => c.name);
     const expired = expiredBuckets(names, this.opts.prefix, now, this.opts.retentionDays);

@@ -42,6 +42,8 @@ export interface ReportingHarness {
   /** Inserts stored events straight into their day buckets (as the consumer would), indexes included. */
   insertEvents(events: Array<Partial<EventDocument> & Pick<EventDocument, 'owner_id' | 'created'>>, bucketOf?: (e: EventDocument) => string): Promise<EventDocument[]>;
   stop(): Promise<void>;
+  /** Stops the server and closes the connection, keeping the database (another harness shares it). */
+  stopServerOnly(): Promise<void>;
 }
 
 let ownerCounter = 0;
@@ -121,6 +123,11 @@ export async function startReportingHarness(env: Record<string, string> = {}): P
       await closeServer(server, 2000);
       await feature.stop();
       await mongo.db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+    async stopServerOnly() {
+      await closeServer(server, 2000);
+      await feature.stop();
       await mongo.close();
     },
   };

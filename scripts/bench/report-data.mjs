@@ -1,0 +1,87 @@
+// Event mix of `pnpm bench:report` (see report.mjs): deterministic, so every run loads the same data.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+const { v7 } = require(require.resolve('uuid', { paths: [path.join(root, 'services/events')] }));
+
+export const OWNERS = ['100000000000001', '100000000000002', '100000000000003', '100000000000004', '100000000000005'];
+// the reported owner (OWNERS[0]) has about 20 % of the events
+const OWNER_WEIGHTS = [0.2, 0.2, 0.2, 0.2, 0.2];
+const NAMES = [['impression', 0.7], ['click', 0.2], ['view', 0.07], ['share', 0.03]];
+const CAMPAIGNS = Array.from({ length: 10 }, (_, i) => `campaign-${i}`);
+const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'mobile', 'tablet'];
+
+/** Zipf(s) over n items: item i (0-based) has weight 1/(i+1)^s. Returns a sampler of indexes. */
+function zipf(n, s, rand) {
+  const cdf = new Float64Array(n);
+  let sum = 0;
+  for (let i = 0; i < n; i++) cdf[i] = sum += 1 / (i + 1) ** s;
+  for (let i = 0; i < n; i++) cdf[i] /= sum;
+  return () => {
+    const r = rand();
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid] < r) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+/**
+ * Events in time order over `days` UTC days from `firstDay`, as the consumer would receive them:
+ * URLs Zipf-distributed (s = 1) over `urls` pages, one content_id per page, 5 owners, 4 names,
+ * 3 device types, 2 % bots, 3 metadata keys. `expected` counts what a report of OWNERS[0] returns.
+ */
+export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 }, expected) {
+  // mulberry32: a float LCG like (s * 1103515245 + 12345) % 2^31 loses its low bits past 2^53 and cycles
+  let state = seed >>> 0;
+  const rand = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+  const pageOf = zipf(urls, 1, rand);
+  const pickName = () => {
+    let r = rand();
+    for (const [name, p] of NAMES) if ((r -= p) < 0) return name;
+    return NAMES[0][0];
+  };
+  const pickOwner = () => {
+    let r = rand();
+    for (let i = 0; i < OWNERS.length; i++) if ((r -= OWNER_WEIGHTS[i]) < 0) return OWNERS[i];
+    return OWNERS[0];
+  };
+  const span = days * 86_400_000;
+  let docs = [];
+  for (let i = 0; i < total; i++) {
+    const created = firstDay + Math.floor((i / total) * span);
+    const page = pageOf();
+    const doc = {
+      _id: v7({ msecs: created }),
+      owner_id: pickOwner(),
+      name: pickName(),
+      url: `https://publisher.example/article/${page}`,
+      content_id: `content-${page}`,
+      device_type: pick(DEVICES),
+      bot: rand() < 0.02,
+      metadata: { campaign: pick(CAMPAIGNS), variant: rand() < 0.5 ? 'a' : 'b', utm_source: pick(['news', 'social', 'mail']) },
+      created: new Date(created),
+    };
+    if (doc.owner_id === OWNERS[0] && !doc.bot) expected.set(doc.name, (expected.get(doc.name) ?? 0) + 1);
+    // a batch never spans two day buckets (the consumer writes one bucket per insert)
+    if (docs.length > 0 && (docs.length >= batch || Math.floor(created / 86_400_000) !== Math.floor(docs[0].created.getTime() / 86_400_000))) {
+      yield docs;
+      docs = [];
+    }
+    docs.push(doc);
+  }
+  if (docs.length > 0) yield docs;
+}

@@ -1,0 +1,87 @@
+import { HOUR_MS, MAX_LEVEL, unitId, unitSizeMs, type UnitRef } from '../rollups/rollup-units';
+
+/** A span a report counts: [start, end) in epoch ms, tagged with the row time it belongs to. */
+export interface PlanSpan {
+  start: number;
+  end: number;
+  /** The `time` of the series row (undefined without an interval). */
+  time?: number;
+}
+
+/** Rollup units whose cells equal their raw events right now: unit id -> cell generation (`g`). */
+export interface Coverage {
+  built: ReadonlyMap<string, string>;
+}
+
+export interface RollupStep {
+  unit: UnitRef;
+  g: string;
+  time?: number;
+}
+
+export interface RawStep {
+  from: number;
+  /** Exclusive. */
+  to: number;
+  time?: number;
+}
+
+export interface ReportPlan {
+  rollup: RollupStep[];
+  raw: RawStep[];
+}
+
+export const EMPTY_COVERAGE: Coverage = { built: new Map() };
+
+/**
+ * Which parts of a report come from which rollup unit and which from raw events (STYLE rule 11).
+ * Each span is walked from its start: at every point the largest aligned unit that fits in the
+ * span and is built is taken (32-day block down to one hour); where none is, raw events are read
+ * up to the next hour boundary (a second-precision edge, a half-hour zone's half hour, or a
+ * dirty or never built hour). Adjacent raw parts are joined. Any choice is exact; the largest
+ * unit first keeps the number of documents read low.
+ */
+export function planReport(spans: readonly PlanSpan[], coverage: Coverage): ReportPlan {
+  const plan: ReportPlan = { rollup: [], raw: [] };
+  for (const span of spans) {
+    let at = span.start;
+    while (at < span.end) {
+      const unit = largestBuiltUnit(at, span.end, coverage);
+      if (unit) {
+        plan.rollup.push({ unit: unit.unit, g: unit.g, ...(span.time === undefined ? {} : { time: span.time }) });
+        at += unitSizeMs(unit.unit.level);
+        continue;
+      }
+      const next = Math.min(span.end, (Math.floor(at / HOUR_MS) + 1) * HOUR_MS);
+      const last = plan.raw[plan.raw.length - 1];
+      if (last && last.to === at && last.time === span.time) last.to = next;
+      else plan.raw.push({ from: at, to: next, ...(span.time === undefined ? {} : { time: span.time }) });
+      at = next;
+    }
+  }
+  return plan;
+}
+
+function largestBuiltUnit(at: number, end: number, coverage: Coverage): { unit: UnitRef; g: string } | undefined {
+  for (let level = MAX_LEVEL; level >= 0; level--) {
+    const size = unitSizeMs(level);
+    if (at % size !== 0 || at + size > end) continue;
+    const unit = { level, start: at };
+    const g = coverage.built.get(unitId(unit));
+    if (g !== undefined) return { unit, g };
+  }
+  return undefined;
+}
+
+/** The spans around raw steps, aligned to a level's units: where units of that level might replace raw reads. */
+export function spansToLookUp(plan: ReportPlan, level: number): Array<{ from: number; to: number }> {
+  const size = unitSizeMs(level);
+  const out: Array<{ from: number; to: number }> = [];
+  for (const r of plan.raw) {
+    const span = { from: Math.floor(r.from / size) * size, to: Math.ceil(r.to / size) * size };
+    const last = out[out.length - 1];
+    if (last && span.from <= last.to) last.to = Math.max(last.to, span.to);
+    else out.push(span);
+  }
+  return out;
+}

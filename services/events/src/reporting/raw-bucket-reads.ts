@@ -1,0 +1,34 @@
+import { bucketName } from '../storage/bucket-naming';
+import type { CreatedBounds } from './count-pipeline';
+import type { RawStep } from './plan-report';
+import { DAY_MS } from './report-dates';
+
+/** One aggregation of raw events: a day bucket, the created ranges it needs (none: the whole day), the row time. */
+export interface RawBucketRead {
+  bucket: string;
+  created: CreatedBounds[];
+  time?: number;
+}
+
+/**
+ * The raw steps of a plan as day-bucket reads: each step is cut at UTC midnights, parts of the
+ * same bucket and row time become one read (one `$or` of ranges), and buckets that do not
+ * exist are never queried.
+ */
+export function rawBucketReads(steps: readonly RawStep[], prefix: string, existing: ReadonlySet<string>): RawBucketRead[] {
+  const reads = new Map<string, RawBucketRead & { whole: boolean }>();
+  for (const step of steps) {
+    for (let day = Math.floor(step.from / DAY_MS) * DAY_MS; day < step.to; day += DAY_MS) {
+      const bucket = bucketName(prefix, new Date(day));
+      if (!existing.has(bucket)) continue;
+      const from = Math.max(step.from, day);
+      const to = Math.min(step.to, day + DAY_MS);
+      const key = `${bucket}|${step.time ?? ''}`;
+      const read = reads.get(key) ?? { bucket, created: [], whole: false, ...(step.time === undefined ? {} : { time: step.time }) };
+      reads.set(key, read);
+      if (from === day && to === day + DAY_MS) read.whole = true;
+      else read.created.push({ gte: new Date(from), lte: new Date(to - 1) });
+    }
+  }
+  return [...reads.values()].map(({ whole, ...read }) => (whole ? { ...read, created: [] } : read));
+}

@@ -1,0 +1,85 @@
+import type { DeviceType } from '@cm/contracts';
+
+/** The latest event of a cell and device: created (epoch ms), event id, its whole stored metadata. */
+export type Latest = [created: number, id: string, metadata: Record<string, string>];
+/** Per device, in DEVICE_ORDER. */
+export type DeviceCounts = [number, number, number];
+export type DeviceLatest = [Latest | null, Latest | null, Latest | null];
+
+export const DEVICE_ORDER: readonly DeviceType[] = ['desktop', 'tablet', 'mobile'];
+
+export interface CellValue {
+  counts: DeviceCounts;
+  latest: DeviceLatest;
+}
+
+/** A fine cell: one owner, name, content_id and url within one unit. */
+export interface FineCell extends CellValue {
+  owner: string;
+  name: string;
+  contentId: string;
+  url: string;
+}
+
+export function deviceIndex(device: string): number {
+  const i = DEVICE_ORDER.indexOf(device as DeviceType);
+  return i < 0 ? 0 : i;
+}
+
+/** Same order as the report pipeline's `$max`: created first, then the time-ordered event id. */
+export function laterOf(a: Latest | null, b: Latest | null): Latest | null {
+  if (!a) return b;
+  if (!b) return a;
+  return a[0] !== b[0] ? (a[0] > b[0] ? a : b) : a[1] > b[1] ? a : b;
+}
+
+/**
+ * Cells of one unit being built, merged in memory: counts add, latest is the later event.
+ * Keys are JSON so no separator inside a url or name can make two cells collide.
+ */
+export class CellTable {
+  private readonly cells = new Map<string, FineCell>();
+
+  add(cell: FineCell): void {
+    const key = JSON.stringify([cell.owner, cell.name, cell.contentId, cell.url]);
+    const seen = this.cells.get(key);
+    if (!seen) {
+      this.cells.set(key, { ...cell, counts: [...cell.counts], latest: [...cell.latest] });
+      return;
+    }
+    for (let d = 0; d < 3; d++) {
+      seen.counts[d]! += cell.counts[d]!;
+      seen.latest[d] = laterOf(seen.latest[d]!, cell.latest[d]!);
+    }
+  }
+
+  /** Adds one raw `$group` row (one owner/name/content_id/url/device). */
+  addDeviceRow(row: { owner: string; name: string; contentId: string; url: string; device: string; count: number; latest: Latest }): void {
+    const counts: DeviceCounts = [0, 0, 0];
+    const latest: DeviceLatest = [null, null, null];
+    const d = deviceIndex(row.device);
+    counts[d] = row.count;
+    latest[d] = row.latest;
+    this.add({ owner: row.owner, name: row.name, contentId: row.contentId, url: row.url, counts, latest });
+  }
+
+  get size(): number {
+    return this.cells.size;
+  }
+
+  /** The cells grouped by owner (owners in code-unit order, cells by name, content_id, url). */
+  byOwner(): Map<string, FineCell[]> {
+    const out = new Map<string, FineCell[]>();
+    const sorted = [...this.cells.values()].sort((a, b) => cmp(a.owner, b.owner) || cmp(a.name, b.name) || cmp(a.contentId, b.contentId) || cmp(a.url, b.url));
+    for (const cell of sorted) {
+      const list = out.get(cell.owner);
+      if (list) list.push(cell);
+      else out.set(cell.owner, [cell]);
+    }
+    return out;
+  }
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,94 @@
+import type { Db } from 'mongodb';
+import { isExpiredDay } from '../retention/expired-buckets';
+import type { PackLimits } from './cell-document';
+import type { CellStore } from './cell-store';
+import type { MarkDocument } from './mark-document';
+import type { RollupMarks } from './rollup-marks';
+import { DAY_MS, MAX_LEVEL, unitEnd } from './rollup-units';
+import { UnitBuilders } from './unit-builders';
+import { UnitCommit, type BuildHooks } from './unit-commit';
+
+export interface RollupBuilderOptions {
+  prefix: string;
+  /** A unit is built only once it ended this long ago (late events then usually are in already). */
+  graceMs: number;
+  /** A write started but not finished this long ago is presumed dead (its process died mid-insert). */
+  abandonMs: number;
+  /** Dirty units looked at per pass. */
+  batchUnits: number;
+  /** Raw events of days past this are gone: their hours are never rebuilt (ROLLUP_RETENTION_DAYS may keep the rollups). */
+  rawRetentionDays: number;
+  pack?: PackLimits;
+  hooks?: BuildHooks;
+  now?: () => Date;
+}
+
+export interface BuildPass {
+  /** Units that became current, by level. */
+  built: number[];
+  /** Dirty units left for a later pass (not ready, or moved on while being built). */
+  waiting: number;
+  /** At the start of the pass: seconds since the oldest dirty hour became ready to build (0 when caught up). */
+  lagSeconds: number;
+  swept: number;
+}
+
+/**
+ * One pass of the rollup builder: sweep abandoned generations, then build the dirty units that
+ * are ready, hours first (from raw), then every larger unit (from its children) level by level.
+ * Safe to run in several processes at once: every publish is a compare-and-set on the marks.
+ */
+export class RollupBuilder {
+  private readonly commit: UnitCommit;
+  private readonly builders: UnitBuilders;
+  private readonly now: () => Date;
+
+  constructor(db: Db, private readonly marks: RollupMarks, cells: CellStore, private readonly opts: RollupBuilderOptions) {
+    this.now = opts.now ?? (() => new Date());
+    this.commit = new UnitCommit(marks.collection, cells, opts.hooks);
+    this.builders = new UnitBuilders({ db, marks, cells, commit: this.commit, prefix: opts.prefix, pack: opts.pack, now: this.now });
+  }
+
+  async runOnce(): Promise<BuildPass> {
+    const now = this.now();
+    const swept = await this.commit.sweep(new Date(now.getTime() - this.opts.abandonMs));
+    const built = new Array<number>(MAX_LEVEL + 1).fill(0);
+    let waiting = 0;
+    let oldestReady: number | undefined;
+    // one scan of the marks per pass (a query by level would scan them again on the stand-in)
+    const dirty = await this.marks.collection.find({ dirty: true }).toArray();
+    for (let level = 0; level <= MAX_LEVEL; level++) {
+      const atLevel = dirty.filter((m) => m.l === level).sort((a, b) => a.t - b.t);
+      const ready = atLevel.filter((m) => this.isReady(m, now)).slice(0, this.opts.batchUnits);
+      waiting += atLevel.length - ready.length;
+      if (level === 0) {
+        for (const m of ready) oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.t }) + this.opts.graceMs);
+        for (const [day, hours] of byDay(ready)) built[0]! += await this.builders.buildHours(day, hours);
+        continue;
+      }
+      // children built earlier in this pass are current now; a unit whose children are not waits
+      for (const m of ready) if (await this.builders.buildMerged(m)) built[level]!++;
+    }
+    const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);
+    return { built, waiting, lagSeconds, swept };
+  }
+
+  /** Ended past the grace, no write in flight (or one presumed dead), and its raw events still kept. */
+  private isReady(mark: MarkDocument, now: Date): boolean {
+    const t = now.getTime();
+    if (unitEnd({ level: mark.l, start: mark.t }) + this.opts.graceMs > t) return false;
+    if (mark.s !== mark.f && t - mark.at.getTime() < this.opts.abandonMs) return false;
+    // only hours read raw events; larger units merge children that are still exact
+    if (mark.l === 0 && isExpiredDay(new Date(Math.floor(mark.t / DAY_MS) * DAY_MS), now, this.opts.rawRetentionDays)) return false;
+    return true;
+  }
+}
+
+function byDay(marks: readonly MarkDocument[]): Map<number, MarkDocument[]> {
+  const out = new Map<number, MarkDocument[]>();
+  for (const m of marks) {
+    const day = Math.floor(m.t / DAY_MS) * DAY_MS;
+    out.set(day, [...(out.get(day) ?? []), m]);
+  }
+  return out;
+}

@@ -1,0 +1,51 @@
+import type { Db } from 'mongodb';
+import type { Logger, Registry } from '@cm/platform';
+import type { EventsConfig } from '../config';
+import { CellStore } from './cell-store';
+import { RollupBuilder } from './rollup-builder';
+import { RollupMarks } from './rollup-marks';
+import { createRollupMetrics } from './rollup-metrics';
+import { RollupRebuild } from './rollup-rebuild';
+import { RollupRetention } from './rollup-retention';
+import { RollupWorker } from './rollup-worker';
+
+export type RollupConfig = Pick<
+  EventsConfig,
+  'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'REPORT_MAX_RANGE_DAYS' | 'ROLLUP_INTERVAL_MS' | 'ROLLUP_GRACE_MS' | 'ROLLUP_ABANDON_MS' | 'ROLLUP_BATCH_UNITS' | 'ROLLUP_RETENTION_DAYS'
+>;
+
+export interface RollupFeature {
+  /** The consumer's write marks (BucketWriter). */
+  marks: RollupMarks;
+  /** For the retention job: rollups kept ROLLUP_RETENTION_DAYS, dropped before their raw days. */
+  retention: { retentionDays: number; dropBefore(cutoff: number): Promise<number> };
+  /** The `rollup` role's background builder (only when asked for). */
+  worker?: RollupWorker;
+  /** The operator's status and rebuild commands. */
+  rebuild: RollupRebuild;
+}
+
+/** Wires rollups: marks for the writer, retention, the operator commands, and (for the rollup role) the builder loop. */
+export async function createRollupFeature(deps: { db: Db; config: RollupConfig; metrics: Registry; logger: Logger; builder: boolean }): Promise<RollupFeature> {
+  const { db, config } = deps;
+  const marks = new RollupMarks(db);
+  const cells = new CellStore(db);
+  await Promise.all([marks.init(), cells.init()]);
+  const retention = new RollupRetention(marks, cells);
+  const feature: RollupFeature = {
+    marks,
+    retention: { retentionDays: config.ROLLUP_RETENTION_DAYS || config.RETENTION_DAYS, dropBefore: (cutoff) => retention.dropBefore(cutoff) },
+    rebuild: new RollupRebuild(marks, { rawRetentionDays: config.RETENTION_DAYS, maxDays: config.REPORT_MAX_RANGE_DAYS }),
+  };
+  if (deps.builder) {
+    const builder = new RollupBuilder(db, marks, cells, {
+      prefix: config.BUCKET_PREFIX,
+      graceMs: config.ROLLUP_GRACE_MS,
+      abandonMs: config.ROLLUP_ABANDON_MS,
+      batchUnits: config.ROLLUP_BATCH_UNITS,
+      rawRetentionDays: config.RETENTION_DAYS,
+    });
+    feature.worker = new RollupWorker(builder, marks, createRollupMetrics(deps.metrics), { intervalMs: config.ROLLUP_INTERVAL_MS }, deps.logger);
+  }
+  return feature;
+}

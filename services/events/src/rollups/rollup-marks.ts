@@ -1,0 +1,99 @@
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import { ensureIndexes, type IndexDefinition } from '@cm/platform';
+import type { MarkDocument } from './mark-document';
+import { parseUnitId, touchedUnits, unitId, type UnitRef } from './rollup-units';
+
+export const MARKS_COLLECTION = 'rollup_marks';
+
+const MARK_INDEXES: IndexDefinition[] = [
+  // reports and builds look marks up by _id only (computed unit ids): hash lookups everywhere
+  { key: { dirty: 1, l: 1, t: 1 }, options: { name: 'dirty_level_start' }, serves: 'RollupBuilder and the status endpoint: the dirty units' },
+  { key: { t: 1 }, options: { name: 'start' }, serves: 'RollupRetention: the units that start before the cutoff' },
+];
+
+interface Pending {
+  units: UnitRef[];
+  field: 's' | 'f';
+  done: { resolve(): void; reject(err: unknown): void };
+}
+
+/**
+ * The writer's half of the rollup protocol (see docs/architecture.md, "Rollups"): `begin` before
+ * an insert bumps `started` on every unit (hour .. 32-day block) the documents fall in and
+ * resolves only once that is stored; `end` after the insert's outcome is known bumps `finished`.
+ * Marks asked for while a bulk write is in flight go out together in the next one (group commit:
+ * with several batches in flight, about one small bulk write per batch instead of two).
+ */
+export class RollupMarks {
+  readonly collection: Collection<MarkDocument>;
+  private queue: Pending[] = [];
+  private flushing?: Promise<void>;
+
+  constructor(db: Db, private readonly now: () => Date = () => new Date()) {
+    this.collection = db.collection<MarkDocument>(MARKS_COLLECTION);
+  }
+
+  async init(): Promise<void> {
+    await ensureIndexes(this.collection, MARK_INDEXES);
+  }
+
+  /** Marks a write as started on the units of these instants (stored when this resolves); returns the unit ids for `end`. */
+  async begin(instants: readonly Date[]): Promise<string[]> {
+    const units = touchedUnits(instants);
+    await this.enqueue(units, 's');
+    return units.map(unitId);
+  }
+
+  /** Marks the write as finished: only once its outcome is known (written, duplicate or refused). */
+  end(ids: readonly string[]): Promise<void> {
+    return this.enqueue(ids.map((id) => parseUnitId(id)!).filter(Boolean), 'f');
+  }
+
+  /** Waits until every mark asked for is stored (graceful stop). */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+  }
+
+  private enqueue(units: UnitRef[], field: 's' | 'f'): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ units, field, done: { resolve, reject } });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.flushing || this.queue.length === 0) return;
+    const batch = this.queue.splice(0);
+    this.flushing = this.write(batch)
+      .then(
+        () => batch.forEach((p) => p.done.resolve()),
+        (err: unknown) => batch.forEach((p) => p.done.reject(err)),
+      )
+      .finally(() => {
+        this.flushing = undefined;
+        this.kick();
+      });
+  }
+
+  /** One bulk write: per unit the started and finished increments of every mark in the batch. */
+  private async write(batch: readonly Pending[]): Promise<void> {
+    const incs = new Map<string, { unit: UnitRef; s: number; f: number }>();
+    for (const p of batch) {
+      for (const unit of p.units) {
+        const id = unitId(unit);
+        const inc = incs.get(id) ?? { unit, s: 0, f: 0 };
+        inc[p.field]++;
+        incs.set(id, inc);
+      }
+    }
+    const at = this.now();
+    const ops: AnyBulkWriteOperation<MarkDocument>[] = [...incs].map(([id, { unit, s, f }]) => ({
+      updateOne: {
+        filter: { _id: id },
+        update: { $inc: { s, f }, $set: { dirty: true, at }, $setOnInsert: { l: unit.level, t: unit.start } },
+        upsert: true,
+      },
+    }));
+    await this.collection.bulkWrite(ops, { ordered: false });
+  }
+}

@@ -1,0 +1,66 @@
+import { ValidationError } from '@cm/platform';
+import { firstKeptDay } from '../retention/expired-buckets';
+import type { RollupMarks } from './rollup-marks';
+import { DAY_MS, HOUR_MS, LEVEL_NAMES } from './rollup-units';
+
+export interface RebuildResult {
+  /** First and last UTC day (YYYY-MM-DD) marked. */
+  from: string;
+  to: string;
+  /** Hours marked for rebuilding (with every day and block above them). */
+  hours: number;
+}
+
+export interface RollupStatus {
+  /** Units written to since they were built, by size (answered from smaller units or raw events until rebuilt). */
+  dirty_units: Record<string, number>;
+  /** The oldest dirty hour (ISO 8601), or null. */
+  oldest_dirty_hour: string | null;
+  /** Generations being written now (or left by a builder that died: swept after ROLLUP_ABANDON_MS). */
+  pending_generations: number;
+}
+
+/**
+ * The operator's rollup commands. A rebuild marks every hour of the days like a write would
+ * (started, then finished), so the builder recomputes those hours from raw events and every unit
+ * above them; until it did, reports answer those spans from smaller units or raw events (exact,
+ * only slower). Days whose raw events retention dropped cannot be rebuilt and are refused.
+ */
+export class RollupRebuild {
+  constructor(private readonly marks: RollupMarks, private readonly opts: { rawRetentionDays: number; maxDays: number }) {}
+
+  async rebuild(fromDay: Date, toDay: Date, now = new Date()): Promise<RebuildResult> {
+    const from = Math.floor(fromDay.getTime() / DAY_MS) * DAY_MS;
+    const to = Math.floor(toDay.getTime() / DAY_MS) * DAY_MS;
+    if (from > to) throw new ValidationError('invalid body', [{ field: 'to', message: 'must not be before from' }]);
+    if ((to - from) / DAY_MS + 1 > this.opts.maxDays) throw new ValidationError('invalid body', [{ field: 'from', message: `at most ${this.opts.maxDays} days at a time` }]);
+    const firstRaw = firstKeptDay(now, this.opts.rawRetentionDays);
+    if (from < firstRaw) {
+      throw new ValidationError('invalid body', [{ field: 'from', message: `days before ${day(firstRaw)} have no raw events any more (RETENTION_DAYS); their rollups cannot be rebuilt` }]);
+    }
+    const hours = Array.from({ length: ((to - from) / DAY_MS + 1) * 24 }, (_, i) => new Date(from + i * HOUR_MS));
+    const ids = await this.marks.begin(hours);
+    await this.marks.end(ids);
+    return { from: day(from), to: day(to), hours: hours.length };
+  }
+
+  async status(): Promise<RollupStatus> {
+    const dirty = await this.marks.collection.find({ dirty: true }, { projection: { l: 1, t: 1 } }).toArray();
+    const pending = await this.marks.collection.find({ 'pending.0': { $exists: true } }, { projection: { pending: 1 } }).toArray();
+    const counts = Object.fromEntries(LEVEL_NAMES.map((name) => [name, 0]));
+    let oldest: number | undefined;
+    for (const m of dirty) {
+      counts[LEVEL_NAMES[m.l] ?? String(m.l)] = (counts[LEVEL_NAMES[m.l] ?? String(m.l)] ?? 0) + 1;
+      if (m.l === 0) oldest = Math.min(oldest ?? Infinity, m.t);
+    }
+    return {
+      dirty_units: counts,
+      oldest_dirty_hour: oldest === undefined ? null : new Date(oldest).toISOString(),
+      pending_generations: pending.reduce((n, m) => n + (m.pending?.length ?? 0), 0),
+    };
+  }
+}
+
+function day(t: number): string {
+  return new Date(t).toISOString().slice(0, 10);
+}

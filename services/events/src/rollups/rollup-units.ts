@@ -1,0 +1,71 @@
+/**
+ * Rollup units: aligned UTC time spans whose counts are pre-aggregated. Levels 0..3 are blocks of
+ * 1, 2, 4 and 8 hours, level 4 one UTC day (three 8-hour blocks), levels 5..9 blocks of 2, 4, 8,
+ * 16 and 32 days, all aligned to the epoch (a block of 2^k hours or days starts on a multiple of
+ * its size). Any range decomposes into O(log) units: a 30-day report reads a handful whatever the
+ * traffic, and a day in a whole-hour zone (New York: 04:00Z..04:00Z) about five instead of 24 hours.
+ */
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+/** The level of one UTC day: below it sub-day blocks, above it multi-day blocks. */
+export const DAY_LEVEL = 4;
+export const MAX_LEVEL = 9;
+export const LEVELS: readonly number[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+export const LEVEL_NAMES: readonly string[] = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'];
+
+/** One unit: its level and the first millisecond it covers. */
+export interface UnitRef {
+  level: number;
+  start: number;
+}
+
+export function unitSizeMs(level: number): number {
+  return level < DAY_LEVEL ? HOUR_MS * 2 ** level : DAY_MS * 2 ** (level - DAY_LEVEL);
+}
+
+export function unitEnd(unit: UnitRef): number {
+  return unit.start + unitSizeMs(unit.level);
+}
+
+/** Stable id of a unit (the `_id` of its mark document). */
+export function unitId(unit: UnitRef): string {
+  return `${unit.level}:${unit.start}`;
+}
+
+export function parseUnitId(id: string): UnitRef | undefined {
+  const m = /^(\d):(\d+)$/.exec(id);
+  if (!m) return undefined;
+  const unit = { level: Number(m[1]), start: Number(m[2]) };
+  return unit.level <= MAX_LEVEL && unit.start % unitSizeMs(unit.level) === 0 ? unit : undefined;
+}
+
+/** The unit of a level that contains an instant. */
+export function unitAt(level: number, at: number): UnitRef {
+  const size = unitSizeMs(level);
+  return { level, start: Math.floor(at / size) * size };
+}
+
+/** Every unit (one per level) that contains an instant: what a write to that instant changes. */
+export function unitsContaining(at: number): UnitRef[] {
+  return LEVELS.map((level) => unitAt(level, at));
+}
+
+/** The units a unit is merged from: a day from its three 8-hour blocks, any other block from its two halves. */
+export function childrenOf(unit: UnitRef): UnitRef[] {
+  if (unit.level === 0) return [];
+  if (unit.level === DAY_LEVEL) return [0, 1, 2].map((i) => ({ level: DAY_LEVEL - 1, start: unit.start + i * 8 * HOUR_MS }));
+  const half = unitSizeMs(unit.level - 1);
+  return [
+    { level: unit.level - 1, start: unit.start },
+    { level: unit.level - 1, start: unit.start + half },
+  ];
+}
+
+/** Distinct unit ids touched by writes at these instants, hours first (the order marks are bumped in). */
+export function touchedUnits(instants: readonly Date[]): UnitRef[] {
+  const seen = new Map<string, UnitRef>();
+  for (const at of instants) {
+    for (const unit of unitsContaining(at.getTime())) seen.set(unitId(unit), unit);
+  }
+  return [...seen.values()].sort((a, b) => a.level - b.level || a.start - b.start);
+}

@@ -1,0 +1,58 @@
+import type { Logger } from '@cm/platform';
+import type { RollupBuilder } from './rollup-builder';
+import type { RollupMarks } from './rollup-marks';
+import type { RollupMetrics } from './rollup-metrics';
+
+export interface RollupWorkerOptions {
+  /** Pause between passes once caught up. */
+  intervalMs: number;
+}
+
+/** The `rollup` role: builder passes back to back while there is work, every intervalMs when idle. */
+export class RollupWorker {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+  private stopped = true;
+
+  constructor(
+    private readonly builder: RollupBuilder,
+    private readonly marks: RollupMarks,
+    private readonly metrics: RollupMetrics,
+    private readonly opts: RollupWorkerOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      this.running = this.pass()
+        .then((busy) => this.schedule(tick, busy ? 0 : this.opts.intervalMs))
+        .catch((err: unknown) => {
+          this.metrics.failed();
+          this.logger.warn('rollup pass failed', { error: String(err) });
+          this.schedule(tick, this.opts.intervalMs);
+        });
+    };
+    this.schedule(tick, 0);
+  }
+
+  /** One pass; true when it built something (so another may follow at once). */
+  async pass(): Promise<boolean> {
+    const pass = await this.builder.runOnce();
+    const dirtyHours = await this.marks.collection.countDocuments({ dirty: true, l: 0 });
+    this.metrics.observe(pass, dirtyHours);
+    const built = pass.built.reduce((a, b) => a + b, 0);
+    if (built > 0) this.logger.debug('rollup pass', { built: pass.built, waiting: pass.waiting, lag_seconds: pass.lagSeconds });
+    return built > 0;
+  }
+
+  private schedule(tick: () => void, delayMs: number): void {
+    if (!this.stopped) this.timer = setTimeout(tick, delayMs).unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+}

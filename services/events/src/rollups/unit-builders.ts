@@ -1,0 +1,116 @@
+import type { Db } from 'mongodb';
+import { bucketName } from '../storage/bucket-naming';
+import { packCells, type CellDocument, type FineEntry, type PackLimits } from './cell-document';
+import { CellTable, type DeviceLatest } from './cell-table';
+import { GenerationGoneError, type CellStore } from './cell-store';
+import { buildHourPipeline, readHourRow } from './hour-pipeline';
+import type { MarkDocument } from './mark-document';
+import type { RollupMarks } from './rollup-marks';
+import { HOUR_MS, childrenOf, unitId } from './rollup-units';
+import type { UnitCommit } from './unit-commit';
+
+export interface UnitBuildersDeps {
+  db: Db;
+  marks: RollupMarks;
+  cells: CellStore;
+  commit: UnitCommit;
+  prefix: string;
+  pack?: PackLimits;
+  now: () => Date;
+}
+
+/**
+ * Builds units from their sources: hours from raw events (one pass over the day bucket for all
+ * the hours of that day being built), days and blocks by merging their children's cells.
+ * Each returns how many units became current.
+ */
+export class UnitBuilders {
+  constructor(private readonly deps: UnitBuildersDeps) {}
+
+  /** Hours of one UTC day; the snapshots were read before anything below reads raw events. */
+  async buildHours(dayStart: number, snapshots: readonly MarkDocument[]): Promise<number> {
+    const { commit, now } = this.deps;
+    const reserved: Array<{ mark: MarkDocument; g: string }> = [];
+    for (const mark of snapshots) {
+      const g = await commit.reserve(mark, now());
+      if (g) reserved.push({ mark, g });
+    }
+    if (reserved.length === 0) return 0;
+    const from = Math.min(...reserved.map((r) => r.mark.t));
+    const to = Math.max(...reserved.map((r) => r.mark.t)) + HOUR_MS;
+    const tables = new Map<number, CellTable>(reserved.map((r) => [Math.round((r.mark.t - dayStart) / HOUR_MS), new CellTable()]));
+    const bucket = this.deps.db.collection(bucketName(this.deps.prefix, new Date(dayStart)));
+    for await (const doc of bucket.aggregate(buildHourPipeline(new Date(from), new Date(to)), { allowDiskUse: true })) {
+      const row = readHourRow(doc);
+      tables.get(row.hour)?.addDeviceRow(row);
+    }
+    let built = 0;
+    for (const { mark, g } of reserved) {
+      const table = tables.get(Math.round((mark.t - dayStart) / HOUR_MS))!;
+      if (await commit.commit(mark, g, this.pack(table, g))) built++;
+    }
+    return built;
+  }
+
+  /**
+   * A day or block from its children. Every child must be current (built for its marks); a
+   * child without a mark was never written. The children's generations are checked again after
+   * reading, since a replaced generation's cells may have been dropped while they were read.
+   */
+  async buildMerged(snapshot: MarkDocument): Promise<boolean> {
+    const { marks, cells, commit, now } = this.deps;
+    const unit = { level: snapshot.l, start: snapshot.t };
+    const childIds = childrenOf(unit).map(unitId);
+    const gens = await currentGenerations(marks, childIds);
+    if (!gens) return false;
+    const g = await commit.reserve(snapshot, now());
+    if (!g) return false;
+    const docs: CellDocument[] = [];
+    let owner: string | undefined;
+    let table = new CellTable();
+    const flush = () => {
+      if (owner !== undefined) docs.push(...packCells(owner, g, table.byOwner().get(owner) ?? [], this.deps.pack));
+      table = new CellTable();
+    };
+    let gone = false;
+    try {
+      for await (const doc of cells.finePagesByOwner(gens)) {
+        if (doc.o !== owner) {
+          flush();
+          owner = doc.o;
+        }
+        const latest = JSON.parse(doc.l) as DeviceLatest[];
+        (JSON.parse(doc.e) as FineEntry[]).forEach(([contentId, url, counts], i) => {
+          table.add({ owner: doc.o, name: doc.n ?? '', contentId, url, counts, latest: latest[i] ?? [null, null, null] });
+        });
+      }
+      flush();
+    } catch (err) {
+      if (!(err instanceof GenerationGoneError)) throw err;
+      gone = true;
+    }
+    const again = gone ? undefined : await currentGenerations(marks, childIds);
+    if (!again || again.join() !== gens.join()) {
+      await commit.abandon(snapshot._id, g);
+      return false;
+    }
+    return commit.commit(snapshot, g, docs);
+  }
+
+  private pack(table: CellTable, g: string): CellDocument[] {
+    const docs: CellDocument[] = [];
+    for (const [owner, list] of table.byOwner()) docs.push(...packCells(owner, g, list, this.deps.pack));
+    return docs;
+  }
+}
+
+/** The current generations of these units, or undefined when one of them is not built for its marks. */
+async function currentGenerations(marks: RollupMarks, ids: readonly string[]): Promise<string[] | undefined> {
+  const docs = await marks.collection.find({ _id: { $in: [...ids] } }).toArray();
+  const gens: string[] = [];
+  for (const mark of docs.sort((a, b) => a.t - b.t)) {
+    if (!mark.b || mark.b.s !== mark.s || mark.b.f !== mark.f) return undefined;
+    gens.push(mark.b.g);
+  }
+  return gens;
+}

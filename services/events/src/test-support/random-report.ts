@@ -1,0 +1,59 @@
+import { OWNERS } from './rollup-fixture';
+
+const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'America/Santiago'];
+const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+const MAX_SPAN: Record<string, number> = { hour: 1.5 * 86_400_000, day: 60 * 86_400_000, week: 120 * 86_400_000, month: 200 * 86_400_000 };
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const spec = (t: number) => {
+  const d = new Date(t);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+};
+
+/**
+ * A random report body over [from, to): every filter, group_by, metadata, bounds on second and
+ * hour edges or date-only, intervals in zones with DST and half-hour offsets, top-N.
+ */
+export function randomReportBody(random: () => number, from: number, to: number): Record<string, unknown> {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const some = <T>(xs: readonly T[]): T[] => {
+    const out = xs.filter(() => random() < 0.4);
+    return out.length > 0 ? out : [pick(xs)];
+  };
+  const body: Record<string, unknown> = { owner_id: pick(OWNERS) };
+  if (random() < 0.25) body.name = some(['impression', 'click', 'view', 'share', 'nothing']);
+  if (random() < 0.2) body.url = some(['', 'https://a.example/1', 'https://a.example/2', 'https://b.example/€']);
+  if (random() < 0.2) body.content_id = some(['', 'c1', 'c2', 'c3']);
+  if (random() < 0.25) body.device_type = some(['desktop', 'tablet', 'mobile']);
+  if (random() < 0.4) body.group_by = pick(['url', 'content_id', 'content_id,url', 'url,content_id']);
+  if (random() < 0.35) body.metadata = pick(['campaign', 'variant,campaign', 'missing', 'a.b,campaign']);
+
+  const interval = random() < 0.45 ? pick(INTERVALS) : undefined;
+  const zone = random() < 0.7 ? pick(ZONES) : undefined;
+  const edge = () => {
+    const r = random();
+    const t = from + Math.floor(random() * (to - from));
+    if (r < 0.3) return Math.floor(t / 3_600_000) * 3_600_000; // an hour edge
+    if (r < 0.45) return Math.floor(t / 86_400_000) * 86_400_000; // a UTC midnight
+    return Math.floor(t / 1000) * 1000; // any second
+  };
+  let a = edge();
+  let b = edge();
+  if (a > b) [a, b] = [b, a];
+  if (interval && b - a > MAX_SPAN[interval]!) b = a + Math.floor(random() * MAX_SPAN[interval]!);
+  const dateOnly = random() < 0.2;
+  const open = !interval && random() < 0.1;
+  if (!open || random() < 0.5) body.created__gte = dateOnly ? spec(a).slice(0, 10) : spec(a);
+  if (!open || random() < 0.5) body.created__lte = dateOnly ? spec(b).slice(0, 10) : spec(b);
+  if (interval) {
+    body.interval = interval;
+    if (random() < 0.3) body.fill_zeros = true;
+  }
+  if (zone) body.timezone = zone;
+  if (random() < 0.2) {
+    body.limit = 1 + Math.floor(random() * 5);
+    if (random() < 0.5) body.order_by = pick(['value', 'name']);
+    if (random() < 0.3) body.order = pick(['asc', 'desc']);
+  }
+  return body;
+}

@@ -1,0 +1,133 @@
+import { MongoClient, type Db } from 'mongodb';
+import { v7 } from 'uuid';
+import { createLogger } from '@cm/platform';
+import { uniqueName } from '@cm/testkit';
+import { BucketWriter } from '../consumer/bucket-writer';
+import type { ReportPlan } from '../reporting/plan-report';
+import { PlannedCountSource } from '../reporting/planned-count-source';
+import { ReportService } from '../reporting/report-service';
+import { CellStore } from '../rollups/cell-store';
+import { RollupBuilder, type RollupBuilderOptions } from '../rollups/rollup-builder';
+import { RollupMarks } from '../rollups/rollup-marks';
+import { bucketName } from '../storage/bucket-naming';
+import type { EventDocument } from '../storage/event-document';
+
+export const PREFIX = 'events';
+
+/** A seeded PRNG (mulberry32): the same run for the same seed, so a failure reproduces. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * The rollup path against the test run's MongoDB in a database of its own: writes through the
+ * consumer's BucketWriter (with write marks), a builder, and two report services over the same
+ * data: one planned over rollups, one raw only (the reference).
+ */
+export interface RollupFixture {
+  db: Db;
+  marks: RollupMarks;
+  cells: CellStore;
+  writer: BucketWriter;
+  builder(opts?: Partial<RollupBuilderOptions>): RollupBuilder;
+  rolled: ReportService;
+  raw: ReportService;
+  /** Parts of the rolled service's reports by source, to show rollups were really used. */
+  usage: { rollupUnits: number; rawParts: number };
+  /** Writes events bucket by bucket through the writer, in batches of `batch`. */
+  write(docs: readonly EventDocument[], batch?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const silent = createLogger({ service: 'rollup-test', level: 'error', silent: true });
+
+export const BUILDER_DEFAULTS: RollupBuilderOptions = {
+  prefix: PREFIX,
+  graceMs: 0,
+  abandonMs: 10 * 365 * 86_400_000,
+  batchUnits: 100_000,
+  rawRetentionDays: 100_000,
+};
+
+export async function startRollupFixture(limits: { maxGroups?: number } = {}): Promise<RollupFixture> {
+  const client = await MongoClient.connect(process.env.MONGO_URL!);
+  const db = client.db(uniqueName('rollups'));
+  const marks = new RollupMarks(db);
+  const cells = new CellStore(db);
+  await Promise.all([marks.init(), cells.init()]);
+  const writer = new BucketWriter(db, silent, { w: 'majority', journal: true }, marks);
+  const options = { prefix: PREFIX, maxRangeDays: 400, concurrency: 8, queryTimeoutMs: 30_000, deadlineMs: 60_000 };
+  const usage = { rollupUnits: 0, rawParts: 0 };
+  const onPlan = (plan: ReportPlan) => {
+    usage.rollupUnits += plan.rollup.length;
+    usage.rawParts += plan.raw.length;
+  };
+  const serviceLimits = { maxRangeDays: 400, maxBuckets: 10_000, deadlineMs: 60_000, maxGroups: limits.maxGroups ?? 100_000, maxRankedGroups: 1_000_000 };
+  return {
+    db,
+    marks,
+    cells,
+    writer,
+    builder: (opts = {}) => new RollupBuilder(db, marks, cells, { ...BUILDER_DEFAULTS, ...opts }),
+    rolled: new ReportService(new PlannedCountSource(db, { ...options, onPlan, rollups: { marks: marks.collection, cells } }), serviceLimits),
+    usage,
+    raw: new ReportService(new PlannedCountSource(db, options), serviceLimits),
+    async write(docs, batch = 50) {
+      const byBucket = new Map<string, EventDocument[]>();
+      for (const doc of docs) {
+        const name = bucketName(PREFIX, doc.created);
+        byBucket.set(name, [...(byBucket.get(name) ?? []), doc]);
+      }
+      for (const [bucket, list] of byBucket) {
+        for (let i = 0; i < list.length; i += batch) await writer.write(bucket, list.slice(i, i + batch));
+      }
+      // the writer does not wait for its finished marks; a consumer between batches has them stored
+      await marks.drain();
+    },
+    async stop() {
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+    },
+  };
+}
+
+export const OWNERS = ['7001', '7002'];
+const NAMES = ['impression', 'click', 'view', 'share'];
+const URLS = ['', 'https://a.example/1', 'https://a.example/2', 'https://b.example/x?y=1', 'https://b.example/€'];
+const CONTENT_IDS = ['', 'c1', 'c2', 'c3'];
+const DEVICES = ['desktop', 'tablet', 'mobile'] as const;
+
+/** Random events in [from, to): some on exact hour edges, some sharing a millisecond, 10 % bots. */
+export function randomEvents(random: () => number, count: number, from: number, to: number): EventDocument[] {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const out: EventDocument[] = [];
+  for (let i = 0; i < count; i++) {
+    let t = from + Math.floor(random() * (to - from));
+    const r = random();
+    if (r < 0.1) t = Math.floor(t / 3_600_000) * 3_600_000; // on an hour edge
+    else if (r < 0.15) t = Math.floor(t / 3_600_000) * 3_600_000 - 1; // the last ms before one
+    else if (r < 0.2 && out.length > 0) t = out[out.length - 1]!.created.getTime(); // same ms as another event
+    const metadata: Record<string, string> = {};
+    if (random() < 0.8) metadata.campaign = pick(['spring', 'autumn', 'x.y', '']);
+    if (random() < 0.5) metadata.variant = pick(['a', 'b']);
+    if (random() < 0.1) metadata['a.b'] = 'dotted';
+    out.push({
+      _id: v7({ msecs: t, random: Uint8Array.from({ length: 16 }, () => Math.floor(random() * 256)) }),
+      owner_id: pick(OWNERS),
+      name: pick(NAMES),
+      url: pick(URLS),
+      content_id: pick(CONTENT_IDS),
+      device_type: pick(DEVICES),
+      bot: random() < 0.1,
+      metadata,
+      created: new Date(t),
+    });
+  }
+  return out;
+}
