@@ -5,10 +5,12 @@ import {
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
+  UnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
   errorBody,
 } from './errors';
+import { isStoreFullError } from './mongo';
 
 /** body-parser and friends throw http-errors with a `type`; map them to our typed errors. */
 function fromFrameworkError(err: unknown): AppError | undefined {
@@ -29,6 +31,8 @@ function fromFrameworkError(err: unknown): AppError | undefined {
     case 'stream.encoding.set':
       return new ValidationError('incomplete or invalid request body');
   }
+  // a write the database refused because its disk (or the stand-in's heap) is full: an operator's problem, said plainly
+  if (isStoreFullError(err)) return new UnavailableError('the database is full: it refuses writes until an operator frees space');
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new AppError(status, status === 404 ? 'not_found' : 'validation_error', 'bad request');
@@ -46,7 +50,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     }
     if (known) {
       if (known instanceof RateLimitedError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
-      if (known.status >= 500) logger.error('request failed', { request_id: req.id, code: known.code, message: known.message });
+      if (known.status >= 500) {
+        const cause = known === err ? undefined : err instanceof Error ? err.message : String(err);
+        logger.error('request failed', { request_id: req.id, code: known.code, message: known.message, ...(cause ? { cause } : {}) });
+      }
       res.status(known.status).json(errorBody(known));
       return;
     }

@@ -1,6 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { RateLimitedError, UnauthorizedError, asyncHandler } from '@cm/platform';
-import type { KeyRateLimiter } from '../reporting/key-rate-limiter';
+import { RateLimitedError, UnauthorizedError, asyncHandler, type TokenBuckets } from '@cm/platform';
 import type { ApiKeyPrincipal, ApiKeyService } from './api-key-service';
 
 /**
@@ -9,17 +8,17 @@ import type { ApiKeyPrincipal, ApiKeyService } from './api-key-service';
  * that are not already known in this process are 429 (Retry-After) without a lookup, so guessing
  * keys cannot load the database. A known key is never slowed by others' failures.
  */
-export function apiKeyAuth(keys: ApiKeyService, failures?: KeyRateLimiter): RequestHandler {
+export function apiKeyAuth(keys: ApiKeyService, failures?: TokenBuckets): RequestHandler {
   return asyncHandler(async (req, res, next) => {
     const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     let principal = keys.cached(req.query.api_key);
     if (!principal) {
-      const wait = failures?.retryAfter(client);
-      if (wait !== undefined) throw new RateLimitedError(wait);
+      const check = failures?.check(client);
+      if (check && !check.allowed) throw new RateLimitedError(check.retryAfterSeconds);
       principal = await keys.authenticate(req.query.api_key);
     }
     if (!principal) {
-      failures?.take(client);
+      failures?.tryTake(client);
       throw new UnauthorizedError('send a valid api_key query parameter');
     }
     res.locals.apiKey = principal;

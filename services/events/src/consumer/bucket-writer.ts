@@ -19,6 +19,7 @@ export interface WriteMarks {
  */
 export class BucketWriter {
   private readonly indexed = new Set<string>();
+  private fullLoggedAt = -Infinity;
 
   constructor(
     private readonly db: Db,
@@ -43,7 +44,7 @@ export class BucketWriter {
     try {
       marked = await this.marks?.begin(docs.map((d) => d.created));
     } catch (err) {
-      return insertResults(docs.length, err);
+      return this.warnIfFull(bucket, insertResults(docs.length, err));
     }
     let results: InsertResult[];
     try {
@@ -51,11 +52,23 @@ export class BucketWriter {
       results = docs.map(() => ({ status: 'written' }));
     } catch (err) {
       results = insertResults(docs.length, err);
+      this.warnIfFull(bucket, results);
     }
     // an unknown outcome ('failed') may still land later: leave it started, so those hours stay on raw events.
     // Not awaited: until it is stored the units just stay on raw events (RollupMarks.drain on stop).
     if (marked && results.every((r) => r.status !== 'failed')) {
       this.marks?.end(marked).catch((err: unknown) => this.logger.warn('rollup finished mark failed', { error: String(err) }));
+    }
+    return results;
+  }
+
+  /** A full database is an operator's problem, said plainly (at most once a minute): events wait in the stream meanwhile. */
+  private warnIfFull(bucket: string, results: InsertResult[]): InsertResult[] {
+    const full = results.find((r) => r.status === 'failed' && r.storeFull);
+    const now = Date.now();
+    if (full && full.status === 'failed' && now - this.fullLoggedAt >= 60_000) {
+      this.fullLoggedAt = now;
+      this.logger.error('the database is full: events wait in the stream (retried with backoff) until space is freed', { bucket, error: full.message });
     }
     return results;
   }

@@ -26,4 +26,16 @@ describe('insertMany results', () => {
     const err = { message: 'wc', writeErrors: [{ index: 0, code: 11000 }], writeConcernError: { code: 64 } };
     expect(insertResults(2, err).map((r) => r.status)).toEqual(['failed', 'failed']);
   });
+
+  test('when the store is full (per document or for the whole write), then those documents failed and wait for room, never rejected', () => {
+    const perDoc = { message: 'the MongoDB stand-in store is full: add heap', code: 11000, writeErrors: [{ index: 0, code: 11000 }, { index: 1, code: 14031, errmsg: 'full' }] };
+    const results = insertResults(3, perDoc);
+    expect(results.map((r) => r.status)).toEqual(['duplicate', 'failed', 'written']);
+    expect(results[1]).toMatchObject({ storeFull: true, message: expect.stringContaining('the database is full') });
+    const whole = insertResults(2, { code: 14031, codeName: 'OutOfDiskSpace', message: 'disk full' });
+    expect(whole).toEqual([
+      { status: 'failed', message: 'the database is full: disk full', storeFull: true },
+      { status: 'failed', message: 'the database is full: disk full', storeFull: true },
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import { DUPLICATE_KEY } from '@cm/platform';
+import { DUPLICATE_KEY, OUT_OF_DISK_SPACE, isStoreFullError } from '@cm/platform';
 
 /** What became of one document of an unordered insertMany. */
 export type InsertResult =
@@ -6,8 +6,8 @@ export type InsertResult =
   | { status: 'duplicate' }
   /** The server refused this document (not a duplicate): retrying it may never help. */
   | { status: 'rejected'; message: string }
-  /** The write as a whole failed (connection, election, timeout): retrying will help. */
-  | { status: 'failed'; message: string };
+  /** The write as a whole failed (connection, election, timeout, a full store): retrying will help. */
+  | { status: 'failed'; message: string; storeFull?: boolean };
 
 interface WriteErrorLike {
   index: number;
@@ -30,21 +30,28 @@ const DUPLICATE: InsertResult = { status: 'duplicate' };
  * and lists each failed one in writeErrors, so a document not listed there was written; a
  * duplicate key means an earlier delivery already stored it. Anything without per-document
  * errors, or with a write-concern error, leaves every document's fate unknown: all are retried
- * (a retry of a written one then comes back as a duplicate).
+ * (a retry of a written one then comes back as a duplicate). A full store (OutOfDiskSpace, for
+ * the whole write or per document) is never the document's fault: those are retried until space
+ * is freed, never dead-lettered.
  */
 export function insertResults(count: number, err: unknown): InsertResult[] {
   const e = (err ?? {}) as BulkErrorLike;
+  const full: InsertResult | undefined = isStoreFullError(err)
+    ? { status: 'failed', message: `the database is full: ${e.message ?? String(err)}`, storeFull: true }
+    : undefined;
   const raw = e.writeErrors;
   const writeErrors = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   const concernError = e.writeConcernError ?? e.result?.getWriteConcernError?.();
   if (writeErrors.length === 0 || concernError) {
-    const failed: InsertResult = { status: 'failed', message: e.message ?? String(err) };
+    const failed: InsertResult = full ?? { status: 'failed', message: e.message ?? String(err) };
     return Array.from({ length: count }, () => failed);
   }
   const results: InsertResult[] = Array.from({ length: count }, () => WRITTEN);
   for (const we of writeErrors) {
     if (we.index < 0 || we.index >= count) continue;
-    results[we.index] = we.code === DUPLICATE_KEY ? DUPLICATE : { status: 'rejected', message: we.errmsg ?? `write error ${String(we.code)}` };
+    if (we.code === DUPLICATE_KEY) results[we.index] = DUPLICATE;
+    else if (full && we.code === OUT_OF_DISK_SPACE) results[we.index] = full;
+    else results[we.index] = { status: 'rejected', message: we.errmsg ?? `write error ${String(we.code)}` };
   }
   return results;
 }

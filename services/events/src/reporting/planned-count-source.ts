@@ -1,5 +1,5 @@
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db } from 'mongodb';
-import { UnavailableError } from '@cm/platform';
+import { UnavailableError, isStoreFullError } from '@cm/platform';
 import { cellQueryOf, forEachGroup } from '../rollups/cell-reader';
 import type { CellStore } from '../rollups/cell-store';
 import type { MarkDocument } from '../rollups/mark-document';
@@ -119,5 +119,6 @@ function dayOf(bucket: string, prefix: string): number {
 function asUnavailable(err: unknown, deadlineMs: number): UnavailableError | undefined {
   if (err instanceof MongoServerError && err.code === MAX_TIME_MS_EXPIRED) return deadlineError(deadlineMs);
   if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return new UnavailableError('event storage unavailable');
+  if (isStoreFullError(err)) return new UnavailableError('event storage is full: an operator must free space');
   return undefined;
 }

@@ -1,4 +1,5 @@
 import { ensureIndexes } from '@cm/platform';
+import { startMongoStandIn, type LocalServer } from '@cm/testkit';
 import { BUCKET_INDEXES } from '../storage/bucket-indexes';
 import { bucketName } from '../storage/bucket-naming';
 import type { EventDocument } from '../storage/event-document';
@@ -10,6 +11,8 @@ const URLS = 500_000;
 const DAY = Date.parse('2026-10-15T00:00:00Z');
 const range = { created__gte: '2026-10-15 00:00:00', created__lte: '2026-10-15 23:59:59' };
 
+/** The run's shared stand-in computes on one thread per query: 500,000 groups would keep it from answering other test files. */
+let ownStandIn: LocalServer | undefined;
 let h: ReportingHarness;
 /** The same database, a process whose reports have 300 ms. Started first: once the stand-in is busy with 500,000 groups, new connections wait. */
 let tight: ReportingHarness;
@@ -17,8 +20,10 @@ let owner: string;
 let key: string;
 
 beforeAll(async () => {
-  h = await startReportingHarness({ REPORT_CONCURRENCY_PER_KEY: '1', REPORT_DEADLINE_MS: '20000', REPORT_MAX_RANKED_GROUPS: '50000' });
-  tight = await startReportingHarness({ MONGO_DB: h.config.MONGO_DB, REPORT_DEADLINE_MS: '300', REPORT_MAX_GROUPS: '1000000' });
+  if (process.env.TEST_SERVERS_SOURCE === 'local') ownStandIn = await startMongoStandIn({ heap: '2g' });
+  const mongo: Record<string, string> = ownStandIn ? { MONGO_URL: ownStandIn.url } : {};
+  h = await startReportingHarness({ ...mongo, REPORT_CONCURRENCY_PER_KEY: '1', REPORT_DEADLINE_MS: '20000', REPORT_MAX_RANKED_GROUPS: '50000' });
+  tight = await startReportingHarness({ ...mongo, MONGO_DB: h.config.MONGO_DB, REPORT_DEADLINE_MS: '300', REPORT_MAX_GROUPS: '1000000' });
   owner = newOwnerId();
   key = (await h.createKey([owner])).api_key;
   const bucket = h.db.collection<EventDocument>(bucketName(h.config.BUCKET_PREFIX, new Date(DAY)));
@@ -41,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await tight?.stopServerOnly();
   await h?.stop();
+  await ownStandIn?.stop();
 });
 
 /** Peak RSS growth while `run` is in flight, sampled every 20 ms. */

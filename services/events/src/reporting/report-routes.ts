@@ -1,10 +1,9 @@
 import { Router, type RequestHandler } from 'express';
-import { RateLimitedError, ValidationError, asyncHandler } from '@cm/platform';
+import { RateLimitedError, ValidationError, asyncHandler, type TokenBuckets } from '@cm/platform';
 import { apiKeyAuth, apiKeyOf } from '../api-keys/api-key-auth';
 import type { ApiKeyService } from '../api-keys/api-key-service';
 import { jsonBody } from './json-body';
 import type { KeyConcurrency } from './key-concurrency';
-import type { KeyRateLimiter } from './key-rate-limiter';
 import { ReportAbortedError } from './report-budget';
 import { reportOutcome, type ReportMetrics } from './report-metrics';
 import type { ReportService } from './report-service';
@@ -13,8 +12,8 @@ export interface ReportRouteDeps {
   reports: ReportService;
   keys: ApiKeyService;
   /** Failed API key lookups per client address. */
-  failures?: KeyRateLimiter;
-  limiter: KeyRateLimiter;
+  failures?: TokenBuckets;
+  limiter: TokenBuckets;
   concurrency: KeyConcurrency;
   metrics: ReportMetrics;
   bodyLimit: string;
@@ -61,7 +60,7 @@ function measure(metrics: ReportMetrics): RequestHandler {
   };
 }
 
-function rateLimit(limiter: KeyRateLimiter): RequestHandler {
+function rateLimit(limiter: TokenBuckets): RequestHandler {
   return (req, res, next) => {
     const decision = limiter.take(apiKeyOf(req, res).id);
     next(decision.allowed ? undefined : new RateLimitedError(decision.retryAfterSeconds));

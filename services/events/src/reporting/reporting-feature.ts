@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { Db } from 'mongodb';
-import { bodyParsers, type Logger, type Registry } from '@cm/platform';
+import { TokenBuckets, bodyParsers, type Logger, type Registry } from '@cm/platform';
 import { apiKeyRoutes } from '../api-keys/api-key-routes';
 import { ApiKeyService } from '../api-keys/api-key-service';
 import { ApiKeyStore } from '../api-keys/api-key-store';
@@ -8,7 +8,6 @@ import type { EventsConfig } from '../config';
 import { CellStore } from '../rollups/cell-store';
 import { RollupMarks } from '../rollups/rollup-marks';
 import { KeyConcurrency } from './key-concurrency';
-import { KeyRateLimiter } from './key-rate-limiter';
 import { PlannedCountSource } from './planned-count-source';
 import { createReportMetrics } from './report-metrics';
 import { reportRoutes } from './report-routes';
@@ -71,8 +70,9 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     maxGroups: config.REPORT_MAX_GROUPS,
     maxRankedGroups: config.REPORT_MAX_RANKED_GROUPS,
   });
-  const limiter = new KeyRateLimiter({ perMinute: config.REPORT_RATE_LIMIT_PER_MINUTE });
-  const failures = new KeyRateLimiter({ perMinute: config.API_KEY_FAILED_LOOKUPS_PER_MINUTE });
+  // per minute, with a minute's worth as the burst
+  const limiter = new TokenBuckets({ perSecond: config.REPORT_RATE_LIMIT_PER_MINUTE / 60, burst: config.REPORT_RATE_LIMIT_PER_MINUTE });
+  const failures = new TokenBuckets({ perSecond: config.API_KEY_FAILED_LOOKUPS_PER_MINUTE / 60, burst: config.API_KEY_FAILED_LOOKUPS_PER_MINUTE });
   const concurrency = new KeyConcurrency(config.REPORT_CONCURRENCY_PER_KEY);
 
   return {
