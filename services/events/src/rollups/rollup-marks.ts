@@ -11,6 +11,9 @@ const MARK_INDEXES: IndexDefinition[] = [
   { key: { t: 1 }, options: { name: 'start' }, serves: 'RollupRetention: the units that start before the cutoff' },
 ];
 
+/** How long a finished mark may wait for a started one to travel with. */
+const FINISH_DELAY_MS = 100;
+
 interface Pending {
   units: UnitRef[];
   field: 's' | 'f';
@@ -21,13 +24,17 @@ interface Pending {
  * The writer's half of the rollup protocol (see docs/architecture.md, "Rollups"): `begin` before
  * an insert bumps `started` on every unit (hour .. 32-day block) the documents fall in and
  * resolves only once that is stored; `end` after the insert's outcome is known bumps `finished`.
- * Marks asked for while a bulk write is in flight go out together in the next one (group commit:
- * with several batches in flight, about one small bulk write per batch instead of two).
+ * Marks asked for while a bulk write is in flight go out together in the next one (group commit).
+ * A `finished` mark is not urgent (until it is stored the unit is only answered from raw events),
+ * so it waits for the next `begin` (at most FINISH_DELAY_MS): under load the finish of one batch
+ * and the start of the next touch the same units and go out as one upsert per unit, one small
+ * bulk write per batch instead of two.
  */
 export class RollupMarks {
   readonly collection: Collection<MarkDocument>;
   private queue: Pending[] = [];
   private flushing?: Promise<void>;
+  private finishTimer?: NodeJS.Timeout;
 
   constructor(db: Db, private readonly now: () => Date = () => new Date()) {
     this.collection = db.collection<MarkDocument>(MARKS_COLLECTION);
@@ -51,17 +58,32 @@ export class RollupMarks {
 
   /** Waits until every mark asked for is stored (graceful stop). */
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing.catch(() => undefined);
+    this.kick();
+    while (this.flushing) {
+      await this.flushing.catch(() => undefined);
+      this.kick();
+    }
   }
 
   private enqueue(units: UnitRef[], field: 's' | 'f'): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ units, field, done: { resolve, reject } });
-      this.kick();
+      this.schedule();
     });
   }
 
+  /** A started mark goes out at once (an insert waits for it); finished marks alone wait a little. */
+  private schedule(): void {
+    if (this.queue.some((p) => p.field === 's')) this.kick();
+    else if (this.queue.length > 0 && !this.finishTimer) {
+      this.finishTimer = setTimeout(() => this.kick(), FINISH_DELAY_MS);
+      this.finishTimer.unref();
+    }
+  }
+
   private kick(): void {
+    clearTimeout(this.finishTimer);
+    this.finishTimer = undefined;
     if (this.flushing || this.queue.length === 0) return;
     const batch = this.queue.splice(0);
     this.flushing = this.write(batch)
@@ -71,7 +93,7 @@ export class RollupMarks {
       )
       .finally(() => {
         this.flushing = undefined;
-        this.kick();
+        this.schedule();
       });
   }
 
