@@ -6,7 +6,7 @@
 // process drains the stream and the report must count exactly the 200s autocannon received.
 // Local NATS + the MongoDB stand-in from the testkit (or NATS_URL / MONGO_URL). Loopback only;
 // bounded: BENCH_ROUNDS x about BENCH_SECONDS per variant (default 4 x 5 s) plus a 5000-request
-// warm-up each.
+// warm-up each. BENCH_EXPERIMENT=1 adds a third variant: scripts/bench/group-commit-experiment.mjs.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -41,6 +41,7 @@ async function bench() {
 
   const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+  const EXPERIMENT = process.env.BENCH_EXPERIMENT === '1';
   const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
   const ADMIN_TOKEN = `bench-${randomBytes(32).toString('base64url')}`;
   const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
@@ -129,11 +130,19 @@ async function bench() {
     startChild('bare node:http', [fileURLToPath(import.meta.url), '--bare', String(barePort)], {});
     await waitFor('ingest ready', async () => (await fetch(`http://127.0.0.1:${ingestPort}/readyz`)).ok, 30_000);
     await waitFor('bare server', async () => (await fetch(`http://127.0.0.1:${barePort}/`)).ok, 10_000);
+    // BENCH_EXPERIMENT=1: the minimal group-commit server (its events go to another owner, so the check below still holds)
+    const experimentPort = EXPERIMENT ? await testkit.freePort() : 0;
+    if (EXPERIMENT) {
+      const args = [path.join(root, 'scripts/bench/group-commit-experiment.mjs'), String(experimentPort), servers.natsUrl, `${names.EVENTS_SUBJECT_PREFIX}.batch`, `${Number(owner) + 1}`];
+      startChild('group-commit experiment', args, {});
+      await waitFor('experiment', async () => (await fetch(`http://127.0.0.1:${experimentPort}/x?name=warm`)).ok, 10_000);
+    }
 
     const query = `owner_id=${owner}&name=impression&content_id=article-1&url=https%3A%2F%2Fpub.example%2Fa&utm_source=bench`;
     const variants = [
       { name: 'pixel (ingest role, JetStream ack)', opts: { url: `http://127.0.0.1:${ingestPort}/v1/v.gif?${query}` } },
       { name: 'bare node:http, same GIF', opts: { url: `http://127.0.0.1:${barePort}/v1/v.gif?${query}` } },
+      ...(EXPERIMENT ? [{ name: 'minimal group-commit experiment', opts: { url: `http://127.0.0.1:${experimentPort}/v1/v.gif?${query}` } }] : []),
     ];
     say(`warm-up, then ${ROUNDS} rounds x ${variants.length} variants x ${SECONDS} s, ${CONNECTIONS} connections`);
     let acknowledged = 0;
@@ -201,6 +210,10 @@ async function bench() {
     console.log('|---|---|---|---|');
     for (const s of summary) console.log(`| ${s.name} | ${s.rps.toFixed(0)} (${s.range[0].toFixed(0)}-${s.range[1].toFixed(0)}) | ${s.p50} | ${s.p99} |`);
     console.log(`\npixel / bare = ${ratio.toFixed(2)} (target >= 0.65); per round: ${pairRatios.map((x) => x.toFixed(2)).join(', ')} (median ${median(pairRatios).toFixed(2)})`);
+    if (EXPERIMENT) {
+      const rounds = results[2].map((r, i) => r.rps / results[1][i].rps);
+      console.log(`experiment / bare = ${(summary[2].rps / summary[1].rps).toFixed(2)} (per round ${rounds.map((x) => x.toFixed(2)).join(', ')}); pixel / experiment = ${(summary[0].rps / summary[2].rps).toFixed(2)}`);
+    }
     console.log(`failed requests: 0; acknowledged ${acknowledged}, reported ${count}; ${(batchSum / batchCount).toFixed(1)} events per JetStream message on average`);
     await stopAll(ratio >= 0.65 ? 0 : 2);
   } catch (err) {
