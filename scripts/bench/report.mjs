@@ -26,6 +26,7 @@ const { loadEventsConfig } = dist('config');
 const { createReportingFeature } = dist('reporting/reporting-feature');
 const { BucketWriter } = dist('consumer/bucket-writer');
 const { RollupMarks } = dist('rollups/rollup-marks');
+const { HeldMarks } = dist('rollups/held-marks');
 const { CellStore } = dist('rollups/cell-store');
 const { RollupBuilder } = dist('rollups/rollup-builder');
 const express = require(require.resolve('express', { paths: [path.join(root, 'services/events')] }));
@@ -47,7 +48,9 @@ const logger = platform.createLogger({ service: 'bench-report', level: 'error' }
 async function load(db, size) {
   const marks = new RollupMarks(db);
   await marks.init();
-  const writer = new BucketWriter(db, logger, { w: 'majority', journal: true }, marks);
+  // the consumer's marks: held open per unit while writes keep coming (services/events/src/rollups/held-marks.ts)
+  const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000 });
+  const writer = new BucketWriter(db, logger, { w: 'majority', journal: true }, held);
   const expected = new Map();
   const started = Date.now();
   let loaded = 0;
@@ -68,7 +71,7 @@ async function load(db, size) {
     }
   }
   await Promise.all(inFlight);
-  await marks.drain();
+  await held.drain();
   const seconds = (Date.now() - started) / 1000;
   say(`${size.toLocaleString('en')}: written in ${seconds.toFixed(0)} s (${(size / seconds).toFixed(0)} events/s)`);
   return { expected, seconds, marks };

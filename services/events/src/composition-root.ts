@@ -123,10 +123,10 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
   const rollups: RollupFeature | undefined = mongo ? await createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }) : undefined;
   if (rollups?.worker) workers.push(rollups.worker);
   // stopped after the consumer (workers stop in reverse order): its last finished marks are stored
-  if (rollups) workers.push({ start: () => {}, stop: () => rollups.marks.drain() });
+  if (rollups) workers.push({ start: () => {}, stop: () => rollups.writeMarks.drain() });
 
   if (roles.has('consumer') && mongo) {
-    const writer = new BucketWriter(mongo.db, logger, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J }, rollups?.marks);
+    const writer = new BucketWriter(mongo.db, logger, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J }, rollups?.writeMarks);
     const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
     workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
     streamFillMetrics(metrics, await jetstreamManager(nc), config.EVENTS_STREAM);

@@ -2,7 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument } from '../storage/event-document';
 import type { EventRecord } from '@cm/contracts';
-import { startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { consumerSettled, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../test-support/events-harness';
 import { DLQ_HEADERS } from './dead-letters';
 
 let h: EventsHarness;
@@ -15,18 +15,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.stop();
 });
-
-async function consumerSettled(): Promise<void> {
-  const jsm = await jetstreamManager(h.nc);
-  await waitUntil(
-    async () => {
-      const info = await jsm.consumers.info(h.config.EVENTS_STREAM, h.config.CONSUMER_DURABLE);
-      return info.num_pending === 0 && info.num_ack_pending === 0;
-    },
-    10_000,
-    'the consumer to have settled every message',
-  );
-}
 
 async function countsOf(contentIds: string[]): Promise<number[]> {
   const docs = await h.storedEvents({ content_id: { $in: contentIds } });
@@ -41,7 +29,7 @@ describe('consumer with batch messages (contract v2)', () => {
     await h.publishEvent({ owner_id: owner, content_id: ids[4] });
     await h.publishBatch(ids.slice(5).map((content_id) => ({ owner_id: owner, content_id })));
     await h.waitForStored(ids.length, { content_id: { $in: ids } });
-    await consumerSettled();
+    await consumerSettled(h);
     expect(await countsOf(ids)).toEqual(ids.map(() => 1));
   });
 
@@ -53,7 +41,7 @@ describe('consumer with batch messages (contract v2)', () => {
     const bad = { owner_id: owner, name: 'x', device_type: 'tv', content_id: uniqueTag('bad') };
     await h.publishBatch([{ owner_id: owner, content_id: good[0] }, { raw: bad }, { owner_id: owner, content_id: good[1] }]);
     await h.waitForStored(2, { content_id: { $in: good } });
-    await consumerSettled();
+    await consumerSettled(h);
     await waitUntil(async () => (await jsm.streams.info(dlq)).state.messages === lettersBefore + 1, 5000, 'one dead letter');
     const letter = await jsm.streams.getMessage(dlq, { seq: (await jsm.streams.info(dlq)).state.last_seq });
     expect(letter?.json()).toEqual(bad);
@@ -78,7 +66,7 @@ describe('consumer with batch messages (contract v2)', () => {
 
     await h.restart();
     await h.waitForStored(ids.length, { content_id: { $in: ids } }, 10_000);
-    await consumerSettled();
+    await consumerSettled(h);
     expect(await countsOf(ids)).toEqual(ids.map(() => 1));
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
     expect(metrics).toMatch(/events_consumer_events_total\{outcome="duplicate"[^}]*\} 3/);

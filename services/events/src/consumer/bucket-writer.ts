@@ -4,10 +4,10 @@ import { BUCKET_INDEXES } from '../storage/bucket-indexes';
 import type { EventDocument } from '../storage/event-document';
 import { insertResults, type InsertResult } from './insert-results';
 
-/** Rollup write marks (rollups/rollup-marks.ts): started before an insert, finished once its outcome is known. */
-export interface WriteMarks {
-  begin(instants: readonly Date[]): Promise<string[]>;
-  end(unitIds: readonly string[]): Promise<void>;
+/** Rollup write marks (rollups/rollup-marks.ts, held-marks.ts): started before an insert, finished once its outcome is known. */
+export interface WriteMarks<Handle = unknown> {
+  begin(instants: readonly Date[]): Promise<Handle>;
+  end(handle: Handle): Promise<void>;
 }
 
 /**
@@ -40,7 +40,7 @@ export class BucketWriter {
       return insertResults(docs.length, err);
     }
     // rollups: no insert without its started mark (a failure here fails the batch, which is retried)
-    let marked: string[] | undefined;
+    let marked: unknown;
     try {
       marked = await this.marks?.begin(docs.map((d) => d.created));
     } catch (err) {
@@ -56,7 +56,7 @@ export class BucketWriter {
     }
     // an unknown outcome ('failed') may still land later: leave it started, so those hours stay on raw events.
     // Not awaited: until it is stored the units just stay on raw events (RollupMarks.drain on stop).
-    if (marked && results.every((r) => r.status !== 'failed')) {
+    if (marked !== undefined && results.every((r) => r.status !== 'failed')) {
       this.marks?.end(marked).catch((err: unknown) => this.logger.warn('rollup finished mark failed', { error: String(err) }));
     }
     return results;

@@ -3,7 +3,7 @@ import { v7 } from 'uuid';
 import { DLQ_HEADERS } from './dead-letters';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument } from '../storage/event-document';
-import { startEventsHarness, waitUntil, type EventsHarness, uniqueTag } from '../test-support/events-harness';
+import { consumerSettled, startEventsHarness, waitUntil, type EventsHarness, uniqueTag } from '../test-support/events-harness';
 
 let h: EventsHarness;
 let owner: string;
@@ -18,18 +18,6 @@ afterAll(async () => {
 
 const tag = () => uniqueTag('k');
 
-async function consumerSettled(): Promise<void> {
-  const jsm = await jetstreamManager(h.nc);
-  await waitUntil(
-    async () => {
-      const info = await jsm.consumers.info(h.config.EVENTS_STREAM, h.config.CONSUMER_DURABLE);
-      return info.num_pending === 0 && info.num_ack_pending === 0;
-    },
-    5000,
-    'the consumer to have settled every message',
-  );
-}
-
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(name));
@@ -42,7 +30,7 @@ describe('consumer', () => {
     const msg = await h.publishEvent({ owner_id: owner, content_id });
     await h.publishEvent({ ...msg });
     await h.waitForStored(1, { content_id });
-    await consumerSettled();
+    await consumerSettled(h, 5000);
     expect(await h.storedEvents({ content_id })).toHaveLength(1);
   });
 
@@ -53,7 +41,7 @@ describe('consumer', () => {
     await h.waitForStored(1, { content_id });
     // outside the stream's dedupe (another msgID), exactly what a redelivery looks like to MongoDB
     await h.publishEvent({ ...msg }, `replay-${msg.id}`);
-    await consumerSettled();
+    await consumerSettled(h, 5000);
     expect(await h.storedEvents({ content_id })).toHaveLength(1);
     expect(await metric('events_consumer_events_total{outcome="duplicate"')).toBe(before + 1);
   });
@@ -65,7 +53,7 @@ describe('consumer', () => {
     const doc = toEventDocument({ id, owner_id: owner, name: 'impression', url: '', content_id, device_type: 'desktop', bot: false, metadata: {}, created });
     await h.db.collection(bucketName(h.config.BUCKET_PREFIX, doc.created)).insertOne(doc as never);
     await h.publishEvent({ id, owner_id: owner, content_id, created });
-    await consumerSettled();
+    await consumerSettled(h, 5000);
     expect(await h.storedEvents({ content_id })).toHaveLength(1);
   });
 
@@ -76,7 +64,7 @@ describe('consumer', () => {
     await h.js.publish(subject, 'not json at all', { msgID: `bad2-${content_id}` });
     await h.publishEvent({ owner_id: owner, content_id });
     await h.waitForStored(1, { content_id });
-    await consumerSettled();
+    await consumerSettled(h, 5000);
 
     const jsm = await jetstreamManager(h.nc);
     const dlq = `${h.config.EVENTS_STREAM}_DLQ`;
@@ -115,7 +103,7 @@ describe('consumer', () => {
     const content_id = tag();
     const old = new Date(Date.now() - (h.config.RETENTION_DAYS + 2) * 86_400_000);
     await h.publishEvent({ owner_id: owner, content_id, created: old.toISOString() });
-    await consumerSettled();
+    await consumerSettled(h, 5000);
     const names = (await h.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     expect(names).not.toContain(bucketName(h.config.BUCKET_PREFIX, old));
   });

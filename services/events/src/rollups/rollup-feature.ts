@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import type { Logger, Registry } from '@cm/platform';
 import type { EventsConfig } from '../config';
 import { CellStore } from './cell-store';
+import { HeldMarks } from './held-marks';
 import { RollupBuilder } from './rollup-builder';
 import { RollupMarks } from './rollup-marks';
 import { createRollupMetrics } from './rollup-metrics';
@@ -15,8 +16,8 @@ export type RollupConfig = Pick<
 >;
 
 export interface RollupFeature {
-  /** The consumer's write marks (BucketWriter). */
-  marks: RollupMarks;
+  /** The consumer's write marks (BucketWriter), held open per unit while writes keep coming; drained on stop. */
+  writeMarks: HeldMarks;
   /** For the retention job: rollups kept ROLLUP_RETENTION_DAYS, dropped before their raw days. */
   retention: { retentionDays: number; dropBefore(cutoff: number): Promise<number> };
   /** The `rollup` role's background builder (only when asked for). */
@@ -33,7 +34,11 @@ export async function createRollupFeature(deps: { db: Db; config: RollupConfig; 
   await Promise.all([marks.init(), cells.init()]);
   const retention = new RollupRetention(marks, cells);
   const feature: RollupFeature = {
-    marks,
+    writeMarks: new HeldMarks(marks, {
+      holdMs: heldMarksHoldMs(config.ROLLUP_ABANDON_MS),
+      lingerMs: 1000,
+      onError: (err) => deps.logger.warn('rollup finished mark failed', { error: String(err) }),
+    }),
     retention: { retentionDays: config.ROLLUP_RETENTION_DAYS || config.RETENTION_DAYS, dropBefore: (cutoff) => retention.dropBefore(cutoff) },
     rebuild: new RollupRebuild(marks, { rawRetentionDays: config.RETENTION_DAYS, maxDays: config.REPORT_MAX_RANGE_DAYS }),
   };
@@ -48,4 +53,9 @@ export async function createRollupFeature(deps: { db: Db; config: RollupConfig; 
     feature.worker = new RollupWorker(builder, marks, createRollupMetrics(deps.metrics), { intervalMs: config.ROLLUP_INTERVAL_MS }, deps.logger);
   }
   return feature;
+}
+
+/** A hold is renewed long before the builder could take its writer for dead (ROLLUP_ABANDON_MS). */
+export function heldMarksHoldMs(abandonMs: number): number {
+  return Math.min(10_000, Math.floor(abandonMs / 4));
 }

@@ -15,7 +15,7 @@ const MARK_INDEXES: IndexDefinition[] = [
 const FINISH_DELAY_MS = 100;
 
 interface Pending {
-  units: UnitRef[];
+  units: readonly UnitRef[];
   field: 's' | 'f';
   done: { resolve(): void; reject(err: unknown): void };
 }
@@ -47,13 +47,23 @@ export class RollupMarks {
   /** Marks a write as started on the units of these instants (stored when this resolves); returns the unit ids for `end`. */
   async begin(instants: readonly Date[]): Promise<string[]> {
     const units = touchedUnits(instants);
-    await this.enqueue(units, 's');
+    await this.start(units);
     return units.map(unitId);
   }
 
   /** Marks the write as finished: only once its outcome is known (written, duplicate or refused). */
   end(ids: readonly string[]): Promise<void> {
-    return this.enqueue(ids.map((id) => parseUnitId(id)!).filter(Boolean), 'f');
+    return this.finish(ids.map((id) => parseUnitId(id)!).filter(Boolean));
+  }
+
+  /** `started += 1` on these units, stored when this resolves (HeldMarks holds one for many writes). */
+  start(units: readonly UnitRef[]): Promise<void> {
+    return this.enqueue(units, 's');
+  }
+
+  /** `finished += 1` on these units (may wait up to FINISH_DELAY_MS for a started mark to travel with). */
+  finish(units: readonly UnitRef[]): Promise<void> {
+    return this.enqueue(units, 'f');
   }
 
   /** Waits until every mark asked for is stored (graceful stop). */
@@ -65,7 +75,7 @@ export class RollupMarks {
     }
   }
 
-  private enqueue(units: UnitRef[], field: 's' | 'f'): Promise<void> {
+  private enqueue(units: readonly UnitRef[], field: 's' | 'f'): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ units, field, done: { resolve, reject } });
       this.schedule();

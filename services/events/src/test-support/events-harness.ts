@@ -62,6 +62,19 @@ function newEvent(): Omit<EventRecord, 'owner_id'> {
   return { id: v7(), name: 'impression', url: '', content_id: '', device_type: 'desktop', bot: false, metadata: {}, created: new Date().toISOString() };
 }
 
+/** Waits until the writer consumer has delivered and settled (acked, nak'ed or terminated) every stored message. */
+export async function consumerSettled(h: Pick<EventsHarness, 'nc' | 'config'>, timeoutMs = 10_000): Promise<void> {
+  const jsm = await jetstreamManager(h.nc);
+  await waitUntil(
+    async () => {
+      const info = await jsm.consumers.info(h.config.EVENTS_STREAM, h.config.CONSUMER_DURABLE);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    timeoutMs,
+    'the consumer to have settled every message',
+  );
+}
+
 /** Polls until check() is true. A check that throws counts as "not yet" (e.g. a bucket being created). */
 export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -8,6 +8,7 @@ import { PlannedCountSource } from '../reporting/planned-count-source';
 import { ReportService } from '../reporting/report-service';
 import { CellStore } from '../rollups/cell-store';
 import { RollupBuilder, type RollupBuilderOptions } from '../rollups/rollup-builder';
+import { HeldMarks } from '../rollups/held-marks';
 import { RollupMarks } from '../rollups/rollup-marks';
 import { bucketName } from '../storage/bucket-naming';
 import type { EventDocument } from '../storage/event-document';
@@ -61,7 +62,9 @@ export async function startRollupFixture(limits: { maxGroups?: number } = {}): P
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
   await Promise.all([marks.init(), cells.init()]);
-  const writer = new BucketWriter(db, silent, { w: 'majority', journal: true }, marks);
+  // the consumer's marks: held open per unit while writes keep coming
+  const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000 });
+  const writer = new BucketWriter(db, silent, { w: 'majority', journal: true }, held);
   const options = { prefix: PREFIX, maxRangeDays: 400, concurrency: 8, queryTimeoutMs: 30_000, deadlineMs: 60_000 };
   const usage = { rollupUnits: 0, rawParts: 0 };
   const onPlan = (plan: ReportPlan) => {
@@ -87,8 +90,8 @@ export async function startRollupFixture(limits: { maxGroups?: number } = {}): P
       for (const [bucket, list] of byBucket) {
         for (let i = 0; i < list.length; i += batch) await writer.write(bucket, list.slice(i, i + batch));
       }
-      // the writer does not wait for its finished marks; a consumer between batches has them stored
-      await marks.drain();
+      // the writer does not wait for its finished marks (held, then stored); a stopping consumer stores them
+      await held.drain();
     },
     async stop() {
       await db.dropDatabase().catch(() => undefined);

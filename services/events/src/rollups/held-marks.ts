@@ -1,0 +1,121 @@
+import type { WriteMarks } from '../consumer/bucket-writer';
+import type { RollupMarks } from './rollup-marks';
+import { touchedUnits, unitId, type UnitRef } from './rollup-units';
+
+/** One `started` mark shared by every write to a unit for a while; `finished` once they are all done. */
+export interface Hold {
+  readonly id: string;
+  readonly unit: UnitRef;
+  /** When its started mark was sent: writes join it only within holdMs of that. */
+  readonly since: number;
+  started: Promise<void>;
+  /** Writes joined and not yet ended. */
+  open: number;
+  failed: boolean;
+  closed: boolean;
+  closing?: NodeJS.Timeout;
+}
+
+export interface HeldMarksOptions {
+  /** A hold takes new writes for this long after its started mark; must stay well inside ROLLUP_ABANDON_MS. */
+  holdMs: number;
+  /** A hold with no write in flight is finished after this long without a new one. */
+  lingerMs: number;
+  onError?: (err: unknown) => void;
+  now?: () => number;
+}
+
+/**
+ * The consumer's write marks, held (rollups/rollup-marks.ts has the protocol). Writing
+ * `started` before and `finished` after every batch costs the store an upsert per unit per
+ * batch; here a unit's started mark is held open while writes keep coming: the first write to a
+ * unit stores `started += 1`, later writes within `holdMs` join it without a database write,
+ * and `finished += 1` is stored once every joined write has its outcome and none came for
+ * `lingerMs`. While a hold is open the unit has started != finished, so it is neither built nor
+ * used by reports (answered from raw events, as for any write in flight). After `holdMs` a new
+ * hold (a new started mark, which also refreshes the mark's `at`) takes the new writes, so the
+ * builder's "in flight longer than ROLLUP_ABANDON_MS is dead" rule never applies to a live
+ * writer. A write whose outcome is unknown never ends, so its hold is never finished: the unit
+ * stays dirty until that rule applies, exactly as with one mark per write.
+ */
+export class HeldMarks implements WriteMarks<Hold[]> {
+  private readonly current = new Map<string, Hold>();
+  private readonly now: () => number;
+
+  constructor(private readonly marks: RollupMarks, private readonly opts: HeldMarksOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Joins (or opens) the hold of every unit the instants touch; resolves once all their started marks are stored. */
+  async begin(instants: readonly Date[]): Promise<Hold[]> {
+    const at = this.now();
+    const holds: Hold[] = [];
+    const opened: Hold[] = [];
+    for (const unit of touchedUnits(instants)) {
+      const id = unitId(unit);
+      let hold = this.current.get(id);
+      if (!hold || hold.failed || at - hold.since >= this.opts.holdMs) {
+        // a hold past its time takes no new writes; it is finished when its own writes end
+        hold = { id, unit, since: at, started: Promise.resolve(), open: 0, failed: false, closed: false };
+        this.current.set(id, hold);
+        opened.push(hold);
+      }
+      clearTimeout(hold.closing);
+      hold.closing = undefined;
+      hold.open++;
+      holds.push(hold);
+    }
+    if (opened.length > 0) {
+      const started = this.marks.start(opened.map((h) => h.unit));
+      for (const hold of opened) {
+        hold.started = started.catch((err: unknown) => {
+          // its started mark may or may not be stored: never finish it (the unit stays dirty until presumed dead)
+          hold.failed = true;
+          if (this.current.get(hold.id) === hold) this.current.delete(hold.id);
+          throw err;
+        });
+      }
+    }
+    try {
+      await Promise.all(holds.map((h) => h.started));
+    } catch (err) {
+      // no insert follows: this write leaves its holds at once
+      this.leave(holds);
+      throw err;
+    }
+    return holds;
+  }
+
+  /** The write's outcome is known: it leaves its holds (finished marks follow when the holds close). */
+  end(holds: readonly Hold[]): Promise<void> {
+    this.leave(holds);
+    return Promise.resolve();
+  }
+
+  /** Finishes every hold with no write in flight and waits for all marks to be stored (graceful stop, after the consumer). */
+  async drain(): Promise<void> {
+    for (const hold of [...this.current.values()]) if (hold.open === 0) this.close(hold);
+    await this.marks.drain();
+  }
+
+  private leave(holds: readonly Hold[]): void {
+    for (const hold of holds) {
+      hold.open--;
+      if (hold.open > 0) continue;
+      if (this.current.get(hold.id) !== hold) this.close(hold);
+      else if (!hold.closing) {
+        hold.closing = setTimeout(() => this.close(hold), this.opts.lingerMs);
+        hold.closing.unref();
+      }
+    }
+  }
+
+  private close(hold: Hold): void {
+    clearTimeout(hold.closing);
+    hold.closing = undefined;
+    if (hold.open > 0 || hold.closed || hold.failed) return;
+    hold.closed = true;
+    if (this.current.get(hold.id) === hold) this.current.delete(hold.id);
+    this.marks.finish([hold.unit]).catch((err: unknown) => this.opts.onError?.(err));
+  }
+}
