@@ -63,9 +63,12 @@ export function childrenOf(unit: UnitRef): UnitRef[] {
 
 /** Distinct unit ids touched by writes at these instants, hours first (the order marks are bumped in). */
 export function touchedUnits(instants: readonly Date[]): UnitRef[] {
+  // a batch covers few hours: every larger unit follows from the hours, so instants reduce to those first
+  const hours = new Set<number>();
+  for (const at of instants) hours.add(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
   const seen = new Map<string, UnitRef>();
-  for (const at of instants) {
-    for (const unit of unitsContaining(at.getTime())) seen.set(unitId(unit), unit);
+  for (const hour of hours) {
+    for (const unit of unitsContaining(hour)) seen.set(unitId(unit), unit);
   }
   return [...seen.values()].sort((a, b) => a.level - b.level || a.start - b.start);
 }
