@@ -4,10 +4,10 @@
 // same HTTP work per hit. Usage: node scripts/bench/bare-http-cpu.mjs [rate=6400] [seconds=10]
 // (Linux: reads /proc). Loopback only.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuOf } from './proc-cpu.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -18,15 +18,11 @@ const [rate, seconds] = [Number(process.argv[2] ?? 6400), Number(process.argv[3]
 const port = await testkit.freePort();
 const child = spawn(process.execPath, [path.join(here, 'pixel.mjs'), '--bare', String(port)], { stdio: 'inherit' });
 await testkit.waitForPort(port, 10_000);
-const ticks = () => {
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (1/100 s)
-};
 const url = `http://127.0.0.1:${port}/v1/v.gif?owner_id=1&name=impression&content_id=article-1&url=https%3A%2F%2Fpub.example%2Fa&utm_source=bench`;
-const before = ticks();
+const before = cpuOf(child.pid);
 const result = await new Promise((resolve, reject) =>
   autocannon({ url, connections: 64, overallRate: rate, duration: seconds }, (err, r) => (err ? reject(err) : resolve(r))),
 );
-const usPerRequest = ((ticks() - before) * 10_000) / result.requests.total;
+const usPerRequest = ((cpuOf(child.pid) - before) * 1e6) / result.requests.total;
 console.log(`bare node:http at ${rate} req/s (${result.requests.average.toFixed(0)} answered/s, 64 connections): ${usPerRequest.toFixed(1)} CPU us per request`);
 child.kill();

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait-for.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -58,19 +59,6 @@ async function http(method, url, { token, body } = {}) {
   return text ? JSON.parse(text) : undefined;
 }
 
-async function waitReady(url, ms) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > deadline) throw new Error(`${url} not ready after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 function run(opts, seconds) {
   return new Promise((resolve, reject) => {
     autocannon({ connections: CONNECTIONS, duration: seconds, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
@@ -104,7 +92,7 @@ async function startManagement(name, main) {
     LOG_LEVEL: 'error',
   });
   const api = `http://127.0.0.1:${port}`;
-  await waitReady(`${api}/readyz`, 30_000);
+  await waitFor(`${api}/readyz ready`, async () => (await fetch(`${api}/readyz`)).ok, 30_000, 200);
   return api;
 }
 
@@ -153,7 +141,7 @@ async function main() {
   const [api, compareApi] = await Promise.all([
     startManagement('management', path.join(root, 'services/management/dist/main.js')),
     COMPARE_MAIN ? startManagement('compared build', path.resolve(COMPARE_MAIN)) : undefined,
-    waitReady(`${bare}/bare`, 10_000),
+    waitFor(`${bare}/bare ready`, async () => (await fetch(`${bare}/bare`)).ok, 10_000, 200),
   ]);
 
   const scenarios = [

@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuPer, cpuSnapshot, storePids } from './proc-cpu.mjs';
+import { waitFor } from './wait-for.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -32,7 +33,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = 64;
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 const say = (msg) => console.error(`[bench] ${msg}`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 let servers;
 const children = new Set();
@@ -80,19 +80,6 @@ function startEvents(dir, roles, port, names) {
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;
-}
-
-async function waitFor(what, check, ms) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > deadline) throw new Error(`${what}: not after ${ms} ms`);
-    await sleep(100);
-  }
 }
 
 /** Events the consumer has written so far (the metric was per message before v2, per event since). */

@@ -13,6 +13,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait-for.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -75,18 +76,6 @@ async function bench() {
   };
   process.on('SIGINT', () => void stopAll(130));
 
-  const waitFor = async (what, check, ms) => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      try {
-        if (await check()) return;
-      } catch {
-        /* not yet */
-      }
-      if (Date.now() > deadline) throw new Error(`${what}: not after ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
   // Rounds send a fixed number of requests (sized from the warm-up rate to last about
   // BENCH_SECONDS) rather than running for a fixed time: a timed run abandons the requests in
   // flight when the clock runs out, and those are stored without the 200 being counted.
