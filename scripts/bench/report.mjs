@@ -27,6 +27,7 @@ const { createReportingFeature } = dist('reporting/reporting-feature');
 const { BucketWriter } = dist('consumer/bucket-writer');
 const { RollupMarks } = dist('rollups/rollup-marks');
 const { HeldMarks } = dist('rollups/held-marks');
+const { bucketName } = dist('storage/bucket-naming');
 const { CellStore } = dist('rollups/cell-store');
 const { RollupBuilder } = dist('rollups/rollup-builder');
 const express = require(require.resolve('express', { paths: [path.join(root, 'services/events')] }));
@@ -57,7 +58,7 @@ async function load(db, size) {
   let next = 500_000;
   const inFlight = new Set();
   for (const docs of eventBatches({ total: size, days: DAYS, firstDay: FIRST_DAY, urls: URLS, batch: BATCH }, expected)) {
-    const bucket = `events_${docs[0].created.toISOString().slice(0, 10).replaceAll('-', '')}`;
+    const bucket = bucketName('events', docs[0].created);
     const p = writer.write(bucket, docs).then((results) => {
       if (results.some((r) => r.status !== 'written')) throw new Error(`write to ${bucket}: ${JSON.stringify(results.find((r) => r.status !== 'written'))}`);
       inFlight.delete(p);
@@ -80,7 +81,6 @@ async function load(db, size) {
 /** Runs builder passes until one builds nothing (units still open at the newest end stay dirty); returns the seconds it took. */
 async function catchUp(db, marks) {
   const cells = new CellStore(db);
-  await cells.init();
   const builder = new RollupBuilder(db, marks, cells, { prefix: 'events', graceMs: 0, abandonMs: 600_000, batchUnits: 100_000, rawRetentionDays: 400 });
   const started = Date.now();
   for (let pass = 1; pass <= 20; pass++) {

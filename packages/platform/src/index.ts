@@ -10,7 +10,6 @@ export * from './config';
 export * from './mongo';
 export * from './nats';
 export * from './http-server';
-export * from './shutdown';
 export * from './time-format';
 export * from './body-parsers';
 export * from './bearer-token';

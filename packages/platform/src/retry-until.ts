@@ -30,10 +30,6 @@ export interface RetryOptions {
   /** First delay; doubles per attempt up to maxDelayMs, with jitter. */
   baseDelayMs?: number;
   maxDelayMs?: number;
-  /** Errors that no retry can fix; by default configuration and credential errors (isPermanentStartupError). */
-  isPermanent?: (err: unknown) => boolean;
-  /** Told before each wait and on success, e.g. to show the state on /readyz. */
-  onWaiting?: (dependency: string, error: string) => void;
 }
 
 /** One line for a log: the message, with the driver's code name when there is one. */
@@ -89,17 +85,15 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
 export async function retryUntil<T>(dependency: string, attempt: () => Promise<T>, opts: RetryOptions): Promise<T> {
   const base = opts.baseDelayMs ?? 250;
   const max = opts.maxDelayMs ?? 10_000;
-  const isPermanent = opts.isPermanent ?? isPermanentStartupError;
   for (let n = 1; ; n++) {
     try {
       const value = await attempt();
       if (n > 1) opts.logger.info(`${dependency} is available`, { dependency, attempts: n });
       return value;
     } catch (err) {
-      if (isPermanent(err)) throw new StartupError(dependency, err);
+      if (isPermanentStartupError(err)) throw new StartupError(dependency, err);
       const delay = backoffDelay(n, base, max);
       const error = describeError(err);
-      opts.onWaiting?.(dependency, error);
       opts.logger.warn(`waiting for ${dependency}`, { dependency, attempt: n, error, retry_in_ms: delay });
       if (!(await sleep(delay, opts.signal))) throw new StartAbortedError(dependency);
     }

@@ -12,7 +12,7 @@ export interface StartingServerOptions {
   holdMs?: number;
   /** Most requests held at once; beyond it they get a 503 at once. */
   maxHeld?: number;
-  retry?: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'isPermanent'>;
+  retry?: Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs'>;
 }
 
 type StepState = 'ok' | 'unavailable';

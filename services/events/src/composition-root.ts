@@ -120,7 +120,10 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
   }
 
   // rollups: write marks for the consumer, the builder for the rollup role
-  const rollups: RollupFeature | undefined = mongo ? await createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }) : undefined;
+  // index creation: retried like the other start-up steps (metrics are registered only after it succeeded)
+  const rollups: RollupFeature | undefined = mongo
+    ? await boot.step('rollups', () => createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }))
+    : undefined;
   if (rollups?.worker) workers.push(rollups.worker);
   // stopped after the consumer (workers stop in reverse order): its last finished marks are stored
   if (rollups) workers.push({ start: () => {}, stop: () => rollups.writeMarks.drain() });
@@ -129,7 +132,8 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
     const writer = new BucketWriter(mongo.db, logger, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J }, rollups?.writeMarks);
     const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
     workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
-    streamFillMetrics(metrics, await jetstreamManager(nc), config.EVENTS_STREAM);
+    // no API check: the stream's state is read lazily, at scrape time
+    streamFillMetrics(metrics, await jetstreamManager(nc, { checkAPI: false }), config.EVENTS_STREAM);
     workers.push(
       new RetentionJob(
         mongo.db,

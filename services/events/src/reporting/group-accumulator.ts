@@ -32,7 +32,7 @@ export class GroupAccumulator {
 
   /** The same without a GroupCount per partial: the hot path of rollup cells (a group object only when new). */
   addParts(time: number | undefined, name: string, contentId: string | undefined, url: string | undefined, value: number, latest?: LatestEvent): void {
-    const key = `${time ?? ''}|${part(name)}${part(contentId)}${part(url)}`;
+    const key = keyOf(time, name, contentId, url);
     const seen = this.merged.get(key);
     if (!seen) {
       if (this.merged.size >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
@@ -58,7 +58,11 @@ export class GroupAccumulator {
  * inside a url) can make two groups collide, and cheaper than JSON on the hot path of a report.
  */
 export function groupKey(group: Pick<GroupCount, 'time' | 'name' | 'content_id' | 'url'>): string {
-  return `${group.time ?? ''}|${part(group.name)}${part(group.content_id)}${part(group.url)}`;
+  return keyOf(group.time, group.name, group.content_id, group.url);
+}
+
+function keyOf(time: number | undefined, name: string | undefined, contentId: string | undefined, url: string | undefined): string {
+  return `${time ?? ''}|${part(name)}${part(contentId)}${part(url)}`;
 }
 
 function part(value: string | undefined): string {

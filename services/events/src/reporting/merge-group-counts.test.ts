@@ -1,5 +1,12 @@
 import type { GroupCount } from './count-source';
-import { isLater, mergeGroupCounts } from './merge-group-counts';
+import { GroupAccumulator, isLater } from './group-accumulator';
+
+/** Partial groups of several buckets (or sources) through the accumulator the reports merge with. */
+function mergeGroupCounts(partials: readonly GroupCount[][]): GroupCount[] {
+  const acc = new GroupAccumulator();
+  for (const groups of partials) for (const group of groups) acc.add(group);
+  return acc.groups();
+}
 
 const latest = (iso: string, id: string, ...metadata: string[]) => ({ created: new Date(iso), id, metadata });
 

@@ -50,6 +50,7 @@ describe('parseReportRequest: series, time zones, top-N', () => {
     [{ timezone: ['UTC'] }, 'timezone'],
     [{ fill_zeros: 'true' }, 'fill_zeros'],
     [{ fill_zeros: 1 }, 'fill_zeros'],
+    [{ fill_zeros: { $ne: false } }, 'fill_zeros'],
     [{ limit: 0 }, 'limit'],
     [{ limit: -1 }, 'limit'],
     [{ limit: 1.5 }, 'limit'],

@@ -50,9 +50,9 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
   await store.init();
   const keys = new ApiKeyService(store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
   const metrics = createReportMetrics(deps.metrics);
+  // read-only use: the rollup feature (every process with MongoDB) creates the marks' indexes
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
-  await Promise.all([marks.init(), cells.init()]);
   const source = new PlannedCountSource(db, {
     prefix: config.BUCKET_PREFIX,
     maxRangeDays: config.REPORT_MAX_RANGE_DAYS,

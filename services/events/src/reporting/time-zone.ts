@@ -4,6 +4,8 @@
  * to their first occurrence), and ISO 8601 with the zone's offset.
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Intl accepts any letter case ("europe/berlin"): names come from clients, so the cache is bounded (~600 zones exist). */
+const MAX_FORMATTERS = 1024;
 
 function formatter(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(zone);
@@ -18,7 +20,7 @@ function formatter(zone: string): Intl.DateTimeFormat {
       minute: 'numeric',
       second: 'numeric',
     });
-    formatters.set(zone, f);
+    if (formatters.size < MAX_FORMATTERS) formatters.set(zone, f);
   }
   return f;
 }

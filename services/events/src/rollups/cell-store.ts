@@ -34,10 +34,6 @@ export class CellStore {
     this.manifests = db.collection<ManifestDocument>(`${CELLS_COLLECTION}_manifests`);
   }
 
-  async init(): Promise<void> {
-    // only `_id` lookups: no index to create
-  }
-
   /** Writes a generation: its manifest first, then its documents. */
   async insert(g: string, docs: readonly CellDocument[]): Promise<void> {
     await this.manifests.insertOne({ _id: g, ids: docs.map((d) => d._id) });

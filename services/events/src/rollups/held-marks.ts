@@ -11,8 +11,8 @@ export interface Hold {
   started: Promise<void>;
   /** Writes joined and not yet ended. */
   open: number;
+  /** Its started mark may not be stored: never finished (a failed hold also leaves `current`, so nothing joins it). */
   failed: boolean;
-  closed: boolean;
   closing?: NodeJS.Timeout;
 }
 
@@ -54,9 +54,9 @@ export class HeldMarks implements WriteMarks<Hold[]> {
     for (const unit of touchedUnits(instants)) {
       const id = unitId(unit);
       let hold = this.current.get(id);
-      if (!hold || hold.failed || at - hold.since >= this.opts.holdMs) {
+      if (!hold || at - hold.since >= this.opts.holdMs) {
         // a hold past its time takes no new writes; it is finished when its own writes end
-        hold = { id, unit, since: at, started: Promise.resolve(), open: 0, failed: false, closed: false };
+        hold = { id, unit, since: at, started: Promise.resolve(), open: 0, failed: false };
         this.current.set(id, hold);
         opened.push(hold);
       }
@@ -113,8 +113,7 @@ export class HeldMarks implements WriteMarks<Hold[]> {
   private close(hold: Hold): void {
     clearTimeout(hold.closing);
     hold.closing = undefined;
-    if (hold.open > 0 || hold.closed || hold.failed) return;
-    hold.closed = true;
+    if (hold.open > 0 || hold.failed) return;
     if (this.current.get(hold.id) === hold) this.current.delete(hold.id);
     this.marks.finish([hold.unit]).catch((err: unknown) => this.opts.onError?.(err));
   }

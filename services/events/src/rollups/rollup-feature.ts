@@ -31,7 +31,7 @@ export async function createRollupFeature(deps: { db: Db; config: RollupConfig; 
   const { db, config } = deps;
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
-  await Promise.all([marks.init(), cells.init()]);
+  await marks.init();
   const retention = new RollupRetention(marks, cells);
   const feature: RollupFeature = {
     writeMarks: new HeldMarks(marks, {

@@ -61,7 +61,7 @@ export async function startRollupFixture(limits: { maxGroups?: number } = {}): P
   const db = client.db(uniqueName('rollups'));
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
-  await Promise.all([marks.init(), cells.init()]);
+  await marks.init();
   // the consumer's marks: held open per unit while writes keep coming
   const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000 });
   const writer = new BucketWriter(db, silent, { w: 'majority', journal: true }, held);

@@ -99,14 +99,10 @@ export class CampaignService {
    * (no body, or `{}`) is a no-op that answers the current data and leaves last_modified alone.
    */
   async edit(caller: AuthenticatedUser, token: string, input: EditCampaignInput): Promise<CampaignEditView> {
-    if (Object.keys(input).length === 0) {
-      const current = await this.deps.store.findSummary(caller.unique_id, token);
-      if (!current) throw new NotFoundError('no such campaign');
-      return toCampaignEditView(current);
-    }
     for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
       const current = await this.deps.store.findSummary(caller.unique_id, token);
       if (!current) throw new NotFoundError('no such campaign');
+      if (Object.keys(input).length === 0) return toCampaignEditView(current);
       requireDatesInOrder({ start_date: input.start_date ?? current.start_date, end_date: input.end_date ?? current.end_date });
       const updated = await this.deps.store.update(caller.unique_id, token, current.version, input, this.now());
       if (updated) return toCampaignEditView(updated);

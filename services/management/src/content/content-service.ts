@@ -4,7 +4,7 @@ import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
 import type { TimezoneOf } from '../campaigns/campaign-service';
-import type { HostPlace } from '../redirect-hosts/redirect-host-service';
+import { RECORD_QUOTA, type HostPlace } from '../redirect-hosts/redirect-host-service';
 import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument } from './content-document';
 import type { AddContentInput } from './content-schemas';
@@ -53,7 +53,7 @@ export class ContentService {
     };
     const place = await this.deps.placeForHost(caller.unique_id, item.host);
     if (place === 'full') {
-      throw quotaExceeded('redirect hosts per owner, explicit and from content URLs together', OWNER_RECORD_LIMITS.redirectHosts, 'url');
+      throw quotaExceeded(RECORD_QUOTA, OWNER_RECORD_LIMITS.redirectHosts, 'url');
     }
     const [outcome, timezone] = await Promise.all([this.deps.store.add(caller.unique_id, campaignToken, item), this.deps.timezoneOf(caller.unique_id)]);
     switch (outcome.kind) {

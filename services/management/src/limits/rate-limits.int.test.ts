@@ -60,6 +60,16 @@ describe('failed authentications per client address', () => {
     expect((await h.request('GET', '/api/v3/campaign/', { token: owner.api_token, headers: from() })).status).toBe(200);
   });
 
+  test('when a limited client prepends addresses of its own to X-Forwarded-For, then it is still limited; a junk header is a 4xx, never a 5xx', async () => {
+    const attacker = from();
+    for (const token of ['wrong-1', 'wrong-2', 'wrong-3']) expect((await h.request('GET', '/api/v3/campaign/', { token, headers: attacker })).status).toBe(401);
+    // TRUST_PROXY=1: only the hop the proxy appended (the last entry) counts
+    expect429(await h.request('GET', '/api/v3/campaign/', { token: 'wrong-4', headers: { 'x-forwarded-for': `203.0.113.99, ${attacker['x-forwarded-for']}` } }));
+    const junk = await h.request('GET', '/api/v3/campaign/', { token: 'wrong-5', headers: { 'x-forwarded-for': `${'x'.repeat(10_000)}, ,;$gt` } });
+    expect(junk.status).toBeGreaterThanOrEqual(400);
+    expect(junk.status).toBeLessThan(500);
+  });
+
   test('when an address authenticates successfully, then that costs nothing from its failure budget', async () => {
     const owner = await h.createAccount();
     const headers = from();

@@ -26,7 +26,7 @@ export interface RedirectHostServiceDeps {
   now?: () => Date;
 }
 
-const RECORD_QUOTA = 'redirect hosts per owner, explicit and from content URLs together';
+export const RECORD_QUOTA = 'redirect hosts per owner, explicit and from content URLs together';
 
 /**
  * Where the pixel may redirect a click for an owner (CONVENTIONS section 4): the hosts of the
