@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuPer, cpuSnapshot, storePids } from './proc-cpu.mjs';
+import { FLOOD_LIMITS_OFF } from './flood-limits-off.mjs';
 import { waitFor } from './wait-for.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -69,10 +70,7 @@ function startEvents(dir, roles, port, names) {
       MONGO_URL: servers.mongoUrl,
       NATS_URL: servers.natsUrl,
       LOG_LEVEL: 'error',
-      PIXEL_RATE_PER_IP: '1000000000',
-      PIXEL_BURST_PER_IP: '1000000000',
-      PIXEL_RATE_PER_OWNER: '1000000000',
-      PIXEL_BURST_PER_OWNER: '1000000000',
+      ...FLOOD_LIMITS_OFF,
       ...names,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -13,6 +13,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FLOOD_LIMITS_OFF } from './flood-limits-off.mjs';
 import { waitFor } from './wait-for.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -95,11 +96,7 @@ async function bench() {
     NATS_URL: servers.natsUrl,
     ADMIN_TOKEN,
     LOG_LEVEL: 'error',
-    // one client address sends everything: the flood limits stay on the hot path but never bite
-    PIXEL_RATE_PER_IP: '1000000000',
-    PIXEL_BURST_PER_IP: '1000000000',
-    PIXEL_RATE_PER_OWNER: '1000000000',
-    PIXEL_BURST_PER_OWNER: '1000000000',
+    ...FLOOD_LIMITS_OFF,
     ...names,
   });
 
