@@ -7,6 +7,8 @@
 // response body matching its schema. Exits 1 on any finding, naming the service log lines of
 // 5xx answers. Settings: FUZZ_MAX_EXAMPLES_MANAGEMENT (60) and FUZZ_MAX_EXAMPLES_EVENTS (100)
 // test cases per operation (about 1,000 per service), FUZZ_SEED (fixed: reproducible runs).
+// The log gets one line per service; Schemathesis' transcript (printed whole on a finding) is in
+// .cache/fuzz/<service>-schemathesis.txt.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -47,10 +49,32 @@ function runSchemathesis(bin, service, base, env, maxExamples) {
     '--checks', CHECKS, '--max-examples', String(maxExamples), '--seed', SEED, '--workers', '2', '--request-timeout', '15',
     '--report', 'junit,ndjson', '--report-junit-path', path.join(out, `${service}-junit.xml`), '--report-ndjson-path', path.join(out, `${service}.ndjson`)];
   say(`schemathesis ${service}: up to ${maxExamples} cases per operation`);
+  const transcript = path.join(out, `${service}-schemathesis.txt`);
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { env: { ...process.env, ...env, PYTHONPATH: here, SCHEMATHESIS_HOOKS: 'hooks', NO_COLOR: '1' }, stdio: 'inherit' });
-    child.on('exit', (code) => resolve(code ?? 1));
+    const child = spawn(bin, args, { env: { ...process.env, ...env, PYTHONPATH: here, SCHEMATHESIS_HOOKS: 'hooks', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks = [];
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    child.on('close', (code) => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      writeFileSync(transcript, text);
+      // Schemathesis closes with pytest-style banners ("=== 2 warnings in 44s ===") that a CI
+      // reading test-runner summaries takes for a pytest run of no test: the log gets a digest,
+      // and the whole transcript only when there is a finding to read.
+      if (code !== 0) process.stdout.write(text);
+      say(`schemathesis ${service}: ${digest(text)}; exit ${code}; transcript in .cache/fuzz/${service}-schemathesis.txt`);
+      resolve(code ?? 1);
+    });
   });
+}
+
+/** One line from a Schemathesis transcript: cases run, and the warnings' titles. */
+function digest(text) {
+  const cases = /^\s*(\d+) generated, (.+)$/m.exec(text);
+  const warnings = [...text.matchAll(/^\s*⚠️\s*(.+)$/gm)].map((m) => m[1].trim());
+  const parts = [cases ? `${cases[1]} cases generated (${cases[2].replace(/(\d+) (\w+)/g, '$2 $1')})` : 'no case summary'];
+  if (warnings.length > 0) parts.push(`warnings: ${warnings.join('; ')}`);
+  return parts.join('; ');
 }
 
 /** Statuses per operation from Schemathesis' NDJSON event stream: shows how deep the cases reached. */
