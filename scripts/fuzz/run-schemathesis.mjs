@@ -51,7 +51,7 @@ function runSchemathesis(bin, service, base, env, maxExamples) {
   say(`schemathesis ${service}: up to ${maxExamples} cases per operation`);
   const transcript = path.join(out, `${service}-schemathesis.txt`);
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { env: { ...process.env, ...env, PYTHONPATH: here, SCHEMATHESIS_HOOKS: 'hooks', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { env: { ...process.env, ...env, PYTHONPATH: here, SCHEMATHESIS_HOOKS: 'hooks', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], cwd: out });
     const chunks = [];
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
