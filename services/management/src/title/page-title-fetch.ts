@@ -27,10 +27,22 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
  * guarded lookup, and address literals are checked here because Node skips lookup for them.
  */
 export async function fetchPageTitle(url: string, limits: TitleFetchLimits, stop?: AbortSignal): Promise<string> {
-  const signals = [AbortSignal.timeout(limits.timeoutMs), ...(stop ? [stop] : [])];
-  const signal = AbortSignal.any(signals);
+  // Not AbortSignal.timeout: inside AbortSignal.any only a weak reference keeps it, and after a
+  // garbage collection it never fired (Node 20; nodejs/node#57736), so a page that never ends held
+  // its fetch slot for good. This timer holds its controller until it fires or is cleared.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new TitleFetchError('timed out')), limits.timeoutMs).unref();
+  const signal = stop ? AbortSignal.any([deadline.signal, stop]) : deadline.signal;
+  try {
+    return await fetchWithin(new URL(url), limits, signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function fetchWithin(first: URL, limits: TitleFetchLimits, signal: AbortSignal): Promise<string> {
   const lookup = guardedLookup(limits);
-  let target = new URL(url);
+  let target = first;
   for (let hop = 0; ; hop++) {
     const res = await get(target, lookup, signal, limits);
     const status = res.statusCode ?? 0;

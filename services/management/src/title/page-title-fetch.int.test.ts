@@ -1,0 +1,81 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { fetchPageTitle, type TitleFetchLimits } from './page-title-fetch';
+
+// a garbage collection on demand: the timeout must survive one (nodejs/node#57736)
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+/** Sends the start of a head and never ends the page (a slow-loris page). */
+let pages: http.Server;
+let limits: TitleFetchLimits;
+
+beforeAll(async () => {
+  pages = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.write('<html><head><title>Never fin');
+  });
+  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
+  const { port } = pages.address() as AddressInfo;
+  limits = { timeoutMs: 300, maxBytes: 4096, maxRedirects: 2, allowLoopback: true, allowedPorts: [port] };
+});
+
+afterAll(async () => {
+  pages.closeAllConnections();
+  await new Promise((resolve) => pages.close(resolve));
+});
+
+/** Five fetches of the endless page with collections every 10 ms; each one's outcome within 3 s. */
+async function fetchWhileCollecting(stop?: AbortSignal): Promise<{ outcomes: string[]; ms: number }> {
+  const { port } = pages.address() as AddressInfo;
+  const gcTimer = setInterval(collectGarbage, 10);
+  let giveUp: NodeJS.Timeout | undefined;
+  const tooLong = new Promise<string>((resolve) => {
+    giveUp = setTimeout(() => resolve('still running after 3 s'), 3000);
+  });
+  const started = Date.now();
+  try {
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        Promise.race([
+          fetchPageTitle(`http://127.0.0.1:${port}/slow`, limits, stop).then(
+            (title) => `resolved ${title}`,
+            (err: Error) => `rejected ${err.message}`,
+          ),
+          tooLong,
+        ]),
+      ),
+    );
+    return { outcomes, ms: Date.now() - started };
+  } finally {
+    clearInterval(gcTimer);
+    clearTimeout(giveUp);
+  }
+}
+
+describe('the title fetch timeout', () => {
+  test('when a page never ends and the garbage collector runs meanwhile, then every fetch still fails at its timeout', async () => {
+    const { outcomes, ms } = await fetchWhileCollecting();
+    expect(outcomes).toEqual(Array(5).fill('rejected timed out or stopped'));
+    expect(ms).toBeLessThan(2500);
+  });
+
+  test('when the fetch also has a stop signal, then the timeout still fires under garbage collection', async () => {
+    const stop = new AbortController();
+    const { outcomes } = await fetchWhileCollecting(stop.signal);
+    expect(outcomes).toEqual(Array(5).fill('rejected timed out or stopped'));
+    expect(stop.signal.aborted).toBe(false);
+  });
+
+  test('when the stop signal fires first, then the fetch ends at once', async () => {
+    const { port } = pages.address() as AddressInfo;
+    const stop = new AbortController();
+    const fetching = fetchPageTitle(`http://127.0.0.1:${port}/slow`, { ...limits, timeoutMs: 60_000 }, stop.signal);
+    setTimeout(() => stop.abort(new Error('stopping')), 50);
+    const started = Date.now();
+    await expect(fetching).rejects.toThrow('timed out or stopped');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
