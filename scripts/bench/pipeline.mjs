@@ -26,6 +26,8 @@ const contracts = require(path.join(root, 'packages/contracts/dist'));
 const autocannon = require('autocannon');
 const { connect } = fromEvents('@nats-io/transport-node');
 const { Kvm } = fromEvents('@nats-io/kv');
+const { jetstreamManager } = fromEvents('@nats-io/jetstream');
+const { MongoClient } = fromEvents('mongodb');
 
 const BEFORE_REF = process.env.BENCH_BEFORE_REF ?? 'c010a10';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -59,10 +61,11 @@ function prepareBefore() {
   return dir;
 }
 
-function startEvents(dir, roles, port, names) {
+function startEvents(dir, roles, port, names, settings = {}) {
   const child = spawn(process.execPath, [path.join(dir, 'services/events/dist/main.js')], {
     env: {
       ...process.env,
+      ...settings,
       NODE_ENV: 'production',
       ADMIN_TOKEN: `bench-${randomBytes(32).toString('base64url')}`,
       EVENTS_ROLES: roles,
@@ -92,7 +95,26 @@ const load = (url, opts) =>
     autocannon({ url, connections: CONNECTIONS, headers: { 'user-agent': CHROME }, timeout: 10, ...opts }, (err, res) => (err ? reject(err) : resolve(res))),
   );
 
-async function round(label, dir, owner) {
+/**
+ * Drops a round's database and stream: the stand-in keeps every document in its heap, and the
+ * rounds' leftovers (100,000 events each) would make later rounds pay for its garbage collector.
+ */
+async function dropRound(names) {
+  const mongo = await MongoClient.connect(servers.mongoUrl);
+  try {
+    await mongo.db(names.MONGO_DB).dropDatabase();
+  } finally {
+    await mongo.close();
+  }
+  const nc = await connect({ servers: servers.natsUrl });
+  try {
+    await (await jetstreamManager(nc)).streams.delete(names.EVENTS_STREAM);
+  } finally {
+    await nc.close();
+  }
+}
+
+async function round(label, dir, owner, settings, experiment = false) {
   const id = randomBytes(4).toString('hex');
   const names = {
     MONGO_DB: `bench_pipe_${id}`,
@@ -103,9 +125,19 @@ async function round(label, dir, owner) {
     CONSUMER_DURABLE: `bench_pipe_${id}`,
   };
   const [ingestPort, consumerPort] = [await testkit.freePort(), await testkit.freePort()];
-  const ingest = startEvents(dir, 'ingest', ingestPort, names);
-  const consumer = startEvents(dir, 'consumer', consumerPort, names);
-  await waitFor(`${label} ready`, async () => (await fetch(`http://127.0.0.1:${ingestPort}/readyz`)).ok && (await fetch(`http://127.0.0.1:${consumerPort}/readyz`)).ok, 30_000);
+  const consumer = startEvents(dir, 'consumer', consumerPort, names, settings);
+  let ingest;
+  if (experiment) {
+    // the consumer has created the stream; the experiment publishes v2 batches onto it
+    await waitFor(`${label} consumer ready`, async () => (await fetch(`http://127.0.0.1:${consumerPort}/readyz`)).ok, 30_000);
+    ingest = spawn(process.execPath, [path.join(root, 'scripts/bench/group-commit-experiment.mjs'), String(ingestPort), servers.natsUrl, `${names.EVENTS_SUBJECT_PREFIX}.batch`, owner], { stdio: ['ignore', 'ignore', 'inherit'] });
+    children.add(ingest);
+    ingest.on('exit', () => children.delete(ingest));
+    await waitFor(`${label} experiment ready`, async () => (await fetch(`http://127.0.0.1:${ingestPort}/ready?name=warm`)).ok, 10_000);
+  } else {
+    ingest = startEvents(dir, 'ingest', ingestPort, names, settings);
+  }
+  await waitFor(`${label} ready`, async () => (experiment || (await fetch(`http://127.0.0.1:${ingestPort}/readyz`)).ok) && (await fetch(`http://127.0.0.1:${consumerPort}/readyz`)).ok, 30_000);
   const url = `http://127.0.0.1:${ingestPort}/v1/v.gif?owner_id=${owner}&name=impression&content_id=article-1&url=https%3A%2F%2Fpub.example%2Fa&utm_source=bench`;
   // warm-up (JIT, buckets, indexes), written before the measurement starts
   const warm = await load(url, { amount: 5000 });
@@ -123,6 +155,7 @@ async function round(label, dir, owner) {
   for (const child of [ingest, consumer]) child.kill('SIGTERM');
   await Promise.all([ingest, consumer].map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r)))));
   const cpu = cpuPer(before, after, events);
+  await dropRound(names);
   say(`${label}: ${events} events at ${(res['2xx'] / res.duration).toFixed(0)} hits/s, p99 ${res.latency.p99} ms; CPU us/event ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
   return { cpu, p99: res.latency.p99, p50: res.latency.p50 };
 }
@@ -141,20 +174,28 @@ async function main() {
     { label: `before (${BEFORE_REF}: one JetStream message per event)`, dir: beforeDir, runs: [] },
     { label: 'after (group commit: one message per flush)', dir: root, runs: [] },
   ];
-  for (let r = 0; r < ROUNDS; r++) for (const v of variants) v.runs.push(await round(`round ${r + 1} ${v.label}`, v.dir, owner));
+  // BENCH_SETTINGS='{"CONSUMER_MAX_WAIT_MS":"1000"}': a third variant, this checkout with those settings
+  const settings = process.env.BENCH_SETTINGS ? JSON.parse(process.env.BENCH_SETTINGS) : undefined;
+  if (settings) variants.push({ label: `after with ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')}`, dir: root, runs: [], settings });
+  // BENCH_FLOOR=1: a variant whose ingest is the minimal group-commit experiment (no validation,
+  // device detection, registry, flood limits or metrics): what this design's ingest costs at least
+  if (process.env.BENCH_FLOOR === '1') variants.push({ label: 'floor (ingest = minimal group-commit experiment)', dir: root, runs: [], experiment: true });
+  for (let r = 0; r < ROUNDS; r++) for (const v of variants) v.runs.push(await round(`round ${r + 1} ${v.label}`, v.dir, owner, v.settings, v.experiment));
 
   const processes = ['ingest', 'nats', 'consumer', 'mongo'];
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const cpuOfVariant = (v) => Object.fromEntries(processes.map((p) => [p, mean(v.runs.map((run) => run.cpu[p]))]));
-  const [before, after] = variants.map(cpuOfVariant);
+  const [before, after, ...extra] = variants.map(cpuOfVariant);
   const total = (c) => processes.reduce((sum, p) => sum + c[p], 0);
+  const pct = (x, base) => `${(((x - base) / base) * 100).toFixed(0)} %`;
+  const more = extra.map((c, i) => ({ c, label: variants[i + 2].label }));
   console.log(`\nCPU microseconds per event at ${RATE} pixel hits/s (${ROUNDS} rounds x ${SECONDS} s per variant, alternating; mean of rounds)\n`);
-  console.log('| process | before | after | change |');
-  console.log('|---|---|---|---|');
+  console.log(`| process | before | after | change |${more.map((m) => ` ${m.label} | change |`).join('')}`);
+  console.log(`|---|---|---|---|${more.map(() => '---|---|').join('')}`);
   const names = { ingest: 'ingest (pixel -> JetStream)', nats: 'nats-server', consumer: 'consumer (JetStream -> MongoDB)', mongo: 'MongoDB stand-in' };
-  for (const p of processes) console.log(`| ${names[p]} | ${before[p].toFixed(1)} | ${after[p].toFixed(1)} | ${(((after[p] - before[p]) / before[p]) * 100).toFixed(0)} % |`);
+  for (const p of processes) console.log(`| ${names[p]} | ${before[p].toFixed(1)} | ${after[p].toFixed(1)} | ${pct(after[p], before[p])} |${more.map((m) => ` ${m.c[p].toFixed(1)} | ${pct(m.c[p], before[p])} |`).join('')}`);
   const change = (total(after) - total(before)) / total(before);
-  console.log(`| **total** | **${total(before).toFixed(1)}** | **${total(after).toFixed(1)}** | **${(change * 100).toFixed(0)} %** |`);
+  console.log(`| **total** | **${total(before).toFixed(1)}** | **${total(after).toFixed(1)}** | **${(change * 100).toFixed(0)} %** |${more.map((m) => ` **${total(m.c).toFixed(1)}** | **${pct(total(m.c), total(before))}** |`).join('')}`);
   const p99 = (v) => mean(v.runs.map((run) => run.p99));
   console.log(`\npixel p99 at that load: before ${p99(variants[0]).toFixed(0)} ms, after ${p99(variants[1]).toFixed(0)} ms; target: total at least 40 % lower`);
   return change <= -0.4 ? 0 : 2;

@@ -112,7 +112,9 @@ async function bench() {
     await nc.close();
 
     const [ingestPort, barePort, readPort] = [await testkit.freePort(), await testkit.freePort(), await testkit.freePort()];
-    startChild('events ingest', [path.join(root, 'services/events/dist/main.js')], eventsEnv('ingest', ingestPort));
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the ingest process, written when it exits
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    startChild('events ingest', [...profile, path.join(root, 'services/events/dist/main.js')], eventsEnv('ingest', ingestPort));
     startChild('bare node:http', [fileURLToPath(import.meta.url), '--bare', String(barePort)], {});
     await waitFor('ingest ready', async () => (await fetch(`http://127.0.0.1:${ingestPort}/readyz`)).ok, 30_000);
     await waitFor('bare server', async () => (await fetch(`http://127.0.0.1:${barePort}/`)).ok, 10_000);
