@@ -78,7 +78,7 @@ function get(target: URL, lookup: ReturnType<typeof guardedLookup>, signal: Abor
       headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1', 'user-agent': 'cm-title-fetcher/1.0' },
     });
     req.once('response', resolve);
-    req.once('error', reject);
+    req.once('error', (err) => reject(signal.aborted ? new TitleFetchError('timed out or stopped') : err));
   });
 }
 
