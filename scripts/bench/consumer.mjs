@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuPer, cpuSnapshot, storePids } from './proc-cpu.mjs';
+import { cpuPer, cpuProfileArgs, cpuSnapshot, storePids } from './proc-cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -128,9 +128,8 @@ async function consumerRun(nc, db, messages, round, perMessage) {
     await Promise.all(publications.slice(i, i + 1000).map((p) => js.publish(p.subject, p.data, { msgID: p.msgID })));
   }
   const port = await testkit.freePort();
-  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each consumer process, written when it exits
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  child = spawn(process.execPath, [...profile, path.join(root, 'services/events/dist/main.js')], { env: { ...process.env, ...env, EVENTS_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each consumer process
+  child = spawn(process.execPath, [...cpuProfileArgs(), path.join(root, 'services/events/dist/main.js')], { env: { ...process.env, ...env, EVENTS_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   // sample the written counter; the rate is taken between the first and the last sample that moved
   let first;
   let last;

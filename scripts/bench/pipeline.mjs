@@ -61,26 +61,27 @@ function prepareBefore() {
   return dir;
 }
 
-function startEvents(dir, roles, port, names, settings = {}) {
-  const child = spawn(process.execPath, [path.join(dir, 'services/events/dist/main.js')], {
-    env: {
-      ...process.env,
-      ...settings,
-      NODE_ENV: 'production',
-      ADMIN_TOKEN: `bench-${randomBytes(32).toString('base64url')}`,
-      EVENTS_ROLES: roles,
-      EVENTS_PORT: String(port),
-      MONGO_URL: servers.mongoUrl,
-      NATS_URL: servers.natsUrl,
-      LOG_LEVEL: 'error',
-      ...FLOOD_LIMITS_OFF,
-      ...names,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+function startNode(args, env) {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;
+}
+
+function startEvents(dir, roles, port, names, settings = {}) {
+  return startNode([path.join(dir, 'services/events/dist/main.js')], {
+    ...process.env,
+    ...settings,
+    NODE_ENV: 'production',
+    ADMIN_TOKEN: `bench-${randomBytes(32).toString('base64url')}`,
+    EVENTS_ROLES: roles,
+    EVENTS_PORT: String(port),
+    MONGO_URL: servers.mongoUrl,
+    NATS_URL: servers.natsUrl,
+    LOG_LEVEL: 'error',
+    ...FLOOD_LIMITS_OFF,
+    ...names,
+  });
 }
 
 /** Events the consumer has written so far (the metric was per message before v2, per event since). */
@@ -125,19 +126,14 @@ async function round(label, dir, owner, settings, experiment = false) {
     CONSUMER_DURABLE: `bench_pipe_${id}`,
   };
   const [ingestPort, consumerPort] = [await testkit.freePort(), await testkit.freePort()];
+  // the consumer first: it creates the stream, which the experiment does not
   const consumer = startEvents(dir, 'consumer', consumerPort, names, settings);
-  let ingest;
-  if (experiment) {
-    // the consumer has created the stream; the experiment publishes v2 batches onto it
-    await waitFor(`${label} consumer ready`, async () => (await fetch(`http://127.0.0.1:${consumerPort}/readyz`)).ok, 30_000);
-    ingest = spawn(process.execPath, [path.join(root, 'scripts/bench/group-commit-experiment.mjs'), String(ingestPort), servers.natsUrl, `${names.EVENTS_SUBJECT_PREFIX}.batch`, owner], { stdio: ['ignore', 'ignore', 'inherit'] });
-    children.add(ingest);
-    ingest.on('exit', () => children.delete(ingest));
-    await waitFor(`${label} experiment ready`, async () => (await fetch(`http://127.0.0.1:${ingestPort}/ready?name=warm`)).ok, 10_000);
-  } else {
-    ingest = startEvents(dir, 'ingest', ingestPort, names, settings);
-  }
-  await waitFor(`${label} ready`, async () => (experiment || (await fetch(`http://127.0.0.1:${ingestPort}/readyz`)).ok) && (await fetch(`http://127.0.0.1:${consumerPort}/readyz`)).ok, 30_000);
+  await waitFor(`${label} consumer ready`, async () => (await fetch(`http://127.0.0.1:${consumerPort}/readyz`)).ok, 30_000);
+  const ingest = experiment
+    ? startNode([path.join(root, 'scripts/bench/group-commit-experiment.mjs'), String(ingestPort), servers.natsUrl, `${names.EVENTS_SUBJECT_PREFIX}.batch`, owner], process.env)
+    : startEvents(dir, 'ingest', ingestPort, names, settings);
+  const probe = experiment ? '/ready?name=warm' : '/readyz';
+  await waitFor(`${label} ingest ready`, async () => (await fetch(`http://127.0.0.1:${ingestPort}${probe}`)).ok, 30_000);
   const url = `http://127.0.0.1:${ingestPort}/v1/v.gif?owner_id=${owner}&name=impression&content_id=article-1&url=https%3A%2F%2Fpub.example%2Fa&utm_source=bench`;
   // warm-up (JIT, buckets, indexes), written before the measurement starts
   const warm = await load(url, { amount: 5000 });

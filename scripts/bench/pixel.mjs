@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLOOD_LIMITS_OFF } from './flood-limits-off.mjs';
+import { cpuProfileArgs } from './proc-cpu.mjs';
 import { waitFor } from './wait-for.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -112,9 +113,8 @@ async function bench() {
     await nc.close();
 
     const [ingestPort, barePort, readPort] = [await testkit.freePort(), await testkit.freePort(), await testkit.freePort()];
-    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the ingest process, written when it exits
-    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    startChild('events ingest', [...profile, path.join(root, 'services/events/dist/main.js')], eventsEnv('ingest', ingestPort));
+    // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the ingest process
+    startChild('events ingest', [...cpuProfileArgs(), path.join(root, 'services/events/dist/main.js')], eventsEnv('ingest', ingestPort));
     startChild('bare node:http', [fileURLToPath(import.meta.url), '--bare', String(barePort)], {});
     await waitFor('ingest ready', async () => (await fetch(`http://127.0.0.1:${ingestPort}/readyz`)).ok, 30_000);
     await waitFor('bare server', async () => (await fetch(`http://127.0.0.1:${barePort}/`)).ok, 10_000);

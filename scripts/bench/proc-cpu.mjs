@@ -39,3 +39,8 @@ export function cpuSnapshot(pids) {
 export function cpuPer(before, after, units) {
   return Object.fromEntries(Object.keys(after).map((name) => [name, ((after[name] - before[name]) * 1e6) / units]));
 }
+
+/** BENCH_CPU_PROF=<dir>: node flags for a V8 CPU profile of a process, written when it exits. */
+export function cpuProfileArgs() {
+  return process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+}

@@ -31,7 +31,7 @@ export async function fetchPageTitle(url: string, limits: TitleFetchLimits, stop
   // garbage collection it never fired (Node 20; nodejs/node#57736), so a page that never ends held
   // its fetch slot for good. This timer holds its controller until it fires or is cleared.
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new TitleFetchError('timed out')), limits.timeoutMs).unref();
+  const timer = setTimeout(() => deadline.abort(), limits.timeoutMs).unref();
   const signal = stop ? AbortSignal.any([deadline.signal, stop]) : deadline.signal;
   try {
     return await fetchWithin(new URL(url), limits, signal);
