@@ -22,3 +22,4 @@ export * from './client-errors';
 export * from './starting-server';
 export * from './service-runner';
 export * from './token-buckets';
+export * from './address-key';

@@ -1,16 +1,18 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { RateLimitedError, UnauthorizedError, asyncHandler, type TokenBuckets } from '@cm/platform';
+import { clientKey } from '../ingest/client-address';
 import type { ApiKeyPrincipal, ApiKeyService } from './api-key-service';
 
 /**
- * Spec 5: the key travels as the `api_key` query parameter. Missing, unknown or revoked: 401.
- * Failed lookups spend a token of the client address (`failures`); once it has none left, keys
+ * The key travels as the `api_key` query parameter. Missing, unknown or revoked: 401.
+ * Failed lookups spend a token of the client (`failures`, keyed by clientKey: the address the
+ * trusted proxies appended, an IPv6 client by its /64); once it has none left, keys
  * that are not already known in this process are 429 (Retry-After) without a lookup, so guessing
  * keys cannot load the database. A known key is never slowed by others' failures.
  */
-export function apiKeyAuth(keys: ApiKeyService, failures?: TokenBuckets): RequestHandler {
+export function apiKeyAuth(keys: ApiKeyService, failures: TokenBuckets | undefined, trustedProxyHops: number): RequestHandler {
   return asyncHandler(async (req, res, next) => {
-    const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const client = clientKey(req, trustedProxyHops);
     let principal = keys.cached(req.query.api_key);
     if (!principal) {
       const check = failures?.check(client);

@@ -71,6 +71,29 @@ describe('flood limits on the pixel', () => {
     expect(await metric('events_pixel_rate_limited_total{scope="owner"')).toBeGreaterThanOrEqual(12);
   });
 
+  test('when one IPv6 /64 floods from a different address every hit, then its addresses share one bucket while another /64 is served normally', async () => {
+    const owner = await h.registerOwner();
+    const flood = uniqueTag('flood64');
+    const calm = uniqueTag('calm64');
+    // compressed, expanded and upper-case spellings of addresses in 2001:db8:64:1::/64
+    const spell = (i: number) => (i % 3 === 0 ? `2001:db8:64:1::${i + 1}` : i % 3 === 1 ? `2001:0DB8:0064:0001:0000:0000:00ff:${(i + 1).toString(16)}` : `2001:db8:64:1:${i + 1}::1`);
+    for (let i = 0; i < 30; i++) await h.pixel({ owner_id: owner, name: 'impression', content_id: flood }, from(spell(i)));
+    for (let i = 0; i < 5; i++) expect((await h.pixel({ owner_id: owner, name: 'impression', content_id: calm }, from(`2001:db8:64:2::${i + 1}`))).status).toBe(200);
+    await h.waitForStored(5, { content_id: calm });
+    await settle();
+    const stored = (await h.storedEvents({ content_id: flood })).length;
+    expect(stored).toBeGreaterThanOrEqual(10);
+    expect(stored).toBeLessThanOrEqual(12);
+  });
+
+  test('when an IPv4 client arrives as IPv4-mapped IPv6 too, then both spellings share its bucket', async () => {
+    const owner = await h.registerOwner();
+    const content_id = uniqueTag('mapped');
+    for (let i = 0; i < 20; i++) await h.pixel({ owner_id: owner, name: 'impression', content_id }, from(i % 2 === 0 ? '203.0.113.64' : '::ffff:203.0.113.64'));
+    await settle();
+    expect((await h.storedEvents({ content_id })).length).toBeLessThanOrEqual(12);
+  });
+
   test('when a client forges X-Forwarded-For entries, then only the address the trusted proxy appended counts', async () => {
     const owner = await h.registerOwner();
     const content_id = uniqueTag('forged');

@@ -6,7 +6,7 @@ import type { PixelIngest } from './pixel-ingest';
 import { parseParams, type RawParams } from './pixel-params';
 import { sendError, sendGif, sendPreflight, sendRedirect } from './pixel-responses';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
-import { clientAddress } from './client-address';
+import { clientKey } from './client-address';
 import { decideRedirect } from './redirect-target';
 
 export const PIXEL_PATH = '/v1/v.gif';
@@ -54,7 +54,7 @@ export function createPixelHandler(deps: PixelHandlerDeps): http.RequestListener
       sendError(res, REGISTRY_LOADING, ['Retry-After', '1']);
       return;
     }
-    const result = await ingest.record(params, req.headers['user-agent'], req.headers.referer, clientAddress(req, trustedProxyHops));
+    const result = await ingest.record(params, req.headers['user-agent'], req.headers.referer, clientKey(req, trustedProxyHops));
     metrics.count(result.kind === 'stored' && result.bot ? 'bot' : result.kind);
     if (result.kind === 'rate_limited') metrics.limited(result.scope);
     else if (result.kind === 'unavailable') logger.debug('pixel event not stored', { reason: result.reason });

@@ -13,6 +13,8 @@ export interface ReportRouteDeps {
   keys: ApiKeyService;
   /** Failed API key lookups per client address. */
   failures?: TokenBuckets;
+  /** Trusted proxies in front that append the client address to X-Forwarded-For (PIXEL_TRUSTED_PROXY_HOPS). */
+  trustedProxyHops: number;
   limiter: TokenBuckets;
   concurrency: KeyConcurrency;
   metrics: ReportMetrics;
@@ -28,7 +30,7 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
   router.post(
     '/api/v1/events',
     measure(deps.metrics),
-    apiKeyAuth(deps.keys, deps.failures),
+    apiKeyAuth(deps.keys, deps.failures, deps.trustedProxyHops),
     rateLimit(deps.limiter),
     concurrent(deps.concurrency),
     onlyApiKeyInQuery,

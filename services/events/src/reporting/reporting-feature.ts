@@ -32,6 +32,7 @@ export interface ReportingFeatureDeps {
     | 'REPORT_CONCURRENCY_PER_KEY'
     | 'API_KEY_CACHE_TTL_MS'
     | 'API_KEY_FAILED_LOOKUPS_PER_MINUTE'
+    | 'PIXEL_TRUSTED_PROXY_HOPS'
     | 'BODY_LIMIT'
   >;
 }
@@ -77,7 +78,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
 
   return {
     routers: [
-      reportRoutes({ reports, keys, failures, limiter, concurrency, metrics, bodyLimit: config.BODY_LIMIT }),
+      reportRoutes({ reports, keys, failures, trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS, limiter, concurrency, metrics, bodyLimit: config.BODY_LIMIT }),
       apiKeyRoutes(keys, config.ADMIN_TOKEN, bodyParsers({ limit: config.BODY_LIMIT })),
     ],
     // nothing runs in the background: requests are answered on demand
