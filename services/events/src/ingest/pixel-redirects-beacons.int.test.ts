@@ -85,6 +85,19 @@ describe('pixel redirects (r)', () => {
     expect(await h.storedEvents({ content_id })).toEqual([]);
   });
 
+  test('when r is refused for an unknown owner and for a known owner with a foreign host, then the two answers are byte-identical (owners cannot be enumerated)', async () => {
+    const answer = async (ownerId: string) => {
+      const res = await h.pixel({ owner_id: ownerId, name: 'click', r: 'https://dest.example/' });
+      const headers = [...res.headers.entries()].filter(([name]) => name !== 'date');
+      return { status: res.status, headers, body: Buffer.from(await res.arrayBuffer()).toString('latin1') };
+    };
+    const foreignHostOwner = await h.registerOwner(undefined, ['elsewhere.example']);
+    const unknown = await answer(newOwnerId());
+    const known = await answer(foreignHostOwner);
+    expect(unknown.status).toBe(400);
+    expect(known).toEqual(unknown);
+  });
+
   test('when the redirect hosts of an owner change in the registry, then the pixel follows the new list', async () => {
     const other = await h.registerOwner(undefined, ['old.example']);
     expect((await h.pixel({ owner_id: other, name: 'click', r: 'https://old.example/' })).status).toBe(302);

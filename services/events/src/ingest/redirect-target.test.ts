@@ -75,6 +75,13 @@ describe('redirect decision (only to hosts the owner allows)', () => {
     expect(decideRedirect(r, owner, owners)).toMatchObject({ kind: 'refused', message: expect.stringMatching(/^r /) });
   });
 
+  test('when r is refused because the owner is unknown or because its host is not allowed, then the decisions are identical', () => {
+    const unknown = decideRedirect('https://shop.example/', '999', owners);
+    expect(decideRedirect('https://phish.example/', '42', owners)).toEqual(unknown);
+    expect(decideRedirect('https://shop.example/', '7', owners)).toEqual(unknown);
+    expect(decideRedirect('https://shop.example/', undefined, owners)).toEqual(unknown);
+  });
+
   test('when the registry is not loaded yet, then a well-formed r cannot be decided (503); a malformed one is still refused', () => {
     const loading = registry({}, false);
     expect(decideRedirect('https://shop.example/', '42', loading)).toEqual({ kind: 'undecided' });
