@@ -48,7 +48,10 @@ beforeAll(async () => {
     path.join(dir, 'nginx.conf'),
     `${asRoot} daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;
      events { worker_connections 4096; }
-     http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; include ${confDir}/*.conf; }`,
+     http { access_log off; client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy;
+       # only here: a test names the client address it speaks for (every request comes from 127.0.0.1)
+       set_real_ip_from 127.0.0.1; real_ip_header X-Test-Client;
+       include ${confDir}/*.conf; }`,
   );
   nginx = spawn('nginx', ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'inherit' });
   await waitForPort(ports.events, 10000);
@@ -65,8 +68,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const get = async (port: number, p: string) => {
-  const res = await fetch(`http://127.0.0.1:${port}${p}`);
+const get = async (port: number, p: string, client?: string) => {
+  const res = await fetch(`http://127.0.0.1:${port}${p}`, client ? { headers: { 'x-test-client': client } } : {});
   const text = await res.text();
   return { status: res.status, body: (text.startsWith('{') ? JSON.parse(text) : text) as any, retryAfter: res.headers.get('retry-after') };
 };
@@ -105,6 +108,19 @@ describe('compose gateway (deploy/nginx)', () => {
     // burst 20 (less what the tests above used) plus what the 10/s rate refills meanwhile
     expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(10);
     expect(limited[0]).toEqual({ status: 429, retryAfter: '1', body: { error: { code: 'rate_limited', message: expect.any(String) } } });
+  });
+
+  // 0a bytes (newlines) in the prefix: the gateway's map must match them too
+  test('when many addresses of one IPv6 /64 send reports at once, then they share one allowance, while a client of another /64 is served', async () => {
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => get(ports.events, '/api/v1/events/', `2001:db8:a0a:a0a:${i.toString(16)}::${(i + 1).toString(16)}`)));
+    expect(results.filter((r) => r.status === 429).length).toBeGreaterThan(20);
+    expect((await get(ports.events, '/api/v1/events/', '2001:db8:a0a:a0b::1')).status).toBe(200);
+    expect((await get(ports.management, '/api/v3/campaign/', '2001:db8:a0a:a0c::1')).status).toBe(200);
+  });
+
+  test('when an IPv4 client also arrives as IPv4-mapped IPv6, then both spellings share its allowance', async () => {
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => get(ports.management, '/api/v3/campaign/', i % 2 === 0 ? '192.0.2.9' : '::ffff:192.0.2.9')));
+    expect(results.filter((r) => r.status === 429).length).toBeGreaterThan(30);
   });
 
   test('when one client sends a pixel burst within its allowance, then every hit passes', async () => {
