@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { UnauthorizedError, asyncHandler, bearerToken } from '@cm/platform';
+import { UnauthorizedError, addressKey, asyncHandler, bearerToken } from '@cm/platform';
 import type { AuthFailureLimit } from '../limits/api-rate-limits';
 import type { AuthenticatedUser } from './authenticated-user';
 
@@ -10,10 +10,11 @@ export interface TokenResolver {
 /**
  * Every /api/v3/ call: a known api_token or 401. A client address with too many failures is
  * refused (429) before its token is even looked up, so a 401 storm costs no database work.
+ * The client is `req.ip` (Express `trust proxy`, TRUST_PROXY), an IPv6 client by its /64.
  */
 export function bearerAuth(users: TokenResolver, failures: AuthFailureLimit): RequestHandler {
   return asyncHandler(async (req, _res, next) => {
-    const client = req.ip ?? 'unknown';
+    const client = addressKey(req.ip ?? '');
     failures.beforeAuth(client);
     let user: AuthenticatedUser | undefined;
     try {

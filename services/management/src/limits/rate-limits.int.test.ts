@@ -70,6 +70,14 @@ describe('failed authentications per client address', () => {
     expect(junk.status).toBeLessThan(500);
   });
 
+  test('when clients of one IPv6 /64 send bad tokens from a different address each, then they share one failure budget; another /64 is not held up', async () => {
+    const owner = await h.createAccount();
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await h.request('GET', '/api/v3/campaign/', { token: `wrong-${i}`, headers: { 'x-forwarded-for': `2001:db8:77:1::${i + 1}` } })).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429]);
+    expect((await h.request('GET', '/api/v3/campaign/', { token: owner.api_token, headers: { 'x-forwarded-for': '2001:db8:77:2::1' } })).status).toBe(200);
+  });
+
   test('when an address authenticates successfully, then that costs nothing from its failure budget', async () => {
     const owner = await h.createAccount();
     const headers = from();
