@@ -46,7 +46,7 @@ export interface EventsConfig {
   PIXEL_BURST_PER_IP: number;
   PIXEL_RATE_PER_OWNER: number;
   PIXEL_BURST_PER_OWNER: number;
-  /** Trusted proxies in front of ingest that append the client address to X-Forwarded-For (0: use the socket peer). */
+  /** Trusted proxies in front that append the client address to X-Forwarded-For (0: use the socket peer): every per-client limit of the service (pixel flood limits, failed API key lookups) keys on the client it yields. */
   PIXEL_TRUSTED_PROXY_HOPS: number;
   CONSUMER_DURABLE: string;
   CONSUMER_BATCH_SIZE: number;
