@@ -70,6 +70,7 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
     hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
     placeForHost: (ownerId, host) => redirectHosts.placeFor(ownerId, host),
+    recordRevision: (ownerId) => redirectHosts.revisionOf(ownerId),
     cursors,
   });
   const registry = await createRegistryFeature({
