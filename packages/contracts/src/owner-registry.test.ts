@@ -48,6 +48,11 @@ describe('owner registry contract', () => {
     [['*.example.com'], 'evil-example.com', false],
     [['*.example.com'], 'example.com.evil.net', false],
     [[], 'example.com', false],
+    // a wildcard over a public suffix (stored before such entries were refused) matches nothing
+    [['*.com'], 'evil.com', false],
+    [['*.co.uk'], 'evil.co.uk', false],
+    [['*.github.io'], 'evil.github.io', false],
+    [['*.com', 'shop.example.com'], 'shop.example.com', true],
   ])('when the hosts are %j and the target host is %s, then allowed is %s', (hosts, host, allowed) => {
     expect(isRedirectHostAllowed(hosts, host)).toBe(allowed);
   });

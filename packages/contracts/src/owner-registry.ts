@@ -1,3 +1,5 @@
+import { isPublicSuffixWildcard } from './public-suffix';
+
 /**
  * The registry of valid owner_ids, shared between the services over NATS only.
  * Management writes it (put on user created or changed, a tombstone on user deleted); the events
@@ -73,12 +75,14 @@ export function decodeOwnerRecord(data: Uint8Array): OwnerRecord | undefined {
 
 /**
  * True when `hostname` (as `new URL(r).hostname` gives it: lowercase, punycode) is one of the
- * record's redirect hosts: equal to an entry, or a subdomain of a `*.` entry.
+ * record's redirect hosts: equal to an entry, or a subdomain of a `*.` entry. A `*.` entry over a
+ * public suffix (`*.com`, written before management refused them) matches nothing: it would make
+ * the pixel an open redirect to every domain under that suffix.
  */
 export function isRedirectHostAllowed(redirectHosts: readonly string[], hostname: string): boolean {
   const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
   for (const entry of redirectHosts) {
-    if (entry.startsWith('*.') ? host.endsWith(entry.slice(1)) && host.length > entry.length - 1 : entry === host) return true;
+    if (entry.startsWith('*.') ? host.endsWith(entry.slice(1)) && host.length > entry.length - 1 && !isPublicSuffixWildcard(entry) : entry === host) return true;
   }
   return false;
 }

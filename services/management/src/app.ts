@@ -11,7 +11,7 @@ export interface AppParts {
   adminAuth: RequestHandler;
   /** Operator routers mounted under /admin/v1. */
   admin: Router[];
-  /** Run before every /api/v3 route: bearer auth and the per-token limits. */
+  /** Run before every /api/v3 route: bearer auth and the per-user limits. */
   apiAuth: RequestHandler[];
   bodyParsers: RequestHandler[];
   /** Feature routers mounted under /api/v3. */

@@ -23,11 +23,13 @@ import { bearerAuth } from './auth/bearer-auth';
 import { createCampaignFeature } from './campaigns/campaign-feature';
 import type { ManagementConfig } from './config';
 import { apiRateLimits } from './limits/api-rate-limits';
+import { ConcurrencyGate } from './limits/concurrency-gate';
 import { PageCursors } from './pagination/page-cursors';
 import { redirectHostRoutes } from './redirect-hosts/redirect-host-routes';
 import { RedirectHostService } from './redirect-hosts/redirect-host-service';
 import { createRegistryFeature } from './registry/registry-feature';
 import { createTokenFeature } from './tokens/token-feature';
+import { hashPassword } from './users/secrets';
 import { UserService } from './users/user-service';
 import { UserStore } from './users/user-store';
 import { userRoutes } from './users/user-routes';
@@ -68,6 +70,7 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
     timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
     hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
     placeForHost: (ownerId, host) => redirectHosts.placeFor(ownerId, host),
+    recordRevision: (ownerId) => redirectHosts.revisionOf(ownerId),
     cursors,
   });
   const registry = await createRegistryFeature({
@@ -81,7 +84,16 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
     backfillHosts: () => campaigns.backfillHosts(),
     cleanup: (ownerId) => campaigns.deleteAllForOwner(ownerId),
   });
-  const users = new UserService({ store: userStore, announcer: registry.announcer, vault: tokens.vault, maxSubUsers: config.QUOTA_SUB_USERS_PER_ACCOUNT, cursors });
+  // half of libuv's default pool of 4: title fetches' DNS lookups keep threads of their own
+  const scrypt = new ConcurrencyGate(2);
+  const users = new UserService({
+    store: userStore,
+    announcer: registry.announcer,
+    vault: tokens.vault,
+    maxSubUsers: config.QUOTA_SUB_USERS_PER_ACCOUNT,
+    cursors,
+    hashPassword: (password) => scrypt.run(() => hashPassword(password)),
+  });
   const redirectHosts = new RedirectHostService({
     store: userStore,
     contentHosts: (ownerId) => campaigns.contentHosts(ownerId),
@@ -89,9 +101,9 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
     quota: config.QUOTA_REDIRECT_HOSTS_PER_USER,
   });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });
-  const rateLimited = new prom.Counter({ name: 'management_rate_limited_total', help: 'Requests refused with 429, by limit (token, expensive, auth_failures)', labelNames: ['limit'], registers: [metrics] });
+  const rateLimited = new prom.Counter({ name: 'management_rate_limited_total', help: 'Requests refused with 429, by limit (user, expensive, auth_failures)', labelNames: ['limit'], registers: [metrics] });
   const limits = apiRateLimits({
-    perTokenPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
+    perUserPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
     expensivePerMinute: config.API_EXPENSIVE_RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: config.AUTH_FAILURE_RATE_LIMIT_PER_MINUTE,
     onLimited: (limit) => rateLimited.inc({ limit }),
@@ -104,7 +116,7 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
     adminAuth: adminAuth(config.ADMIN_TOKEN),
     admin: [accountRoutes(users), tokens.adminRouter, registry.adminRouter],
-    apiAuth: [bearerAuth(tokens.resolver, limits.authFailures), limits.perToken],
+    apiAuth: [bearerAuth(tokens.resolver, limits.authFailures), limits.perUser],
     bodyParsers: parsers,
     api: [userRoutes(users, limits.expensive), redirectHostRoutes(redirectHosts), ...campaigns.routers],
     trustProxy: config.TRUST_PROXY,

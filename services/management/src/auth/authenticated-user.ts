@@ -6,8 +6,6 @@ export interface AuthenticatedUser {
   /** The account owner's unique_id (equal to unique_id for the owner). */
   account_id: string;
   role: UserRole;
-  /** The caller's token as the lookup hash: what per-token limits are keyed by (never the token itself). */
-  token_key: string;
 }
 
 export function callerOf(req: { auth?: AuthenticatedUser }): AuthenticatedUser {

@@ -6,7 +6,7 @@ import { contentRoutes } from '../content/content-routes';
 import { ContentService, type HostsChanged } from '../content/content-service';
 import { ContentStore } from '../content/content-store';
 import type { PageCursors } from '../pagination/page-cursors';
-import type { HostPlace } from '../redirect-hosts/redirect-host-service';
+import type { HostPlacement } from '../redirect-hosts/redirect-host-service';
 import { fetchPageTitle } from '../title/page-title-fetch';
 import { TitleFetcher } from '../title/title-fetcher';
 import { campaignRoutes } from './campaign-routes';
@@ -31,7 +31,9 @@ export interface CampaignFeatureDeps {
   /** Content URLs of the owner were added or removed: its registry record changes (this feature never writes users). */
   hostsChanged: HostsChanged;
   /** Whether a content URL with this host still fits into the owner's registry record. */
-  placeForHost(ownerId: string, host: string): Promise<HostPlace>;
+  placeForHost(ownerId: string, host: string): Promise<HostPlacement>;
+  /** The owner's current record revision (a content add checks nothing changed it concurrently). */
+  recordRevision(ownerId: string): Promise<number | undefined>;
   /** Signs the list's page cursors. */
   cursors: PageCursors;
   metrics: Registry;
@@ -88,6 +90,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     timezoneOf: deps.timezoneOf,
     hostsChanged: deps.hostsChanged,
     placeForHost: deps.placeForHost,
+    recordRevision: deps.recordRevision,
     maxItemsPerCampaign: config.QUOTA_CONTENT_PER_CAMPAIGN,
   });
 

@@ -4,7 +4,7 @@ import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
 import type { TimezoneOf } from '../campaigns/campaign-service';
-import { RECORD_QUOTA, type HostPlace } from '../redirect-hosts/redirect-host-service';
+import { RECORD_QUOTA, type HostPlacement } from '../redirect-hosts/redirect-host-service';
 import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument } from './content-document';
 import type { AddContentInput } from './content-schemas';
@@ -25,7 +25,9 @@ export interface ContentServiceDeps {
   titles: TitleRequests;
   hostsChanged: HostsChanged;
   /** Whether a URL with this host is already among the owner's redirect hosts, fits in, or not (at most 1000 hosts). */
-  placeForHost(ownerId: string, host: string): Promise<HostPlace>;
+  placeForHost(ownerId: string, host: string): Promise<HostPlacement>;
+  /** The owner's current record revision. */
+  recordRevision(ownerId: string): Promise<number | undefined>;
   timezoneOf: TimezoneOf;
   /** QUOTA_CONTENT_PER_CAMPAIGN. */
   maxItemsPerCampaign: number;
@@ -51,8 +53,8 @@ export class ContentService {
       title: '',
       title_state: 'pending',
     };
-    const place = await this.deps.placeForHost(caller.unique_id, item.host);
-    if (place === 'full') {
+    const placement = await this.deps.placeForHost(caller.unique_id, item.host);
+    if (placement.place === 'full') {
       throw quotaExceeded(RECORD_QUOTA, OWNER_RECORD_LIMITS.redirectHosts, 'url');
     }
     const [outcome, timezone] = await Promise.all([this.deps.store.add(caller.unique_id, campaignToken, item), this.deps.timezoneOf(caller.unique_id)]);
@@ -65,9 +67,21 @@ export class ContentService {
         throw quotaExceeded('content items per campaign', this.deps.maxItemsPerCampaign, 'url');
     }
     this.deps.titles.request({ owner_id: caller.unique_id, campaign_token: campaignToken, token: item.token, url: item.url });
-    // a host the owner already had leaves its record as it is: nothing to announce
-    if (place === 'free') await this.deps.hostsChanged(caller.unique_id);
+    if (await this.mustAnnounce(caller.unique_id, placement)) await this.deps.hostsChanged(caller.unique_id);
     return toContentView(item, outcome.campaign, todayIn(timezone, now));
+  }
+
+  /**
+   * A new host is announced. A host the owner already had leaves its record as it is, unless the
+   * record changed since the host was found listed: a concurrent removal of the content that
+   * carried it (or an explicit list without it) may then have published hosts read before this
+   * item was stored. Every such change raises the revision before it publishes, so an unchanged
+   * revision after the store means nothing can have dropped the host.
+   */
+  private async mustAnnounce(ownerId: string, placement: HostPlacement): Promise<boolean> {
+    if (placement.place === 'free') return true;
+    if (placement.revision === undefined) return false;
+    return (await this.deps.recordRevision(ownerId)) !== placement.revision;
   }
 
   async setContentType(caller: AuthenticatedUser, campaignToken: string, token: string, contentType: string): Promise<ContentView> {

@@ -19,21 +19,45 @@ function expect429(res: { status: number; body: any; headers: Headers }) {
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 }
 
-describe('per-token rate limit', () => {
-  test('when a token spends its minute, then 429 with Retry-After, and another token of the same account is not affected', async () => {
+describe('per-user rate limit', () => {
+  test('when a user spends its minute, then 429 with Retry-After, and another user of the same account is not affected', async () => {
     const owner = await h.createAccount();
     const sub = await h.createSubUser(owner.api_token);
     const headers = from();
     for (let i = 0; i < 6; i++) expect((await h.request('GET', '/api/v3/campaign/', { token: sub.api_token, headers })).status).toBe(200);
-    const before = await limited('token');
+    const before = await limited('user');
     expect429(await h.request('GET', '/api/v3/campaign/', { token: sub.api_token, headers }));
-    expect(await limited('token')).toBe(before + 1);
+    expect(await limited('user')).toBe(before + 1);
     expect((await h.request('GET', '/api/v3/campaign/', { token: owner.api_token, headers })).status).toBe(200);
   });
 });
 
+describe('limits follow the user, not its token', () => {
+  test('when a user spends its minute and then rotates its token, then the new token is still limited (429 with Retry-After)', async () => {
+    const owner = await h.createAccount();
+    const sub = await h.createSubUser(owner.api_token);
+    const headers = from();
+    for (let i = 0; i < 5; i++) expect((await h.request('GET', '/api/v3/campaign/', { token: sub.api_token, headers })).status).toBe(200);
+    const rotated = await h.request('POST', `/api/v3/user/${sub.unique_id}/token/`, { token: sub.api_token, headers });
+    expect(rotated.status).toBe(200);
+    expect429(await h.request('GET', '/api/v3/campaign/', { token: rotated.body.api_token, headers }));
+  });
+
+  test('when an owner spends its expensive calls and rotates its token in between, then the new token is still limited for them', async () => {
+    const owner = await h.createAccount();
+    const headers = from();
+    // creating the sub-user is the first expensive call, the rotation the second and last
+    const sub = await h.createSubUser(owner.api_token);
+    const rotated = await h.request('POST', `/api/v3/user/${owner.unique_id}/token/`, { token: owner.api_token, headers });
+    expect(rotated.status).toBe(200);
+    const before = await limited('expensive');
+    expect429(await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: rotated.body.api_token, headers, body: { password: 'another long pw' } }));
+    expect(await limited('expensive')).toBe(before + 1);
+  });
+});
+
 describe('expensive calls', () => {
-  test('when a token creates and edits users beyond the tighter limit, then 429 and nothing more is created', async () => {
+  test('when a user creates and edits users beyond the tighter limit, then 429 and nothing more is created', async () => {
     const owner = await h.createAccount();
     const headers = from();
     const sub = await h.createSubUser(owner.api_token);

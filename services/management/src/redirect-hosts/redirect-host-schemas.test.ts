@@ -32,6 +32,16 @@ describe('setRedirectHostsSchema', () => {
     expect(validate(setRedirectHostsSchema, { hosts: 'a.example' })).toEqual({ hosts: ['a.example'] });
   });
 
+  test('when wildcards name domains below a public suffix, then they are accepted', () => {
+    expect(validate(setRedirectHostsSchema, { hosts: ['*.example.com', '*.Example.CO.UK', '*.user.github.io'] })).toEqual({ hosts: ['*.example.com', '*.example.co.uk', '*.user.github.io'] });
+  });
+
+  test('when an entry is a public suffix, then the message says so', () => {
+    expect(() => validate(setRedirectHostsSchema, { hosts: ['*.co.uk'] }, 'redirect hosts')).toThrow(
+      expect.objectContaining({ details: [expect.objectContaining({ field: 'hosts.0', message: expect.stringContaining('public suffix') })] }),
+    );
+  });
+
   test('when the list is empty, then the explicit list is cleared', () => {
     expect(validate(setRedirectHostsSchema, { hosts: [] })).toEqual({ hosts: [] });
   });
@@ -45,6 +55,16 @@ describe('setRedirectHostsSchema', () => {
     ['too many entries', { hosts: Array.from({ length: REDIRECT_HOSTS_MAX + 1 }, (_, i) => `h${i}.example`) }],
     ['an oversized entry', { hosts: [`${'a'.repeat(400)}.example`] }],
     ['a URL', { hosts: ['https://a.example/'] }],
+    ['a wildcard over a public suffix', { hosts: ['*.com'] }],
+    ['a wildcard over a two-label public suffix', { hosts: ['a.example', '*.co.uk'] }],
+    ['a wildcard over a private-section suffix', { hosts: ['*.github.io'] }],
+    ['a wildcard over blogspot.com', { hosts: ['*.blogspot.com'] }],
+    ['an uppercase wildcard over a public suffix', { hosts: ['*.COM'] }],
+    ['a wildcard over a public suffix with a trailing dot', { hosts: ['*.co.uk.'] }],
+    ['a wildcard over a punycode public suffix', { hosts: ['*.xn--p1ai'] }],
+    ['a wildcard over a Unicode public suffix', { hosts: ['*.рф'] }],
+    ['a bare public suffix', { hosts: ['com'] }],
+    ['a bare two-label public suffix', { hosts: ['co.uk'] }],
   ])('when the body has %s, then validation fails naming the field', (_name, body) => {
     expect(() => validate(setRedirectHostsSchema, body, 'redirect hosts')).toThrow(expect.objectContaining({ status: 400, details: expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^(hosts|owner_id)/) })]) }));
   });

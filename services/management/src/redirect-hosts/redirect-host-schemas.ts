@@ -1,6 +1,6 @@
 import { domainToASCII } from 'node:url';
 import Joi from 'joi';
-import { REDIRECT_HOST_PATTERN } from '@cm/contracts';
+import { REDIRECT_HOST_PATTERN, isPublicSuffix } from '@cm/contracts';
 
 /** Most entries one request may carry; the configurable quota (QUOTA_REDIRECT_HOSTS_PER_USER) is at most this. */
 export const REDIRECT_HOSTS_MAX = 100;
@@ -30,8 +30,16 @@ export interface SetRedirectHostsInput {
 
 const hostEntry = Joi.string()
   .max(ENTRY_MAX_LENGTH)
-  .custom((value: string, helpers) => normalizeRedirectHost(value) ?? helpers.error('any.invalid'))
-  .messages({ 'any.invalid': '{{#label}} must be a hostname or *. followed by a hostname (no scheme, port or path)' });
+  .custom((value: string, helpers) => {
+    const host = normalizeRedirectHost(value);
+    if (host === undefined) return helpers.error('any.invalid');
+    // `*.com` or `*.github.io` would let the pixel redirect to any domain registered under it
+    return isPublicSuffix(host.startsWith('*.') ? host.slice(2) : host) ? helpers.error('host.publicSuffix') : host;
+  })
+  .messages({
+    'any.invalid': '{{#label}} must be a hostname or *. followed by a hostname (no scheme, port or path)',
+    'host.publicSuffix': '{{#label}} must not be a public suffix or a wildcard over one (com, co.uk, *.com, *.github.io): name a domain registered under it',
+  });
 
 /** PUT /api/v3/redirect-hosts/: the whole explicit list, replacing the stored one. */
 export const setRedirectHostsSchema = Joi.object<SetRedirectHostsInput>({

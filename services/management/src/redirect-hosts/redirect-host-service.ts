@@ -8,6 +8,12 @@ import type { UserStore } from '../users/user-store';
 /** A new content URL's host against the owner's redirect hosts (see RedirectHostService.placeFor). */
 export type HostPlace = 'listed' | 'free' | 'full';
 
+export interface HostPlacement {
+  place: HostPlace;
+  /** The owner's record revision, read before the hosts were; undefined for a URL without a host. */
+  revision?: number;
+}
+
 /** What GET and PUT /api/v3/redirect-hosts/ answer. */
 export interface RedirectHostsView {
   /** The caller's explicit list (what PUT replaces). */
@@ -59,13 +65,21 @@ export class RedirectHostService {
   /**
    * Where a content URL with this host stands in the owner's record: already `listed` (its
    * redirect hosts do not change, nothing to announce), `free` to be added, or the record is
-   * `full`. A URL without a host ("") contributes none: listed.
+   * `full`. A URL without a host ("") contributes none: listed. The user is read before the
+   * content hosts, so any change that drops the host after they were read has a higher revision
+   * than the one returned (see ContentService.add).
    */
-  async placeFor(ownerId: string, host: string): Promise<HostPlace> {
-    if (host === '') return 'listed';
-    const [user, contentHosts] = await Promise.all([this.deps.store.findLive(ownerId), this.deps.contentHosts(ownerId)]);
-    const hosts = new Set([...(user?.redirect_hosts ?? []), ...contentHosts]);
-    if (hosts.has(host)) return 'listed';
-    return hosts.size < OWNER_RECORD_LIMITS.redirectHosts ? 'free' : 'full';
+  async placeFor(ownerId: string, host: string): Promise<HostPlacement> {
+    if (host === '') return { place: 'listed' };
+    const user = await this.deps.store.findLive(ownerId);
+    const hosts = new Set([...(user?.redirect_hosts ?? []), ...(await this.deps.contentHosts(ownerId))]);
+    const revision = user?.revision;
+    if (hosts.has(host)) return { place: 'listed', revision };
+    return { place: hosts.size < OWNER_RECORD_LIMITS.redirectHosts ? 'free' : 'full', revision };
+  }
+
+  /** The owner's current record revision (undefined for a deleted or unknown user). */
+  async revisionOf(ownerId: string): Promise<number | undefined> {
+    return (await this.deps.store.findLive(ownerId))?.revision;
   }
 }

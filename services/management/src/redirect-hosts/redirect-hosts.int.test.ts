@@ -74,6 +74,10 @@ describe('redirect hosts', () => {
     ['a URL entry', { hosts: ['https://evil.example/'] }],
     ['a host with a port', { hosts: ['evil.example:8080'] }],
     ['an oversized entry', { hosts: [`${'a'.repeat(500)}.example`] }],
+    ['a wildcard over a public suffix', { hosts: ['*.com'] }],
+    ['a wildcard over a private-section public suffix', { hosts: ['ok.example', '*.github.io'] }],
+    ['an uppercase wildcard over a public suffix with a trailing dot', { hosts: ['*.CO.UK.'] }],
+    ['a bare public suffix', { hosts: ['co.uk'] }],
     ['101 entries', { hosts: Array.from({ length: 101 }, (_, i) => `h${i}.example`) }],
   ])('when the body has %s, then 400 naming hosts and nothing changes', async (_name, body) => {
     const owner = await h.createAccount();

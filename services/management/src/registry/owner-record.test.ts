@@ -14,6 +14,10 @@ describe('buildOwnerRecord', () => {
     });
   });
 
+  test('when the explicit list holds a wildcard over a public suffix (stored before those were refused), then the record leaves it out', () => {
+    expect(buildOwnerRecord({ ...user, redirect_hosts: ['*.com', 'shop.example', '*.github.io'] }, []).redirect_hosts).toEqual(['shop.example']);
+  });
+
   test('when a user has no explicit list (a document from before redirect hosts), then only the content hosts count', () => {
     expect(buildOwnerRecord({ ...user, redirect_hosts: undefined }, ['a.example']).redirect_hosts).toEqual(['a.example']);
   });

@@ -1,4 +1,4 @@
-import { OWNER_RECORD_LIMITS, REDIRECT_HOST_PATTERN, type OwnerRecord } from '@cm/contracts';
+import { OWNER_RECORD_LIMITS, REDIRECT_HOST_PATTERN, isPublicSuffixWildcard, type OwnerRecord } from '@cm/contracts';
 
 /** What the record of a user is built from (fields of the user document). */
 export interface RegistryUser {
@@ -15,8 +15,9 @@ export interface RegistryUser {
 
 /**
  * The owner record of a user at its current revision: its explicit redirect hosts first, then the
- * hosts of its content URLs (sorted), without repeats and bounded by the contract's limit. A deleted
- * user is a tombstone with no hosts.
+ * hosts of its content URLs (sorted), without repeats and bounded by the contract's limit. A
+ * wildcard over a public suffix stored before such entries were refused is left out (reconciliation
+ * then rewrites records that still carry one). A deleted user is a tombstone with no hosts.
  */
 export function buildOwnerRecord(user: RegistryUser, contentHosts: readonly string[]): OwnerRecord {
   const record: OwnerRecord = {
@@ -27,7 +28,8 @@ export function buildOwnerRecord(user: RegistryUser, contentHosts: readonly stri
     redirect_hosts: [],
   };
   if (user.deleted_at) return { ...record, deleted: true };
-  const hosts = new Set([...(user.redirect_hosts ?? []), ...[...contentHosts].sort()]);
+  const explicit = (user.redirect_hosts ?? []).filter((host) => !isPublicSuffixWildcard(host));
+  const hosts = new Set([...explicit, ...[...contentHosts].sort()]);
   return { ...record, redirect_hosts: [...hosts].slice(0, OWNER_RECORD_LIMITS.redirectHosts) };
 }
 

@@ -41,6 +41,17 @@ describe('owner registry reconciliation', () => {
     expect(entry === null || entry.operation !== 'PUT').toBe(true);
   });
 
+  test('when a user and its record still carry a wildcard over a public suffix from before those were refused, then a pass rewrites the record without it', async () => {
+    const owner = await h.createAccount();
+    const stored = ['*.com', 'shop.example', '*.github.io'];
+    const users = (await h.db()).collection<{ _id: string; revision: number; redirect_hosts: string[] }>('users');
+    await users.updateOne({ _id: owner.unique_id }, { $set: { redirect_hosts: stored } });
+    const revision = (await users.findOne({ _id: owner.unique_id }))!.revision;
+    await (await h.registryBucket()).put(owner.unique_id, encodeOwnerRecord({ ...(await h.ownerRecord(owner.unique_id))!, revision, redirect_hosts: stored }));
+    await reconcile();
+    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ revision: revision + 1, redirect_hosts: ['shop.example'] });
+  });
+
   test("when a user's key is missing, then a pass puts its record back at its revision", async () => {
     const owner = await h.createAccount();
     const before = await corrections('missing');

@@ -18,6 +18,6 @@ export class ApiTokenResolver implements TokenResolver {
     let owner = await this.store.findByLookupHash(hash);
     const previous = owner ? undefined : this.vault.previousLookupHash(token);
     if (previous) owner = await this.store.findByLookupHash(previous);
-    return owner ? { unique_id: owner._id, account_id: owner.account_id, role: owner.role, token_key: hash } : undefined;
+    return owner ? { unique_id: owner._id, account_id: owner.account_id, role: owner.role } : undefined;
   }
 }

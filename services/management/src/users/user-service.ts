@@ -25,6 +25,8 @@ export interface UserServiceDeps {
   /** QUOTA_SUB_USERS_PER_ACCOUNT. */
   maxSubUsers: number;
   cursors: PageCursors;
+  /** scrypt, through the composition root's gate on concurrent hashes; the plain function by default. */
+  hashPassword?: (password: string) => Promise<string>;
   now?: () => Date;
 }
 
@@ -37,9 +39,11 @@ function requireOwner(caller: AuthenticatedUser): void {
 
 export class UserService {
   private readonly now: () => Date;
+  private readonly hashPassword: (password: string) => Promise<string>;
 
   constructor(private readonly deps: UserServiceDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.hashPassword = deps.hashPassword ?? hashPassword;
   }
 
   /** Operator bootstrap: a new account owner. */
@@ -74,7 +78,7 @@ export class UserService {
       patch.user_name = input.user_name;
       if (input.user_name === '') patch.user_name = (await this.existingInAccount(caller, uniqueId)).email;
     }
-    if (input.password !== undefined) patch.password_hash = await hashPassword(input.password);
+    if (input.password !== undefined) patch.password_hash = await this.hashPassword(input.password);
     if (input.timezone !== undefined) patch.timezone = input.timezone;
     if (input.target_geography !== undefined) patch.target_geography = input.target_geography;
     const updated = await this.deps.store.update(caller.account_id, uniqueId, patch, this.now());
@@ -104,7 +108,7 @@ export class UserService {
 
   private async insertUser(input: CreateUserInput, accountId: string | undefined): Promise<UserView> {
     const now = this.now();
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.hashPassword(input.password);
     for (let attempt = 0; ; attempt++) {
       const uniqueId = randomDigits();
       const token = randomToken();
