@@ -42,11 +42,14 @@ export class UnitBuilders {
     const { commit, now } = this.deps;
     const reserved: Array<{ mark: MarkDocument; g: string }> = [];
     const tables = new Map<number, CellTable>();
+    let reserving: MarkDocument | undefined;
     try {
       for (const mark of snapshots) {
+        reserving = mark;
         const g = await commit.reserve(mark, now());
         if (g) reserved.push({ mark, g });
       }
+      reserving = undefined;
       if (reserved.length === 0) return 0;
       const from = Math.min(...reserved.map((r) => r.mark.t));
       const to = Math.max(...reserved.map((r) => r.mark.t)) + HOUR_MS;
@@ -58,9 +61,8 @@ export class UnitBuilders {
       }
     } catch (err) {
       if (isKilled(err)) throw err;
-      const given = new Set(reserved.map((r) => r.mark._id));
       for (const r of reserved) await this.giveUp(r.mark, r.g, err);
-      for (const mark of snapshots) if (!given.has(mark._id)) this.deps.outcomes.failed(mark, err);
+      if (reserving) this.deps.outcomes.failed(reserving, err);
       return 0;
     }
     let built = 0;
