@@ -1,4 +1,6 @@
+import { BSON } from 'mongodb';
 import { laterOf, type DeviceCounts, type DeviceLatest, type FineCell } from './cell-table';
+import { MAX_PAGE_BYTES, PageBytes } from './page-bytes';
 
 /** A fine entry: content_id, url, per-device counts. */
 export type FineEntry = [contentId: string, url: string, counts: DeviceCounts];
@@ -10,15 +12,17 @@ export type CoarseEntry = [name: string, counts: DeviceCounts];
  * document so a report reads a few documents per unit instead of one per cell. Every document is
  * found by its `_id` (computed, see cellId), never by a secondary index: the owner's directory
  * (`k: 'c'`, page 0 of the coarse entries, one per name, plus the fine pages that exist), further
- * coarse pages, and fine pages (`k: 'f'`, one name's entries per content_id/url). Entries are
- * arrays, not objects, so no stored value ever becomes a field name.
+ * coarse pages, and fine pages (`k: 'f'`, one name's entries per content_id/url). An owner with so
+ * many names that their list would crowd the directory gets list documents instead (`k: 'x'`, `e`
+ * holds `[name, pages]` pairs). Entries are arrays, not objects, so no stored value ever becomes a
+ * field name. Every document stays under the pack limit in encoded bytes (page-bytes.ts).
  */
 export interface CellDocument {
   _id: string;
   o: string;
   /** Generation id `<unitId>@<gen>`: reports read only the generation their unit's mark points to. */
   g: string;
-  k: 'f' | 'c';
+  k: 'f' | 'c' | 'x';
   /** The event name of a fine document. */
   n?: string;
   /** Page number within (g, o, k, n). */
@@ -33,24 +37,35 @@ export interface CellDocument {
    * its own so that reports without metadata (most of them) leave it on the server (projection).
    */
   l: string;
-  /** Directory only: coarse pages in all, and the fine pages per name. */
+  /** Directory only: coarse pages in all, and the fine pages per name (or the number of list documents holding them). */
   cp?: number;
   fp?: Array<[name: string, pages: number]>;
+  fx?: number;
 }
 
 /** `_id` of a cell document: JSON, so no name or owner can make two ids collide. */
-export function cellId(kind: 'd' | 'c' | 'f', g: string, owner: string, name = '', page = 0): string {
+export function cellId(kind: 'd' | 'c' | 'f' | 'x', g: string, owner: string, name = '', page = 0): string {
   return JSON.stringify([kind, g, owner, name, page]);
 }
 
-/** The ids of every fine page of a directory (optionally only some names). */
-export function finePageIds(dir: CellDocument, names?: ReadonlySet<string>): string[] {
+/** The ids of every fine page of a directory or list document (optionally only some names). */
+export function finePageIds(dir: Pick<CellDocument, 'g' | 'o' | 'fp'>, names?: ReadonlySet<string>): string[] {
   const ids: string[] = [];
   for (const [name, pages] of dir.fp ?? []) {
     if (names && !names.has(name)) continue;
     for (let p = 0; p < pages; p++) ids.push(cellId('f', dir.g, dir.o, name, p));
   }
   return ids;
+}
+
+/** The list documents holding a directory's fine pages when they did not fit in it. */
+export function fineListIds(dir: CellDocument): string[] {
+  return Array.from({ length: dir.fx ?? 0 }, (_, i) => cellId('x', dir.g, dir.o, '', i));
+}
+
+/** A list document's part of the fine pages, in a directory's shape. */
+export function fineListOf(list: CellDocument): Pick<CellDocument, 'g' | 'o' | 'fp'> {
+  return { g: list.g, o: list.o, fp: JSON.parse(list.e) as Array<[string, number]> };
 }
 
 export function coarsePageIds(dir: CellDocument): string[] {
@@ -60,7 +75,7 @@ export function coarsePageIds(dir: CellDocument): string[] {
 export interface PackLimits {
   /** Entries per document. */
   maxEntries: number;
-  /** Rough bytes per document (BSON documents are capped at 16 MB; metadata makes entries large). */
+  /** Encoded (BSON) bytes per document, capped at MAX_PAGE_BYTES (MongoDB refuses documents over 16 MB). */
   maxBytes: number;
 }
 
@@ -68,54 +83,67 @@ export const DEFAULT_PACK_LIMITS: PackLimits = { maxEntries: 1000, maxBytes: 4_0
 
 /** Packs one owner's cells (sorted by name, content_id, url) into fine and coarse documents. */
 export function packCells(owner: string, g: string, cells: readonly FineCell[], limits: PackLimits = DEFAULT_PACK_LIMITS): CellDocument[] {
+  const maxBytes = Math.min(limits.maxBytes, MAX_PAGE_BYTES);
+  const full = (page: PageBytes, e: string, l?: string) => page.count >= limits.maxEntries || (page.count > 0 && page.sizeWith(e, l) > maxBytes);
   const docs: CellDocument[] = [];
   const pagesOf = new Map<string, number>();
   const coarse = new Map<string, Coarse>();
-  let page: FineEntry[] = [];
-  let latest: DeviceLatest[] = [];
-  let bytes = 0;
-  let name: string | undefined;
+  const fineHeader = (name: string, p: number) => ({ _id: cellId('f', g, owner, name, p), o: owner, g, k: 'f' as const, n: name, p });
+  let name = '';
   let pageNo = 0;
+  let page: PageBytes | undefined;
   const flush = () => {
-    if (page.length > 0 && name !== undefined) {
-      docs.push({ _id: cellId('f', g, owner, name, pageNo), o: owner, g, k: 'f', n: name, p: pageNo, e: JSON.stringify(page), l: JSON.stringify(latest) });
+    if (page && page.count > 0) {
+      docs.push({ ...fineHeader(name, pageNo), ...page.text() });
       pagesOf.set(name, ++pageNo);
     }
-    page = [];
-    latest = [];
-    bytes = 0;
+    page = undefined;
   };
   for (const cell of cells) {
-    if (cell.name !== name) {
+    if (cell.name !== name || !page) {
       flush();
       name = cell.name;
       pageNo = 0;
+      page = new PageBytes(fineHeader(name, pageNo));
     }
-    const size = entryBytes(cell);
-    if (page.length >= limits.maxEntries || (page.length > 0 && bytes + size > limits.maxBytes)) flush();
-    page.push([cell.contentId, cell.url, cell.counts]);
-    latest.push(cell.latest);
-    bytes += size;
+    const e = JSON.stringify([cell.contentId, cell.url, cell.counts] satisfies FineEntry);
+    const l = JSON.stringify(cell.latest);
+    if (full(page, e, l)) {
+      flush();
+      page = new PageBytes(fineHeader(name, pageNo));
+    }
+    page.add(e, l);
     addCoarse(coarse, cell);
   }
   flush();
-  const coarsePages: Array<{ e: CoarseEntry[]; l: DeviceLatest[] }> = [{ e: [], l: [] }];
-  let coarseBytes = 0;
-  for (const entry of coarse.values()) {
-    const size = 64 + entry.name.length + latestBytes(entry.latest);
-    let last = coarsePages[coarsePages.length - 1]!;
-    if (last.e.length >= limits.maxEntries || (last.e.length > 0 && coarseBytes + size > limits.maxBytes)) {
-      coarsePages.push((last = { e: [], l: [] }));
-      coarseBytes = 0;
+  // the directory (coarse page 0) carries the list of fine pages, so its size counts against its
+  // page; when the list would take more than half of it, list documents of their own hold it
+  let fine: Pick<CellDocument, 'fp' | 'fx'> = { fp: [...pagesOf] };
+  if (BSON.calculateObjectSize(fine) > maxBytes / 2) {
+    const listHeader = (p: number) => ({ _id: cellId('x', g, owner, '', p), o: owner, g, k: 'x' as const, p });
+    const lists = [new PageBytes(listHeader(0))];
+    for (const entry of pagesOf) {
+      const e = JSON.stringify(entry);
+      let last = lists[lists.length - 1]!;
+      if (full(last, e)) lists.push((last = new PageBytes(listHeader(lists.length))));
+      last.add(e);
     }
-    last.e.push([entry.name, entry.counts]);
-    last.l.push(entry.latest);
-    coarseBytes += size;
+    lists.forEach((list, i) => docs.push({ ...listHeader(i), ...list.text() }));
+    fine = { fx: lists.length };
   }
-  // the directory (coarse page 0) comes last: whoever finds it finds every page it lists
-  const text = (page: { e: CoarseEntry[]; l: DeviceLatest[] }) => ({ e: JSON.stringify(page.e), l: JSON.stringify(page.l) });
-  coarsePages.slice(1).forEach((page, i) => docs.push({ _id: cellId('c', g, owner, '', i + 1), o: owner, g, k: 'c', p: i + 1, ...text(page) }));
-  docs.push({ _id: cellId('d', g, owner), o: owner, g, k: 'c', p: 0, ...text(coarsePages[0]!), cp: coarsePages.length, fp: [...pagesOf] });
+  const dirHeader = { _id: cellId('d', g, owner), o: owner, g, k: 'c' as const, p: 0, cp: 0, ...fine };
+  const coarseHeader = (p: number) => ({ _id: cellId('c', g, owner, '', p), o: owner, g, k: 'c' as const, p });
+  const coarsePages = [new PageBytes(dirHeader)];
+  for (const entry of coarse.values()) {
+    const e = JSON.stringify([entry.name, entry.counts] satisfies CoarseEntry);
+    const l = JSON.stringify(entry.latest);
+    let last = coarsePages[coarsePages.length - 1]!;
+    if (full(last, e, l)) coarsePages.push((last = new PageBytes(coarseHeader(coarsePages.length))));
+    last.add(e, l);
+  }
+  // the directory comes last: whoever finds it finds every page it lists
+  coarsePages.slice(1).forEach((page, i) => docs.push({ ...coarseHeader(i + 1), ...page.text() }));
+  docs.push({ ...dirHeader, ...coarsePages[0]!.text(), cp: coarsePages.length });
   return docs;
 }
 
@@ -135,18 +163,4 @@ function addCoarse(coarse: Map<string, Coarse>, cell: FineCell): void {
     seen.counts[d]! += cell.counts[d]!;
     seen.latest[d] = laterOf(seen.latest[d]!, cell.latest[d]!);
   }
-}
-
-function entryBytes(cell: FineCell): number {
-  return 64 + cell.contentId.length + cell.url.length + latestBytes(cell.latest);
-}
-
-function latestBytes(latest: DeviceLatest): number {
-  let bytes = 0;
-  for (const l of latest) {
-    if (!l) continue;
-    bytes += 64;
-    for (const [k, v] of Object.entries(l[2])) bytes += k.length + v.length + 8;
-  }
-  return bytes;
 }

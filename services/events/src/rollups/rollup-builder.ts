@@ -7,6 +7,7 @@ import type { RollupMarks } from './rollup-marks';
 import { DAY_MS, MAX_LEVEL, unitEnd } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
+import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
 
 export interface RollupBuilderOptions {
   prefix: string;
@@ -19,6 +20,8 @@ export interface RollupBuilderOptions {
   /** Raw events of days past this are gone: their hours are never rebuilt (ROLLUP_RETENTION_DAYS may keep the rollups). */
   rawRetentionDays: number;
   pack?: PackLimits;
+  /** How long a unit whose build failed waits before it is tried again. */
+  failureBackoff?: FailureBackoff;
   hooks?: BuildHooks;
   now?: () => Date;
 }
@@ -31,6 +34,8 @@ export interface BuildPass {
   /** At the start of the pass: seconds since the oldest dirty hour became ready to build (0 when caught up). */
   lagSeconds: number;
   swept: number;
+  /** Units whose build failed (given up; retried in a later pass), each reported on its own. */
+  failed: UnitFailure[];
 }
 
 /**
@@ -42,11 +47,14 @@ export class RollupBuilder {
   private readonly commit: UnitCommit;
   private readonly builders: UnitBuilders;
   private readonly now: () => Date;
+  private readonly failures: UnitFailures;
 
   constructor(db: Db, private readonly marks: RollupMarks, cells: CellStore, private readonly opts: RollupBuilderOptions) {
     this.now = opts.now ?? (() => new Date());
     this.commit = new UnitCommit(marks.collection, cells, opts.hooks);
-    this.builders = new UnitBuilders({ db, marks, cells, commit: this.commit, prefix: opts.prefix, pack: opts.pack, now: this.now });
+    const failures = (this.failures = new UnitFailures(opts.failureBackoff));
+    const outcomes = { built: (mark: MarkDocument) => failures.built(mark._id), failed: (mark: MarkDocument, err: unknown) => failures.failed(mark, err, this.now().getTime()) };
+    this.builders = new UnitBuilders({ db, marks, cells, commit: this.commit, prefix: opts.prefix, pack: opts.pack, now: this.now, outcomes });
   }
 
   async runOnce(): Promise<BuildPass> {
@@ -57,12 +65,16 @@ export class RollupBuilder {
     let oldestReady: number | undefined;
     // one scan of the marks per pass (a query by level would scan them again on the stand-in)
     const dirty = await this.marks.collection.find({ dirty: true }).toArray();
+    // a unit whose build fails is given up alone: the pass goes on with every other unit
+    this.failures.begin(new Set(dirty.map((m) => m._id)));
     for (let level = 0; level <= MAX_LEVEL; level++) {
       const atLevel = dirty.filter((m) => m.l === level).sort((a, b) => a.t - b.t);
-      const ready = atLevel.filter((m) => this.isReady(m, now)).slice(0, this.opts.batchUnits);
+      const due = atLevel.filter((m) => this.isReady(m, now));
+      const ready = due.filter((m) => !this.failures.waiting(m._id, now.getTime())).slice(0, this.opts.batchUnits);
       waiting += atLevel.length - ready.length;
       if (level === 0) {
-        for (const m of ready) oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.t }) + this.opts.graceMs);
+        // an hour waiting after a failed build still counts as lag
+        for (const m of due) oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.t }) + this.opts.graceMs);
         for (const [day, hours] of byDay(ready)) built[0]! += await this.builders.buildHours(day, hours);
         continue;
       }
@@ -70,7 +82,7 @@ export class RollupBuilder {
       for (const m of ready) if (await this.builders.buildMerged(m)) built[level]!++;
     }
     const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);
-    return { built, waiting, lagSeconds, swept };
+    return { built, waiting, lagSeconds, swept, failed: this.failures.end() };
   }
 
   /** Ended past the grace, no write in flight (or one presumed dead), and its raw events still kept. */

@@ -2,6 +2,7 @@ import type { Logger } from '@cm/platform';
 import type { RollupBuilder } from './rollup-builder';
 import type { RollupMarks } from './rollup-marks';
 import type { RollupMetrics } from './rollup-metrics';
+import { LEVEL_NAMES } from './rollup-units';
 
 export interface RollupWorkerOptions {
   /** Pause between passes once caught up. */
@@ -41,6 +42,10 @@ export class RollupWorker {
     const pass = await this.builder.runOnce();
     const dirtyHours = await this.marks.collection.countDocuments({ dirty: true, l: 0 });
     this.metrics.observe(pass, dirtyHours);
+    // once per unit until it builds again: a unit that keeps failing is retried, not logged again
+    for (const f of pass.failed) {
+      if (f.first) this.logger.warn('rollup unit build failed; its spans are answered from smaller units or raw events until it builds', { unit: f.unit, unit_size: LEVEL_NAMES[f.level], error: f.error });
+    }
     const built = pass.built.reduce((a, b) => a + b, 0);
     if (built > 0) this.logger.debug('rollup pass', { built: pass.built, waiting: pass.waiting, lag_seconds: pass.lagSeconds });
     return built > 0;

@@ -7,7 +7,13 @@ import { buildHourPipeline, readHourRow } from './hour-pipeline';
 import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS, childrenOf, unitId } from './rollup-units';
-import type { UnitCommit } from './unit-commit';
+import { isKilled, type UnitCommit } from './unit-commit';
+
+/** Where a unit's outcome goes (rollup-builder.ts keeps failures apart from the rest of the pass). */
+export interface UnitOutcomes {
+  built(mark: MarkDocument): void;
+  failed(mark: MarkDocument, err: unknown): void;
+}
 
 export interface UnitBuildersDeps {
   db: Db;
@@ -17,6 +23,7 @@ export interface UnitBuildersDeps {
   prefix: string;
   pack?: PackLimits;
   now: () => Date;
+  outcomes: UnitOutcomes;
 }
 
 /**
@@ -27,27 +34,49 @@ export interface UnitBuildersDeps {
 export class UnitBuilders {
   constructor(private readonly deps: UnitBuildersDeps) {}
 
-  /** Hours of one UTC day; the snapshots were read before anything below reads raw events. */
+  /**
+   * Hours of one UTC day; the snapshots were read before anything below reads raw events. A
+   * failure of one hour's cells gives up that hour only; a failure of the shared read, every hour.
+   */
   async buildHours(dayStart: number, snapshots: readonly MarkDocument[]): Promise<number> {
     const { commit, now } = this.deps;
     const reserved: Array<{ mark: MarkDocument; g: string }> = [];
-    for (const mark of snapshots) {
-      const g = await commit.reserve(mark, now());
-      if (g) reserved.push({ mark, g });
-    }
-    if (reserved.length === 0) return 0;
-    const from = Math.min(...reserved.map((r) => r.mark.t));
-    const to = Math.max(...reserved.map((r) => r.mark.t)) + HOUR_MS;
-    const tables = new Map<number, CellTable>(reserved.map((r) => [Math.round((r.mark.t - dayStart) / HOUR_MS), new CellTable()]));
-    const bucket = this.deps.db.collection(bucketName(this.deps.prefix, new Date(dayStart)));
-    for await (const doc of bucket.aggregate(buildHourPipeline(new Date(from), new Date(to)), { allowDiskUse: true })) {
-      const row = readHourRow(doc);
-      tables.get(row.hour)?.addDeviceRow(row);
+    const tables = new Map<number, CellTable>();
+    let reserving: MarkDocument | undefined;
+    try {
+      for (const mark of snapshots) {
+        reserving = mark;
+        const g = await commit.reserve(mark, now());
+        if (g) reserved.push({ mark, g });
+      }
+      reserving = undefined;
+      if (reserved.length === 0) return 0;
+      const from = Math.min(...reserved.map((r) => r.mark.t));
+      const to = Math.max(...reserved.map((r) => r.mark.t)) + HOUR_MS;
+      for (const r of reserved) tables.set(Math.round((r.mark.t - dayStart) / HOUR_MS), new CellTable());
+      const bucket = this.deps.db.collection(bucketName(this.deps.prefix, new Date(dayStart)));
+      for await (const doc of bucket.aggregate(buildHourPipeline(new Date(from), new Date(to)), { allowDiskUse: true })) {
+        const row = readHourRow(doc);
+        tables.get(row.hour)?.addDeviceRow(row);
+      }
+    } catch (err) {
+      if (isKilled(err)) throw err;
+      for (const r of reserved) await this.giveUp(r.mark, r.g, err);
+      if (reserving) this.deps.outcomes.failed(reserving, err);
+      return 0;
     }
     let built = 0;
     for (const { mark, g } of reserved) {
-      const table = tables.get(Math.round((mark.t - dayStart) / HOUR_MS))!;
-      if (await commit.commit(mark, g, this.pack(table, g))) built++;
+      try {
+        const table = tables.get(Math.round((mark.t - dayStart) / HOUR_MS))!;
+        if (await commit.commit(mark, g, this.pack(table, g))) {
+          built++;
+          this.deps.outcomes.built(mark);
+        }
+      } catch (err) {
+        if (isKilled(err)) throw err;
+        await this.giveUp(mark, g, err);
+      }
     }
     return built;
   }
@@ -58,6 +87,20 @@ export class UnitBuilders {
    * reading, since a replaced generation's cells may have been dropped while they were read.
    */
   async buildMerged(snapshot: MarkDocument): Promise<boolean> {
+    let g: string | undefined;
+    try {
+      const built = await this.merge(snapshot, (reserved) => (g = reserved));
+      if (built) this.deps.outcomes.built(snapshot);
+      return built;
+    } catch (err) {
+      if (isKilled(err)) throw err;
+      if (g) await this.giveUp(snapshot, g, err);
+      else this.deps.outcomes.failed(snapshot, err);
+      return false;
+    }
+  }
+
+  private async merge(snapshot: MarkDocument, onReserved: (g: string) => void): Promise<boolean> {
     const { marks, cells, commit, now } = this.deps;
     const unit = { level: snapshot.l, start: snapshot.t };
     const childIds = childrenOf(unit).map(unitId);
@@ -65,6 +108,7 @@ export class UnitBuilders {
     if (!gens) return false;
     const g = await commit.reserve(snapshot, now());
     if (!g) return false;
+    onReserved(g);
     const docs: CellDocument[] = [];
     let owner: string | undefined;
     let table = new CellTable();
@@ -95,6 +139,13 @@ export class UnitBuilders {
       return false;
     }
     return commit.commit(snapshot, g, docs);
+  }
+
+  /** A failed build: its reservation goes (else the unit would wait for the sweep), and the failure is reported. */
+  private async giveUp(mark: MarkDocument, g: string, err: unknown): Promise<void> {
+    // if this fails too, the sweep drops the generation after ROLLUP_ABANDON_MS
+    await this.deps.commit.abandon(mark._id, g).catch(() => undefined);
+    this.deps.outcomes.failed(mark, err);
   }
 
   private pack(table: CellTable, g: string): CellDocument[] {

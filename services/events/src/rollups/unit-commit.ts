@@ -10,6 +10,22 @@ export interface BuildHooks {
   afterCells?(unitId: string): void | Promise<void>;
 }
 
+const killed = new WeakSet<object>();
+
+/** An error a build hook threw: it stands for the process dying, so no failure handling may run after it. */
+export function isKilled(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && killed.has(err);
+}
+
+async function runHook(hook: () => void | Promise<void>): Promise<void> {
+  try {
+    await hook();
+  } catch (err) {
+    if (typeof err === 'object' && err !== null) killed.add(err);
+    throw err;
+  }
+}
+
 /**
  * The builder's half of the rollup protocol for one unit: reserve a new generation on the mark
  * (so an abandoned one can be swept), write its cells, then compare-and-set the mark to the
@@ -25,20 +41,23 @@ export class UnitCommit {
     const g = `${snapshot._id}@${now.getTime().toString(36)}-${randomBytes(6).toString('hex')}`;
     const res = await this.marks.updateOne({ _id: snapshot._id, s: snapshot.s, f: snapshot.f }, { $push: { pending: { g, at: now } } });
     if (res.modifiedCount !== 1) return undefined;
-    await this.hooks.afterReserve?.(snapshot._id);
+    await runHook(() => this.hooks.afterReserve?.(snapshot._id));
     return g;
   }
 
   /** Writes the generation's cells and publishes it; true when this build became current. */
   async commit(snapshot: MarkDocument, g: string, docs: readonly CellDocument[]): Promise<boolean> {
     await this.cells.insert(g, docs);
-    await this.hooks.afterCells?.(snapshot._id);
+    await runHook(() => this.hooks.afterCells?.(snapshot._id));
     const filter: Filter<MarkDocument> = { _id: snapshot._id, s: snapshot.s, f: snapshot.f, 'pending.g': g };
     if (snapshot.b) filter['b.g'] = snapshot.b.g;
     else filter.b = { $exists: false };
     const res = await this.marks.updateOne(filter, { $set: { b: { s: snapshot.s, f: snapshot.f, g }, dirty: false }, $pull: { pending: { g } } });
     if (res.modifiedCount === 1) {
-      if (snapshot.b) await this.cells.dropGenerations([snapshot.b.g]);
+      // published: a failure from here on must not be taken for a failed build (whose cleanup
+      // would drop these cells); the replaced generation is unreachable, a failed drop only
+      // leaves its documents behind
+      if (snapshot.b) await this.cells.dropGenerations([snapshot.b.g]).catch(() => undefined);
       return true;
     }
     await this.abandon(snapshot._id, g);
