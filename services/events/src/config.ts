@@ -54,7 +54,7 @@ export interface EventsConfig {
   CONSUMER_ACK_WAIT_MS: number;
   /** Server-side bound on delivered-but-unacked messages across all consumer instances. */
   CONSUMER_MAX_ACK_PENDING: number;
-  /** Per-document write failures (not connection failures) are retried this often, then dead-lettered. */
+  /** Refusals of one event by the database itself (not outages, timeouts or a full store) before it is dead-lettered. */
   CONSUMER_MAX_WRITE_ATTEMPTS: number;
   /** Delay of the first nak after a MongoDB failure; doubles per delivery up to the max. */
   CONSUMER_RETRY_BASE_MS: number;
