@@ -20,13 +20,15 @@ afterAll(async () => {
 const doc = (id: string): EventDocument => ({ _id: id, owner_id: '1', name: 'e', url: '', content_id: '', device_type: 'desktop', bot: false, metadata: {}, created: new Date() });
 
 describe('bucket writer', () => {
-  test('when events are written, then the insert carries the configured write concern (majority + journal by default)', async () => {
+  test('when events are written, then the insert carries the configured write concern (majority + journal by default) and a time bound', async () => {
     const config = loadEventsConfig({});
     const db = client.db(uniqueName('writer'));
     const writer = new BucketWriter(db, createLogger({ service: 't', level: 'error', silent: true }), { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J });
     expect(await writer.write('events_20261122', [doc('a'), doc('b')])).toEqual([{ status: 'written' }, { status: 'written' }]);
     const insert = commands.find((c) => c.commandName === 'insert' && c.databaseName === db.databaseName);
-    expect(insert?.command.writeConcern).toEqual({ w: 'majority', j: true });
+    expect(insert?.command.writeConcern).toEqual({ w: 'majority', j: true, wtimeout: 5000 });
+    // bounded on the server, well inside ROLLUP_ABANDON_MS (rollups/rollup-feature.ts)
+    expect(insert?.command.maxTimeMS).toBe(5000);
     expect(await writer.write('events_20261122', [doc('a'), doc('c')])).toEqual([{ status: 'duplicate' }, { status: 'written' }]);
     await db.dropDatabase();
   });
