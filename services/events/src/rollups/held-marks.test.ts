@@ -43,6 +43,22 @@ describe('HeldMarks refresh', () => {
     await held.end(holds);
   });
 
+  test('when a newer hold of the same unit stored its started mark, then the older hold with a write still in flight needs no separate refresh', async () => {
+    const fake = fakeMarks();
+    let now = 1_000_000;
+    const held = new HeldMarks(fake.marks, { holdMs: 10_000, lingerMs: 600_000, now: () => now });
+    const slow = await held.begin(at);
+    now += 10_000;
+    const next = await held.begin(at); // a new hold: a new started mark, a fresh `at`
+    await held.refresh();
+    expect(fake.touches()).toBe(0);
+    await held.end(next);
+    now += 10_000;
+    await held.refresh();
+    expect(fake.touches()).toBe(1); // only the slow write is left in flight
+    await held.end(slow);
+  });
+
   test('when no write is in flight any more, then nothing is refreshed', async () => {
     const { held, touches, advance } = setup();
     await held.end(await held.begin(at));

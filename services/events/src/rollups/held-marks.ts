@@ -123,7 +123,10 @@ export class HeldMarks implements WriteMarks<Hold[]> {
    */
   async refresh(): Promise<void> {
     const at = this.now();
-    const due = [...this.busy].filter((h) => at - h.refreshedAt >= this.refreshMs);
+    // per unit: a newer hold's started mark refreshed the same mark document
+    const latest = new Map<string, number>();
+    for (const h of this.busy) latest.set(h.id, Math.max(latest.get(h.id) ?? -Infinity, h.refreshedAt));
+    const due = [...this.busy].filter((h) => at - latest.get(h.id)! >= this.refreshMs);
     if (due.length === 0) return;
     const previous = due.map((h) => h.refreshedAt);
     for (const hold of due) hold.refreshedAt = at;
