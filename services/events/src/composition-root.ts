@@ -39,7 +39,7 @@ import { createOperatorRoutes } from './operator/operator-routes';
 import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registry-watcher';
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
 import { RetentionJob } from './retention/retention-job';
-import { createRollupFeature, type RollupFeature } from './rollups/rollup-feature';
+import { bucketInsertTimeoutMs, createRollupFeature, type RollupFeature } from './rollups/rollup-feature';
 import { ensureStreams } from './stream/ensure-streams';
 import { streamFillMetrics } from './stream/stream-metrics';
 
@@ -129,7 +129,8 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
   if (rollups) workers.push({ start: () => {}, stop: () => rollups.writeMarks.drain() });
 
   if (roles.has('consumer') && mongo) {
-    const writer = new BucketWriter(mongo.db, logger, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J }, rollups?.writeMarks);
+    const writeConcern = { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J };
+    const writer = new BucketWriter(mongo.db, logger, writeConcern, rollups?.writeMarks, bucketInsertTimeoutMs(config.ROLLUP_ABANDON_MS));
     const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
     workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
     // no API check: the stream's state is read lazily, at scrape time

@@ -54,7 +54,7 @@ export interface EventsConfig {
   CONSUMER_ACK_WAIT_MS: number;
   /** Server-side bound on delivered-but-unacked messages across all consumer instances. */
   CONSUMER_MAX_ACK_PENDING: number;
-  /** Per-document write failures (not connection failures) are retried this often, then dead-lettered. */
+  /** Refusals of one event by the database itself (not outages, timeouts or a full store) before it is dead-lettered. */
   CONSUMER_MAX_WRITE_ATTEMPTS: number;
   /** Delay of the first nak after a MongoDB failure; doubles per delivery up to the max. */
   CONSUMER_RETRY_BASE_MS: number;
@@ -93,7 +93,7 @@ export interface EventsConfig {
   ROLLUP_INTERVAL_MS: number;
   /** A unit is built once it ended this long ago. */
   ROLLUP_GRACE_MS: number;
-  /** A write started but unfinished this long is presumed dead (the builder then builds over it). */
+  /** A write started but unfinished (and no longer refreshed) this long is presumed dead (the builder then builds over it); at least a minute, so the insert bound and the refresh interval fit well inside it. */
   ROLLUP_ABANDON_MS: number;
   /** Dirty units one builder pass looks at per level. */
   ROLLUP_BATCH_UNITS: number;
@@ -170,7 +170,7 @@ const schema = Joi.object<EventsConfig>({
   REPORT_CONCURRENCY_PER_KEY: Joi.number().integer().min(1).max(100).default(2),
   ROLLUP_INTERVAL_MS: Joi.number().integer().min(50).default(1000),
   ROLLUP_GRACE_MS: Joi.number().integer().min(0).default(60000),
-  ROLLUP_ABANDON_MS: Joi.number().integer().min(1000).default(600000),
+  ROLLUP_ABANDON_MS: Joi.number().integer().min(60000).default(600000),
   ROLLUP_BATCH_UNITS: Joi.number().integer().min(1).max(100000).default(500),
   ROLLUP_RETENTION_DAYS: Joi.number().integer().min(0).default(0),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('32kb'),

@@ -4,6 +4,7 @@ import type { EventDocument } from '../storage/event-document';
 import { createBatchHandler } from './batch-handler';
 import { toDelivery } from './delivery';
 import type { InsertResult } from './insert-results';
+import { RejectionCounts } from './rejection-counts';
 
 const config = { BUCKET_PREFIX: 'ev', RETENTION_DAYS: 30, CONSUMER_MAX_WRITE_ATTEMPTS: 3, CONSUMER_RETRY_BASE_MS: 100, CONSUMER_RETRY_MAX_MS: 1000 };
 const now = new Date('2026-11-22T12:00:00Z');
@@ -130,15 +131,51 @@ describe('batch handler', () => {
     expect(outcome).toMatchObject({ kind: 'retry', reason: 'not primary', delayMs: 100 });
   });
 
-  test('when MongoDB refuses one document, then it is retried until the attempts run out and then dead-lettered alone', async () => {
+  test('when MongoDB refuses one document, then it is retried until its refusals reach the attempts and then dead-lettered alone', async () => {
     const writer = fakeWriter((_b, docs) => docs.map((d, i) => (i === 0 ? { status: 'rejected', message: 'document invalid' } : { status: 'written' })));
     const dlq = fakeDeadLetters();
     const refused = event();
-    const early = await handler(writer, dlq)([delivery(v2(refused, event()), 2)]);
-    expect(early[0]!.kind).toBe('retry');
-    const last = await handler(writer, dlq)([delivery(v2(refused, event()), 3)]);
+    const handle = handler(writer, dlq);
+    for (const n of [1, 2]) expect((await handle([delivery(v2(refused, event()), n)]))[0]!.kind).toBe('retry');
+    const last = await handle([delivery(v2(refused, event()), 3)]);
     expect(last[0]).toEqual({ kind: 'done', events: [{ kind: 'dead_lettered', reason: 'write rejected: document invalid' }, { kind: 'written' }] });
     expect(dlq.sent).toEqual([expect.objectContaining({ index: 0, event: refused })]);
+  });
+
+  test('when a message failed many deliveries during an outage and the database refuses an event once as it comes back, then nothing is dead-lettered and the event is written next', async () => {
+    let phase: 'down' | 'coming back' | 'up' = 'down';
+    const writer = fakeWriter((_b, docs) =>
+      docs.map((): InsertResult => {
+        if (phase === 'down') return { status: 'failed', message: 'connection refused' };
+        if (phase === 'coming back') return { status: 'rejected', message: 'not ready yet' };
+        return { status: 'written' };
+      }),
+    );
+    const dlq = fakeDeadLetters();
+    const handle = handler(writer, dlq);
+    const data = v2(event(), event());
+    for (let n = 1; n <= 20; n++) expect((await handle([delivery(data, n)]))[0]!.kind).toBe('retry');
+    phase = 'coming back';
+    expect((await handle([delivery(data, 21)]))[0]).toMatchObject({ kind: 'retry', reason: 'not ready yet' });
+    phase = 'up';
+    expect(await handle([delivery(data, 22)])).toEqual([{ kind: 'done', events: [{ kind: 'written' }, { kind: 'written' }] }]);
+    expect(dlq.sent).toEqual([]);
+  });
+
+  test('when an event was refused and then written, then its earlier refusals no longer count', async () => {
+    let refuse = true;
+    const writer = fakeWriter((_b, docs) => docs.map((): InsertResult => (refuse ? { status: 'rejected', message: 'refused' } : { status: 'duplicate' })));
+    const dlq = fakeDeadLetters();
+    const rejections = new RejectionCounts();
+    const handle = createBatchHandler({ writer, deadLetters: dlq, config, now: () => now, rejections });
+    const data = v1(event());
+    await handle([delivery(data, 1)]);
+    await handle([delivery(data, 2)]);
+    expect(rejections.size).toBe(1);
+    refuse = false;
+    await handle([delivery(data, 3)]);
+    expect(rejections.size).toBe(0);
+    expect(dlq.sent).toEqual([]);
   });
 
   test('when an event is older than the retention period, then it is dropped without a write', async () => {

@@ -7,6 +7,7 @@ import { deadLettered, dropped, duplicate, messageOutcome, retry, retryDelay, wr
 import type { DeadLetters } from './dead-letters';
 import type { Delivery } from './delivery';
 import type { InsertResult } from './insert-results';
+import { RejectionCounts } from './rejection-counts';
 
 const DAY_MS = 86_400_000;
 
@@ -17,6 +18,8 @@ export interface BatchHandlerDeps {
   deadLetters: Pick<DeadLetters, 'send' | 'sendEvent'>;
   config: Pick<EventsConfig, 'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'CONSUMER_MAX_WRITE_ATTEMPTS' | 'CONSUMER_RETRY_BASE_MS' | 'CONSUMER_RETRY_MAX_MS'>;
   now?: () => Date;
+  /** Refusals per event so far (the handler keeps its own unless given one). */
+  rejections?: RejectionCounts;
 }
 
 /** Where one event of the batch came from: message `d`, event `e` of it. */
@@ -41,28 +44,32 @@ interface DayGroup {
 export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
   const { config } = deps;
   const now = deps.now ?? (() => new Date());
+  const rejections = deps.rejections ?? new RejectionCounts();
   const delayFor = (d: Delivery): number => retryDelay(d.msg.info.deliveryCount, config.CONSUMER_RETRY_BASE_MS, config.CONSUMER_RETRY_MAX_MS);
 
-  /** What a write result means for an event, given how often its message was delivered. */
-  const afterWrite = (d: Delivery, result: InsertResult): EventOutcome | 'dead_letter' => {
+  /** What a write result means for an event, given how often the database refused that event. */
+  const afterWrite = (id: string, result: InsertResult): EventOutcome | 'dead_letter' => {
     switch (result.status) {
       case 'written':
+        rejections.forget(id);
         return written;
       case 'duplicate':
+        rejections.forget(id);
         return duplicate;
       case 'failed':
-        // MongoDB unreachable or the write as a whole failed: always retried, never dropped
+        // MongoDB unreachable, unavailable or full: always retried, never dropped, and never counted
+        // as a refusal (an outage must not use up the event's attempts)
         return retry(result.message);
       case 'rejected':
         // this document itself is refused: a few tries in case it was transient, then give up on it
-        return d.msg.info.deliveryCount >= config.CONSUMER_MAX_WRITE_ATTEMPTS ? 'dead_letter' : retry(result.message);
+        return rejections.add(id) < config.CONSUMER_MAX_WRITE_ATTEMPTS ? retry(result.message) : 'dead_letter';
     }
   };
 
   return async (deliveries) => {
     const events: EventOutcome[][] = deliveries.map((d) => new Array<EventOutcome>(d.payload.ok ? d.payload.events.length : 0));
     const whole: (Outcome | undefined)[] = new Array(deliveries.length);
-    const toDeadLetter: (EventRef & { reason: string; raw: unknown })[] = [];
+    const toDeadLetter: (EventRef & { reason: string; raw: unknown; id?: string })[] = [];
     const byDay = new Map<number, DayGroup & { bucket: string }>();
     const at = now();
 
@@ -91,16 +98,18 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
     for (const group of byDay.values()) {
       const results = await deps.writer.write(group.bucket, group.docs);
       group.refs.forEach((ref, j) => {
-        const outcome = afterWrite(deliveries[ref.d]!, results[j]!);
-        if (outcome === 'dead_letter') toDeadLetter.push({ ...ref, reason: `write rejected: ${(results[j] as { message: string }).message}`, raw: recordAt(deliveries, ref) });
+        const id = group.docs[j]!._id;
+        const outcome = afterWrite(id, results[j]!);
+        if (outcome === 'dead_letter') toDeadLetter.push({ ...ref, id, reason: `write rejected: ${(results[j] as { message: string }).message}`, raw: recordAt(deliveries, ref) });
         else events[ref.d]![ref.e] = outcome;
       });
     }
 
     await Promise.all([
-      ...toDeadLetter.map(async ({ d, e, reason, raw }) => {
+      ...toDeadLetter.map(async ({ d, e, reason, raw, id }) => {
         try {
           await deps.deadLetters.sendEvent(deliveries[d]!.msg, e, raw, reason);
+          if (id !== undefined) rejections.forget(id);
           events[d]![e] = deadLettered(reason);
         } catch (err) {
           // not in the DLQ yet: the message must come back

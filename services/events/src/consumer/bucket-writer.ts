@@ -8,7 +8,12 @@ import { insertResults, type InsertResult } from './insert-results';
 export interface WriteMarks<Handle = unknown> {
   begin(instants: readonly Date[]): Promise<Handle>;
   end(handle: Handle): Promise<void>;
+  /** The insert's outcome is unknown: never finished, and no longer kept alive as a write in flight. */
+  lost(handle: Handle): void;
 }
+
+/** Server-side bound of one bucket insert when none is given (rollups derive it from ROLLUP_ABANDON_MS). */
+export const DEFAULT_INSERT_TIMEOUT_MS = 5000;
 
 /**
  * Writes documents into one day bucket. Indexes are created the first time this process
@@ -16,6 +21,10 @@ export interface WriteMarks<Handle = unknown> {
  * set of ready buckets is remembered so later batches go straight to insertMany. The write
  * concern is explicit (EVENTS_WRITE_CONCERN_W/_J, majority + journal by default): a message is
  * acked to JetStream only after this write, so "written" must mean durable, whatever the URL says.
+ * Each insert is bounded on the server (maxTimeMS, and wtimeoutMS for the replication wait) well
+ * inside ROLLUP_ABANDON_MS: an insert whose outcome is unknown has stopped on the server long
+ * before the rollup builder may take its write for dead. Running out of time is a failed write,
+ * retried like any other (already stored events come back as duplicates of their `_id`).
  */
 export class BucketWriter {
   private readonly indexed = new Set<string>();
@@ -26,6 +35,7 @@ export class BucketWriter {
     private readonly logger: Logger,
     private readonly writeConcern: WriteConcernSettings,
     private readonly marks?: WriteMarks,
+    private readonly insertTimeoutMs = DEFAULT_INSERT_TIMEOUT_MS,
   ) {}
 
   async write(bucket: string, docs: EventDocument[]): Promise<InsertResult[]> {
@@ -48,7 +58,11 @@ export class BucketWriter {
     }
     let results: InsertResult[];
     try {
-      await collection.insertMany(docs, { ordered: false, writeConcern: this.writeConcern });
+      await collection.insertMany(docs, {
+        ordered: false,
+        maxTimeMS: this.insertTimeoutMs,
+        writeConcern: { ...this.writeConcern, wtimeoutMS: this.insertTimeoutMs },
+      });
       results = docs.map(() => ({ status: 'written' }));
     } catch (err) {
       results = insertResults(docs.length, err);
@@ -58,6 +72,8 @@ export class BucketWriter {
     // Not awaited: until it is stored the units just stay on raw events (RollupMarks.drain on stop).
     if (marked !== undefined && results.every((r) => r.status !== 'failed')) {
       this.marks?.end(marked).catch((err: unknown) => this.logger.warn('rollup finished mark failed', { error: String(err) }));
+    } else if (marked !== undefined) {
+      this.marks?.lost(marked);
     }
     return results;
   }

@@ -38,4 +38,22 @@ describe('insertMany results', () => {
       { status: 'failed', message: 'the database is full: disk full', storeFull: true },
     ]);
   });
+
+  test('when documents are refused only because of the database state (not primary, stepping down, out of time), then they failed and are retried, never rejected', () => {
+    const err = {
+      message: 'bulk',
+      writeErrors: [
+        { index: 0, code: 10107, errmsg: 'not primary' },
+        { index: 1, code: 11602, errmsg: 'interrupted due to repl state change' },
+        { index: 2, code: 50, errmsg: 'operation exceeded time limit' },
+        { index: 3, code: 2, errmsg: 'bad value' },
+      ],
+    };
+    expect(insertResults(4, err)).toEqual([
+      { status: 'failed', message: 'not primary' },
+      { status: 'failed', message: 'interrupted due to repl state change' },
+      { status: 'failed', message: 'operation exceeded time limit' },
+      { status: 'rejected', message: 'bad value' },
+    ]);
+  });
 });

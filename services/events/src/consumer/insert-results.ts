@@ -4,7 +4,7 @@ import { DUPLICATE_KEY, OUT_OF_DISK_SPACE, isStoreFullError } from '@cm/platform
 export type InsertResult =
   | { status: 'written' }
   | { status: 'duplicate' }
-  /** The server refused this document (not a duplicate): retrying it may never help. */
+  /** The server refused this document (not a duplicate, not a known passing condition): retrying it may never help. */
   | { status: 'rejected'; message: string }
   /** The write as a whole failed (connection, election, timeout, a full store): retrying will help. */
   | { status: 'failed'; message: string; storeFull?: boolean };
@@ -22,6 +22,34 @@ interface BulkErrorLike {
   message?: string;
 }
 
+/**
+ * Per-document error codes that say nothing about the document: the node was not (or no longer)
+ * primary, was stepping down or shutting down, ran out of time (maxTimeMS, lock or write-concern
+ * waits) or lost a network link to a shard. A router reports them per document after an outage or
+ * an election; they pass, so the document is retried without limit like a failed write.
+ */
+const TRANSIENT_CODES = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  24, // LockTimeout
+  46, // LockBusy
+  50, // MaxTimeMSExpired
+  64, // WriteConcernFailed
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  112, // WriteConflict
+  189, // PrimarySteppedDown
+  202, // NetworkInterfaceExceededTimeLimit
+  262, // ExceededTimeLimit
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+  OUT_OF_DISK_SPACE,
+]);
+
 const WRITTEN: InsertResult = { status: 'written' };
 const DUPLICATE: InsertResult = { status: 'duplicate' };
 
@@ -32,7 +60,8 @@ const DUPLICATE: InsertResult = { status: 'duplicate' };
  * errors, or with a write-concern error, leaves every document's fate unknown: all are retried
  * (a retry of a written one then comes back as a duplicate). A full store (OutOfDiskSpace, for
  * the whole write or per document) is never the document's fault: those are retried until space
- * is freed, never dead-lettered.
+ * is freed, never dead-lettered; nor is any other per-document error that only reports the
+ * database's state (TRANSIENT_CODES).
  */
 export function insertResults(count: number, err: unknown): InsertResult[] {
   const e = (err ?? {}) as BulkErrorLike;
@@ -51,6 +80,7 @@ export function insertResults(count: number, err: unknown): InsertResult[] {
     if (we.index < 0 || we.index >= count) continue;
     if (we.code === DUPLICATE_KEY) results[we.index] = DUPLICATE;
     else if (full && we.code === OUT_OF_DISK_SPACE) results[we.index] = full;
+    else if (we.code !== undefined && TRANSIENT_CODES.has(we.code)) results[we.index] = { status: 'failed', message: we.errmsg ?? `write error ${String(we.code)}` };
     else results[we.index] = { status: 'rejected', message: we.errmsg ?? `write error ${String(we.code)}` };
   }
   return results;

@@ -55,7 +55,19 @@ export async function createRollupFeature(deps: { db: Db; config: RollupConfig; 
   return feature;
 }
 
-/** A hold is renewed long before the builder could take its writer for dead (ROLLUP_ABANDON_MS). */
+/**
+ * A hold is renewed, and a write in flight refreshes its marks, long before the builder could take
+ * its writer for dead (ROLLUP_ABANDON_MS): the refresh interval.
+ */
 export function heldMarksHoldMs(abandonMs: number): number {
   return Math.min(10_000, Math.floor(abandonMs / 4));
+}
+
+/**
+ * The server-side bound of one bucket insert: half the refresh interval, so an insert whose
+ * outcome the consumer could not learn has stopped on the server well before its marks, no
+ * longer refreshed, reach ROLLUP_ABANDON_MS (bound < refresh interval < abandon time).
+ */
+export function bucketInsertTimeoutMs(abandonMs: number): number {
+  return Math.floor(heldMarksHoldMs(abandonMs) / 2);
 }

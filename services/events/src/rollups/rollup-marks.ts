@@ -16,7 +16,8 @@ const FINISH_DELAY_MS = 100;
 
 interface Pending {
   units: readonly UnitRef[];
-  field: 's' | 'f';
+  /** started, finished, or only a fresh `at` (a write still in flight). */
+  field: 's' | 'f' | 'a';
   done: { resolve(): void; reject(err: unknown): void };
 }
 
@@ -66,6 +67,11 @@ export class RollupMarks {
     return this.enqueue(units, 'f');
   }
 
+  /** Stores a fresh `at` on these units (their writes are still in flight), counting nothing; goes out at once. */
+  touch(units: readonly UnitRef[]): Promise<void> {
+    return this.enqueue(units, 'a');
+  }
+
   /** Waits until every mark asked for is stored (graceful stop). */
   async drain(): Promise<void> {
     this.kick();
@@ -75,16 +81,16 @@ export class RollupMarks {
     }
   }
 
-  private enqueue(units: readonly UnitRef[], field: 's' | 'f'): Promise<void> {
+  private enqueue(units: readonly UnitRef[], field: Pending['field']): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ units, field, done: { resolve, reject } });
       this.schedule();
     });
   }
 
-  /** A started mark goes out at once (an insert waits for it); finished marks alone wait a little. */
+  /** A started mark goes out at once (an insert waits for it), so does a fresh `at`; finished marks alone wait a little. */
   private schedule(): void {
-    if (this.queue.some((p) => p.field === 's')) this.kick();
+    if (this.queue.some((p) => p.field !== 'f')) this.kick();
     else if (this.queue.length > 0 && !this.finishTimer) {
       this.finishTimer = setTimeout(() => this.kick(), FINISH_DELAY_MS);
       this.finishTimer.unref();
@@ -109,23 +115,28 @@ export class RollupMarks {
 
   /** One bulk write: per unit the started and finished increments of every mark in the batch. */
   private async write(batch: readonly Pending[]): Promise<void> {
-    const incs = new Map<string, { unit: UnitRef; s: number; f: number }>();
+    const incs = new Map<string, { unit: UnitRef; s: number; f: number; a: number }>();
     for (const p of batch) {
       for (const unit of p.units) {
         const id = unitId(unit);
-        const inc = incs.get(id) ?? { unit, s: 0, f: 0 };
+        const inc = incs.get(id) ?? { unit, s: 0, f: 0, a: 0 };
         inc[p.field]++;
         incs.set(id, inc);
       }
     }
     const at = this.now();
-    const ops: AnyBulkWriteOperation<MarkDocument>[] = [...incs].map(([id, { unit, s, f }]) => ({
-      updateOne: {
-        filter: { _id: id },
-        update: { $inc: { s, f }, $set: { dirty: true, at }, $setOnInsert: { l: unit.level, t: unit.start } },
-        upsert: true,
-      },
-    }));
+    const ops: AnyBulkWriteOperation<MarkDocument>[] = [...incs].map(([id, { unit, s, f }]) =>
+      s === 0 && f === 0
+        ? // only a fresh `at`: never creates a mark (retention may have dropped it)
+          { updateOne: { filter: { _id: id }, update: { $set: { at } } } }
+        : {
+            updateOne: {
+              filter: { _id: id },
+              update: { $inc: { s, f }, $set: { dirty: true, at }, $setOnInsert: { l: unit.level, t: unit.start } },
+              upsert: true,
+            },
+          },
+    );
     await this.collection.bulkWrite(ops, { ordered: false });
   }
 }

@@ -12,6 +12,7 @@ import { HeldMarks } from '../rollups/held-marks';
 import { RollupMarks } from '../rollups/rollup-marks';
 import { bucketName } from '../storage/bucket-naming';
 import type { EventDocument } from '../storage/event-document';
+import { withInsertHook, type InsertHook } from './insert-hook';
 
 export const PREFIX = 'events';
 
@@ -34,6 +35,7 @@ export function prng(seed: number): () => number {
 export interface RollupFixture {
   db: Db;
   marks: RollupMarks;
+  held: HeldMarks;
   cells: CellStore;
   writer: BucketWriter;
   builder(opts?: Partial<RollupBuilderOptions>): RollupBuilder;
@@ -56,15 +58,26 @@ export const BUILDER_DEFAULTS: RollupBuilderOptions = {
   rawRetentionDays: 100_000,
 };
 
-export async function startRollupFixture(limits: { maxGroups?: number } = {}): Promise<RollupFixture> {
+export interface RollupFixtureOptions {
+  maxGroups?: number;
+  /** The clock of the marks and the holds (the builder takes its own `now`). */
+  now?: () => number;
+  /** The holds' renewal and refresh interval. */
+  holdMs?: number;
+  /** What the writer's inserts go through (a slow or failing database). */
+  insertHook?: InsertHook;
+}
+
+export async function startRollupFixture(limits: RollupFixtureOptions = {}): Promise<RollupFixture> {
   const client = await MongoClient.connect(process.env.MONGO_URL!);
   const db = client.db(uniqueName('rollups'));
-  const marks = new RollupMarks(db);
+  const now = limits.now;
+  const marks = new RollupMarks(db, now && (() => new Date(now())));
   const cells = new CellStore(db);
   await marks.init();
   // the consumer's marks: held open per unit while writes keep coming
-  const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000 });
-  const writer = new BucketWriter(db, silent, { w: 'majority', journal: true }, held);
+  const held = new HeldMarks(marks, { holdMs: limits.holdMs ?? 10_000, lingerMs: 1000, now });
+  const writer = new BucketWriter(limits.insertHook ? withInsertHook(db, limits.insertHook) : db, silent, { w: 'majority', journal: true }, held);
   const options = { prefix: PREFIX, maxRangeDays: 400, concurrency: 8, queryTimeoutMs: 30_000, deadlineMs: 60_000 };
   const usage = { rollupUnits: 0, rawParts: 0 };
   const onPlan = (plan: ReportPlan) => {
@@ -75,6 +88,7 @@ export async function startRollupFixture(limits: { maxGroups?: number } = {}): P
   return {
     db,
     marks,
+    held,
     cells,
     writer,
     builder: (opts = {}) => new RollupBuilder(db, marks, cells, { ...BUILDER_DEFAULTS, ...opts }),
