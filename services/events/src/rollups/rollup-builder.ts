@@ -56,7 +56,8 @@ export class RollupBuilder {
     let waiting = 0;
     let oldestReady: number | undefined;
     // one scan of the marks per pass (a query by level would scan them again on the stand-in)
-    const dirty = await this.marks.collection.find({ dirty: true }).toArray();
+    // a retired unit (retention removed some of its days) is dirty after a late write but never built
+    const dirty = (await this.marks.collection.find({ dirty: true }).toArray()).filter((m) => !m.retired);
     for (let level = 0; level <= MAX_LEVEL; level++) {
       const atLevel = dirty.filter((m) => m.l === level).sort((a, b) => a.t - b.t);
       const ready = atLevel.filter((m) => this.isReady(m, now)).slice(0, this.opts.batchUnits);
