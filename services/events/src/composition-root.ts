@@ -128,27 +128,32 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
   // stopped after the consumer (workers stop in reverse order): its last finished marks are stored
   if (rollups) workers.push({ start: () => {}, stop: () => rollups.writeMarks.drain() });
 
-  if (roles.has('consumer') && mongo) {
-    const writeConcern = { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J };
-    const writer = new BucketWriter(mongo.db, logger, writeConcern, rollups?.writeMarks, bucketInsertTimeoutMs(config.ROLLUP_ABANDON_MS));
-    const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
-    workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
-    // no API check: the stream's state is read lazily, at scrape time
-    streamFillMetrics(metrics, await jetstreamManager(nc, { checkAPI: false }), config.EVENTS_STREAM);
-    workers.push(
-      new RetentionJob(
+  // one retention job per process with MongoDB, rollups included: the consumer role schedules it,
+  // the operator endpoint runs the same job on demand
+  let writer: BucketWriter | undefined;
+  const retention = mongo
+    ? new RetentionJob(
         mongo.db,
         {
           prefix: config.BUCKET_PREFIX,
           retentionDays: config.RETENTION_DAYS,
           intervalMs: config.RETENTION_INTERVAL_MS,
-          onDropped: (b) => writer.forget(b),
-          onPass: retentionMetrics(metrics),
+          onDropped: (b) => writer?.forget(b),
+          onPass: roles.has('consumer') ? retentionMetrics(metrics) : undefined,
           rollups: rollups?.retention,
         },
         logger,
-      ),
-    );
+      )
+    : undefined;
+
+  if (roles.has('consumer') && mongo && retention) {
+    const writeConcern = { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J };
+    writer = new BucketWriter(mongo.db, logger, writeConcern, rollups?.writeMarks, bucketInsertTimeoutMs(config.ROLLUP_ABANDON_MS));
+    const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
+    workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
+    // no API check: the stream's state is read lazily, at scrape time
+    streamFillMetrics(metrics, await jetstreamManager(nc, { checkAPI: false }), config.EVENTS_STREAM);
+    workers.push(retention);
   }
 
   let reporting: ReportingFeature | undefined;
@@ -163,7 +168,7 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
     metrics,
     health: healthRouter(checks),
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
-    routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger, rollups: rollups?.rebuild })] : [])],
+    routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger, retention, rollups: rollups?.rebuild })] : [])],
   });
   const { server } = boot;
 

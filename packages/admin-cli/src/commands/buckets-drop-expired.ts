@@ -25,9 +25,9 @@ export const bucketsDropExpired: Command = {
   description: [
     'Calls POST /admin/v1/retention/run on the events service (a process with MongoDB: consumer',
     'or reporting role). Drops every day bucket collection whose whole UTC day lies more than',
-    'RETENTION_DAYS in the past, the rule the scheduled retention job applies every',
-    'RETENTION_INTERVAL_MS. Dropped events are gone: back up first if in doubt (--dry-run lists',
-    'what would go).',
+    'RETENTION_DAYS in the past, with the rollups of those days: the scheduled retention job',
+    'itself, run now instead of after RETENTION_INTERVAL_MS. Dropped events are gone: back up',
+    'first if in doubt (--dry-run lists the buckets that would go).',
   ].join('\n'),
   options: {
     'dry-run': { type: 'boolean', description: 'only list the buckets that would be dropped' },

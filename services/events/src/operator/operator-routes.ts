@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Db } from 'mongodb';
 import { adminAuth, asyncHandler, bodyParsers, isFormBody, validate, type Logger, type NatsConnection } from '@cm/platform';
 import type { EventsConfig } from '../config';
-import { RetentionJob } from '../retention/retention-job';
+import type { RetentionJob } from '../retention/retention-job';
 import { deadLetterStreamConfig, eventStreamConfig, writerConsumerConfig } from '../stream/stream-config';
 import type { RollupRebuild } from '../rollups/rollup-rebuild';
 import { retentionRunSchema, rollupRebuildSchema } from './operator-schemas';
@@ -15,7 +15,9 @@ export interface OperatorRoutesDeps {
   nc: NatsConnection;
   /** Without MongoDB (an ingest-only process) only the pipeline endpoint is served. */
   db?: Db;
-  config: StreamSettings & Pick<EventsConfig, 'ADMIN_TOKEN' | 'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'RETENTION_INTERVAL_MS' | 'BODY_LIMIT'>;
+  /** The composition root's retention job (rollups included), the one the consumer role schedules. */
+  retention?: RetentionJob;
+  config: StreamSettings & Pick<EventsConfig, 'ADMIN_TOKEN' | 'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'BODY_LIMIT'>;
   logger: Logger;
   /** Rollup status and rebuild (processes with MongoDB). */
   rollups?: RollupRebuild;
@@ -24,7 +26,7 @@ export interface OperatorRoutesDeps {
 /**
  * Operator endpoints of the events service, behind ADMIN_TOKEN:
  * - `GET /admin/v1/pipeline`: stream, writer consumer (lag) and dead-letter stream state;
- * - `POST /admin/v1/retention/run` `{dry_run?}`: drop expired day buckets now;
+ * - `POST /admin/v1/retention/run` `{dry_run?}`: one retention pass now (rollups of expired days, then their buckets);
  * - `GET /admin/v1/rollups`: dirty units by size, the oldest dirty hour, builds in flight;
  * - `POST /admin/v1/rollups/rebuild` `{from, to}` (UTC days): mark those days for rebuilding.
  */
@@ -42,12 +44,8 @@ export function createOperatorRoutes(deps: OperatorRoutesDeps): Router {
     res.json(await pipeline.status());
   }));
 
-  if (db) {
-    const options = { prefix: config.BUCKET_PREFIX, retentionDays: config.RETENTION_DAYS };
-    // never started: only its runOnce is used, so the on-demand pass follows the scheduled rule.
-    // The consumer's writer is not told about drops; it never writes an expired day (outcome dropped).
-    const job = new RetentionJob(db, { ...options, intervalMs: config.RETENTION_INTERVAL_MS }, logger);
-    const retention = new RetentionRunner(db, job, options, logger);
+  if (db && deps.retention) {
+    const retention = new RetentionRunner(db, deps.retention, { prefix: config.BUCKET_PREFIX, retentionDays: config.RETENTION_DAYS }, logger);
     router.post('/admin/v1/retention/run', auth, ...bodyParsers({ limit: config.BODY_LIMIT }), asyncHandler(async (req, res) => {
       const input = validate(retentionRunSchema, req.body, 'retention run', { convert: isFormBody(req) });
       res.json(await retention.run(input.dry_run));

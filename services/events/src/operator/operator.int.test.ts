@@ -1,5 +1,12 @@
 import { jetstreamManager } from '@nats-io/jetstream';
+import { createLogger } from '@cm/platform';
+import { BucketWriter } from '../consumer/bucket-writer';
+import { CellStore } from '../rollups/cell-store';
+import { HeldMarks } from '../rollups/held-marks';
+import { RollupBuilder } from '../rollups/rollup-builder';
+import { RollupMarks } from '../rollups/rollup-marks';
 import { bucketName } from '../storage/bucket-naming';
+import { BUILDER_DEFAULTS, prng, randomEvents } from '../test-support/rollup-fixture';
 import { writerConsumerConfig } from '../stream/stream-config';
 import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
 
@@ -117,6 +124,33 @@ describe('POST /admin/v1/retention/run', () => {
 
     const again = await call('POST', '/admin/v1/retention/run');
     expect(again.body).toEqual({ dry_run: false, retention_days: 10, dropped: [], kept: 2 });
+  });
+});
+
+describe('POST /admin/v1/retention/run with rollups', () => {
+  test('when a day with rollups is past retention, then a run drops its marks and cells with its raw bucket', async () => {
+    // rollups of one day 50 days back, written and built the way the consumer and the rollup role do
+    const marks = new RollupMarks(h.db);
+    const cells = new CellStore(h.db);
+    const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 0 });
+    const day = Math.floor(daysAgo(50).getTime() / 86_400_000) * 86_400_000;
+    const old = bucketName(h.config.BUCKET_PREFIX, new Date(day));
+    const writer = new BucketWriter(h.db, createLogger({ service: 't', level: 'error', silent: true }), { w: 'majority', journal: true }, held);
+    await writer.write(old, randomEvents(prng(5), 40, day, day + 86_400_000));
+    await held.drain();
+    await new RollupBuilder(h.db, marks, cells, { ...BUILDER_DEFAULTS, prefix: h.config.BUCKET_PREFIX }).runOnce();
+    expect(await marks.collection.countDocuments({ b: { $exists: true } })).toBeGreaterThan(5);
+    expect(await cells.collection.countDocuments({})).toBeGreaterThan(0);
+
+    const run = await call('POST', '/admin/v1/retention/run', { body: '{}' });
+    expect(run.status).toBe(200);
+    expect(run.body.dropped).toContain(old);
+    // every unit of that day (hour .. 32-day block) ended before the cutoff: all of them go; only
+    // the blocks the cutoff falls inside are left, retired, without cells
+    expect(await marks.collection.countDocuments({ retired: { $exists: false } })).toBe(0);
+    expect(await marks.collection.countDocuments({ b: { $exists: true } })).toBe(0);
+    expect(await cells.collection.countDocuments({})).toBe(0);
+    expect(await h.db.collection('rollup_cells_manifests').countDocuments({})).toBe(0);
   });
 });
 

@@ -18,6 +18,11 @@ export interface MarkDocument {
   b?: BuiltSnapshot;
   /** Generations being written by builders (removed on success or failure; swept when abandoned). */
   pending?: Array<{ g: string; at: Date }>;
+  /**
+   * Set by retention on a unit that reaches past its cutoff: some of the days it covers are gone,
+   * so it is never built or used again (writes only bump s/f); it is deleted once wholly past.
+   */
+  retired?: true;
 }
 
 export interface BuiltSnapshot {
@@ -27,7 +32,7 @@ export interface BuiltSnapshot {
   g: string;
 }
 
-/** The cells of a unit may answer a report only when no write happened since they were built. */
-export function isBuilt(mark: Pick<MarkDocument, 's' | 'f' | 'b'>): boolean {
-  return mark.b !== undefined && mark.b.s === mark.s && mark.b.f === mark.f;
+/** The cells of a unit may answer a report only when no write happened since they were built and retention left it whole. */
+export function isBuilt(mark: Pick<MarkDocument, 's' | 'f' | 'b' | 'retired'>): boolean {
+  return !mark.retired && mark.b !== undefined && mark.b.s === mark.s && mark.b.f === mark.f;
 }

@@ -64,7 +64,8 @@ export class RollupBuilder {
     let waiting = 0;
     let oldestReady: number | undefined;
     // one scan of the marks per pass (a query by level would scan them again on the stand-in)
-    const dirty = await this.marks.collection.find({ dirty: true }).toArray();
+    // a retired unit (retention removed some of its days) is dirty after a late write but never built
+    const dirty = (await this.marks.collection.find({ dirty: true }).toArray()).filter((m) => !m.retired);
     // a unit whose build fails is given up alone: the pass goes on with every other unit
     this.failures.begin(new Set(dirty.map((m) => m._id)));
     for (let level = 0; level <= MAX_LEVEL; level++) {

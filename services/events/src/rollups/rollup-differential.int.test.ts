@@ -1,7 +1,12 @@
-import { ValidationError } from '@cm/platform';
+import { ValidationError, createLogger } from '@cm/platform';
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
+import { RetentionJob } from '../retention/retention-job';
+import { bucketDay, bucketName } from '../storage/bucket-naming';
 import { randomReportBody } from '../test-support/random-report';
-import { OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../test-support/rollup-fixture';
+import { OWNERS, PREFIX, prng, randomEvents, startRollupFixture, type RollupFixture } from '../test-support/rollup-fixture';
+import { RollupRebuild } from './rollup-rebuild';
+import { RollupRetention } from './rollup-retention';
+import { unitEnd } from './rollup-units';
 
 // Differential test: a report planned over rollups equals the same report from raw events only,
 // for random event sets with late events, duplicates and redeliveries and random queries, while
@@ -10,6 +15,7 @@ const SEED = Number(process.env.REPORT_DIFF_SEED ?? Date.now() % 1_000_000);
 const QUERIES_PER_CHECK = Number(process.env.REPORT_DIFF_QUERIES ?? 250);
 const FROM = Date.parse('2026-10-23T00:00:00Z');
 const TO = Date.parse('2026-11-03T00:00:00Z'); // covers the European (10-25) and US (11-01) autumn DST changes
+const DAY = 86_400_000;
 const caller: ApiKeyPrincipal = { id: 'diff', ownerIds: new Set(OWNERS) };
 
 let f: RollupFixture;
@@ -23,12 +29,12 @@ afterEach(async () => {
 });
 
 /** Runs random queries on both services and fails on the first difference (with seed and query). */
-async function compareRandomQueries(phase: string): Promise<number> {
+async function compareRandomQueries(phase: string, from = FROM - 2 * DAY, to = TO + 2 * DAY, queries = QUERIES_PER_CHECK, fixed: Array<Record<string, unknown>> = [], minRollupUnits = queries): Promise<number> {
   let compared = 0;
   let rows = 0;
   const before = f.usage.rollupUnits;
-  for (let i = 0; i < QUERIES_PER_CHECK; i++) {
-    const body = randomReportBody(random, FROM - 2 * 86_400_000, TO + 2 * 86_400_000);
+  for (let i = 0; i < queries; i++) {
+    const body = fixed[i] ?? randomReportBody(random, from, to);
     const [rolled, raw] = await Promise.all([answer(() => f.rolled.report(caller, body)), answer(() => f.raw.report(caller, body))]);
     if (JSON.stringify(rolled) !== JSON.stringify(raw)) {
       throw new Error(`seed ${SEED}, ${phase}, query ${i}: ${JSON.stringify(body)}\nrollups: ${JSON.stringify(rolled).slice(0, 2000)}\nraw:     ${JSON.stringify(raw).slice(0, 2000)}`);
@@ -37,8 +43,8 @@ async function compareRandomQueries(phase: string): Promise<number> {
     if (Array.isArray(raw)) rows += raw.length;
   }
   // the comparison means something only if reports have rows and rollups answered parts of them
-  expect(rows).toBeGreaterThan(QUERIES_PER_CHECK);
-  expect(f.usage.rollupUnits - before).toBeGreaterThan(QUERIES_PER_CHECK);
+  expect(rows).toBeGreaterThan(queries);
+  expect(f.usage.rollupUnits - before).toBeGreaterThan(minRollupUnits);
   return compared;
 }
 
@@ -91,5 +97,73 @@ describe(`rollups vs raw events (seed ${SEED}, REPORT_DIFF_SEED reproduces)`, ()
       expect(await differentialRun(events)).toBe(4 * QUERIES_PER_CHECK);
     },
     120_000,
+  );
+});
+
+// Retention inside the 16-day block [10-10, 10-26) (split at 10-18, 10-22, 10-24 ...): events over
+// all of it, a cutoff at one position relative to the units, late writes and a rebuild.
+const RET_FROM = Date.parse('2026-10-10T00:00:00Z');
+const RET_TO = Date.parse('2026-10-27T00:00:00Z');
+const RETENTION_QUERIES = Math.max(12, Math.round(QUERIES_PER_CHECK / 20));
+/** Reports over the whole window first: they use the largest units, which random ranges rarely cover. */
+const WHOLE_WINDOW = OWNERS.flatMap((owner) => [
+  { owner_id: owner, created__gte: '2026-10-10', created__lte: '2026-10-26' },
+  { owner_id: owner, created__gte: '2026-10-10', created__lte: '2026-10-26', interval: 'week', group_by: 'url', metadata: 'campaign' },
+]);
+const silent = createLogger({ service: 'rollup-differential', level: 'error', silent: true });
+
+/**
+ * The scheduled job's pass for the day the cutoff falls in (its `now` chosen so RETENTION_DAYS=10
+ * keeps that day), then, for a cutoff inside the day, the rollups' rule at the exact instant with
+ * the raw events before it deleted: the same rule at a finer grain.
+ */
+async function retainFrom(cutoff: number): Promise<Date> {
+  const cutoffDay = Math.floor(cutoff / DAY) * DAY;
+  const now = new Date(cutoffDay + 10 * DAY + 3_600_000);
+  const rollups = new RollupRetention(f.marks, f.cells);
+  await new RetentionJob(f.db, { prefix: PREFIX, retentionDays: 10, intervalMs: 60_000, rollups: { retentionDays: 10, dropBefore: (c) => rollups.dropBefore(c) } }, silent).runOnce(now);
+  if (cutoff > cutoffDay) {
+    await rollups.dropBefore(cutoff);
+    await f.db.collection(bucketName(PREFIX, new Date(cutoffDay))).deleteMany({ created: { $lt: new Date(cutoff) } });
+  }
+  const names = (await f.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+  expect(names.filter((n) => (bucketDay(PREFIX, n)?.getTime() ?? Infinity) < cutoffDay)).toEqual([]);
+  return now;
+}
+
+/** Dirty units that ended and are not retired: the builder should have caught up on all of them. */
+async function buildableDirty(): Promise<string[]> {
+  const dirty = await f.marks.collection.find({ dirty: true }).toArray();
+  return dirty.filter((m) => !m.retired && unitEnd({ level: m.l, start: m.t }) <= Date.now()).map((m) => m._id);
+}
+
+describe(`rollups vs raw events after retention (seed ${SEED})`, () => {
+  test.each([
+    ['on a day edge inside blocks of 2 to 32 days', '2026-10-19T00:00:00Z'],
+    ['on the 8-day block edge (inside the 16- and 32-day blocks)', '2026-10-18T00:00:00Z'],
+    ['on an 8-hour block edge inside a day', '2026-10-20T16:00:00Z'],
+    ['inside an hour (inside every unit above it)', '2026-10-21T13:27:11.500Z'],
+  ])(
+    'when retention cuts %s (%s), then late writes and a rebuild, then every random report equals the raw-only report',
+    async (_where, at) => {
+      const cutoff = Date.parse(at);
+      await f.write(randomEvents(random, 250, RET_FROM, RET_TO));
+      await f.builder().runOnce();
+      const now = await retainFrom(cutoff);
+
+      // late events far from the cutoff: they recreate the marks of the units above them that the
+      // cutoff falls in, but not those of the other halves that cover the kept days next to it
+      await f.write(randomEvents(random, 30, Math.max(cutoff, RET_TO - 2 * DAY), RET_TO), 13);
+      await f.builder().runOnce();
+      expect(await buildableDirty()).toEqual([]);
+      let compared = await compareRandomQueries(`cutoff ${at}, late writes`, RET_FROM - DAY, RET_TO + DAY, RETENTION_QUERIES, WHOLE_WINDOW, RETENTION_QUERIES / 4);
+
+      await new RollupRebuild(f.marks, { rawRetentionDays: 10, maxDays: 400 }).rebuild(new Date(cutoff), new Date(RET_TO - DAY), now);
+      await f.builder().runOnce();
+      expect(await buildableDirty()).toEqual([]);
+      compared += await compareRandomQueries(`cutoff ${at}, rebuilt`, RET_FROM - DAY, RET_TO + DAY, RETENTION_QUERIES, WHOLE_WINDOW, RETENTION_QUERIES / 4);
+      expect(compared).toBe(2 * RETENTION_QUERIES);
+    },
+    60_000,
   );
 });

@@ -45,7 +45,8 @@ export class RollupRebuild {
   }
 
   async status(): Promise<RollupStatus> {
-    const dirty = await this.marks.collection.find({ dirty: true }, { projection: { l: 1, t: 1 } }).toArray();
+    // retired units (retention removed some of their days) are never built: not counted as waiting
+    const dirty = (await this.marks.collection.find({ dirty: true }, { projection: { l: 1, t: 1, retired: 1 } }).toArray()).filter((m) => !m.retired);
     const pending = await this.marks.collection.find({ 'pending.0': { $exists: true } }, { projection: { pending: 1 } }).toArray();
     const counts = Object.fromEntries(LEVEL_NAMES.map((name) => [name, 0]));
     let oldest: number | undefined;

@@ -1,22 +1,59 @@
 import type { CellStore } from './cell-store';
+import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
+import { LEVELS, unitAt, unitEnd, unitId } from './rollup-units';
 
 /**
- * Drops rollups of days past their retention: the marks first (from then on reports read those
- * spans from raw events, or find nothing), then the cells of every generation they pointed to.
- * A unit that starts before the cutoff goes whole (a block reaching past it is answered from its
- * smaller units afterwards).
+ * Drops rollups of days past their retention. A unit wholly before the cutoff goes (mark, then
+ * the cells of every generation it pointed to). A unit the cutoff falls inside (a block reaching
+ * past it) is retired instead: its mark stays, flagged, with its cells dropped. A retired unit is
+ * never built or used again, and a later write to its kept part cannot clear the flag; without it
+ * that write would recreate the mark and the builder would merge only the children that survived,
+ * leaving out kept days whose child covered the cutoff. Reports answer it from its kept children
+ * or raw events; it goes once the cutoff passes its end.
  */
 export class RollupRetention {
   constructor(private readonly marks: RollupMarks, private readonly cells: CellStore) {}
 
-  /** Drops every unit starting before `cutoff` (epoch ms); returns how many. */
-  async dropBefore(cutoff: number): Promise<number> {
-    const doomed = await this.marks.collection.find({ t: { $lt: cutoff } }, { projection: { b: 1, pending: 1 } }).toArray();
+  /** Retires the units `cutoff` (epoch ms) falls inside, drops those wholly before it; returns how many units went. */
+  async dropBefore(cutoff: number, now = new Date()): Promise<number> {
+    // retired first: a crash before the deletions leaves no parent that could be built or used without them
+    await this.retireAround(cutoff, now);
+    const before = await this.marks.collection.find({ t: { $lt: cutoff } }, { projection: { l: 1, t: 1, b: 1, pending: 1 } }).toArray();
+    const doomed = before.filter((m) => unitEnd({ level: m.l, start: m.t }) <= cutoff);
     if (doomed.length === 0) return 0;
     await this.marks.collection.deleteMany({ _id: { $in: doomed.map((m) => m._id) } });
-    const gens = doomed.flatMap((m) => [...(m.b ? [m.b.g] : []), ...(m.pending ?? []).map((p) => p.g)]);
-    await this.cells.dropGenerations(gens);
+    await this.cells.dropGenerations(doomed.flatMap(generationsOf));
     return doomed.length;
   }
+
+  /**
+   * Every unit the cutoff falls inside, marked or not (a unit never written yet, or whose mark an
+   * earlier version deleted, is retired too). The flag is set before the cells are read: from then
+   * on no build can publish on the unit, so the generation read is the last one.
+   */
+  private async retireAround(cutoff: number, now: Date): Promise<void> {
+    const straddling = LEVELS.map((level) => unitAt(level, cutoff)).filter((unit) => unit.start < cutoff);
+    if (straddling.length === 0) return;
+    await this.marks.collection.bulkWrite(
+      straddling.map((unit) => ({
+        updateOne: {
+          filter: { _id: unitId(unit) },
+          update: { $set: { retired: true as const, dirty: false }, $setOnInsert: { l: unit.level, t: unit.start, s: 0, f: 0, at: now } },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+    const built = await this.marks.collection.find({ _id: { $in: straddling.map(unitId) }, b: { $exists: true } }, { projection: { b: 1 } }).toArray();
+    for (const mark of built) {
+      await this.marks.collection.updateOne({ _id: mark._id, 'b.g': mark.b!.g }, { $unset: { b: '' } });
+      await this.cells.dropGenerations([mark.b!.g]);
+    }
+  }
+}
+
+/** The generations of a mark: the published one and any being written. */
+function generationsOf(mark: Pick<MarkDocument, 'b' | 'pending'>): string[] {
+  return [...(mark.b ? [mark.b.g] : []), ...(mark.pending ?? []).map((p) => p.g)];
 }

@@ -4,7 +4,7 @@ import { packCells, type CellDocument, type FineEntry, type PackLimits } from '.
 import { CellTable, type DeviceLatest } from './cell-table';
 import { GenerationGoneError, type CellStore } from './cell-store';
 import { buildHourPipeline, readHourRow } from './hour-pipeline';
-import type { MarkDocument } from './mark-document';
+import { isBuilt, type MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS, childrenOf, unitId } from './rollup-units';
 import { isKilled, type UnitCommit } from './unit-commit';
@@ -83,8 +83,10 @@ export class UnitBuilders {
 
   /**
    * A day or block from its children. Every child must be current (built for its marks); a
-   * child without a mark was never written. The children's generations are checked again after
-   * reading, since a replaced generation's cells may have been dropped while they were read.
+   * child without a mark was never written, or covers only days retention removed: a unit with
+   * some of its days removed is retired with every unit above it, so it is never the parent
+   * here. The children's generations are checked again after reading, since a replaced
+   * generation's cells may have been dropped while they were read.
    */
   async buildMerged(snapshot: MarkDocument): Promise<boolean> {
     let g: string | undefined;
@@ -160,8 +162,8 @@ async function currentGenerations(marks: RollupMarks, ids: readonly string[]): P
   const docs = await marks.collection.find({ _id: { $in: [...ids] } }).toArray();
   const gens: string[] = [];
   for (const mark of docs.sort((a, b) => a.t - b.t)) {
-    if (!mark.b || mark.b.s !== mark.s || mark.b.f !== mark.f) return undefined;
-    gens.push(mark.b.g);
+    if (!isBuilt(mark)) return undefined;
+    gens.push(mark.b!.g);
   }
   return gens;
 }

@@ -30,8 +30,8 @@ async function runHook(hook: () => void | Promise<void>): Promise<void> {
  * The builder's half of the rollup protocol for one unit: reserve a new generation on the mark
  * (so an abandoned one can be swept), write its cells, then compare-and-set the mark to the
  * snapshot the cells were computed for. The set succeeds only when no write started or finished
- * since the snapshot, the generation it replaces is still current and the reservation was not
- * swept; the winner drops the replaced generation, a loser its own.
+ * since the snapshot, the generation it replaces is still current, the reservation was not swept
+ * and retention did not retire the unit; the winner drops the replaced generation, a loser its own.
  */
 export class UnitCommit {
   constructor(private readonly marks: Collection<MarkDocument>, private readonly cells: CellStore, private readonly hooks: BuildHooks = {}) {}
@@ -39,7 +39,7 @@ export class UnitCommit {
   /** A new generation id reserved on the unit's mark, or undefined when the mark moved on already. */
   async reserve(snapshot: MarkDocument, now: Date): Promise<string | undefined> {
     const g = `${snapshot._id}@${now.getTime().toString(36)}-${randomBytes(6).toString('hex')}`;
-    const res = await this.marks.updateOne({ _id: snapshot._id, s: snapshot.s, f: snapshot.f }, { $push: { pending: { g, at: now } } });
+    const res = await this.marks.updateOne({ _id: snapshot._id, s: snapshot.s, f: snapshot.f, retired: { $exists: false } }, { $push: { pending: { g, at: now } } });
     if (res.modifiedCount !== 1) return undefined;
     await runHook(() => this.hooks.afterReserve?.(snapshot._id));
     return g;
@@ -49,7 +49,7 @@ export class UnitCommit {
   async commit(snapshot: MarkDocument, g: string, docs: readonly CellDocument[]): Promise<boolean> {
     await this.cells.insert(g, docs);
     await runHook(() => this.hooks.afterCells?.(snapshot._id));
-    const filter: Filter<MarkDocument> = { _id: snapshot._id, s: snapshot.s, f: snapshot.f, 'pending.g': g };
+    const filter: Filter<MarkDocument> = { _id: snapshot._id, s: snapshot.s, f: snapshot.f, 'pending.g': g, retired: { $exists: false } };
     if (snapshot.b) filter['b.g'] = snapshot.b.g;
     else filter.b = { $exists: false };
     const res = await this.marks.updateOne(filter, { $set: { b: { s: snapshot.s, f: snapshot.f, g }, dirty: false }, $pull: { pending: { g } } });
