@@ -1,4 +1,5 @@
 import { ValidationError } from '@cm/platform';
+import { loadEventsConfig } from '../config';
 import { checkPlanSize, MAX_PLAN_HOURS } from './plan-limits';
 import { clampReportRange, FUTURE_SKEW_MS } from './report-range';
 
@@ -63,5 +64,11 @@ describe('checkPlanSize', () => {
     ['more spans than allowed', Array.from({ length: 100_001 }, (_, i) => ({ start: i, end: i + 1 }))],
   ])('when planning gets %s, then it is a 400 before any walk', (_, spans) => {
     expect(() => checkPlanSize(spans)).toThrow(ValidationError);
+  });
+
+  test('when REPORT_MAX_RANGE_DAYS is set, then any range it allows fits the plan cap, and a larger value is refused at start-up', () => {
+    const most = loadEventsConfig({ REPORT_MAX_RANGE_DAYS: '4000' }).REPORT_MAX_RANGE_DAYS;
+    expect(() => checkPlanSize([{ start: 0, end: (most + 1) * DAY }])).not.toThrow();
+    expect(() => loadEventsConfig({ REPORT_MAX_RANGE_DAYS: '4001' })).toThrow(/REPORT_MAX_RANGE_DAYS/);
   });
 });
