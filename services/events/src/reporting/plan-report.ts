@@ -1,5 +1,6 @@
 import { MAX_LEVEL, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../rollups/rollup-units';
 import { checkPlanSize } from './plan-limits';
+import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from './sliced-work';
 
 /** A span a report counts: [start, end) in epoch ms, tagged with the row time it belongs to. */
 export interface PlanSpan {
@@ -44,12 +45,24 @@ export const EMPTY_COVERAGE: Coverage = { built: new Map() };
  * of the range, and the spans' size is checked first (checkPlanSize).
  */
 export function planReport(spans: readonly PlanSpan[], coverage: Coverage): ReportPlan {
+  return runAtOnce(planSteps(spans, coverage));
+}
+
+/** planReport, giving the event loop a turn every STEPS_PER_SLICE steps (a series of 10,000 buckets). */
+export function planReportYielding(spans: readonly PlanSpan[], coverage: Coverage): Promise<ReportPlan> {
+  return runYielding(planSteps(spans, coverage));
+}
+
+function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<ReportPlan> {
   checkPlanSize(spans);
   const starts = builtStartsByLevel(coverage);
+  yield;
   const plan: ReportPlan = { rollup: [], raw: [] };
+  let steps = 0;
   for (const span of spans) {
     let at = span.start;
     while (at < span.end) {
+      if (++steps % STEPS_PER_SLICE === 0) yield;
       const unit = largestBuiltUnit(at, span.end, coverage);
       if (unit) {
         plan.rollup.push({ unit: unit.unit, g: unit.g, ...(span.time === undefined ? {} : { time: span.time }) });

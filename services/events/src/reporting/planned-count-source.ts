@@ -8,8 +8,8 @@ import { buildCountPipeline, readCountRow } from './count-pipeline';
 import type { CountSource, GroupCount, ReportBudget } from './count-source';
 import { GroupAccumulator } from './group-accumulator';
 import { mapLimit } from './map-limit';
-import { EMPTY_COVERAGE, planReport, type PlanSpan, type ReportPlan } from './plan-report';
-import { rawBucketReads } from './raw-bucket-reads';
+import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from './plan-report';
+import { rawBucketReadsYielding, type RawBucketRead } from './raw-bucket-reads';
 import { BudgetGate, checkBudget, deadlineError, drain, remainingMs } from './report-budget';
 import type { ReportQuery } from './report-query';
 import { clampReportRange, type StoredDays } from './report-range';
@@ -59,9 +59,9 @@ export class PlannedCountSource implements CountSource {
       for (let attempt = 1; ; attempt++) {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
         const coverage = useRollups ? await gate.race(this.coverage!.load(spans, loadBudget)) : EMPTY_COVERAGE;
-        const plan = planReport(spans, coverage);
+        const plan = await planReportYielding(spans, coverage);
         const acc = new GroupAccumulator(budget?.maxGroups, query.limit !== undefined);
-        const reads = rawBucketReads(plan.raw, this.opts.prefix, new Set(existing));
+        const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
         this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
         this.opts.onPlan?.(plan);
         await Promise.all([this.readCells(query, plan, acc, gate, budget), this.readRaw(query, reads, acc, gate, budget)]).catch((err: unknown) => {
@@ -95,7 +95,7 @@ export class PlannedCountSource implements CountSource {
     });
   }
 
-  private async readRaw(query: ReportQuery, reads: ReturnType<typeof rawBucketReads>, acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
+  private async readRaw(query: ReportQuery, reads: readonly RawBucketRead[], acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
     await mapLimit(reads, this.opts.concurrency, async (read) => {
       checkBudget(budget, this.deadlineMs);
       const cursor = this.db.collection(read.bucket).aggregate(buildCountPipeline(query, read.created), { maxTimeMS: remainingMs(budget, this.opts.queryTimeoutMs) });

@@ -2,7 +2,7 @@ import type { Collection } from 'mongodb';
 import { isBuilt, type MarkDocument } from '../rollups/mark-document';
 import { DAY_LEVEL, MAX_LEVEL, unitId, unitSizeMs } from '../rollups/rollup-units';
 import { checkPlanSize } from './plan-limits';
-import { planReport, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
+import { planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
 
 const ID_CHUNK = 2000;
 
@@ -54,7 +54,7 @@ export class RollupCoverage {
     checkPlanSize([{ start: from, end: to }]);
     await this.find(built, unitIdChunks(upper, [{ from, to }]), budget);
     for (let level = DAY_LEVEL - 1; level >= 0; level--) {
-      const lookUp = spansToLookUp(planReport(spans, { built }), level);
+      const lookUp = spansToLookUp(await planReportYielding(spans, { built }), level);
       if (lookUp.length === 0) break;
       await this.find(built, unitIdChunks([level], lookUp), budget);
     }

@@ -30,6 +30,12 @@ describe('hour series across DST changes', () => {
     expect(mine.slice(1)).toEqual(reference.slice(1));
   });
 
+  test('when a week-long window holds a change days after its start, then every bucket still equals the reference', () => {
+    const from = at('2026-09-30T13:30:00Z');
+    const to = at('2026-10-07T13:00:00Z');
+    expect(ours('Australia/Lord_Howe', from, to)).toEqual(referenceHourBuckets('Australia/Lord_Howe', from, to));
+  });
+
   test('when Lord Howe sets its clocks forward by 30 minutes (2026-10-04), then 01:00 is a whole hour and the jump starts a half-hour bucket at 02:30+11:00', () => {
     const b = ours('Australia/Lord_Howe', at('2026-10-03T13:30:00Z'), at('2026-10-03T17:00:00Z'));
     expect(b.map((x) => [x.label, (x.end - x.start) / 60_000])).toEqual([

@@ -83,11 +83,14 @@ export function timeBuckets(interval: Interval, zone: string, from: number, to: 
   return out;
 }
 
+/** How far ahead hourBuckets looks: offset changes are weeks or months apart, never two in a week. */
+const STEADY_PROBE_MS = 7 * DAY_MS;
+
 /**
- * Hour buckets with about two offset look-ups per day instead of two per hour (each is an Intl
- * call of microseconds; 10,000 buckets must not hold the event loop): where the offset a day
- * ahead is the same, it is the same all day (changes are months apart) and the hours are plain
- * arithmetic; only around a change is every bucket end looked up.
+ * Hour buckets with about two offset look-ups per week instead of two per hour (each is an Intl
+ * call of microseconds; 10,000 buckets must not hold the event loop): where the offset a week
+ * ahead is the same, it is the same all week and the hours are plain arithmetic; only around a
+ * change is every bucket end looked up.
  */
 function hourBuckets(zone: string, from: number, to: number, maxBuckets: number): TimeBucket[] | undefined {
   const out: TimeBucket[] = [];
@@ -97,7 +100,7 @@ function hourBuckets(zone: string, from: number, to: number, maxBuckets: number)
   let steadyUntil = start;
   while (start <= to) {
     if (out.length >= maxBuckets) return undefined;
-    if (steadyUntil <= start) steadyUntil = offsetMs(zone, start + DAY_MS) === offset ? start + DAY_MS : start;
+    if (steadyUntil <= start) steadyUntil = offsetMs(zone, start + STEADY_PROBE_MS) === offset ? start + STEADY_PROBE_MS : start;
     let end = start - floorMod(start + offset, HOUR_MS) + HOUR_MS;
     if (end > steadyUntil) end = nextHourStart(zone, start);
     out.push({ time: start, start: Math.max(start, from), end: Math.min(end, to + 1) });
