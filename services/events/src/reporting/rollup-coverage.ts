@@ -32,9 +32,9 @@ function* unitIdChunks(levels: readonly number[], spans: ReadonlyArray<{ from: n
 
 /**
  * Which rollup units a report may use right now, read from the marks top-down so a long range
- * never reads every hour mark: days and larger blocks first (one query), then each sub-day level
- * (8h, 4h, 2h, 1h) only where the plan so far still reads raw events (edges, zone days that do
- * not align with UTC days, units not built).
+ * never reads every hour mark: days and larger blocks first (2,000 ids a query), then each
+ * sub-day level (8h, 4h, 2h, 1h) only where the plan so far still reads raw events (edges, zone
+ * days that do not align with UTC days, units not built).
  */
 export class RollupCoverage {
   constructor(private readonly marks: Collection<MarkDocument>) {}
