@@ -158,7 +158,7 @@ const schema = Joi.object<EventsConfig>({
   RETENTION_DAYS: Joi.number().integer().min(1).default(400),
   RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).default(3_600_000),
   REPORT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
-  REPORT_MAX_RANGE_DAYS: Joi.number().integer().min(1).default(400),
+  REPORT_MAX_RANGE_DAYS: Joi.number().integer().min(1).max(4000).default(400),
   REPORT_BUCKET_CONCURRENCY: Joi.number().integer().min(1).max(32).default(4),
   REPORT_QUERY_TIMEOUT_MS: Joi.number().integer().min(100).default(30000),
   API_KEY_CACHE_TTL_MS: Joi.number().integer().min(1000).max(600000).default(30000),

@@ -1,6 +1,7 @@
 import { ValidationError, validate } from '@cm/platform';
-import { utcDayIndex, type ReportDate } from './report-dates';
+import type { ReportDate } from './report-dates';
 import type { ReportQuery } from './report-query';
+import { checkRangeCap } from './report-range';
 import { reportBodySchema, splitCommaLists } from './report-schema';
 import { timeBuckets } from './time-buckets';
 import { zonedInstant } from './time-zone';
@@ -26,10 +27,7 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
   const to = input.created__lte && zonedEnd(input.created__lte, zone);
   if (from && to) {
     if (from > to) throw new ValidationError('invalid body', [{ field: 'created__lte', message: 'must not be before created__gte' }]);
-    const days = utcDayIndex(to) - utcDayIndex(from) + 1;
-    if (days > limits.maxRangeDays) {
-      throw new ValidationError('invalid body', [{ field: 'created__gte', message: `the range touches ${days} days; at most ${limits.maxRangeDays} are allowed` }]);
-    }
+    checkRangeCap(from.getTime(), to.getTime(), limits.maxRangeDays, 'created__gte');
   }
   let series: ReportQuery['series'];
   if (input.interval) {
@@ -66,8 +64,6 @@ function zonedStart(date: ReportDate, zone: string): Date {
 function zonedEnd(date: ReportDate, zone: string): Date {
   return date.date ? new Date(zonedInstant(zone, date.date.year, date.date.month, date.date.day + 1) - 1) : date.end;
 }
-
-
 
 function distinct<T>(values: T[] | undefined): T[] | undefined {
   return values ? [...new Set(values)] : undefined;

@@ -4,16 +4,15 @@ import { cellQueryOf, forEachGroup } from '../rollups/cell-reader';
 import type { CellStore } from '../rollups/cell-store';
 import type { MarkDocument } from '../rollups/mark-document';
 import { bucketDay } from '../storage/bucket-naming';
-import { selectBuckets } from './bucket-selection';
 import { buildCountPipeline, readCountRow } from './count-pipeline';
 import type { CountSource, GroupCount, ReportBudget } from './count-source';
 import { GroupAccumulator } from './group-accumulator';
 import { mapLimit } from './map-limit';
-import { EMPTY_COVERAGE, planReport, type PlanSpan, type ReportPlan } from './plan-report';
-import { rawBucketReads } from './raw-bucket-reads';
+import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from './plan-report';
+import { rawBucketReadsYielding, type RawBucketRead } from './raw-bucket-reads';
 import { BudgetGate, checkBudget, deadlineError, drain, remainingMs } from './report-budget';
-import { DAY_MS } from './report-dates';
 import type { ReportQuery } from './report-query';
+import { clampReportRange, type StoredDays } from './report-range';
 import { RollupCoverage } from './rollup-coverage';
 
 export interface PlannedCountOptions {
@@ -29,6 +28,8 @@ export interface PlannedCountOptions {
   onBuckets?: (count: number) => void;
   /** Called with how a report was answered (for metrics): units read from rollups, raw reads. */
   onPlan?: (plan: ReportPlan) => void;
+  /** The clock an open upper bound is clamped to (Date.now). */
+  now?: () => number;
   /** Without rollups every report is answered from raw events (the reference the differential test compares with). */
   rollups?: { marks: Collection<MarkDocument>; cells: CellStore };
 }
@@ -54,12 +55,13 @@ export class PlannedCountSource implements CountSource {
     try {
       const existing = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
       const spans = this.spansOf(query, existing);
+      const loadBudget = { maxTimeMS: () => remainingMs(budget, this.opts.queryTimeoutMs), check: () => checkBudget(budget, this.deadlineMs) };
       for (let attempt = 1; ; attempt++) {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
-        const coverage = useRollups ? await gate.race(this.coverage!.load(spans, remainingMs(budget, this.opts.queryTimeoutMs))) : EMPTY_COVERAGE;
-        const plan = planReport(spans, coverage);
+        const coverage = useRollups ? await gate.race(this.coverage!.load(spans, loadBudget)) : EMPTY_COVERAGE;
+        const plan = await planReportYielding(spans, coverage);
         const acc = new GroupAccumulator(budget?.maxGroups, query.limit !== undefined);
-        const reads = rawBucketReads(plan.raw, this.opts.prefix, new Set(existing));
+        const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
         this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
         this.opts.onPlan?.(plan);
         await Promise.all([this.readCells(query, plan, acc, gate, budget), this.readRaw(query, reads, acc, gate, budget)]).catch((err: unknown) => {
@@ -75,13 +77,11 @@ export class PlannedCountSource implements CountSource {
     }
   }
 
-  /** The spans to count: the series' buckets, or the whole range (an open range closed over the existing day buckets). */
+  /** The spans to count: the series' buckets, or the range (an open one clamped to the stored day buckets: clampReportRange). */
   private spansOf(query: ReportQuery, existing: readonly string[]): PlanSpan[] {
     if (query.series) return query.series.map((b) => ({ start: b.start, end: b.end, time: b.time }));
-    const buckets = selectBuckets({ prefix: this.opts.prefix, existing, range: query.range, maxRangeDays: this.opts.maxRangeDays });
-    const from = query.range.from?.getTime() ?? (buckets.length > 0 ? dayOf(buckets[0]!.name, this.opts.prefix) : undefined);
-    const to = query.range.to?.getTime() ?? (buckets.length > 0 ? dayOf(buckets[buckets.length - 1]!.name, this.opts.prefix) + DAY_MS - 1 : undefined);
-    return from === undefined || to === undefined ? [] : [{ start: from, end: to + 1 }];
+    const range = clampReportRange(query.range, storedDays(existing, this.opts.prefix), { maxRangeDays: this.opts.maxRangeDays, now: (this.opts.now ?? Date.now)() });
+    return range ? [{ start: range.from, end: range.to + 1 }] : [];
   }
 
   private async readCells(query: ReportQuery, plan: ReportPlan, acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
@@ -95,7 +95,7 @@ export class PlannedCountSource implements CountSource {
     });
   }
 
-  private async readRaw(query: ReportQuery, reads: ReturnType<typeof rawBucketReads>, acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
+  private async readRaw(query: ReportQuery, reads: readonly RawBucketRead[], acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
     await mapLimit(reads, this.opts.concurrency, async (read) => {
       checkBudget(budget, this.deadlineMs);
       const cursor = this.db.collection(read.bucket).aggregate(buildCountPipeline(query, read.created), { maxTimeMS: remainingMs(budget, this.opts.queryTimeoutMs) });
@@ -111,8 +111,17 @@ export class PlannedCountSource implements CountSource {
   }
 }
 
-function dayOf(bucket: string, prefix: string): number {
-  return bucketDay(prefix, bucket)!.getTime();
+/** The oldest and newest day that have a bucket of this prefix (one pass: no sort of every collection name). */
+function storedDays(existing: readonly string[], prefix: string): StoredDays | undefined {
+  let oldest = Infinity;
+  let newest = -Infinity;
+  for (const name of existing) {
+    const day = bucketDay(prefix, name)?.getTime();
+    if (day === undefined) continue;
+    oldest = Math.min(oldest, day);
+    newest = Math.max(newest, day);
+  }
+  return oldest <= newest ? { oldest, newest } : undefined;
 }
 
 /** A database that is down or too slow is a 503 for the caller, not an internal error. */

@@ -2,6 +2,7 @@ import { bucketName } from '../storage/bucket-naming';
 import type { CreatedBounds } from './count-pipeline';
 import type { RawStep } from './plan-report';
 import { DAY_MS } from './report-dates';
+import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from './sliced-work';
 
 /** One aggregation of raw events: a day bucket, the created ranges it needs (none: the whole day), the row time. */
 export interface RawBucketRead {
@@ -16,10 +17,23 @@ export interface RawBucketRead {
  * exist are never queried.
  */
 export function rawBucketReads(steps: readonly RawStep[], prefix: string, existing: ReadonlySet<string>): RawBucketRead[] {
+  return runAtOnce(readSteps(steps, prefix, existing));
+}
+
+/** rawBucketReads, giving the event loop a turn every STEPS_PER_SLICE parts. */
+export function rawBucketReadsYielding(steps: readonly RawStep[], prefix: string, existing: ReadonlySet<string>): Promise<RawBucketRead[]> {
+  return runYielding(readSteps(steps, prefix, existing));
+}
+
+function* readSteps(steps: readonly RawStep[], prefix: string, existing: ReadonlySet<string>): SlicedWork<RawBucketRead[]> {
   const reads = new Map<string, RawBucketRead & { whole: boolean }>();
+  const names = new Map<number, string>();
+  let parts = 0;
   for (const step of steps) {
     for (let day = Math.floor(step.from / DAY_MS) * DAY_MS; day < step.to; day += DAY_MS) {
-      const bucket = bucketName(prefix, new Date(day));
+      if (++parts % STEPS_PER_SLICE === 0) yield;
+      let bucket = names.get(day);
+      if (bucket === undefined) names.set(day, (bucket = bucketName(prefix, new Date(day))));
       if (!existing.has(bucket)) continue;
       const from = Math.max(step.from, day);
       const to = Math.min(step.to, day + DAY_MS);

@@ -1,3 +1,4 @@
+import { countByBucket, referenceHourBuckets } from '../test-support/reference-hours';
 import { newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
 
 // Time series, time zones and top-N over HTTP (raw events here: the rollup path is compared with
@@ -51,6 +52,24 @@ describe('report series', () => {
     const zone = await h.report(key, { owner_id: owner, timezone: { $gt: '' } });
     expect(zone.status).toBe(400);
     expect(zone.body.error.details[0].field).toBe('timezone');
+  });
+});
+
+describe('hour series where DST moves by 30 minutes', () => {
+  test.each([
+    ['2026-04-04T15:00:00Z', '2026-04-05', '2026-04-04T13:00:00Z'], // clocks back: 02:00+11:00 -> 01:30+10:30
+    ['2026-10-03T15:30:00Z', '2026-10-04', '2026-10-03T13:30:00Z'], // clocks forward: 02:00+10:30 -> 02:30+11:00
+  ])('when events lie around the Lord Howe change at %s, then each hour row has a real local time and the count the reference gives', async (change, day, dayStart) => {
+    const lordHowe = newOwnerId();
+    const lhKey = (await h.createKey([lordHowe])).api_key;
+    const c = Date.parse(change);
+    const instants = [-150, -61, -31, -30, -1, 0, 1, 29, 30, 59, 61, 95].map((minutes) => c + minutes * 60_000);
+    await h.insertEvents(instants.map((t) => ({ owner_id: lordHowe, name: 'view', created: new Date(t) })));
+    const res = await h.report(lhKey, { owner_id: lordHowe, created__gte: day, created__lte: day, interval: 'hour', timezone: 'Australia/Lord_Howe' });
+    expect(res.status).toBe(200);
+    const from = Date.parse(dayStart);
+    const reference = countByBucket(referenceHourBuckets('Australia/Lord_Howe', from, from + 24 * 3_600_000), instants);
+    expect(res.body).toEqual(Object.entries(reference).map(([time, value]) => ({ time, name: 'view', value })));
   });
 });
 

@@ -1,39 +1,62 @@
 import type { Collection } from 'mongodb';
 import { isBuilt, type MarkDocument } from '../rollups/mark-document';
 import { DAY_LEVEL, MAX_LEVEL, unitId, unitSizeMs } from '../rollups/rollup-units';
-import { planReport, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
+import { checkPlanSize } from './plan-limits';
+import { planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
 
 const ID_CHUNK = 2000;
 
-/** Ids of the units of a level that overlap [from, to). */
-function unitIdsIn(level: number, from: number, to: number): string[] {
-  const size = unitSizeMs(level);
-  const ids: string[] = [];
-  for (let start = Math.floor(from / size) * size; start < to; start += size) ids.push(unitId({ level, start }));
-  return ids;
+/** How a load queries: each query's maxTimeMS, and a check that throws once the report must stop. */
+export interface LoadBudget {
+  maxTimeMS(): number;
+  check(): void;
+}
+
+/** Ids of the units of the levels that overlap the spans, in chunks: never more than one chunk is built at a time. */
+function* unitIdChunks(levels: readonly number[], spans: ReadonlyArray<{ from: number; to: number }>): Generator<string[]> {
+  let chunk: string[] = [];
+  for (const level of levels) {
+    const size = unitSizeMs(level);
+    for (const span of spans) {
+      for (let start = Math.floor(span.from / size) * size; start < span.to; start += size) {
+        chunk.push(unitId({ level, start }));
+        if (chunk.length === ID_CHUNK) {
+          yield chunk;
+          chunk = [];
+        }
+      }
+    }
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 /**
  * Which rollup units a report may use right now, read from the marks top-down so a long range
- * never reads every hour mark: days and larger blocks first (one query), then each sub-day level
- * (8h, 4h, 2h, 1h) only where the plan so far still reads raw events (edges, zone days that do
- * not align with UTC days, units not built).
+ * never reads every hour mark: days and larger blocks first (2,000 ids a query), then each
+ * sub-day level (8h, 4h, 2h, 1h) only where the plan so far still reads raw events (edges, zone
+ * days that do not align with UTC days, units not built).
  */
 export class RollupCoverage {
   constructor(private readonly marks: Collection<MarkDocument>) {}
 
-  async load(spans: readonly PlanSpan[], maxTimeMS: number): Promise<Coverage> {
+  async load(spans: readonly PlanSpan[], budget: LoadBudget): Promise<Coverage> {
+    checkPlanSize(spans);
     const built = new Map<string, string>();
     if (spans.length === 0) return { built };
-    const from = Math.min(...spans.map((s) => s.start));
-    const to = Math.max(...spans.map((s) => s.end));
-    const upper: string[] = [];
-    for (let level = DAY_LEVEL; level <= MAX_LEVEL; level++) upper.push(...unitIdsIn(level, from, to));
-    this.add(built, await this.find(upper, maxTimeMS));
+    let from = Infinity;
+    let to = -Infinity;
+    for (const s of spans) {
+      from = Math.min(from, s.start);
+      to = Math.max(to, s.end);
+    }
+    const upper = Array.from({ length: MAX_LEVEL - DAY_LEVEL + 1 }, (_, i) => DAY_LEVEL + i);
+    // series spans lie within [from, to] (at most the range cap): checked again so the loops stay bounded
+    checkPlanSize([{ start: from, end: to }]);
+    await this.find(built, unitIdChunks(upper, [{ from, to }]), budget);
     for (let level = DAY_LEVEL - 1; level >= 0; level--) {
-      const lookUp = spansToLookUp(planReport(spans, { built }), level);
+      const lookUp = spansToLookUp(await planReportYielding(spans, { built }), level);
       if (lookUp.length === 0) break;
-      this.add(built, await this.find(lookUp.flatMap((s) => unitIdsIn(level, s.from, s.to)), maxTimeMS));
+      await this.find(built, unitIdChunks([level], lookUp), budget);
     }
     return { built };
   }
@@ -52,16 +75,16 @@ export class RollupCoverage {
     return steps.every((s) => now.get(unitId(s.unit)) === s.g);
   }
 
-  /** Marks by `_id` only: hash lookups, where a query by level and time would scan the marks on the stand-in. */
-  private async find(ids: readonly string[], maxTimeMS: number): Promise<MarkDocument[]> {
-    const out: MarkDocument[] = [];
-    for (let i = 0; i < ids.length; i += ID_CHUNK) {
-      out.push(...(await this.marks.find({ _id: { $in: ids.slice(i, i + ID_CHUNK) } }, { projection: { pending: 0 }, maxTimeMS }).toArray()));
+  /**
+   * Marks by `_id` only: hash lookups, where a query by level and time would scan the marks on the
+   * stand-in. One chunk at a time, each after the budget check: a report past its deadline (or
+   * whose client left) issues no further query.
+   */
+  private async find(built: Map<string, string>, chunks: Iterable<string[]>, budget: LoadBudget): Promise<void> {
+    for (const ids of chunks) {
+      budget.check();
+      const marks = await this.marks.find({ _id: { $in: ids } }, { projection: { pending: 0 }, maxTimeMS: budget.maxTimeMS() }).toArray();
+      for (const mark of marks) if (isBuilt(mark)) built.set(mark._id, mark.b!.g);
     }
-    return out;
-  }
-
-  private add(built: Map<string, string>, marks: readonly MarkDocument[]): void {
-    for (const mark of marks) if (isBuilt(mark)) built.set(mark._id, mark.b!.g);
   }
 }
