@@ -4,7 +4,9 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import winston from 'winston';
 import { createLogger } from './logger';
+import { MongoServerSelectionError } from 'mongodb';
 import { errorMiddleware } from './error-middleware';
+import { UnavailableError } from './errors';
 
 async function answer(thrown: unknown): Promise<{ status: number; body: unknown; retryAfter: string | null; logged: Record<string, unknown>[] }> {
   const logged: Record<string, unknown>[] = [];
@@ -47,7 +49,6 @@ describe('errorMiddleware', () => {
 
 describe('errorMiddleware and an unreachable database', () => {
   test('when a handler fails with a server selection timeout, then 503 unavailable with Retry-After, not 500', async () => {
-    const { MongoServerSelectionError } = await import('mongodb');
     const thrown = new MongoServerSelectionError('Server selection timed out after 500 ms', { type: 'Unknown', servers: new Map() } as never);
     const { status, body, retryAfter } = await answer(thrown);
     expect(status).toBe(503);
@@ -56,7 +57,6 @@ describe('errorMiddleware and an unreachable database', () => {
   });
 
   test('when a handler throws UnavailableError, then the 503 carries Retry-After too', async () => {
-    const { UnavailableError } = await import('./errors');
     const { status, retryAfter } = await answer(new UnavailableError('the report took longer than its deadline'));
     expect(status).toBe(503);
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
