@@ -58,7 +58,7 @@ export class PlannedCountSource implements CountSource {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
         const coverage = useRollups ? await gate.race(this.coverage!.load(spans, remainingMs(budget, this.opts.queryTimeoutMs))) : EMPTY_COVERAGE;
         const plan = planReport(spans, coverage);
-        const acc = new GroupAccumulator(budget?.maxGroups, query.limit !== undefined);
+        const acc = new GroupAccumulator(budget?.maxGroups, query.limit !== undefined, budget?.maxGroupBytes);
         const reads = rawBucketReads(plan.raw, this.opts.prefix, new Set(existing));
         this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
         this.opts.onPlan?.(plan);

@@ -12,6 +12,8 @@ export interface ReportServiceLimits extends ReportLimits {
   maxGroups: number;
   /** Groups a top-N report (`limit`) may rank (REPORT_MAX_RANKED_GROUPS). */
   maxRankedGroups: number;
+  /** Estimated bytes of the groups one report may hold (default MAX_GROUP_BYTES; smaller in tests). */
+  maxGroupBytes?: number;
 }
 
 /** The report use case: validate, check the key's owner scope, count within the budget, shape. */
@@ -24,7 +26,7 @@ export class ReportService {
     if (!caller.ownerIds.has(query.ownerId)) throw new ForbiddenError('this api_key may not read this owner_id');
     const deadline = Date.now() + this.limits.deadlineMs;
     const maxGroups = query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
-    const groups = await this.source.count(query, { deadline, signal, maxGroups, work });
+    const groups = await this.source.count(query, { deadline, signal, maxGroups, maxGroupBytes: this.limits.maxGroupBytes, work });
     return toReportRows(groups, query, this.limits.maxGroups);
   }
 }
