@@ -45,7 +45,9 @@ export class BudgetGate {
       if (!budget) return;
       this.timer = setTimeout(() => this.reject(deadlineError(deadlineMs)), Math.max(0, budget.deadline - Date.now()));
       this.onAbort = () => this.reject(new ReportAbortedError());
-      budget.signal?.addEventListener('abort', this.onAbort, { once: true });
+      // an abort before the gate existed fires no event: the report is stopped from the start
+      if (budget.signal?.aborted) this.onAbort();
+      else budget.signal?.addEventListener('abort', this.onAbort, { once: true });
     });
     this.stopped.catch(() => undefined);
   }
