@@ -42,7 +42,7 @@ describe('BudgetGate and drain', () => {
     await expect(drained).rejects.toBeInstanceOf(ReportAbortedError);
     let settled = false;
     const done = work.settled().then(() => (settled = true));
-    await Promise.resolve();
+    await new Promise((resolve) => setImmediate(resolve)); // every pending promise callback has run
     expect(settled).toBe(false);
     c.finish();
     await done;
