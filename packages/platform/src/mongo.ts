@@ -41,7 +41,7 @@ export async function connectMongo(url: string, dbName: string): Promise<MongoHa
  * Our defaults, minus those MONGO_URL sets itself (`?serverSelectionTimeoutMS=...`): the
  * driver prefers the options object over the URL, so a default passed would hide the URL's.
  */
-function withoutUrlOptions<T extends Record<string, unknown>>(url: string, defaults: T): Partial<T> {
+export function withoutUrlOptions<T extends Record<string, unknown>>(url: string, defaults: T): Partial<T> {
   const query = url.includes('?') ? new URLSearchParams(url.slice(url.indexOf('?') + 1)) : new URLSearchParams();
   const given = new Set([...query.keys()].map((k) => k.toLowerCase()));
   return Object.fromEntries(Object.entries(defaults).filter(([k]) => !given.has(k.toLowerCase()))) as Partial<T>;
