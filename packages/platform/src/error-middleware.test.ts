@@ -4,9 +4,11 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import winston from 'winston';
 import { createLogger } from './logger';
+import { MongoServerSelectionError } from 'mongodb';
 import { errorMiddleware } from './error-middleware';
+import { UnavailableError } from './errors';
 
-async function answer(thrown: unknown): Promise<{ status: number; body: unknown; logged: Record<string, unknown>[] }> {
+async function answer(thrown: unknown): Promise<{ status: number; body: unknown; retryAfter: string | null; logged: Record<string, unknown>[] }> {
   const logged: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -23,7 +25,7 @@ async function answer(thrown: unknown): Promise<{ status: number; body: unknown;
   await new Promise((resolve) => server.once('listening', resolve));
   try {
     const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
-    return { status: res.status, body: await res.json(), logged };
+    return { status: res.status, body: await res.json(), retryAfter: res.headers.get('retry-after'), logged };
   } finally {
     server.close();
   }
@@ -42,5 +44,21 @@ describe('errorMiddleware', () => {
     const { status, body } = await answer(new Error('secret internals'));
     expect(status).toBe(500);
     expect(JSON.stringify(body)).not.toContain('secret');
+  });
+});
+
+describe('errorMiddleware and an unreachable database', () => {
+  test('when a handler fails with a server selection timeout, then 503 unavailable with Retry-After, not 500', async () => {
+    const thrown = new MongoServerSelectionError('Server selection timed out after 500 ms', { type: 'Unknown', servers: new Map() } as never);
+    const { status, body, retryAfter } = await answer(thrown);
+    expect(status).toBe(503);
+    expect(body).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  });
+
+  test('when a handler throws UnavailableError, then the 503 carries Retry-After too', async () => {
+    const { status, retryAfter } = await answer(new UnavailableError('the report took longer than its deadline'));
+    expect(status).toBe(503);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
   });
 });

@@ -10,7 +10,11 @@ import {
   ValidationError,
   errorBody,
 } from './errors';
+import { isDatabaseUnavailable } from './database-unavailable';
 import { isStoreFullError } from './mongo';
+
+/** Seconds a client waits after the database was unreachable: a restart or a failover takes a few. */
+const DATABASE_RETRY_AFTER_S = 2;
 
 /** body-parser and friends throw http-errors with a `type`; map them to our typed errors. */
 function fromFrameworkError(err: unknown): AppError | undefined {
@@ -33,6 +37,8 @@ function fromFrameworkError(err: unknown): AppError | undefined {
   }
   // a write the database refused because its disk (or the stand-in's heap) is full: an operator's problem, said plainly
   if (isStoreFullError(err)) return new UnavailableError('the database is full: it refuses writes until an operator frees space');
+  // unreachable, failing over, out of time: on any path, a 503 the client may retry, never a 500
+  if (isDatabaseUnavailable(err)) return new UnavailableError('the database is unavailable, try again', DATABASE_RETRY_AFTER_S);
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new AppError(status, status === 404 ? 'not_found' : 'validation_error', 'bad request');
@@ -49,7 +55,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (known) {
-      if (known instanceof RateLimitedError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
+      if (known instanceof RateLimitedError || known instanceof UnavailableError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
       if (known.status >= 500) {
         const cause = known === err ? undefined : err instanceof Error ? err.message : String(err);
         logger.error('request failed', { request_id: req.id, code: known.code, message: known.message, ...(cause ? { cause } : {}) });

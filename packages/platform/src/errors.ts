@@ -64,8 +64,9 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/** Every 503 says when to try again (Retry-After): the condition is temporary by definition. */
 export class UnavailableError extends AppError {
-  constructor(message = 'service unavailable') {
+  constructor(message = 'service unavailable', readonly retryAfterSeconds = 1) {
     super(503, 'unavailable', message);
   }
 }

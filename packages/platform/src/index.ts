@@ -8,6 +8,7 @@ export * from './metrics';
 export * from './health';
 export * from './config';
 export * from './mongo';
+export * from './database-unavailable';
 export * from './nats';
 export * from './http-server';
 export * from './time-format';

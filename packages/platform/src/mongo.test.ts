@@ -1,4 +1,4 @@
-import { OUT_OF_DISK_SPACE, isDuplicateKeyError, isStoreFullError } from './mongo';
+import { OUT_OF_DISK_SPACE, isDuplicateKeyError, isStoreFullError, withoutUrlOptions } from './mongo';
 
 describe('isStoreFullError', () => {
   test.each([
@@ -18,5 +18,17 @@ describe('isStoreFullError', () => {
   test('when the error is a duplicate key, then only isDuplicateKeyError says so', () => {
     expect(isDuplicateKeyError({ code: 11000 })).toBe(true);
     expect(isStoreFullError({ code: 11000 })).toBe(false);
+  });
+});
+
+describe('withoutUrlOptions', () => {
+  const defaults = { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, maxPoolSize: 50 };
+
+  test('when MONGO_URL sets a timeout, then our default for it is left out so the URL decides', () => {
+    expect(withoutUrlOptions('mongodb://db:27017/?replicaSet=rs0&serverselectiontimeoutms=800', defaults)).toEqual({ connectTimeoutMS: 5000, maxPoolSize: 50 });
+  });
+
+  test('when MONGO_URL sets none, then every default applies', () => {
+    expect(withoutUrlOptions('mongodb://user:p%40ss@db:27017', defaults)).toEqual(defaults);
   });
 });

@@ -12,12 +12,7 @@ export interface MongoHandle {
 export async function connectMongo(url: string, dbName: string): Promise<MongoHandle> {
   let client: MongoClient;
   try {
-    client = new MongoClient(url, {
-      serverSelectionTimeoutMS: 5000,
-      connectTimeoutMS: 5000,
-      maxPoolSize: 50,
-      appName: dbName,
-    });
+    client = new MongoClient(url, { ...withoutUrlOptions(url, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, maxPoolSize: 50 }), appName: dbName });
   } catch (err) {
     // the driver parses the URL here: no retry can fix what it refuses
     throw new ConfigError(`MONGO_URL cannot be used: ${err instanceof Error ? err.message : String(err)}`);
@@ -40,6 +35,16 @@ export async function connectMongo(url: string, dbName: string): Promise<MongoHa
       await client.close();
     },
   };
+}
+
+/**
+ * Our defaults, minus those MONGO_URL sets itself (`?serverSelectionTimeoutMS=...`): the
+ * driver prefers the options object over the URL, so a default passed would hide the URL's.
+ */
+export function withoutUrlOptions<T extends Record<string, unknown>>(url: string, defaults: T): Partial<T> {
+  const query = url.includes('?') ? new URLSearchParams(url.slice(url.indexOf('?') + 1)) : new URLSearchParams();
+  const given = new Set([...query.keys()].map((k) => k.toLowerCase()));
+  return Object.fromEntries(Object.entries(defaults).filter(([k]) => !given.has(k.toLowerCase()))) as Partial<T>;
 }
 
 export interface IndexDefinition {

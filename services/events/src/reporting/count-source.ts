@@ -1,3 +1,4 @@
+import type { InFlightWork } from './in-flight-work';
 import type { ReportQuery } from './report-query';
 
 /** The latest matching event of a group: what metadata values are read from. */
@@ -29,6 +30,10 @@ export interface ReportBudget {
   signal?: AbortSignal;
   /** Groups (rows of a series) the report may hold while merging; more is a 400 naming the cap. */
   maxGroups: number;
+  /** Estimated bytes those groups may take (default MAX_GROUP_BYTES); more is a 400 naming the bound. */
+  maxGroupBytes?: number;
+  /** Every database call of the report is tracked here, so its caller knows when the work settled. */
+  work?: InFlightWork;
 }
 
 /**

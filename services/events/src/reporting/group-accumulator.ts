@@ -1,5 +1,6 @@
 import { ValidationError } from '@cm/platform';
 import type { GroupCount, LatestEvent } from './count-source';
+import { MAX_GROUP_BYTES, groupBytes, latestBytes } from './group-size';
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
 export class TooManyGroupsError extends ValidationError {
@@ -15,16 +16,36 @@ export class TooManyGroupsError extends ValidationError {
   }
 }
 
+/** A report whose groups would take more memory than a report may hold: the same 400 as the group cap, naming the bound. */
+export class GroupsTooLargeError extends ValidationError {
+  constructor(readonly maxBytes: number) {
+    const mib = Math.round((maxBytes / (1024 * 1024)) * 10) / 10;
+    super(`the report's groups take more than ${mib} MiB`, [
+      {
+        field: 'group_by',
+        message: `the groups (their urls, content ids and metadata values) take more than ${mib} MiB; narrow the report with a filter (name, url, content_id, device_type), a shorter range or fewer metadata keys`,
+      },
+    ]);
+  }
+}
+
 /**
  * Merges partial groups of any origin (day buckets, rollup cells) as they stream in: counts add
  * up, metadata comes from the group's latest event, and the merge stops with TooManyGroupsError
- * as soon as it would hold more than `maxGroups` groups, so memory is bounded by the cap, not by
- * what the store returns.
+ * as soon as it would hold more than `maxGroups` groups, or with GroupsTooLargeError once their
+ * estimated size passes `maxBytes` (long urls and metadata values make few groups large), so
+ * memory is bounded by the caps, not by what the store returns.
  */
 export class GroupAccumulator {
   private readonly merged = new Map<string, GroupCount>();
+  private held = 0;
 
-  constructor(private readonly maxGroups = Infinity, private readonly ranked = false) {}
+  constructor(private readonly maxGroups = Infinity, private readonly ranked = false, private readonly maxBytes = MAX_GROUP_BYTES) {}
+
+  /** Estimated bytes of the groups merged so far. */
+  get bytes(): number {
+    return this.held;
+  }
 
   add(group: GroupCount): void {
     this.addParts(group.time, group.name, group.content_id, group.url, group.value, group.latest);
@@ -36,6 +57,7 @@ export class GroupAccumulator {
     const seen = this.merged.get(key);
     if (!seen) {
       if (this.merged.size >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
+      this.hold(groupBytes(key.length, name, contentId, url, latest));
       const group: GroupCount = { name, value };
       if (contentId !== undefined) group.content_id = contentId;
       if (url !== undefined) group.url = url;
@@ -45,7 +67,16 @@ export class GroupAccumulator {
       return;
     }
     seen.value += value;
-    if (latest && (!seen.latest || isLater(latest, seen.latest))) seen.latest = latest;
+    if (latest && (!seen.latest || isLater(latest, seen.latest))) {
+      // metadata values of the newer event may be longer
+      this.hold(latestBytes(latest) - latestBytes(seen.latest));
+      seen.latest = latest;
+    }
+  }
+
+  private hold(bytes: number): void {
+    if (this.held + bytes > this.maxBytes) throw new GroupsTooLargeError(this.maxBytes);
+    this.held += bytes;
   }
 
   groups(): GroupCount[] {

@@ -60,7 +60,7 @@ export class PlannedCountSource implements CountSource {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
         const coverage = useRollups ? await gate.race(this.coverage!.load(spans, loadBudget)) : EMPTY_COVERAGE;
         const plan = await planReportYielding(spans, coverage);
-        const acc = new GroupAccumulator(budget?.maxGroups, query.limit !== undefined);
+        const acc = new GroupAccumulator(budget?.maxGroups, query.limit !== undefined, budget?.maxGroupBytes);
         const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
         this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
         this.opts.onPlan?.(plan);

@@ -31,28 +31,45 @@ export function remainingMs(budget: ReportBudget | undefined, perQueryMs: number
  */
 export class BudgetGate {
   readonly stopped: Promise<never>;
+  private stopReason?: { err: unknown };
   private timer?: NodeJS.Timeout;
   private onAbort?: () => void;
   private reject!: (err: unknown) => void;
 
   constructor(private readonly budget: ReportBudget | undefined, deadlineMs: number) {
     this.stopped = new Promise<never>((_, reject) => {
-      this.reject = reject;
+      this.reject = (err) => {
+        this.stopReason ??= { err };
+        reject(err);
+      };
       if (!budget) return;
-      this.timer = setTimeout(() => reject(deadlineError(deadlineMs)), Math.max(0, budget.deadline - Date.now()));
-      this.onAbort = () => reject(new ReportAbortedError());
-      budget.signal?.addEventListener('abort', this.onAbort, { once: true });
+      this.timer = setTimeout(() => this.reject(deadlineError(deadlineMs)), Math.max(0, budget.deadline - Date.now()));
+      this.onAbort = () => this.reject(new ReportAbortedError());
+      // an abort before the gate existed fires no event: the report is stopped from the start
+      if (budget.signal?.aborted) this.onAbort();
+      else budget.signal?.addEventListener('abort', this.onAbort, { once: true });
     });
     this.stopped.catch(() => undefined);
   }
 
+  /** The read, tracked until it settles (the report's slot waits for it), raced against the stop. */
   race<T>(work: Promise<T>): Promise<T> {
-    return Promise.race([work, this.stopped]);
+    return Promise.race([this.track(work), this.stopped]);
+  }
+
+  /** Before sending a query: once the report stopped, nothing new goes to the database. */
+  throwIfStopped(): void {
+    if (this.stopReason) throw this.stopReason.err;
   }
 
   /** One read failed (e.g. the group cap): the report's other reads stop too. */
   trip(err: unknown): void {
     this.reject(err);
+  }
+
+  /** Counts database work of the report that is not raced (e.g. closing a cursor). */
+  track<T>(work: Promise<T>): Promise<T> {
+    return this.budget?.work?.track(work) ?? work;
   }
 
   dispose(): void {
@@ -70,6 +87,7 @@ export async function drain<T>(cursor: AsyncIterable<T>, gate: BudgetGate, fn: (
   let done = false;
   try {
     for (;;) {
+      gate.throwIfStopped();
       const next = await gate.race(it.next());
       if (next.done) {
         done = true;
@@ -78,6 +96,7 @@ export async function drain<T>(cursor: AsyncIterable<T>, gate: BudgetGate, fn: (
       fn(next.value);
     }
   } finally {
-    if (!done) void it.return?.(undefined)?.catch(() => undefined);
+    // closing a cursor is a command too: the report's slot waits for it
+    if (!done && it.return) void gate.track(it.return(undefined)).catch(() => undefined);
   }
 }

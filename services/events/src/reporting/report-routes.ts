@@ -1,7 +1,8 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type RequestHandler, type Response } from 'express';
 import { RateLimitedError, ValidationError, asyncHandler, type TokenBuckets } from '@cm/platform';
 import { apiKeyAuth, apiKeyOf } from '../api-keys/api-key-auth';
 import type { ApiKeyService } from '../api-keys/api-key-service';
+import { InFlightWork } from './in-flight-work';
 import { jsonBody } from './json-body';
 import type { KeyConcurrency } from './key-concurrency';
 import { ReportAbortedError } from './report-budget';
@@ -23,7 +24,8 @@ export interface ReportRouteDeps {
 
 /**
  * Spec 4.8: `POST /api/v1/events/?api_key=KEY` (trailing slash optional). Order: 401, 429 (rate,
- * then reports running for the key), then the body. A client that disconnects aborts its report.
+ * then reports running for the key), then the body. A client that disconnects aborts its report:
+ * no new query starts, and the key's slot is free once the queries already sent have settled.
  */
 export function reportRoutes(deps: ReportRouteDeps): Router {
   const router = Router();
@@ -36,10 +38,13 @@ export function reportRoutes(deps: ReportRouteDeps): Router {
     onlyApiKeyInQuery,
     ...jsonBody(deps.bodyLimit),
     asyncHandler(async (req, res) => {
+      const work = workOf(res);
+      // the client left while its body was read: nothing to run, the slot is already free
+      if (work.closed) return;
       const gone = new AbortController();
       res.on('close', () => res.writableFinished || gone.abort());
       try {
-        res.json(await deps.reports.report(apiKeyOf(req, res), req.body, gone.signal));
+        res.json(await work.track(deps.reports.report(apiKeyOf(req, res), req.body, gone.signal, work)));
       } catch (err) {
         // nobody is left to answer: the work stopped, the socket is already closed
         if (err instanceof ReportAbortedError) res.destroy();
@@ -76,9 +81,18 @@ function concurrent(concurrency: KeyConcurrency): RequestHandler {
       next(new RateLimitedError(1));
       return;
     }
-    res.on('close', release);
+    const work = new InFlightWork();
+    res.locals[WORK] = work;
+    // not on disconnect alone: a report whose client left may still have queries on the database
+    res.on('close', () => void work.close().then(release));
     next();
   };
+}
+
+const WORK = 'reportWork';
+
+function workOf(res: Response): InFlightWork {
+  return res.locals[WORK] as InFlightWork;
 }
 
 /** The query string carries the key only; filters belong in the body, so anything else is a mistake worth a 400. */

@@ -1,6 +1,7 @@
 import { ForbiddenError } from '@cm/platform';
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
 import type { CountSource } from './count-source';
+import type { InFlightWork } from './in-flight-work';
 import { parseReportRequest, type ReportLimits } from './parse-report-request';
 import { toReportRows, type ReportRow } from './report-rows';
 
@@ -11,18 +12,21 @@ export interface ReportServiceLimits extends ReportLimits {
   maxGroups: number;
   /** Groups a top-N report (`limit`) may rank (REPORT_MAX_RANKED_GROUPS). */
   maxRankedGroups: number;
+  /** Estimated bytes of the groups one report may hold (default MAX_GROUP_BYTES; smaller in tests). */
+  maxGroupBytes?: number;
 }
 
 /** The report use case: validate, check the key's owner scope, count within the budget, shape. */
 export class ReportService {
   constructor(private readonly source: CountSource, private readonly limits: ReportServiceLimits) {}
 
-  async report(caller: ApiKeyPrincipal, body: unknown, signal?: AbortSignal): Promise<ReportRow[]> {
+  /** `work` collects the report's database calls: one that stops early may leave some running. */
+  async report(caller: ApiKeyPrincipal, body: unknown, signal?: AbortSignal, work?: InFlightWork): Promise<ReportRow[]> {
     const query = parseReportRequest(body, this.limits);
     if (!caller.ownerIds.has(query.ownerId)) throw new ForbiddenError('this api_key may not read this owner_id');
     const deadline = Date.now() + this.limits.deadlineMs;
     const maxGroups = query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
-    const groups = await this.source.count(query, { deadline, signal, maxGroups });
+    const groups = await this.source.count(query, { deadline, signal, maxGroups, maxGroupBytes: this.limits.maxGroupBytes, work });
     return toReportRows(groups, query, this.limits.maxGroups);
   }
 }

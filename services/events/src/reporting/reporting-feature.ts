@@ -35,6 +35,8 @@ export interface ReportingFeatureDeps {
     | 'PIXEL_TRUSTED_PROXY_HOPS'
     | 'BODY_LIMIT'
   >;
+  /** Overrides MAX_GROUP_BYTES: lets a test reach the bound with little data. */
+  maxGroupBytes?: number;
 }
 
 export interface ReportingFeature {
@@ -70,6 +72,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     deadlineMs: config.REPORT_DEADLINE_MS,
     maxGroups: config.REPORT_MAX_GROUPS,
     maxRankedGroups: config.REPORT_MAX_RANKED_GROUPS,
+    maxGroupBytes: deps.maxGroupBytes,
   });
   // per minute, with a minute's worth as the burst
   const limiter = new TokenBuckets({ perSecond: config.REPORT_RATE_LIMIT_PER_MINUTE / 60, burst: config.REPORT_RATE_LIMIT_PER_MINUTE });

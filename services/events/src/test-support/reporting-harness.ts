@@ -57,7 +57,7 @@ export function newOwnerId(): string {
  * The reporting feature's routers on a real Express app (platform middleware around them, as the
  * events app mounts them) on port 0, against the test run's MongoDB with its own database.
  */
-export async function startReportingHarness(env: Record<string, string> = {}): Promise<ReportingHarness> {
+export async function startReportingHarness(env: Record<string, string> = {}, opts: { maxGroupBytes?: number } = {}): Promise<ReportingHarness> {
   const config = loadEventsConfig({
     NODE_ENV: 'test',
     MONGO_URL: process.env.MONGO_URL,
@@ -73,7 +73,7 @@ export async function startReportingHarness(env: Record<string, string> = {}): P
 
   const mongo = await connectMongo(config.MONGO_URL, config.MONGO_DB);
   const metrics = createRegistry('events-reporting-test');
-  const feature = await createReportingFeature({ db: mongo.db, logger, metrics, config });
+  const feature = await createReportingFeature({ db: mongo.db, logger, metrics, config, maxGroupBytes: opts.maxGroupBytes });
   const app = express();
   app.use(requestContext(logger));
   app.use(metricsRouter(metrics));
