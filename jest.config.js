@@ -16,13 +16,13 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{packages,services}/*/src/**/*.test.ts'],
+      testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.test.ts'],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
     },
     {
       ...shared,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{packages,services}/*/src/**/*.int.test.ts'],
+      testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.int.test.ts'],
       globalSetup: '<rootDir>/jest.global-setup.ts',
       globalTeardown: '<rootDir>/jest.global-teardown.ts',
     },
