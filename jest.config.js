@@ -4,7 +4,7 @@ const shared = {
   moduleNameMapper: { '^@cm/(platform|contracts|testkit)$': '<rootDir>/packages/$1/src' },
   testEnvironment: 'node',
   // .cache holds tools and, for bench:pipeline, an earlier release checked out: never part of the test run
-  modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.cache/'],
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist(-test)?/', '<rootDir>/.cache/'],
   watchPathIgnorePatterns: ['<rootDir>/.cache/'],
 };
 
