@@ -4,7 +4,7 @@ const shared = {
   moduleNameMapper: { '^@cm/(platform|contracts|testkit)$': '<rootDir>/packages/$1/src' },
   testEnvironment: 'node',
   // .cache holds tools and, for bench:pipeline, an earlier release checked out: never part of the test run
-  modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.cache/'],
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist(-test)?/', '<rootDir>/.cache/'],
   watchPathIgnorePatterns: ['<rootDir>/.cache/'],
 };
 
@@ -16,13 +16,13 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{packages,services}/*/src/**/*.test.ts'],
+      testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.test.ts'],
       testPathIgnorePatterns: ['\\.int\\.test\\.ts$'],
     },
     {
       ...shared,
       displayName: 'integration',
-      testMatch: ['<rootDir>/{packages,services}/*/src/**/*.int.test.ts'],
+      testMatch: ['<rootDir>/{packages,services}/*/{src,test}/**/*.int.test.ts'],
       globalSetup: '<rootDir>/jest.global-setup.ts',
       globalTeardown: '<rootDir>/jest.global-teardown.ts',
     },

@@ -5,7 +5,9 @@
 // and brought back. Prints the share of pixel requests answered 200 (CONVENTIONS section 8: at
 // least 99 %), the longest stretch without a 200, what was done when, the service's own warnings
 // and 503 reasons over time, and checks that every acknowledged event is reported exactly once.
-// The same scenario as services/events/src/cluster/cluster-failover.int.test.ts, longer.
+// The same scenario as services/events/test/cluster/cluster-failover.int.test.ts, longer. The
+// harness is test code: `pnpm bench:cluster` compiles it apart from the production build
+// (services/events/tsconfig.bench.json, into services/events/dist-test/).
 // Settings: BENCH_RATE (req/s, 300), BENCH_PHASE_SECONDS (10), BENCH_PUBLISH_TIMEOUT_MS (the
 // service's PUBLISH_TIMEOUT_MS; its default otherwise). Needs the MongoDB stand-in (started
 // here) or MONGO_URL. Loopback only.
@@ -16,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
 const testkit = require(path.join(root, 'packages/testkit/dist'));
-const { runFailoverScenario } = require(path.join(root, 'services/events/dist/cluster/failover-scenario.js'));
+const { runFailoverScenario } = require(path.join(root, 'services/events/dist-test/cluster/failover-scenario.js'));
 
 const RATE = Number(process.env.BENCH_RATE ?? 300);
 const PHASE_SECONDS = Number(process.env.BENCH_PHASE_SECONDS ?? 10);

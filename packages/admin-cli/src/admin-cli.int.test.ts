@@ -1,8 +1,8 @@
 import { freePort } from '@cm/testkit';
-import { startManagementHarness, type ManagementHarness } from '../../../services/management/src/test-support/management-harness';
+import { startManagementHarness, type ManagementHarness } from '../../../services/management/test/support/management-harness';
 import { bucketName } from '../../../services/events/src/storage/bucket-naming';
 import { writerConsumerConfig } from '../../../services/events/src/stream/stream-config';
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, type EventsHarness } from '../../../services/events/src/test-support/events-harness';
+import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, type EventsHarness } from '../../../services/events/test/support/events-harness';
 import type { CliIo } from './cli-io';
 import { runCli } from './run-cli';
 

@@ -2,8 +2,8 @@ import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '@cm/testkit';
-import { startManagementHarness, type ManagementHarness } from '../../../services/management/src/test-support/management-harness';
-import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from '../../../services/events/src/test-support/events-harness';
+import { startManagementHarness, type ManagementHarness } from '../../../services/management/test/support/management-harness';
+import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from '../../../services/events/test/support/events-harness';
 
 // the compiled bin as an operator runs it: a real process, real stdin, exit codes, env only
 const root = repoRoot(__dirname);

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from '../../../services/events/src/test-support/events-harness';
+import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from '../../../services/events/test/support/events-harness';
 import { launchChromium, type HeadlessChromium } from './test-support/headless-chromium';
 import { buildMinifiedBundle } from './test-support/pixel-bundle';
 import { startPublisherSite, type PublisherSite } from './test-support/publisher-site';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { OpenApiContract, docsPageProblems } from '@cm/testkit';
-import { BROWSER_UA as BROWSER, TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from './test-support/events-harness';
+import { BROWSER_UA as BROWSER, TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from '../test/support/events-harness';
 
 /**
  * Every documented operation is called with good and bad input, and every live response is

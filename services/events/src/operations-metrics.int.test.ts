@@ -1,4 +1,4 @@
-import { BROWSER_UA as BROWSER, startEventsHarness, waitUntil, type EventsHarness } from './test-support/events-harness';
+import { BROWSER_UA as BROWSER, startEventsHarness, waitUntil, type EventsHarness } from '../test/support/events-harness';
 
 const BOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 

@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createLogger } from '@cm/platform';
 import { startEvents, type EventsSystem } from './composition-root';
-import { TEST_ADMIN_TOKEN, startEventsHarness, waitUntil, type EventsHarness } from './test-support/events-harness';
+import { TEST_ADMIN_TOKEN, startEventsHarness, waitUntil, type EventsHarness } from '../test/support/events-harness';
 
 // The harness runs all four roles; here each role runs alone in its own process-like system,
 // sharing the harness's stream, bucket and database as separate containers would.

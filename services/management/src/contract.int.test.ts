@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { OpenApiContract, docsPageProblems } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startManagementHarness, type HttpResult, type ManagementHarness } from './test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, type HttpResult, type ManagementHarness } from '../test/support/management-harness';
 
 /**
  * Every documented operation is called with good and bad input, and every live response is

@@ -1,5 +1,5 @@
 import { startMongoStandIn, type HttpResult, type LocalServer } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startManagementHarness, waitFor, type AccountView, type ManagementHarness } from './test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, waitFor, type AccountView, type ManagementHarness } from '../test/support/management-harness';
 
 // its own stand-in, stopped under the running service; short timeouts so a request fails in about a second
 let mongo: LocalServer;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort, uniqueName, waitForPort } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from './test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test/support/management-harness';
 
 let h: ManagementHarness;
 let token: string;

@@ -1,4 +1,4 @@
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, type EventsHarness } from '../../../../services/events/src/test-support/events-harness';
+import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, type EventsHarness } from '../../../../services/events/test/support/events-harness';
 import { AdminClient } from '../admin-client';
 import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError } from '../errors';
 import { EventsClient } from '../events-client';

@@ -1,4 +1,4 @@
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../../../../services/management/src/test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../../../../services/management/test/support/management-harness';
 import { AdminClient } from '../admin-client';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../errors';
 import { ManagementClient } from '../management-client';

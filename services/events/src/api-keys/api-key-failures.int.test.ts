@@ -1,4 +1,4 @@
-import { newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
+import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
 // Two reporting processes: one behind a trusted proxy (the test plays it and writes the
 // X-Forwarded-For entry the proxy would append), one reached directly (no proxy trusted).

@@ -1,7 +1,7 @@
 import { ApiKeyService } from './api-key-service';
 import { ApiKeyStore } from './api-key-store';
 import { hashApiKey } from './api-key-secret';
-import { REPORTING_ADMIN_TOKEN, newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
+import { REPORTING_ADMIN_TOKEN, newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
 let h: ReportingHarness;
 

@@ -2,7 +2,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument } from '../storage/event-document';
 import type { EventRecord } from '@cm/contracts';
-import { consumerSettled, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { consumerSettled, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../test/support/events-harness';
 import { DLQ_HEADERS } from './dead-letters';
 
 let h: EventsHarness;

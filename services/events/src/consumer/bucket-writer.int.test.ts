@@ -3,7 +3,7 @@ import { createLogger } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
 import { loadEventsConfig } from '../config';
 import type { EventDocument } from '../storage/event-document';
-import { withInsertHook } from '../test-support/insert-hook';
+import { withInsertHook } from '../../test/support/insert-hook';
 import { BucketWriter, type WriteMarks } from './bucket-writer';
 
 let client: MongoClient;

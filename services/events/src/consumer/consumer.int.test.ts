@@ -3,7 +3,7 @@ import { v7 } from 'uuid';
 import { DLQ_HEADERS } from './dead-letters';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument } from '../storage/event-document';
-import { consumerSettled, startEventsHarness, waitUntil, type EventsHarness, uniqueTag } from '../test-support/events-harness';
+import { consumerSettled, startEventsHarness, waitUntil, type EventsHarness, uniqueTag } from '../../test/support/events-harness';
 
 let h: EventsHarness;
 let owner: string;

@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument } from '../storage/event-document';
-import { startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { startEventsHarness, waitUntil, type EventsHarness } from '../../test/support/events-harness';
 
 let h: EventsHarness;
 

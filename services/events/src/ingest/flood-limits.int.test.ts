@@ -1,4 +1,4 @@
-import { startEventsHarness, uniqueTag, type EventsHarness } from '../test-support/events-harness';
+import { startEventsHarness, uniqueTag, type EventsHarness } from '../../test/support/events-harness';
 
 // The test plays the trusted proxy in front of ingest: X-Forwarded-For names the client.
 let h: EventsHarness;

@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { decodeEventPayload, eventBatchSubject } from '@cm/contracts';
-import { PausableProxy } from '../test-support/pausable-proxy';
-import { BROWSER_UA, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { PausableProxy } from '../../test/support/pausable-proxy';
+import { BROWSER_UA, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../test/support/events-harness';
 
 // The service reaches NATS through a proxy that can hold replies back or cut the connection.
 let proxy: PausableProxy;

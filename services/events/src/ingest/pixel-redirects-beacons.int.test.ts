@@ -1,4 +1,4 @@
-import { newOwnerId, startEventsHarness, type EventsHarness, uniqueTag } from '../test-support/events-harness';
+import { newOwnerId, startEventsHarness, type EventsHarness, uniqueTag } from '../../test/support/events-harness';
 
 let h: EventsHarness;
 let owner: string;

@@ -1,5 +1,5 @@
 import { TRANSPARENT_GIF } from './pixel-responses';
-import { newOwnerId, startEventsHarness, type EventsHarness, uniqueTag, BROWSER_UA } from '../test-support/events-harness';
+import { newOwnerId, startEventsHarness, type EventsHarness, uniqueTag, BROWSER_UA } from '../../test/support/events-harness';
 
 let h: EventsHarness;
 let owner: string;

@@ -6,9 +6,9 @@ import { HeldMarks } from '../rollups/held-marks';
 import { RollupBuilder } from '../rollups/rollup-builder';
 import { RollupMarks } from '../rollups/rollup-marks';
 import { bucketName } from '../storage/bucket-naming';
-import { BUILDER_DEFAULTS, prng, randomEvents } from '../test-support/rollup-fixture';
+import { BUILDER_DEFAULTS, prng, randomEvents } from '../../test/support/rollup-fixture';
 import { writerConsumerConfig } from '../stream/stream-config';
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../../test/support/events-harness';
 
 // a reporting-only process: the operator routes are mounted, but no consumer drains the stream,
 // so the test controls the writer consumer and sees its lag exactly

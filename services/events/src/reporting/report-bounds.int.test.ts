@@ -3,8 +3,8 @@ import { startMongoStandIn, type LocalServer } from '@cm/testkit';
 import { BUCKET_INDEXES } from '../storage/bucket-indexes';
 import { bucketName } from '../storage/bucket-naming';
 import type { EventDocument } from '../storage/event-document';
-import { waitUntil } from '../test-support/events-harness';
-import { newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
+import { waitUntil } from '../../test/support/events-harness';
+import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
 // Issue 10: a report over an owner flooded with 500,000 distinct urls answers within its deadline,
 // with bounded memory and a clear error, instead of loading every group.

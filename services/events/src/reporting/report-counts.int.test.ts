@@ -1,5 +1,5 @@
 import { encodeMetadataKey } from '../storage/metadata-key';
-import { newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
+import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
 let h: ReportingHarness;
 let apiKey: string;

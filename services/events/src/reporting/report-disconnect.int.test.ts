@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
-import { newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
+import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
 // the service's own driver reports every command it sends: how many count aggregations run at once is observed, not mocked
 const withCommandMonitoring = (url: string) => `${url}${url.includes('?') ? '&' : '/?'}monitorCommands=true`;

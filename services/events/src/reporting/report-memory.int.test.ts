@@ -1,5 +1,5 @@
 import { EVENT_LIMITS } from '@cm/contracts';
-import { newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
+import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
 // An outsider can send a victim's pixel many distinct urls of the longest length the pixel takes.
 // The byte bound is made small here so that a few thousand of them reach it; the default

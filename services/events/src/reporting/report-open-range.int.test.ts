@@ -1,4 +1,4 @@
-import { newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
+import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
 // An open bound is clamped to the day buckets that exist (never past now plus a skew), then the
 // range cap applies; a far-away bound must never make the planner walk millions of hours.

@@ -1,5 +1,5 @@
-import { countByBucket, referenceHourBuckets } from '../test-support/reference-hours';
-import { newOwnerId, startReportingHarness, type ReportingHarness } from '../test-support/reporting-harness';
+import { countByBucket, referenceHourBuckets } from '../../test/support/reference-hours';
+import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
 // Time series, time zones and top-N over HTTP (raw events here: the rollup path is compared with
 // this one by the differential test).

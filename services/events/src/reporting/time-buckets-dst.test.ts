@@ -1,4 +1,4 @@
-import { countByBucket, referenceHourBuckets } from '../test-support/reference-hours';
+import { countByBucket, referenceHourBuckets } from '../../test/support/reference-hours';
 import { timeBuckets } from './time-buckets';
 import { formatZoned } from './time-zone';
 

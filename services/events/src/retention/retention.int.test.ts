@@ -1,6 +1,6 @@
 import { createLogger } from '@cm/platform';
 import { bucketName } from '../storage/bucket-naming';
-import { startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { startEventsHarness, waitUntil, type EventsHarness } from '../../test/support/events-harness';
 import { RetentionJob } from './retention-job';
 
 let h: EventsHarness;

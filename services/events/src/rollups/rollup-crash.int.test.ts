@@ -1,8 +1,8 @@
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
 import { bucketName } from '../storage/bucket-naming';
 import type { EventDocument } from '../storage/event-document';
-import { randomReportBody } from '../test-support/random-report';
-import { OWNERS, PREFIX, prng, randomEvents, startRollupFixture, type RollupFixture } from '../test-support/rollup-fixture';
+import { randomReportBody } from '../../test/support/random-report';
+import { OWNERS, PREFIX, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
 import { isBuilt } from './mark-document';
 
 // Crash tests for the rollup builder: killed at every step of a build (a hook that throws stops

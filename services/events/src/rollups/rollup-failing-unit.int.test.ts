@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import winston from 'winston';
 import { createLogger, prom } from '@cm/platform';
-import { expectRandomReportsEqualRaw } from '../test-support/compare-reports';
-import { BUILDER_DEFAULTS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../test-support/rollup-fixture';
+import { expectRandomReportsEqualRaw } from '../../test/support/compare-reports';
+import { BUILDER_DEFAULTS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
 import type { CellDocument } from './cell-document';
 import { CellStore } from './cell-store';
 import { RollupBuilder } from './rollup-builder';

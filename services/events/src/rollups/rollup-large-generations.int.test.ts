@@ -1,7 +1,7 @@
 import { BSON } from 'mongodb';
 import { v7 } from 'uuid';
-import { bothAnswers, expectRandomReportsEqualRaw } from '../test-support/compare-reports';
-import { BUILDER_DEFAULTS, OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../test-support/rollup-fixture';
+import { bothAnswers, expectRandomReportsEqualRaw } from '../../test/support/compare-reports';
+import { BUILDER_DEFAULTS, OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
 import type { EventDocument } from '../storage/event-document';
 import { CellStore } from './cell-store';
 import type { ManifestDocument } from './cell-manifests';

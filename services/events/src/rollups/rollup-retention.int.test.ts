@@ -2,7 +2,7 @@ import { createLogger } from '@cm/platform';
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
 import { RetentionJob } from '../retention/retention-job';
 import { bucketName } from '../storage/bucket-naming';
-import { OWNERS, PREFIX, prng, randomEvents, startRollupFixture, type RollupFixture } from '../test-support/rollup-fixture';
+import { OWNERS, PREFIX, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
 import { CellStore } from './cell-store';
 import { RollupRebuild } from './rollup-rebuild';
 import { RollupRetention } from './rollup-retention';

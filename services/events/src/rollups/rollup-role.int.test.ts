@@ -1,4 +1,4 @@
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../../test/support/events-harness';
 
 // The rollup role in a running service: events published to the stream are written by the
 // consumer (with write marks), built by the rollup role, and reports then read the rollups;

@@ -1,9 +1,9 @@
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
 import { bucketName } from '../storage/bucket-naming';
-import type { InsertHook } from '../test-support/insert-hook';
-import { waitUntil } from '../test-support/events-harness';
-import { randomReportBody } from '../test-support/random-report';
-import { OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../test-support/rollup-fixture';
+import type { InsertHook } from '../../test/support/insert-hook';
+import { waitUntil } from '../../test/support/events-harness';
+import { randomReportBody } from '../../test/support/random-report';
+import { OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
 import { unitId } from './rollup-units';
 
 // A live consumer whose insert is stuck (say on a lagging majority) for longer than

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 

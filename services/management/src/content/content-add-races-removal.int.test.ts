@@ -1,7 +1,7 @@
 import { connectNats, createLogger, createRegistry, type NatsConnection } from '@cm/platform';
 import { createRegistryFeature, type RegistryFeature } from '../registry/registry-feature';
 import { RedirectHostService } from '../redirect-hosts/redirect-host-service';
-import { startManagementHarness, waitFor, type ManagementHarness } from '../test-support/management-harness';
+import { startManagementHarness, waitFor, type ManagementHarness } from '../../test/support/management-harness';
 import { UserStore } from '../users/user-store';
 import { ContentService } from './content-service';
 import { ContentStore } from './content-store';

@@ -1,4 +1,4 @@
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 

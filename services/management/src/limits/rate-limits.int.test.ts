@@ -1,4 +1,4 @@
-import { startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 beforeAll(async () => {

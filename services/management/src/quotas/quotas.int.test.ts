@@ -1,5 +1,5 @@
 import { OWNER_RECORD_LIMITS } from '@cm/contracts';
-import { startManagementHarness, TEST_ADMIN_TOKEN, type ManagementHarness } from '../test-support/management-harness';
+import { startManagementHarness, TEST_ADMIN_TOKEN, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 beforeAll(async () => {

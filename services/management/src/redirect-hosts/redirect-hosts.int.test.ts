@@ -1,5 +1,5 @@
 import { isRedirectHostAllowed } from '@cm/contracts';
-import { startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 beforeAll(async () => {

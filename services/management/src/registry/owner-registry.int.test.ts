@@ -3,7 +3,7 @@ import { startNatsServer, uniqueName } from '@cm/testkit';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startManagementHarness, waitFor, type ManagementHarness } from '../test-support/management-harness';
+import { startManagementHarness, waitFor, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { encodeOwnerRecord, ownerRegistryBucketOptions, type OwnerRecord } from '@cm/contracts';
 import { uniqueName } from '@cm/testkit';
-import { BROWSER_UA, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../../events/src/test-support/events-harness';
-import { startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { BROWSER_UA, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../../events/test/support/events-harness';
+import { startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 // Cross-service: management's reconciliation removes an owner that has no user, and the events
 // service (started through its own test harness, read-only use) stops storing that owner's events.

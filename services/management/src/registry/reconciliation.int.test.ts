@@ -1,5 +1,5 @@
 import { encodeOwnerRecord, type OwnerRecord } from '@cm/contracts';
-import { TEST_ADMIN_TOKEN, startManagementHarness, waitFor, type ManagementHarness } from '../test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, waitFor, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
-import { startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 /** Pages served on 127.0.0.1; the title fetcher may reach them only with TITLE_FETCH_ALLOW_LOOPBACK. */
 const hits: Record<string, number> = {};

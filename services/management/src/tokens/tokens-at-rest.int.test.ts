@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import { uniqueName } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 const K1 = `k1:${key(1)}`;

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test-support/management-harness';
+import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 

@@ -1,5 +1,5 @@
 import { startNatsServer, type LocalServer } from '@cm/testkit';
-import { BROWSER_UA, newOwnerId, startEventsHarness, type EventsHarness } from '../test-support/events-harness';
+import { BROWSER_UA, newOwnerId, startEventsHarness, type EventsHarness } from '../support/events-harness';
 
 /**
  * deploy/nats sizing at a small scale: JetStream's max_file_store above the events stream's and

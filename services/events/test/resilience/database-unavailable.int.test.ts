@@ -1,5 +1,5 @@
 import { httpRequester, startMongoStandIn, type HttpResult, type LocalServer } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
 
 // its own stand-in, stopped under the running service; short timeouts so a request fails in about a second
 let mongo: LocalServer;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startNatsServer, type LocalServer } from '@cm/testkit';
-import { startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
 
 // this file runs its own nats-server so that it can stop and restart it
 let nats: LocalServer;

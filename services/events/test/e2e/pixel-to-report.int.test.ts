@@ -1,6 +1,6 @@
-import { startManagementHarness, type ManagementHarness } from '../../../management/src/test-support/management-harness';
+import { startManagementHarness, type ManagementHarness } from '../../../management/test/support/management-harness';
 import { uniqueName } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { TEST_ADMIN_TOKEN, startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
 
 // the whole path: management creates a user -> owner registry (NATS KV) -> pixel -> JetStream
 // -> consumer -> day bucket -> report

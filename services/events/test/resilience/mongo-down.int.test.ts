@@ -1,5 +1,5 @@
 import { startMongoStandIn, type LocalServer } from '@cm/testkit';
-import { startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
 
 // this file runs its own MongoDB stand-in so that it can kill and restart it
 let mongo: LocalServer;

@@ -4,8 +4,8 @@ import { MongoClient, type Db } from 'mongodb';
 import { decodeOwnerRecord, ownerRegistryBucketOptions, type OwnerRecord } from '@cm/contracts';
 import { createLogger } from '@cm/platform';
 import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
-import { startManagement, type ManagementSystem } from '../composition-root';
-import { loadManagementConfig, type ManagementConfig } from '../config';
+import { startManagement, type ManagementSystem } from '../../src/composition-root';
+import { loadManagementConfig, type ManagementConfig } from '../../src/config';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 

@@ -6,10 +6,10 @@ import { v7 } from 'uuid';
 import { encodeEventBatch, encodeOwnerRecord, eventBatchSubject, type EventMessage, type EventRecord } from '@cm/contracts';
 import { createLogger } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
-import { startEvents, type EventsSystem } from '../composition-root';
-import { loadEventsConfig, type EventsConfig } from '../config';
-import { bucketDay } from '../storage/bucket-naming';
-import type { EventDocument } from '../storage/event-document';
+import { startEvents, type EventsSystem } from '../../src/composition-root';
+import { loadEventsConfig, type EventsConfig } from '../../src/config';
+import { bucketDay } from '../../src/storage/bucket-naming';
+import type { EventDocument } from '../../src/storage/event-document';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 

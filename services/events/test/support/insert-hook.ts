@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import type { EventDocument } from '../storage/event-document';
+import type { EventDocument } from '../../src/storage/event-document';
 
 /** Decides what one insertMany does: call `insert` to run the real one (or not, and throw instead); may wait first. */
 export type InsertHook = (docs: EventDocument[], insert: (docs?: EventDocument[]) => Promise<unknown>) => Promise<unknown>;

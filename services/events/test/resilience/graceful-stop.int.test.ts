@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { startEventsHarness, waitUntil, type EventsHarness } from '../test-support/events-harness';
+import { startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
 
 let h: EventsHarness;
 let owner: string;

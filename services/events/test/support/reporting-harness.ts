@@ -17,11 +17,11 @@ import {
   requestContext,
 } from '@cm/platform';
 import { httpRequester, uniqueName, type HttpResult, type RequestOptions, type TestRequest } from '@cm/testkit';
-import { loadEventsConfig, type EventsConfig } from '../config';
-import { createReportingFeature } from '../reporting/reporting-feature';
-import { BUCKET_INDEXES } from '../storage/bucket-indexes';
-import { bucketName } from '../storage/bucket-naming';
-import type { EventDocument } from '../storage/event-document';
+import { loadEventsConfig, type EventsConfig } from '../../src/config';
+import { createReportingFeature } from '../../src/reporting/reporting-feature';
+import { BUCKET_INDEXES } from '../../src/storage/bucket-indexes';
+import { bucketName } from '../../src/storage/bucket-naming';
+import type { EventDocument } from '../../src/storage/event-document';
 
 export const REPORTING_ADMIN_TOKEN = 'reporting-admin-token-0123456789';
 

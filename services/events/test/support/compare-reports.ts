@@ -1,5 +1,5 @@
 import { ValidationError } from '@cm/platform';
-import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
+import type { ApiKeyPrincipal } from '../../src/api-keys/api-key-service';
 import { randomReportBody } from './random-report';
 import { OWNERS, type RollupFixture } from './rollup-fixture';
 
