@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
-import { ConfigError, baseConfigSchema, loadConfig } from './config';
+import { ConfigError, baseConfigSchema, configSchema, loadConfig, optionalSetting, setting, type ConfigOf } from './config';
 
 const schema = Joi.object({ ...baseConfigSchema, PORT: Joi.number().port().default(3000) });
 
@@ -49,5 +49,22 @@ describe('loadConfig', () => {
 
   test('when development gets a short made-up token, then it is accepted as before', () => {
     expect(loadConfig(schema, { ADMIN_TOKEN: 'a-long-enough-token' }).ADMIN_TOKEN).toBe('a-long-enough-token');
+  });
+
+  test('when a settings table is declared, then the config type follows each schema, narrowed and optional where marked', () => {
+    const table = {
+      ...baseConfigSchema,
+      PORT: Joi.number().port().default(3000),
+      MODE: setting<'a' | 'b'>(Joi.string().valid('a', 'b').default('a')),
+      SECRET: optionalSetting(Joi.string()),
+    };
+    type Config = ConfigOf<typeof table>;
+    // compile-time: a wrong type or a required SECRET would not typecheck
+    const expected: Config = { NODE_ENV: 'test', MONGO_URL: 'mongodb://h', NATS_URL: 'nats://h', LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: 1, PORT: 1, MODE: 'b' };
+    const mode: 'a' | 'b' = loadConfig(configSchema(table), { MODE: 'b' }).MODE;
+    expect(mode).toBe(expected.MODE);
+    expect(loadConfig(configSchema(table), {})).toMatchObject({ PORT: 3000, MODE: 'a', NODE_ENV: 'development' });
+    expect(loadConfig(configSchema(table), {}).SECRET).toBeUndefined();
+    expect(() => loadConfig(configSchema(table), { MODE: 'c' })).toThrow(/MODE/);
   });
 });

@@ -1,180 +1,122 @@
 import Joi from 'joi';
 import { EVENT_BATCH_LIMITS } from '@cm/contracts';
-import { ConfigError, baseConfigSchema, loadConfig } from '@cm/platform';
+import { ConfigError, baseConfigSchema, configSchema, loadConfig, setting, type ConfigOf } from '@cm/platform';
 
 const GIB = 1024 ** 3;
 
 export type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
 
-export interface EventsConfig {
-  NODE_ENV: 'development' | 'production' | 'test';
-  /** Comma list of roles this process runs; all three by default (local use). */
-  EVENTS_ROLES: EventsRole[];
-  EVENTS_PORT: number;
-  MONGO_URL: string;
-  MONGO_DB: string;
-  NATS_URL: string;
-  LOG_LEVEL: string;
-  ADMIN_TOKEN?: string;
-  SHUTDOWN_TIMEOUT_MS: number;
-  OWNER_REGISTRY_BUCKET: string;
-  /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
-  OWNER_REGISTRY_REPLICAS: number;
-  /** JetStream stream holding pixel events, and the subject prefix it binds (`<prefix>.>`). */
-  EVENTS_STREAM: string;
-  EVENTS_SUBJECT_PREFIX: string;
-  EVENTS_DEAD_LETTER_SUBJECT: string;
-  EVENTS_STREAM_REPLICAS: number;
-  EVENTS_STREAM_MAX_AGE_HOURS: number;
-  /** Byte and message limits of the events stream (discard new: past them the pixel answers 503). */
-  EVENTS_STREAM_MAX_BYTES: number;
-  EVENTS_STREAM_MAX_MSGS: number;
-  EVENTS_DEDUPE_WINDOW_SECONDS: number;
-  /** A pixel hit is answered within this long: 200 once its batch is acknowledged, else 503. Attempts repeat under the same message id until then. */
-  PUBLISH_TIMEOUT_MS: number;
-  /** How long one publish attempt waits for the stream's ack before it is sent again. */
-  PUBLISH_ATTEMPT_TIMEOUT_MS: number;
-  /** Group commit: messages in flight at once; events arriving meanwhile wait and go out together. */
-  INGEST_PUBLISH_WINDOW: number;
-  /** Group commit: at most this many events and bytes in one JetStream message. */
-  INGEST_BATCH_MAX_EVENTS: number;
-  INGEST_BATCH_MAX_BYTES: number;
-  /** Events waiting for a publish slot beyond which new hits get 503 at once (memory bound). */
-  INGEST_MAX_WAITING_EVENTS: number;
-  /** Flood limits of the ingest role, per process: sustained hits per second (0 = off) and burst, per client address and per owner. */
-  PIXEL_RATE_PER_IP: number;
-  PIXEL_BURST_PER_IP: number;
-  PIXEL_RATE_PER_OWNER: number;
-  PIXEL_BURST_PER_OWNER: number;
-  /** Trusted proxies in front that append the client address to X-Forwarded-For (0: use the socket peer): every per-client limit of the service (pixel flood limits, failed API key lookups) keys on the client it yields. */
-  PIXEL_TRUSTED_PROXY_HOPS: number;
-  CONSUMER_DURABLE: string;
-  CONSUMER_BATCH_SIZE: number;
-  CONSUMER_MAX_WAIT_MS: number;
-  CONSUMER_ACK_WAIT_MS: number;
-  /** Server-side bound on delivered-but-unacked messages across all consumer instances. */
-  CONSUMER_MAX_ACK_PENDING: number;
-  /** Refusals of one event by the database itself (not outages, timeouts or a full store) before it is dead-lettered. */
-  CONSUMER_MAX_WRITE_ATTEMPTS: number;
-  /** Delay of the first nak after a MongoDB failure; doubles per delivery up to the max. */
-  CONSUMER_RETRY_BASE_MS: number;
-  CONSUMER_RETRY_MAX_MS: number;
-  /** The dead-letter stream keeps undecodable messages this long for inspection, and at most this many bytes (oldest go first). */
-  EVENTS_DLQ_MAX_AGE_HOURS: number;
-  EVENTS_DLQ_MAX_BYTES: number;
-  /** Write concern of event inserts: acknowledged by a majority (or this many members), journaled. */
-  EVENTS_WRITE_CONCERN_W: 'majority' | number;
-  EVENTS_WRITE_CONCERN_J: boolean;
-  /** Collections are `<prefix>_YYYYMMDD` (UTC day). */
-  BUCKET_PREFIX: string;
-  RETENTION_DAYS: number;
-  RETENTION_INTERVAL_MS: number;
-  REPORT_RATE_LIMIT_PER_MINUTE: number;
-  REPORT_MAX_RANGE_DAYS: number;
-  /** Day buckets one report aggregates at the same time. */
-  REPORT_BUCKET_CONCURRENCY: number;
-  /** maxTimeMS of each bucket's report aggregation; past it the report is a 503. */
-  REPORT_QUERY_TIMEOUT_MS: number;
-  /** How long an API key lookup is cached: another process honours a revoked key at most this long. */
-  API_KEY_CACHE_TTL_MS: number;
-  /** Failed API key lookups allowed per client address and minute (sustained and burst); then 429. */
-  API_KEY_FAILED_LOOKUPS_PER_MINUTE: number;
-  /** One overall deadline per report; past it the report is a 503. */
-  REPORT_DEADLINE_MS: number;
-  /** Groups (series rows) a report may return; more is a 400 suggesting limit or a filter. */
-  REPORT_MAX_GROUPS: number;
-  /** Groups a top-N report (`limit`) may rank in memory. */
-  REPORT_MAX_RANKED_GROUPS: number;
-  /** Row times a series may have (interval x range). */
-  REPORT_MAX_BUCKETS: number;
-  /** Reports one API key may run at the same time in one process; more are 429. */
-  REPORT_CONCURRENCY_PER_KEY: number;
-  /** Rollup builder: pause between passes once caught up. */
-  ROLLUP_INTERVAL_MS: number;
-  /** A unit is built once it ended this long ago. */
-  ROLLUP_GRACE_MS: number;
-  /** A write started but unfinished (and no longer refreshed) this long is presumed dead (the builder then builds over it); at least a minute, so the insert bound and the refresh interval fit well inside it. */
-  ROLLUP_ABANDON_MS: number;
-  /** Dirty units one builder pass looks at per level. */
-  ROLLUP_BATCH_UNITS: number;
-  /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */
-  ROLLUP_RETENTION_DAYS: number;
-  BODY_LIMIT: string;
-}
 
 const name = Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/);
 const subject = Joi.string().pattern(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/);
 
-const schema = Joi.object<EventsConfig>({
+const settings = {
   ...baseConfigSchema,
-  EVENTS_ROLES: Joi.array()
-    .items(Joi.string().valid('ingest', 'consumer', 'reporting', 'rollup'))
-    .min(1)
-    .unique()
-    .single()
-    .default(['ingest', 'consumer', 'reporting', 'rollup']),
+  /** Comma list of roles this process runs; all three by default (local use). */
+  EVENTS_ROLES: setting<EventsRole[]>(
+    Joi.array()
+      .items(Joi.string().valid('ingest', 'consumer', 'reporting', 'rollup'))
+      .min(1)
+      .unique()
+      .single()
+      .default(['ingest', 'consumer', 'reporting', 'rollup']),
+  ),
   EVENTS_PORT: Joi.number().port().default(3001),
   MONGO_DB: name.default('events'),
   OWNER_REGISTRY_BUCKET: name.default('owner_registry'),
+  /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
   OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
+  /** JetStream stream holding pixel events, and the subject prefix it binds (`<prefix>.>`). */
   EVENTS_STREAM: name.default('EVENTS'),
   EVENTS_SUBJECT_PREFIX: subject.default('events.v1'),
   EVENTS_DEAD_LETTER_SUBJECT: subject.default('events_dlq.v1'),
   EVENTS_STREAM_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   EVENTS_STREAM_MAX_AGE_HOURS: Joi.number().integer().min(1).default(72),
+  /** Byte and message limits of the events stream (discard new: past them the pixel answers 503). */
   EVENTS_STREAM_MAX_BYTES: Joi.number().integer().min(-1).default(8 * GIB),
   EVENTS_STREAM_MAX_MSGS: Joi.number().integer().min(-1).default(20_000_000),
   EVENTS_DEDUPE_WINDOW_SECONDS: Joi.number().integer().min(120).default(300),
   // a leader election of a JetStream cluster takes 4-9 s: a pixel hit waits it out (CONVENTIONS 8)
+  /** A pixel hit is answered within this long: 200 once its batch is acknowledged, else 503. Attempts repeat under the same message id until then. */
   PUBLISH_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(10000),
+  /** How long one publish attempt waits for the stream's ack before it is sent again. */
   PUBLISH_ATTEMPT_TIMEOUT_MS: Joi.number()
     .integer()
     .min(50)
     .max(30000)
     .default((parent: { PUBLISH_TIMEOUT_MS: number }) => Math.min(1000, parent.PUBLISH_TIMEOUT_MS)),
+  /** Group commit: messages in flight at once; events arriving meanwhile wait and go out together. */
   INGEST_PUBLISH_WINDOW: Joi.number().integer().min(1).max(64).default(2),
+  /** Group commit: at most this many events and bytes in one JetStream message. */
   INGEST_BATCH_MAX_EVENTS: Joi.number().integer().min(1).max(EVENT_BATCH_LIMITS.maxEvents).default(200),
   // a single event is at most ~90 KB encoded: the floor keeps room for it, the cap keeps messages under NATS's 1 MB payload
   INGEST_BATCH_MAX_BYTES: Joi.number().integer().min(128 * 1024).max(512 * 1024).default(256 * 1024),
+  /** Events waiting for a publish slot beyond which new hits get 503 at once (memory bound). */
   INGEST_MAX_WAITING_EVENTS: Joi.number().integer().min(1).default(50_000),
+  /** Flood limits of the ingest role, per process: sustained hits per second (0 = off) and burst, per client address and per owner. */
   PIXEL_RATE_PER_IP: Joi.number().min(0).default(50),
   PIXEL_BURST_PER_IP: Joi.number().integer().min(1).default(200),
   PIXEL_RATE_PER_OWNER: Joi.number().min(0).default(2000),
   PIXEL_BURST_PER_OWNER: Joi.number().integer().min(1).default(20_000),
+  /** Trusted proxies in front that append the client address to X-Forwarded-For (0: use the socket peer): every per-client limit of the service (pixel flood limits, failed API key lookups) keys on the client it yields. */
   PIXEL_TRUSTED_PROXY_HOPS: Joi.number().integer().min(0).max(10).default(0),
   CONSUMER_DURABLE: name.default('events-writer'),
   CONSUMER_BATCH_SIZE: Joi.number().integer().min(1).max(10000).default(500),
   CONSUMER_MAX_WAIT_MS: Joi.number().integer().min(10).max(60000).default(200),
   CONSUMER_ACK_WAIT_MS: Joi.number().integer().min(1000).default(30000),
+  /** Server-side bound on delivered-but-unacked messages across all consumer instances. */
   CONSUMER_MAX_ACK_PENDING: Joi.number().integer().min(1).default(20000),
+  /** Refusals of one event by the database itself (not outages, timeouts or a full store) before it is dead-lettered. */
   CONSUMER_MAX_WRITE_ATTEMPTS: Joi.number().integer().min(1).default(10),
+  /** Delay of the first nak after a MongoDB failure; doubles per delivery up to the max. */
   CONSUMER_RETRY_BASE_MS: Joi.number().integer().min(10).default(1000),
   CONSUMER_RETRY_MAX_MS: Joi.number().integer().min(10).default(60000),
+  /** The dead-letter stream keeps undecodable messages this long for inspection, and at most this many bytes (oldest go first). */
   EVENTS_DLQ_MAX_AGE_HOURS: Joi.number().integer().min(1).default(720),
   EVENTS_DLQ_MAX_BYTES: Joi.number().integer().min(-1).default(GIB),
-  EVENTS_WRITE_CONCERN_W: Joi.alternatives(Joi.string().valid('majority'), Joi.number().integer().min(1).max(50)).default('majority'),
+  /** Write concern of event inserts: acknowledged by a majority (or this many members), journaled. */
+  EVENTS_WRITE_CONCERN_W: setting<'majority' | number>(
+    Joi.alternatives(Joi.string().valid('majority'), Joi.number().integer().min(1).max(50)).default('majority'),
+  ),
   EVENTS_WRITE_CONCERN_J: Joi.boolean().default(true),
+  /** Collections are `<prefix>_YYYYMMDD` (UTC day). */
   BUCKET_PREFIX: name.default('events'),
   RETENTION_DAYS: Joi.number().integer().min(1).default(400),
   RETENTION_INTERVAL_MS: Joi.number().integer().min(1000).default(3_600_000),
   REPORT_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(120),
   REPORT_MAX_RANGE_DAYS: Joi.number().integer().min(1).max(4000).default(400),
-  REPORT_BUCKET_CONCURRENCY: Joi.number().integer().min(1).max(32).default(4),
+  /** maxTimeMS of each bucket's report aggregation; past it the report is a 503. */
   REPORT_QUERY_TIMEOUT_MS: Joi.number().integer().min(100).default(30000),
+  /** How long an API key lookup is cached: another process honours a revoked key at most this long. */
   API_KEY_CACHE_TTL_MS: Joi.number().integer().min(1000).max(600000).default(30000),
+  /** Failed API key lookups allowed per client address and minute (sustained and burst); then 429. */
   API_KEY_FAILED_LOOKUPS_PER_MINUTE: Joi.number().integer().min(1).default(30),
+  /** One overall deadline per report; past it the report is a 503. */
   REPORT_DEADLINE_MS: Joi.number().integer().min(100).max(600000).default(30000),
+  /** Groups (series rows) a report may return; more is a 400 suggesting limit or a filter. */
   REPORT_MAX_GROUPS: Joi.number().integer().min(1).max(1_000_000).default(10000),
+  /** Groups a top-N report (`limit`) may rank in memory. */
   REPORT_MAX_RANKED_GROUPS: Joi.number().integer().min(1).max(5_000_000).default(200000),
+  /** Row times a series may have (interval x range). */
   REPORT_MAX_BUCKETS: Joi.number().integer().min(1).max(100_000).default(10000),
+  /** Reports one API key may run at the same time in one process; more are 429. */
   REPORT_CONCURRENCY_PER_KEY: Joi.number().integer().min(1).max(100).default(2),
+  /** Rollup builder: pause between passes once caught up. */
   ROLLUP_INTERVAL_MS: Joi.number().integer().min(50).default(1000),
+  /** A unit is built once it ended this long ago. */
   ROLLUP_GRACE_MS: Joi.number().integer().min(0).default(60000),
+  /** A write started but unfinished (and no longer refreshed) this long is presumed dead (the builder then builds over it); at least a minute, so the insert bound and the refresh interval fit well inside it. */
   ROLLUP_ABANDON_MS: Joi.number().integer().min(60000).default(600000),
+  /** Dirty units one builder pass looks at per level. */
   ROLLUP_BATCH_UNITS: Joi.number().integer().min(1).max(100000).default(500),
+  /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */
   ROLLUP_RETENTION_DAYS: Joi.number().integer().min(0).default(0),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('32kb'),
-});
+};
+
+export type EventsConfig = ConfigOf<typeof settings>;
+
+const schema = configSchema(settings);
 
 export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   const raw = { ...env };
@@ -195,5 +137,16 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
     // one batch is written, one waits and one is being fetched: the server must let all three be in flight
     throw new ConfigError('invalid configuration:\n  CONSUMER_MAX_ACK_PENDING: must be at least 3 x CONSUMER_BATCH_SIZE');
   }
+  refuseWeakDurabilityInProduction(config);
   return config;
+}
+
+/** An event is acknowledged to JetStream only after its insert: a weaker write concern could lose acknowledged events on failover. */
+function refuseWeakDurabilityInProduction(config: EventsConfig): void {
+  if (config.NODE_ENV !== 'production') return;
+  const problems: string[] = [];
+  if (!config.EVENTS_WRITE_CONCERN_J) problems.push('  EVENTS_WRITE_CONCERN_J: false is refused in production (events would be acknowledged before they are journaled)');
+  // a member count may be below the replica set's majority, which this process cannot know at start
+  if (config.EVENTS_WRITE_CONCERN_W !== 'majority') problems.push('  EVENTS_WRITE_CONCERN_W: only majority is accepted in production (a member count may be below the majority)');
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
 }

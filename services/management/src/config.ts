@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { baseConfigSchema, loadConfig } from '@cm/platform';
+import { ConfigError, baseConfigSchema, configSchema, loadConfig, optionalSetting, setting, type ConfigOf } from '@cm/platform';
 import { REDIRECT_HOSTS_MAX } from './redirect-hosts/redirect-host-schemas';
 import { parseEncryptionKeys, parseLookupKey } from './tokens/token-keys';
 
@@ -13,52 +13,6 @@ const EnvJoi = Joi.extend((joi) => ({
   },
 })) as typeof Joi & { commaList(): Joi.ArraySchema };
 
-export interface ManagementConfig {
-  NODE_ENV: 'development' | 'production' | 'test';
-  MANAGEMENT_PORT: number;
-  MONGO_URL: string;
-  MONGO_DB: string;
-  NATS_URL: string;
-  LOG_LEVEL: string;
-  ADMIN_TOKEN?: string;
-  SHUTDOWN_TIMEOUT_MS: number;
-  BODY_LIMIT: string;
-  OWNER_REGISTRY_BUCKET: string;
-  /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
-  OWNER_REGISTRY_REPLICAS: number;
-  REGISTRY_RELAY_INTERVAL_MS: number;
-  /** How long a request waits for its owner registry write before leaving it to the relay. */
-  REGISTRY_SYNC_TIMEOUT_MS: number;
-  /** How often the owner registry bucket is made equal to the users collection (also once at start). */
-  REGISTRY_RECONCILE_INTERVAL_MS: number;
-  /** Tombstones of users that no longer exist are purged by reconciliation once this old. */
-  REGISTRY_TOMBSTONE_TTL_DAYS: number;
-  TITLE_FETCH_TIMEOUT_MS: number;
-  TITLE_FETCH_MAX_BYTES: number;
-  TITLE_FETCH_MAX_REDIRECTS: number;
-  /** Test-only: lets the title fetcher reach loopback (tests serve pages on 127.0.0.1). */
-  TITLE_FETCH_ALLOW_LOOPBACK: boolean;
-  /** Ports the title fetcher connects to (comma list in the environment). */
-  TITLE_FETCH_ALLOWED_PORTS: number[];
-  /** Rate limits per process (429 beyond them; operations.md section 13). */
-  API_RATE_LIMIT_PER_MINUTE: number;
-  API_EXPENSIVE_RATE_LIMIT_PER_MINUTE: number;
-  AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: number;
-  /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
-  TRUST_PROXY: boolean | number | string;
-  /** Quotas (409 `conflict` beyond them; operations.md section 13). */
-  QUOTA_SUB_USERS_PER_ACCOUNT: number;
-  QUOTA_CAMPAIGNS_PER_USER: number;
-  QUOTA_CONTENT_PER_CAMPAIGN: number;
-  QUOTA_REDIRECT_HOSTS_PER_USER: number;
-  /** `id:base64key,...` (AES-256-GCM, 32 bytes each): the first seals api_tokens, all open them. Required in production. */
-  TOKEN_ENCRYPTION_KEYS?: string;
-  /** HMAC key (>= 32 bytes, base64) of the api_token lookup hash. Required in production. */
-  TOKEN_LOOKUP_KEY?: string;
-  /** The lookup key being rotated out: still accepted until the rekey pass has redone every hash. */
-  TOKEN_LOOKUP_KEY_PREVIOUS?: string;
-}
-
 /** A secret that `parse` accepts; the message names the problem, never the value. */
 const secretParsedBy = (parse: (value: string) => unknown) =>
   Joi.string().custom((value: string, helpers) => {
@@ -69,43 +23,62 @@ const secretParsedBy = (parse: (value: string) => unknown) =>
       return helpers.message({ custom: `{{#label}} ${(err as Error).message}` });
     }
   });
-const requiredInProduction = (schema: Joi.StringSchema) => schema.when('NODE_ENV', { is: 'production', then: Joi.required(), otherwise: Joi.optional() });
+const requiredInProduction = (schema: Joi.StringSchema) =>
+  optionalSetting(schema.when('NODE_ENV', { is: 'production', then: Joi.required(), otherwise: Joi.optional() }));
 
-const schema = Joi.object<ManagementConfig>({
+const settings = {
   ...baseConfigSchema,
   MANAGEMENT_PORT: Joi.number().port().default(3000),
   MONGO_DB: Joi.string().pattern(/^[A-Za-z0-9_-]{1,63}$/).default('management'),
   BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('64kb'),
   OWNER_REGISTRY_BUCKET: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('owner_registry'),
+  /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
   OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   REGISTRY_RELAY_INTERVAL_MS: Joi.number().integer().min(100).default(5000),
+  /** How long a request waits for its owner registry write before leaving it to the relay. */
   REGISTRY_SYNC_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(1500),
+  /** How often the owner registry bucket is made equal to the users collection (also once at start). */
   REGISTRY_RECONCILE_INTERVAL_MS: Joi.number().integer().min(1000).default(300_000),
+  /** Tombstones of users that no longer exist are purged by reconciliation once this old. */
   REGISTRY_TOMBSTONE_TTL_DAYS: Joi.number().integer().min(1).max(3650).default(30),
   TITLE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(5000),
   TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),
+  /** Test-only: lets the title fetcher reach loopback (tests serve pages on 127.0.0.1). */
   TITLE_FETCH_ALLOW_LOOPBACK: Joi.boolean().default(false),
+  /** Rate limits per process (429 beyond them; operations.md section 13). */
   API_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(600),
   API_EXPENSIVE_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
   AUTH_FAILURE_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(60),
   // false (the socket's address), a hop count, or a comma list of trusted proxy addresses/subnets
-  TRUST_PROXY: Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0).max(10), Joi.string().pattern(/^[0-9A-Za-z.:/, ]{1,500}$/)).default(false),
+  /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
+  TRUST_PROXY: setting<boolean | number | string>(
+    Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0).max(10), Joi.string().pattern(/^[0-9A-Za-z.:/, ]{1,500}$/)).default(false),
+  ),
+  /** Quotas (409 `conflict` beyond them; operations.md section 13). */
   QUOTA_SUB_USERS_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(100),
   QUOTA_CAMPAIGNS_PER_USER: Joi.number().integer().min(0).max(1_000_000).default(1000),
   // content is embedded in its campaign document (16 MB at most): 5000 items of 2 KB URLs stay well below
   QUOTA_CONTENT_PER_CAMPAIGN: Joi.number().integer().min(1).max(5000).default(1000),
   QUOTA_REDIRECT_HOSTS_PER_USER: Joi.number().integer().min(0).max(REDIRECT_HOSTS_MAX).default(REDIRECT_HOSTS_MAX),
+  /** `id:base64key,...` (AES-256-GCM, 32 bytes each): the first seals api_tokens, all open them. Required in production. */
   TOKEN_ENCRYPTION_KEYS: requiredInProduction(secretParsedBy(parseEncryptionKeys)),
+  /** HMAC key (>= 32 bytes, base64) of the api_token lookup hash. Required in production. */
   TOKEN_LOOKUP_KEY: requiredInProduction(secretParsedBy(parseLookupKey)),
-  TOKEN_LOOKUP_KEY_PREVIOUS: secretParsedBy(parseLookupKey),
-  TITLE_FETCH_ALLOWED_PORTS: EnvJoi.commaList().items(Joi.number().integer().min(1).max(65535)).min(1).unique().default([80, 443]),
-});
+  /** The lookup key being rotated out: still accepted until the rekey pass has redone every hash. */
+  TOKEN_LOOKUP_KEY_PREVIOUS: optionalSetting(secretParsedBy(parseLookupKey)),
+  /** Ports the title fetcher connects to (comma list in the environment). */
+  TITLE_FETCH_ALLOWED_PORTS: setting<number[]>(EnvJoi.commaList().items(Joi.number().integer().min(1).max(65535)).min(1).unique().default([80, 443])),
+};
+
+export type ManagementConfig = ConfigOf<typeof settings>;
+
+const schema = configSchema(settings);
 
 export function loadManagementConfig(env: NodeJS.ProcessEnv): ManagementConfig {
   const config = loadConfig(schema, env);
   if (config.TITLE_FETCH_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
-    throw new Error('TITLE_FETCH_ALLOW_LOOPBACK is a test-only setting and is refused in production');
+    throw new ConfigError('invalid configuration:\n  TITLE_FETCH_ALLOW_LOOPBACK: a test-only setting, refused in production');
   }
   return config;
 }

@@ -7,7 +7,7 @@ export interface ReportMetrics {
   duration: Histogram<'outcome'>;
   /** Report requests by outcome: ok, invalid, unauthorized, forbidden, rate_limited, unavailable, error. */
   reports: Counter<'outcome'>;
-  /** Day buckets one report read: the input for sizing rollups and REPORT_BUCKET_CONCURRENCY. */
+  /** Day buckets one report read: the input for sizing rollups and the per-report bucket concurrency. */
   buckets: Histogram;
   /** How a report was answered: rollup units read, raw parts read. */
   observePlan(plan: ReportPlan): void;

@@ -13,6 +13,9 @@ import { createReportMetrics } from './report-metrics';
 import { reportRoutes } from './report-routes';
 import { ReportService } from './report-service';
 
+/** Day buckets one report aggregates at the same time: enough to overlap MongoDB round trips, few enough that one long report does not crowd out the others. */
+const REPORT_BUCKET_CONCURRENCY = 4;
+
 export interface ReportingFeatureDeps {
   db: Db;
   logger: Logger;
@@ -23,7 +26,6 @@ export interface ReportingFeatureDeps {
     | 'BUCKET_PREFIX'
     | 'REPORT_RATE_LIMIT_PER_MINUTE'
     | 'REPORT_MAX_RANGE_DAYS'
-    | 'REPORT_BUCKET_CONCURRENCY'
     | 'REPORT_QUERY_TIMEOUT_MS'
     | 'REPORT_DEADLINE_MS'
     | 'REPORT_MAX_GROUPS'
@@ -59,7 +61,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
   const source = new PlannedCountSource(db, {
     prefix: config.BUCKET_PREFIX,
     maxRangeDays: config.REPORT_MAX_RANGE_DAYS,
-    concurrency: config.REPORT_BUCKET_CONCURRENCY,
+    concurrency: REPORT_BUCKET_CONCURRENCY,
     queryTimeoutMs: config.REPORT_QUERY_TIMEOUT_MS,
     deadlineMs: config.REPORT_DEADLINE_MS,
     onBuckets: (n) => metrics.buckets.observe(n),

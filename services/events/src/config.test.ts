@@ -1,0 +1,37 @@
+import { loadEventsConfig } from './config';
+
+// production refuses guessable operator tokens (platform operator-token.ts): a random one
+const production = { NODE_ENV: 'production', ADMIN_TOKEN: '9b1c4e7a2f6d08e35a7c91b4d2e6f0a8c3b5d7e91f2a4c6e8b0d1f3a5c7e9b2d' };
+
+describe('events configuration', () => {
+  test('when production keeps the default write concern, then it starts with majority and journal', () => {
+    expect(loadEventsConfig(production)).toMatchObject({ EVENTS_WRITE_CONCERN_W: 'majority', EVENTS_WRITE_CONCERN_J: true });
+  });
+
+  test('when production turns the journal off, then it refuses to start naming the setting', () => {
+    expect(() => loadEventsConfig({ ...production, EVENTS_WRITE_CONCERN_J: 'false' })).toThrow(/EVENTS_WRITE_CONCERN_J.*refused in production/);
+  });
+
+  test('when production sets a member count instead of majority, then it refuses to start naming the setting', () => {
+    expect(() => loadEventsConfig({ ...production, EVENTS_WRITE_CONCERN_W: '1' })).toThrow(/EVENTS_WRITE_CONCERN_W.*majority/);
+  });
+
+  test('when development or tests weaken the write concern, then it is accepted', () => {
+    expect(loadEventsConfig({ EVENTS_WRITE_CONCERN_W: '1', EVENTS_WRITE_CONCERN_J: 'false' })).toMatchObject({ EVENTS_WRITE_CONCERN_W: 1, EVENTS_WRITE_CONCERN_J: false });
+    expect(loadEventsConfig({ NODE_ENV: 'test', EVENTS_WRITE_CONCERN_J: 'false' }).EVENTS_WRITE_CONCERN_J).toBe(false);
+  });
+
+  test('when the environment is empty, then every default applies as before', () => {
+    expect(loadEventsConfig({})).toMatchObject({
+      EVENTS_ROLES: ['ingest', 'consumer', 'reporting', 'rollup'],
+      EVENTS_PORT: 3001,
+      PUBLISH_TIMEOUT_MS: 10000,
+      PUBLISH_ATTEMPT_TIMEOUT_MS: 1000,
+      INGEST_PUBLISH_WINDOW: 2,
+      CONSUMER_MAX_ACK_PENDING: 20000,
+      ROLLUP_RETENTION_DAYS: 0,
+      BODY_LIMIT: '32kb',
+    });
+    expect(loadEventsConfig({ EVENTS_ROLES: 'ingest, reporting' }).EVENTS_ROLES).toEqual(['ingest', 'reporting']);
+  });
+});
