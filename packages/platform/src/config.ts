@@ -8,7 +8,7 @@ const productionOperatorToken: Joi.CustomValidator<string> = (value, helpers) =>
   return helpers.message({ custom: `is not safe for production: ${problems.join('; ')}. ${OPERATOR_TOKEN_ADVICE}` });
 };
 
-/** Settings every service shares (CONVENTIONS section 2). Each service extends this schema. */
+/** Settings every service shares (docs/operations.md, section 2.1). Each service extends this schema. */
 export const baseConfigSchema = {
   NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
   // Joi's uri() refuses multi-host replica-set URLs (mongodb://a:27017,b:27017/?replicaSet=rs0); the driver parses the rest.

@@ -45,7 +45,7 @@ export async function connectMongo(url: string, dbName: string): Promise<MongoHa
 export interface IndexDefinition {
   key: IndexSpecification;
   options?: CreateIndexesOptions;
-  /** The query this index serves (kept next to the definition, STYLE rule 6). */
+  /** The query this index serves (kept next to the definition, so an unused index shows). */
   serves: string;
 }
 

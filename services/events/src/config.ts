@@ -125,7 +125,7 @@ const schema = Joi.object<EventsConfig>({
   EVENTS_STREAM_MAX_BYTES: Joi.number().integer().min(-1).default(8 * GIB),
   EVENTS_STREAM_MAX_MSGS: Joi.number().integer().min(-1).default(20_000_000),
   EVENTS_DEDUPE_WINDOW_SECONDS: Joi.number().integer().min(120).default(300),
-  // a leader election of a JetStream cluster takes 4-9 s: a pixel hit waits it out (CONVENTIONS 8)
+  // a leader election of a JetStream cluster takes 4-9 s: a pixel hit waits it out
   PUBLISH_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(10000),
   PUBLISH_ATTEMPT_TIMEOUT_MS: Joi.number()
     .integer()

@@ -46,7 +46,7 @@ const metadataKey = Joi.string()
   );
 
 /**
- * Spec 4.8. Request data is only ever compared as values (never spread into a query), and a
+ * The report request. Request data is only ever compared as values (never spread into a query), and a
  * value of the wrong type, e.g. `{"$gt": ""}`, fails here with 400.
  */
 export const reportBodySchema = Joi.object<ReportBody>({

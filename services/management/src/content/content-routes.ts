@@ -6,7 +6,7 @@ import { addContentSchema, editContentSchema } from './content-schemas';
 import type { ContentService } from './content-service';
 
 /**
- * Spec 4.6. Mounted after the campaign routes: `POST /campaign/:token` (edit campaign) must be
+ * Content of a campaign. Mounted after the campaign routes: `POST /campaign/:token` (edit campaign) must be
  * matched before the generic `POST /:campaign_token/:url_token` (edit content) could see
  * campaign_token = "campaign". Content tokens are 22 characters, so never the literal "content".
  */
