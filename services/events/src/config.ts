@@ -8,7 +8,7 @@ export type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
 
 export interface EventsConfig {
   NODE_ENV: 'development' | 'production' | 'test';
-  /** Comma list of roles this process runs; all three by default (local use). */
+  /** Comma list of roles this process runs; all four by default (local use). */
   EVENTS_ROLES: EventsRole[];
   EVENTS_PORT: number;
   MONGO_URL: string;
