@@ -71,7 +71,7 @@ export const reportBodySchema = Joi.object<ReportBody>({
 });
 
 /**
- * `metadata` and `group_by` are comma lists in the spec; a JSON array is taken too. A comma list
+ * `metadata` and `group_by` are comma lists in the API; a JSON array is taken too. A comma list
  * is split (items trimmed) before validation so both forms meet the same item rules; "" is an
  * empty list.
  */

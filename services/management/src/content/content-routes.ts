@@ -26,7 +26,7 @@ export function contentRoutes(content: ContentService): Router {
     res.status(200).json(await content.setContentType(callerOf(req), campaignToken, urlToken, input.content_type));
   });
   router.post('/campaign/:campaign_token/:url_token', edit);
-  // The spec's own path for edit content, without the /campaign segment.
+  // The API's documented path for edit content, without the /campaign segment.
   router.post('/:campaign_token/:url_token', edit);
 
   router.delete('/campaign/:campaign_token/:url_token', asyncHandler(async (req, res) => {
