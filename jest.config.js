@@ -1,4 +1,4 @@
-/** Two kinds of tests (STYLE rule 8): pure `*.test.ts` and `*.int.test.ts` against real NATS and MongoDB. */
+/** Two kinds of tests: pure (no I/O) `*.test.ts` and `*.int.test.ts` against real NATS and MongoDB. */
 const shared = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
   moduleNameMapper: { '^@cm/(platform|contracts|testkit)$': '<rootDir>/packages/$1/src' },

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Fails when any installed production or development dependency has a licence outside the
-// permissive allow-list (CONVENTIONS section 7). Reads `pnpm licenses list --json`.
+// permissive allow-list (MIT, ISC, BSD, Apache-2.0, Unlicense and the like). Reads `pnpm licenses list --json`.
 import { execFileSync } from 'node:child_process';
 
 const ALLOWED = new Set([

@@ -58,6 +58,8 @@ async function startStores() {
     stores.push({ name: 'MongoDB stand-in', server: mongo });
     env.MONGO_URL = mongo.url;
     say(`MongoDB stand-in at ${mongo.url}, data in ${path.join(shownDir, 'mongo', 'data.mv.db')} (heap ${heap}: MONGO_STAND_IN_HEAP; set MONGO_URL for a real MongoDB)`);
+    // measured by `pnpm bench:local-capacity` (README, "Local store limits")
+    say('the local store holds about 35,000 events a day before today\'s reports slow past 1 s; for more, set MONGO_URL (a real MongoDB) or use docker compose');
   }
 }
 

@@ -2,7 +2,7 @@
 // `pnpm bench:cluster`: the events service on a local 3-node JetStream cluster (testkit
 // startNatsCluster; R3 events stream and R3 owner registry bucket; NATS_URL = every node) under
 // steady pixel load while a follower of the events stream and then its leader are killed with -9
-// and brought back. Prints the share of pixel requests answered 200 (CONVENTIONS section 8: at
+// and brought back. Prints the share of pixel requests answered 200 (the failover goal: at
 // least 99 %), the longest stretch without a 200, what was done when, the service's own warnings
 // and 503 reasons over time, and checks that every acknowledged event is reported exactly once.
 // The same scenario as services/events/test/cluster/cluster-failover.int.test.ts, longer. The
@@ -45,7 +45,7 @@ try {
   for (const g of r.serviceLog) console.log(`  ${g.level.padEnd(5)} ${String(g.count).padStart(6)}  ${seconds(g.firstMs).padStart(6)}-${seconds(g.lastMs).padEnd(6)}  ${g.what}`);
   failed = r.lost.length > 0 || r.duplicated.length > 0;
   if (failed) console.log(`\nFAILED: lost ${r.lost.slice(0, 10).join(', ')}; counted twice ${r.duplicated.slice(0, 10).join(', ')}`);
-  if (s.okShare < 0.99) console.log(`\nbelow the 99 % of CONVENTIONS section 8`);
+  if (s.okShare < 0.99) console.log(`\nbelow the failover goal of 99 %`);
 } catch (err) {
   console.error(err);
   failed = true;

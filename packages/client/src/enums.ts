@@ -1,5 +1,5 @@
 /**
- * The exact values the APIs accept (spec section 2), as runtime lists for pickers and as string
+ * The exact enumerated values the APIs accept, as runtime lists for pickers and as string
  * literal unions for the compiler. A unit test keeps them equal to the OpenAPI documents.
  */
 export const CATEGORIES = [
@@ -53,7 +53,7 @@ export type ContentState = (typeof CONTENT_STATES)[number];
 export const DEVICE_TYPES = ['desktop', 'tablet', 'mobile'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
 
-/** The `code` of the one error shape (CONVENTIONS section 5). */
+/** The `code` of the services' one JSON error shape. */
 export const ERROR_CODES = [
   'validation_error',
   'unauthorized',

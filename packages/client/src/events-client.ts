@@ -25,7 +25,7 @@ export class EventsClient {
 
   /**
    * Aggregated counts, sorted by name then the group fields. Read-only, so it is retried like a
-   * GET. The key travels as the `api_key` query parameter, as the spec requires.
+   * GET. The key travels as the `api_key` query parameter, as the Events API requires.
    */
   report(query: ReportQuery, options?: RequestOptions): Promise<ReportRow[]> {
     if (!this.apiKey) return Promise.reject(new TypeError('EventsClient was created without apiKey'));

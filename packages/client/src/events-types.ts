@@ -50,7 +50,7 @@ export interface ReportRow {
   metadata?: Record<string, string>;
 }
 
-/** Parameters of one pixel hit (spec 4.7). */
+/** Parameters of one pixel hit (docs/api/events.md). */
 export interface PixelParams {
   /** The owner's `unique_id`. */
   owner_id: string;

@@ -117,7 +117,7 @@ export class ManagementClient {
     return this.call({ method: 'POST', path: `${this.campaignPath(campaignToken)}content/`, body: input, idempotent: false }, options);
   }
 
-  /** Uses the spec's own path, POST /api/v3/<campaign_token>/<url_token>/. */
+  /** Uses the API's documented path, POST /api/v3/<campaign_token>/<url_token>/. */
   editContent(campaignToken: string, urlToken: string, input: EditContentInput, options?: RequestOptions): Promise<Content> {
     const path = `/api/v3/${segment(campaignToken, 'campaignToken')}/${segment(urlToken, 'urlToken')}/`;
     return this.call({ method: 'POST', path, body: input, idempotent: true }, options);

@@ -50,7 +50,7 @@ export interface Campaign {
   objective: Objective | null;
 }
 
-/** What an edit returns: exactly the fields spec 4.5 names (no name, no last_modified). */
+/** What an edit returns: exactly the fields the API documents for an edit (no name, no last_modified). */
 export type CampaignEdited = Omit<Campaign, 'name' | 'last_modified'>;
 
 export interface Content {

@@ -7,8 +7,8 @@ export interface BodyParserOptions {
 }
 
 /**
- * JSON and form-encoded bodies (CONVENTIONS section 3). Any other declared content type on a
- * request with a body is 415; a request without a body gets `{}` so handlers never see undefined.
+ * JSON and form-encoded bodies, as the management API accepts them. Any other declared content
+ * type on a request with a body is 415; a request without a body gets `{}` so handlers never see undefined.
  */
 export function bodyParsers(opts: BodyParserOptions): RequestHandler[] {
   const json = express.json({ limit: opts.limit, strict: true, type: ['application/json', 'application/*+json'], reviver: refuseProtoKeys });

@@ -35,7 +35,7 @@ export function clientErrorAnswer(err: NodeJS.ErrnoException & { rawPacket?: Buf
 }
 
 /**
- * Answers requests the HTTP parser refuses in the JSON error shape (CONVENTIONS section 5)
+ * Answers requests the HTTP parser refuses in the services' one JSON error shape
  * instead of Node's empty-bodied 400/408/431, then closes the connection.
  */
 export function answerClientErrors(server: http.Server): void {

@@ -33,7 +33,7 @@ export type ConfigOf<Table> = {
 /** The Joi schema of a settings table, typed with the config it yields. */
 export const configSchema = <Table extends Joi.SchemaMap>(table: Table): Joi.ObjectSchema<ConfigOf<Table>> => Joi.object(table);
 
-/** Settings every service shares (CONVENTIONS section 2). Each service extends this schema. */
+/** Settings every service shares (docs/operations.md, section 2.1). Each service extends this schema. */
 export const baseConfigSchema = {
   NODE_ENV: setting<'development' | 'production' | 'test'>(Joi.string().valid('development', 'production', 'test').default('development')),
   // Joi's uri() refuses multi-host replica-set URLs (mongodb://a:27017,b:27017/?replicaSet=rs0); the driver parses the rest.

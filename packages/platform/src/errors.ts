@@ -1,4 +1,4 @@
-/** One error type per status in CONVENTIONS section 5; the error middleware renders them all alike. */
+/** One error type per status of the one JSON error shape; the error middleware renders them all alike. */
 export interface ErrorDetail {
   field: string;
   message: string;

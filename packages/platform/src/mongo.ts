@@ -50,7 +50,7 @@ export function withoutUrlOptions<T extends Record<string, unknown>>(url: string
 export interface IndexDefinition {
   key: IndexSpecification;
   options?: CreateIndexesOptions;
-  /** The query this index serves (kept next to the definition, STYLE rule 6). */
+  /** The query this index serves (kept next to the definition, so an unused index shows). */
   serves: string;
 }
 

@@ -20,8 +20,8 @@ type StepState = 'ok' | 'unavailable';
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
 /**
- * An HTTP server that listens before the service's dependencies are connected (CONVENTIONS
- * section 8: services start in any order). Until `serve()` hands it the real handler:
+ * An HTTP server that listens before the service's dependencies are connected (services
+ * start in any order, docs/architecture.md). Until `serve()` hands it the real handler:
  * `/healthz` is 200, `/readyz` is 503 naming each start-up step and its state, and any other
  * request waits up to `holdMs` for the service, then gets a 503 naming what is missing. The
  * composition root runs each step through `step()`, which retries it with backoff.

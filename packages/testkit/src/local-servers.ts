@@ -109,7 +109,7 @@ export interface MongoStandInOptions {
 /** The heap of the test run's stand-in (jest global setup): explicit, and ample for the whole suite. */
 export const TEST_STAND_IN_HEAP = '2g';
 
-/** The MongoDB-wire-compatible server (CONVENTIONS section 6) on loopback: in memory, or on disk in an H2 file. */
+/** The MongoDB-wire-compatible server (for machines without mongod) on loopback: in memory, or on disk in an H2 file. */
 export async function startMongoStandIn(opts: MongoStandInOptions = {}): Promise<LocalServer> {
   const libDir = ensureMongoStandIn();
   const port = opts.port ?? (await freePort());

@@ -9,7 +9,7 @@ export interface TestServers {
 }
 
 /**
- * CONVENTIONS section 6: MONGO_URL/NATS_URL when set; else containers when a runtime answers;
+ * The stores tests run against: MONGO_URL/NATS_URL when set; else containers when a runtime answers;
  * else local nats-server and the MongoDB stand-in.
  */
 export async function startTestServers(env: NodeJS.ProcessEnv = process.env): Promise<TestServers> {

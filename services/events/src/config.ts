@@ -12,7 +12,7 @@ const subject = Joi.string().pattern(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/);
 
 const settings = {
   ...baseConfigSchema,
-  /** Comma list of roles this process runs; all three by default (local use). */
+  /** Comma list of roles this process runs; all four by default (local use). */
   EVENTS_ROLES: setting<EventsRole[]>(
     Joi.array()
       .items(Joi.string().valid('ingest', 'consumer', 'reporting', 'rollup'))
@@ -36,7 +36,7 @@ const settings = {
   EVENTS_STREAM_MAX_BYTES: Joi.number().integer().min(-1).default(8 * GIB),
   EVENTS_STREAM_MAX_MSGS: Joi.number().integer().min(-1).default(20_000_000),
   EVENTS_DEDUPE_WINDOW_SECONDS: Joi.number().integer().min(120).default(300),
-  // a leader election of a JetStream cluster takes 4-9 s: a pixel hit waits it out (CONVENTIONS 8)
+  // a leader election of a JetStream cluster takes 4-9 s: a pixel hit waits it out
   /** A pixel hit is answered within this long: 200 once its batch is acknowledged, else 503. Attempts repeat under the same message id until then. */
   PUBLISH_TIMEOUT_MS: Joi.number().integer().min(50).max(30000).default(10000),
   /** How long one publish attempt waits for the stream's ack before it is sent again. */

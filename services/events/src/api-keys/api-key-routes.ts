@@ -3,7 +3,7 @@ import { NotFoundError, adminAuth, asyncHandler, isFormBody, validate } from '@c
 import { createApiKeySchema } from './api-key-schemas';
 import type { ApiKeyService } from './api-key-service';
 
-/** CONVENTIONS section 4: operator endpoints for reporting API keys, behind ADMIN_TOKEN. */
+/** Operator endpoints for reporting API keys, behind ADMIN_TOKEN. */
 export function apiKeyRoutes(keys: ApiKeyService, adminToken: string | undefined, bodyParsers: RequestHandler[]): Router {
   const router = Router();
   router.use('/admin/v1/api-keys', adminAuth(adminToken), ...bodyParsers);

@@ -15,7 +15,8 @@ export const deadLettered = (reason: string): EventOutcome => ({ kind: 'dead_let
 export const retry = (reason: string): EventOutcome => ({ kind: 'retry', reason });
 
 /**
- * What the batch handler decided for one JetStream message (STYLE rule 7), from its events:
+ * What the batch handler decided for one JetStream message, from its events (each message is
+ * acked, naked or termed, never left to time out):
  * - done: every event is written, already written (duplicate), dropped (past retention) or
  *   dead-lettered on its own;
  * - retry: at least one event must be written again (the others come back as duplicates);

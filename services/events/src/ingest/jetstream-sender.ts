@@ -38,7 +38,7 @@ const MAX_BACKOFF_MS = 1000;
 
 /**
  * Publishes to JetStream and waits for the stream's ack, riding out what a cluster does for a
- * few seconds when a node or the stream leader dies (CONVENTIONS section 8): an attempt that is
+ * few seconds when a node or the stream leader dies (docs/operations.md 5.2): an attempt that is
  * refused (no responders while the stream elects a leader, "temporarily unavailable") or not
  * answered in time is sent again under the SAME msgID until the message's deadline, so the stream
  * stores it once whichever attempt got through. While the connection is down nothing is sent;

@@ -31,7 +31,7 @@ export interface PixelHandlerDeps {
 
 /**
  * `GET|POST /v1/v.gif` on plain node:http (the hot path; Express would cost most of its
- * throughput). Response rules, in order (CONVENTIONS section 4):
+ * throughput). Response rules, in order (docs/api/events.md):
  * - `r` present but not an absolute http(s) URL to a host the owner allows (an unknown owner
  *   allows none): 400, no redirect, nothing stored; `r` not decidable yet (registry loading): 503;
  * - `r` allowed: 302 to it whatever happened to the event (invalid, rate limited, broker down),

@@ -90,7 +90,7 @@ function detailFor(d: Joi.ValidationErrorItem): ErrorDetail {
 /**
  * Validates the event parameters and builds the event. `url` falls back to the Referer, which
  * is truncated to the URL limit rather than refused (the sender does not choose it). Every
- * parameter that is not named in spec 4.7 is metadata, under an escaped key. Throws
+ * parameter that is not a documented pixel parameter is metadata, under an escaped key. Throws
  * ValidationError naming each bad field.
  */
 export function parsePixelEvent(params: RawParams, referer: string | undefined): PixelEvent {

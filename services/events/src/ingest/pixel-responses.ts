@@ -39,7 +39,7 @@ export function sendPreflight(res: http.ServerResponse): void {
   res.end();
 }
 
-/** The one JSON error shape (CONVENTIONS section 5), readable by cross-origin callers too. */
+/** The one JSON error shape, readable by cross-origin callers too. */
 export function sendError(res: http.ServerResponse, err: AppError, extraHeaders: string[] = []): void {
   const body = Buffer.from(JSON.stringify(errorBody(err)));
   res.writeHead(err.status, [

@@ -10,7 +10,7 @@ const SCHEME_AND_AUTHORITY = /^https?:\/\/[^/?#]/i;
 const FORBIDDEN_CHARS = /[\u0000-\u0020\u007f\\]/;
 
 /**
- * `r` (CONVENTIONS section 4): only absolute http/https URLs with a host. Everything else
+ * `r`: only absolute http/https URLs with a host. Everything else
  * (javascript:, data:, relative, protocol-relative, backslashes, control characters or spaces,
  * user:password@ prefixes that disguise the real host) is refused. The Location header carries
  * the parser's normalised href, which is plain ASCII (punycode host, percent-encoded path).

@@ -14,7 +14,7 @@ export interface OwnerLookup {
 /**
  * Mirrors the owner registry KV bucket (written by management, see @cm/contracts) into a Map.
  * A new watcher first replays every current key, then follows live puts and purges; until the
- * replay is complete the set is not trusted (isReady is false) so no hit is dropped as unknown
+ * replay is complete the map is not trusted (isReady is false) so no hit is dropped as unknown
  * just because the service started a moment ago.
  */
 export class OwnerRegistryWatcher implements OwnerLookup {

@@ -37,10 +37,9 @@ export interface ReportBudget {
 }
 
 /**
- * Where report counts come from. The report endpoint depends only on this interface, so a
- * pre-aggregated source (e.g. hourly rollups per owner/name/url/content_id, answering whole hours
- * from rollups and only the cut edges from raw buckets) can replace or wrap the raw-bucket source
- * without changing the API. A source returns each group once (already merged).
+ * Where report counts come from. The report endpoint depends only on this interface; the one
+ * implementation (PlannedCountSource) answers covered units from rollup cells and the rest from
+ * raw day buckets (docs/architecture.md, Rollups). A source returns each group once (already merged).
  */
 export interface CountSource {
   count(query: ReportQuery, budget?: ReportBudget): Promise<GroupCount[]>;

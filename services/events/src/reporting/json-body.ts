@@ -2,7 +2,7 @@ import express, { type RequestHandler } from 'express';
 import { UnsupportedMediaTypeError } from '@cm/platform';
 
 /**
- * The report takes JSON only (spec 4.8). A body of any other declared type is 415; no body at
+ * The report takes JSON only. A body of any other declared type is 415; no body at
  * all is `{}`, so validation names the missing fields instead of failing on undefined.
  */
 export function jsonBody(limit: string): RequestHandler[] {

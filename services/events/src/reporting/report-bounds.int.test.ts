@@ -6,7 +6,7 @@ import type { EventDocument } from '../storage/event-document';
 import { waitUntil } from '../../test/support/events-harness';
 import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
 
-// Issue 10: a report over an owner flooded with 500,000 distinct urls answers within its deadline,
+// A report over an owner flooded with 500,000 distinct urls answers within its deadline,
 // with bounded memory and a clear error, instead of loading every group.
 const URLS = 500_000;
 const DAY = Date.parse('2026-10-15T00:00:00Z');

@@ -1,5 +1,5 @@
 /**
- * Report time bounds: the spec's `YYYY-MM-DD HH:MM:SS` (UTC), or ISO 8601 (`T` separator,
+ * Report time bounds: the documented `YYYY-MM-DD HH:MM:SS` (UTC), or ISO 8601 (`T` separator,
  * fraction, `Z` or an offset; no offset means UTC), or a bare `YYYY-MM-DD`. A bound covers the
  * whole unit it was written in, so `created__lte: 2026-11-20 12:00:00` keeps 12:00:00.999 and
  * `created__lte: 2026-11-20` keeps the whole day.

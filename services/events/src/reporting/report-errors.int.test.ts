@@ -28,7 +28,7 @@ describe('report authentication', () => {
     expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
   });
 
-  test('when the key is sent in a header instead, then 401 (spec 5: the query parameter)', async () => {
+  test('when the key is sent in a header instead, then 401 (the key goes in the query parameter)', async () => {
     const res = await h.request('POST', '/api/v1/events/', { body: { owner_id: owner }, headers: { authorization: `Bearer ${apiKey}` } });
     expect(res.status).toBe(401);
   });

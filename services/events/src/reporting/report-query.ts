@@ -1,7 +1,7 @@
 import type { DeviceType } from '@cm/contracts';
 import type { Interval, TimeBucket } from './time-buckets';
 
-/** Fields a report may group by besides the event name (spec 4.8). */
+/** Fields a report may group by besides the event name. */
 export type GroupField = 'content_id' | 'url';
 export const GROUP_FIELDS: readonly GroupField[] = ['content_id', 'url'];
 

@@ -23,7 +23,7 @@ export interface ReportRouteDeps {
 }
 
 /**
- * Spec 4.8: `POST /api/v1/events/?api_key=KEY` (trailing slash optional). Order: 401, 429 (rate,
+ * `POST /api/v1/events/?api_key=KEY` (trailing slash optional). Order: 401, 429 (rate,
  * then reports running for the key), then the body. A client that disconnects aborts its report:
  * no new query starts, and the key's slot is free once the queries already sent have settled.
  */

@@ -3,7 +3,7 @@ import { TooManyGroupsError, groupKey } from './group-accumulator';
 import type { ReportQuery } from './report-query';
 import { formatZoned } from './time-zone';
 
-/** One element of the response array (spec 4.8; `time` only for a series). */
+/** One element of the response array (`time` only for a series). */
 export interface ReportRow {
   time?: string;
   name: string;

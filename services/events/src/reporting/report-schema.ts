@@ -46,7 +46,7 @@ const metadataKey = Joi.string()
   );
 
 /**
- * Spec 4.8. Request data is only ever compared as values (never spread into a query), and a
+ * The report request. Request data is only ever compared as values (never spread into a query), and a
  * value of the wrong type, e.g. `{"$gt": ""}`, fails here with 400.
  */
 export const reportBodySchema = Joi.object<ReportBody>({
@@ -71,7 +71,7 @@ export const reportBodySchema = Joi.object<ReportBody>({
 });
 
 /**
- * `metadata` and `group_by` are comma lists in the spec; a JSON array is taken too. A comma list
+ * `metadata` and `group_by` are comma lists in the API; a JSON array is taken too. A comma list
  * is split (items trimmed) before validation so both forms meet the same item rules; "" is an
  * empty list.
  */

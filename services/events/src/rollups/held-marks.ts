@@ -33,19 +33,12 @@ export interface HeldMarksOptions {
 export type MarkWrites = Pick<RollupMarks, 'start' | 'finish' | 'touch' | 'drain'>;
 
 /**
- * The consumer's write marks, held (rollups/rollup-marks.ts has the protocol). Writing
- * `started` before and `finished` after every batch costs the store an upsert per unit per
- * batch; here a unit's started mark is held open while writes keep coming: the first write to a
- * unit stores `started += 1`, later writes within `holdMs` join it without a database write,
- * and `finished += 1` is stored once every joined write has its outcome and none came for
- * `lingerMs`. While a hold is open the unit has started != finished, so it is neither built nor
- * used by reports (answered from raw events, as for any write in flight). After `holdMs` a new
- * hold (a new started mark) takes the new writes, and while any hold has a write in flight its
- * mark's `at` is stored again every `refreshMs`, however long that write takes: the builder's
- * "in flight longer than ROLLUP_ABANDON_MS is dead" rule never applies to a live writer, not
- * even one stuck on a slow insert. A write whose outcome is unknown (`lost`) never finishes its
- * holds and stops refreshing them: the unit stays dirty until that rule applies, exactly as with
- * one mark per write.
+ * The consumer's write marks, held (rollups/rollup-marks.ts has the protocol): a unit's started
+ * mark stays open while writes keep coming (`holdMs`) and finishes `lingerMs` after the last
+ * outcome, so the store pays one upsert per unit per hold instead of two per batch. Open holds
+ * with a write in flight refresh their `at` every `refreshMs`, so a live writer is never taken
+ * for dead; a `lost` write stops refreshing and leaves its unit dirty until ROLLUP_ABANDON_MS.
+ * The full story: docs/architecture.md, "Rollups".
  */
 export class HeldMarks implements WriteMarks<Hold[]> {
   private readonly current = new Map<string, Hold>();

@@ -32,7 +32,7 @@ export const MAX_EVENT_MESSAGE_BYTES = EVENT_BATCH_LIMITS.maxBytes;
  *   instead of the stream silently evicting events that may not have been written to MongoDB yet;
  *   both are bounded by default so a flood cannot fill the JetStream storage the owner registry
  *   bucket lives in (see docs/operations.md for sizing);
- * - duplicate_window >= 2 min: a publish retried with the same msgID (the event id) is stored once.
+ * - duplicate_window >= 2 min: a publish retried with the same msgID (the batch id) is stored once.
  */
 export function eventStreamConfig(s: StreamSettings): Partial<StreamConfig> & { name: string } {
   return {

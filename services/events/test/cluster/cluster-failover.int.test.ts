@@ -2,7 +2,7 @@ import { runFailoverScenario, type FailoverResult } from './failover-scenario';
 import { summarizeLoad } from './load-summary';
 
 /**
- * CONVENTIONS section 8 on a 3-node JetStream cluster (testkit startNatsCluster): the events
+ * Failover on a 3-node JetStream cluster (testkit startNatsCluster): the events
  * service with R3 stream and R3 registry bucket, under steady pixel load, survives kill -9 of a
  * follower and then of the stream leader. Longer runs with the figures: `pnpm bench:cluster`.
  */
@@ -50,7 +50,7 @@ describe('events service on a 3-node JetStream cluster, a follower and then the 
     expect(summarizeLoad(during).okShare).toBeGreaterThanOrEqual(0.99);
   });
 
-  test('when the run is over, then at least 99 % of the pixel requests were answered 200 (CONVENTIONS section 8)', () => {
+  test('when the run is over, then at least 99 % of the pixel requests were answered 200', () => {
     expect(result.summary.okShare).toBeGreaterThanOrEqual(0.99);
   });
 });

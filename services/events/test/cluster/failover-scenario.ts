@@ -55,7 +55,7 @@ async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolea
 }
 
 /**
- * CONVENTIONS section 8 on a real 3-node JetStream cluster: the events service (all roles, a
+ * Failover on a real 3-node JetStream cluster: the events service (all roles, a
  * separate process, R3 stream and R3 registry bucket, NATS_URL = every node) is started while
  * the cluster still elects its leaders, takes steady pixel traffic, and meanwhile a follower of
  * the events stream is killed with -9 and brought back, then the stream leader. Afterwards every

@@ -22,7 +22,7 @@ export interface LoadSummary {
   maxLatencyMs: number;
 }
 
-/** Pure: what a load run looked like from the client's side (CONVENTIONS section 8: >= 99 % answered 200). */
+/** Pure: what a load run looked like from the client's side (the failover goal: >= 99 % answered 200). */
 export function summarizeLoad(hits: PixelHit[]): LoadSummary {
   const sorted = [...hits].sort((a, b) => a.startMs - b.startMs || a.seq - b.seq);
   const byStatus: Record<string, number> = {};

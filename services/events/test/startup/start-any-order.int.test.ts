@@ -1,6 +1,6 @@
 import { freePort, readiness, spawnService, startServiceProcess, startMongoStandIn, startNatsServer, uniqueName, waitUntilReady, type LocalServer, type ServiceProcess } from '@cm/testkit';
 
-/** CONVENTIONS section 8: the events service starts before its dependencies and waits for them. */
+/** Services start in any order: the events service starts before its dependencies and waits for them. */
 const running: ServiceProcess[] = [];
 const servers: LocalServer[] = [];
 

@@ -55,7 +55,7 @@ export interface CampaignFeature {
   stop(): Promise<void>;
 }
 
-/** Campaigns (spec 4.5), their content (4.6) and background title fetching, wired together. */
+/** Campaigns, their content and background title fetching, wired together. */
 export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<CampaignFeature> {
   const { config } = deps;
   const campaignStore = new CampaignStore(deps.db);

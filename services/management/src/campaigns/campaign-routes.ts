@@ -6,7 +6,7 @@ import { createCampaignSchema, editCampaignSchema } from './campaign-schemas';
 import type { CampaignService } from './campaign-service';
 import { pathToken } from './path-token';
 
-/** Spec 4.5. Mounted under /api/v3 behind bearer auth, before the content routes (see campaign-feature.ts). */
+/** Campaigns. Mounted under /api/v3 behind bearer auth, before the content routes (see campaign-feature.ts). */
 export function campaignRoutes(campaigns: CampaignService): Router {
   const router = Router();
 

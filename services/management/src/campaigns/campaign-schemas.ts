@@ -2,13 +2,13 @@ import Joi from 'joi';
 import { targetGeography } from '../validation/countries';
 import { calendarDate } from './calendar-date';
 
-/** Spec 2.2, exact spelling. */
+/** The API's campaign categories, exact spelling. */
 export const CATEGORIES = [
   'Alcohol', 'Auto', 'Beauty', 'Charity', 'Education', 'Entertainment', 'Fashion', 'Finance', 'Food / Drink',
   'Health & Fitness', 'Retail', 'Technology', 'Travel & Tourism', 'Other',
 ] as const;
 
-/** Spec 2.2, exact spelling. */
+/** The API's campaign objectives, exact spelling. */
 export const OBJECTIVES = [
   'Page Views', 'Uniques', 'Social Engagement', 'Attention', 'Reach', 'Combination', 'Conversion', 'Brand Lift', 'Brand Awareness',
 ] as const;
@@ -49,7 +49,7 @@ const fields = {
   objective: Joi.string().valid(...OBJECTIVES).allow(null, ''),
 };
 
-/** Spec 4.5 create: four required fields; unknown fields are 400. */
+/** Create: four required fields; unknown fields are 400. */
 export const createCampaignSchema = Joi.object<CreateCampaignInput>({
   ...fields,
   name: fields.name.required(),
@@ -59,7 +59,7 @@ export const createCampaignSchema = Joi.object<CreateCampaignInput>({
 }).custom(unsetAsNull);
 
 /**
- * Spec 4.5 edit: the same fields and values, any subset. Date order is checked by the service on
+ * Edit: the same fields and values, any subset. Date order is checked by the service on
  * the merged result, so it is not checked here.
  */
 export const editCampaignSchema = Joi.object<EditCampaignInput>(fields).custom(unsetAsNull);

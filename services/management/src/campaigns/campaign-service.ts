@@ -45,7 +45,7 @@ function requireDatesInOrder(fields: Pick<CampaignFields, 'start_date' | 'end_da
   }
 }
 
-/** Spec 4.5. Every user owns its own campaigns: each call is scoped by the caller's unique_id. */
+/** Campaigns. Every user owns its own campaigns: each call is scoped by the caller's unique_id. */
 export class CampaignService {
   private readonly now: () => Date;
 

@@ -2,7 +2,7 @@ import { formatUtcDateTime } from '@cm/platform';
 import { toContentView, type ContentView } from '../content/content-view';
 import type { CampaignDocument, CampaignSummary } from './campaign-store';
 
-/** List and create (spec 4.5). Unset optional fields: brand, reach, objective null; target_geography []. */
+/** List and create. Unset optional fields: brand, reach, objective null; target_geography []. */
 export interface CampaignListView {
   name: string;
   token: string;
@@ -16,13 +16,13 @@ export interface CampaignListView {
   objective: string | null;
 }
 
-/** Edit (spec 4.5 names exactly these fields). */
+/** Edit (the API returns exactly these fields). */
 export type CampaignEditView = Omit<CampaignListView, 'name' | 'last_modified'>;
 
-/** Read with content (spec 4.5). */
+/** Read with content. */
 export type CampaignReadView = Omit<CampaignListView, 'last_modified'> & { content: ContentView[] };
 
-/** The fields every campaign view shares (exactly what spec 4.5 lists for an edit). */
+/** The fields every campaign view shares (exactly what an edit returns). */
 export function toCampaignEditView(doc: CampaignSummary): CampaignEditView {
   return {
     token: doc._id,

@@ -6,7 +6,7 @@ import { addContentSchema, editContentSchema } from './content-schemas';
 import type { ContentService } from './content-service';
 
 /**
- * Spec 4.6. Mounted after the campaign routes: `POST /campaign/:token` (edit campaign) must be
+ * Content of a campaign. Mounted after the campaign routes: `POST /campaign/:token` (edit campaign) must be
  * matched before the generic `POST /:campaign_token/:url_token` (edit content) could see
  * campaign_token = "campaign". Content tokens are 22 characters, so never the literal "content".
  */
@@ -26,7 +26,7 @@ export function contentRoutes(content: ContentService): Router {
     res.status(200).json(await content.setContentType(callerOf(req), campaignToken, urlToken, input.content_type));
   });
   router.post('/campaign/:campaign_token/:url_token', edit);
-  // The spec's own path for edit content, without the /campaign segment.
+  // The API's documented path for edit content, without the /campaign segment.
   router.post('/:campaign_token/:url_token', edit);
 
   router.delete('/campaign/:campaign_token/:url_token', asyncHandler(async (req, res) => {

@@ -19,13 +19,13 @@ const url = Joi.string()
   .custom((value: string, helpers) => normalizeContentUrl(value) ?? helpers.error('any.invalid'))
   .messages({ 'any.invalid': '{{#label}} must be an absolute http or https URL without credentials' });
 
-/** Spec 4.6 add: url required; content_type optional (null or "" = not set). */
+/** Add content: url required; content_type optional (null or "" = not set). */
 export const addContentSchema = Joi.object<AddContentInput>({
   url: url.required(),
   content_type: contentType.allow(null, ''),
 }).custom((value: AddContentInput) => ({ ...value, content_type: value.content_type || null }));
 
-/** Spec 4.6 edit: content_type is the only parameter, and required. */
+/** Edit content: content_type is the only parameter, and required. */
 export const editContentSchema = Joi.object<EditContentInput>({
   content_type: contentType.required(),
 });

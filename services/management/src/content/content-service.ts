@@ -34,7 +34,7 @@ export interface ContentServiceDeps {
   now?: () => Date;
 }
 
-/** Spec 4.6. Content belongs to a campaign, and so to the caller: every call names the caller's unique_id. */
+/** Content of a campaign. Content belongs to a campaign, and so to the caller: every call names the caller's unique_id. */
 export class ContentService {
   private readonly now: () => Date;
 

@@ -1,7 +1,7 @@
 export type ContentState = 'active' | 'inactive';
 
 /**
- * Spec 3 leaves the rule open; ours: an item is 'active' while today (in the campaign owner's time
+ * The API does not define the rule; ours: an item is 'active' while today (in the campaign owner's time
  * zone) is within the campaign's start_date..end_date, both days included, else 'inactive'.
  * `YYYY-mm-dd` strings compare correctly as text.
  */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 export const URL_MAX_LENGTH = 2048;
 
-/** 22 base64url characters = 132 bits of SHA-256 (CONVENTIONS: >= 128), URL-safe. */
+/** 22 base64url characters = 132 bits of SHA-256 (tokens must carry at least 128), URL-safe. */
 const TOKEN_LENGTH = 22;
 
 /**

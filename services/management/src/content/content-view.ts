@@ -2,7 +2,7 @@ import { formatUtcDateTime } from '@cm/platform';
 import type { ContentDocument } from './content-document';
 import { contentState, type ContentState } from './content-state';
 
-/** Spec 2.3, in the spec's field order. */
+/** A content item, in the API's documented field order. */
 export interface ContentView {
   url: string;
   content_type: string | null;

@@ -35,7 +35,7 @@ export interface RedirectHostServiceDeps {
 export const RECORD_QUOTA = 'redirect hosts per owner, explicit and from content URLs together';
 
 /**
- * Where the pixel may redirect a click for an owner (CONVENTIONS section 4): the hosts of the
+ * Where the pixel may redirect a click for an owner (an open redirect otherwise): the hosts of the
  * owner's content URLs plus an explicit list the owner manages. Each user manages its own list;
  * a change is announced in the owner's registry record.
  */

@@ -1,6 +1,6 @@
 import { randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
 
-/** URL-safe random token, 256 bits (CONVENTIONS: >= 128). Used for api_token and campaign tokens. */
+/** URL-safe random token, 256 bits (tokens must carry at least 128). Used for api_token and campaign tokens. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }

@@ -7,7 +7,7 @@ import { createUserSchema, editUserSchema } from './user-schemas';
 import type { UserService } from './user-service';
 
 /**
- * Spec 4.1-4.4 and token rotation. Mounted under /api/v3 behind bearer auth. Creating and editing
+ * List, create, read and edit users, and token rotation. Mounted under /api/v3 behind bearer auth. Creating and editing
  * users (scrypt) and rotating tokens also take from the tighter `expensive` rate limit.
  */
 export function userRoutes(users: UserService, expensive: RequestHandler): Router {

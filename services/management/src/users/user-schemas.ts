@@ -23,7 +23,7 @@ export const createUserSchema = Joi.object<CreateUserInput>({
   target_geography: targetGeography,
 });
 
-/** Edit takes the create parameters except email; anything else is 400 (spec 4.3). */
+/** Edit takes the create parameters except email; anything else is 400. */
 export const editUserSchema = Joi.object<EditUserInput>({
   user_name: userName,
   password,
