@@ -2,14 +2,8 @@ import type { EventRecord } from '@cm/contracts';
 import { ValidationError, type TokenBuckets } from '@cm/platform';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
 import type { DeviceDetector } from './device-detector';
+import type { EventSink } from './event-sink';
 import { parsePixelEvent, type RawParams } from './pixel-params';
-
-export interface EventSink {
-  readonly available: boolean;
-  /** Resolves once the event is durable (its message acknowledged by the stream). */
-  publish(event: EventRecord): Promise<void>;
-  roundTrip(): Promise<void>;
-}
 
 export type IngestResult =
   | { kind: 'stored'; id: string; bot: boolean }
