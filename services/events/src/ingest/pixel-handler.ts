@@ -9,13 +9,6 @@ import type { OwnerLookup } from '../registry/owner-registry-watcher';
 import { clientKey } from './client-address';
 import { decideRedirect } from './redirect-target';
 
-export const PIXEL_PATH = '/v1/v.gif';
-
-/** True for `/v1/v.gif` with or without a query string: the only path served outside Express. */
-export function isPixelRequest(url: string | undefined): boolean {
-  return url !== undefined && url.startsWith(PIXEL_PATH) && (url.length === PIXEL_PATH.length || url.charCodeAt(PIXEL_PATH.length) === 63 /* ? */);
-}
-
 const UNAVAILABLE = new UnavailableError('event could not be stored, try again');
 const REGISTRY_LOADING = new UnavailableError('the owner registry is still loading, try again');
 const NOT_ALLOWED = new AppError(405, 'method_not_allowed', 'the pixel accepts GET, POST and OPTIONS');
