@@ -1,9 +1,8 @@
 import type http from 'node:http';
 import { AppError, UnavailableError, ValidationError, type Logger } from '@cm/platform';
-import { readBeaconBody } from './beacon-body';
 import type { IngestMetrics } from './ingest-metrics';
 import type { PixelIngest } from './pixel-ingest';
-import { parseParams, type RawParams } from './pixel-params';
+import { parseParams, readBeaconBody, type RawParams } from './pixel-request';
 import { sendError, sendGif, sendPreflight, sendRedirect } from './pixel-responses';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
 import { clientKey } from './client-address';

@@ -3,7 +3,8 @@ import { ValidationError, type TokenBuckets } from '@cm/platform';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
 import type { DeviceDetector } from './device-detector';
 import type { EventSink } from './event-sink';
-import { parsePixelEvent, type RawParams } from './pixel-params';
+import { parsePixelEvent } from './pixel-params';
+import type { RawParams } from './pixel-request';
 
 export type IngestResult =
   | { kind: 'stored'; id: string; bot: boolean }
