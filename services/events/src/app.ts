@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { Express, Router } from 'express';
 import { createServiceApp, type Logger, type Registry } from '@cm/platform';
-import { isPixelRequest } from './ingest/pixel-handler';
 
 export interface EventsAppParts {
   logger: Logger;
@@ -16,6 +15,13 @@ export interface EventsAppParts {
 /** The Express app for everything except the pixel: the shared service skeleton with the events routers. */
 export function createEventsApp(parts: EventsAppParts): Express {
   return createServiceApp({ ...parts, routes: parts.routers });
+}
+
+const PIXEL_PATH = '/v1/v.gif';
+
+/** True for `/v1/v.gif` with or without a query string: the only path served outside Express. */
+function isPixelRequest(url: string | undefined): boolean {
+  return url !== undefined && url.startsWith(PIXEL_PATH) && (url.length === PIXEL_PATH.length || url.charCodeAt(PIXEL_PATH.length) === 63 /* ? */);
 }
 
 /**

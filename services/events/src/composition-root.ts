@@ -116,7 +116,7 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
       perClient: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_IP, burst: config.PIXEL_BURST_PER_IP }),
       perOwner: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_OWNER, burst: config.PIXEL_BURST_PER_OWNER }),
     });
-    pixel = createPixelHandler({ ingest, owners, metrics: ingestMetrics, logger, trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS });
+    pixel = createPixelHandler({ ingest, metrics: ingestMetrics, logger, trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS });
   }
 
   // rollups: write marks for the consumer, the builder for the rollup role

@@ -1,4 +1,5 @@
 import { encodeEventRecord, type EventRecord } from '@cm/contracts';
+import type { EventSink } from './event-sink';
 import type { GroupCommitPublisher } from './group-commit-publisher';
 import type { JetStreamSender } from './jetstream-sender';
 
@@ -6,7 +7,7 @@ import type { JetStreamSender } from './jetstream-sender';
  * What the pixel publishes through: each event goes into the next group-commit message and the
  * promise resolves only when the stream has acknowledged that message, i.e. the event is durable.
  */
-export class EventPublisher {
+export class EventPublisher implements EventSink {
   constructor(
     private readonly sender: JetStreamSender,
     private readonly batches: GroupCommitPublisher,

@@ -1,4 +1,4 @@
-import { nextBatchCount } from './next-batch';
+import { nextBatchCount } from './group-commit-publisher';
 
 describe('next group-commit batch', () => {
   test.each([

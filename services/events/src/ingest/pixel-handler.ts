@@ -1,74 +1,50 @@
 import type http from 'node:http';
-import { AppError, UnavailableError, ValidationError, type Logger } from '@cm/platform';
-import { readBeaconBody } from './beacon-body';
-import type { IngestMetrics } from './ingest-metrics';
-import type { PixelIngest } from './pixel-ingest';
-import { parseParams, type RawParams } from './pixel-params';
-import { sendError, sendGif, sendPreflight, sendRedirect } from './pixel-responses';
-import type { OwnerLookup } from '../registry/owner-registry-watcher';
+import { AppError, type Logger } from '@cm/platform';
 import { clientKey } from './client-address';
-import { decideRedirect } from './redirect-target';
+import type { IngestMetrics, PixelResult } from './ingest-metrics';
+import { decidePixelAnswer, sendAnswer, sendError, sendPreflight } from './pixel-answer';
+import type { PixelIngest, PixelOutcome } from './pixel-ingest';
+import { parseParams, readBeaconBody, type RawParams } from './pixel-request';
 
-export const PIXEL_PATH = '/v1/v.gif';
-
-/** True for `/v1/v.gif` with or without a query string: the only path served outside Express. */
-export function isPixelRequest(url: string | undefined): boolean {
-  return url !== undefined && url.startsWith(PIXEL_PATH) && (url.length === PIXEL_PATH.length || url.charCodeAt(PIXEL_PATH.length) === 63 /* ? */);
-}
-
-const UNAVAILABLE = new UnavailableError('event could not be stored, try again');
-const REGISTRY_LOADING = new UnavailableError('the owner registry is still loading, try again');
 const NOT_ALLOWED = new AppError(405, 'method_not_allowed', 'the pixel accepts GET, POST and OPTIONS');
 
 export interface PixelHandlerDeps {
   ingest: PixelIngest;
-  owners: OwnerLookup;
   metrics: IngestMetrics;
   logger: Logger;
   /** Trusted proxies in front of the ingest that append to X-Forwarded-For (0: none). */
   trustedProxyHops: number;
 }
 
+/** The result label of events_pixel_requests_total for one outcome. */
+function resultOf(outcome: PixelOutcome): PixelResult {
+  switch (outcome.kind) {
+    case 'registry_loading':
+      return 'unavailable';
+    case 'stored':
+      return outcome.bot ? 'bot' : 'stored';
+    default:
+      return outcome.kind;
+  }
+}
+
 /**
  * `GET|POST /v1/v.gif` on plain node:http (the hot path; Express would cost most of its
- * throughput). Response rules, in order (docs/api/events.md):
- * - `r` present but not an absolute http(s) URL to a host the owner allows (an unknown owner
- *   allows none): 400, no redirect, nothing stored; `r` not decidable yet (registry loading): 503;
- * - `r` allowed: 302 to it whatever happened to the event (invalid, rate limited, broker down),
- *   because a click must never break navigation;
- * - otherwise: stored, unknown owner or rate limited -> 200 GIF (alike, so the pixel reveals
- *   neither which owner ids exist nor who is being limited); invalid -> 400 naming the fields;
- *   broker down or slow -> 503.
+ * throughput): reads the parameters, lets PixelIngest run the checks, and writes the answer
+ * decidePixelAnswer picks for the outcome.
  */
 export function createPixelHandler(deps: PixelHandlerDeps): http.RequestListener {
-  const { ingest, owners, metrics, logger, trustedProxyHops } = deps;
+  const { ingest, metrics, logger, trustedProxyHops } = deps;
   const respond = async (req: http.IncomingMessage, res: http.ServerResponse, params: RawParams, started: bigint) => {
-    const redirect = decideRedirect(params.get('r'), params.get('owner_id'), owners);
-    if (redirect.kind === 'refused') {
-      metrics.count('bad_redirect');
-      sendError(res, new ValidationError('invalid redirect target', [{ field: 'r', message: redirect.message }]));
-      return;
-    }
-    if (redirect.kind === 'undecided') {
-      metrics.count('unavailable');
-      sendError(res, REGISTRY_LOADING, ['Retry-After', '1']);
-      return;
-    }
-    const result = await ingest.record(params, req.headers['user-agent'], req.headers.referer, clientKey(req, trustedProxyHops));
-    metrics.count(result.kind === 'stored' && result.bot ? 'bot' : result.kind);
-    if (result.kind === 'rate_limited') metrics.limited(result.scope);
-    else if (result.kind === 'unavailable') logger.debug('pixel event not stored', { reason: result.reason });
-    if (redirect.kind === 'allowed') {
-      metrics.redirected();
-      sendRedirect(res, redirect.location);
-    } else if (result.kind === 'stored' || result.kind === 'unknown_owner' || result.kind === 'rate_limited') {
-      sendGif(res);
-    } else if (result.kind === 'invalid') {
-      sendError(res, result.error);
-    } else {
-      sendError(res, UNAVAILABLE, ['Retry-After', '1']);
-    }
-    metrics.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    const outcome = await ingest.record(params, req.headers['user-agent'], req.headers.referer, clientKey(req, trustedProxyHops));
+    const answer = decidePixelAnswer(outcome);
+    metrics.count(resultOf(outcome));
+    if (outcome.kind === 'rate_limited') metrics.limited(outcome.scope);
+    else if (outcome.kind === 'unavailable') logger.debug('pixel event not stored', { reason: outcome.reason });
+    if (answer.kind === 'redirect') metrics.redirected();
+    sendAnswer(res, answer);
+    // a refused or undecidable r is answered before any event work: kept out of the latency histogram
+    if (outcome.kind !== 'bad_redirect' && outcome.kind !== 'registry_loading') metrics.observe(Number(process.hrtime.bigint() - started) / 1e9);
   };
 
   const fail = (res: http.ServerResponse, err: unknown) => {

@@ -2,21 +2,24 @@ import type { EventRecord } from '@cm/contracts';
 import { ValidationError, type TokenBuckets } from '@cm/platform';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
 import type { DeviceDetector } from './device-detector';
-import { parsePixelEvent, type RawParams } from './pixel-params';
+import type { EventSink } from './event-sink';
+import { parsePixelEvent } from './pixel-params';
+import type { RawParams } from './pixel-request';
+import { decideRedirect } from './redirect-target';
 
-export interface EventSink {
-  readonly available: boolean;
-  /** Resolves once the event is durable (its message acknowledged by the stream). */
-  publish(event: EventRecord): Promise<void>;
-  roundTrip(): Promise<void>;
-}
-
-export type IngestResult =
-  | { kind: 'stored'; id: string; bot: boolean }
-  | { kind: 'unknown_owner' }
-  | { kind: 'rate_limited'; scope: 'ip' | 'owner' }
-  | { kind: 'invalid'; error: ValidationError }
-  | { kind: 'unavailable'; reason: string };
+/**
+ * What happened to one pixel hit. `redirect` is the location of an `r` the owner allows (or
+ * undefined): the answer follows it whatever happened to the event. When `r` is refused or cannot
+ * be decided yet, nothing else is looked at.
+ */
+export type PixelOutcome =
+  | { kind: 'bad_redirect'; message: string }
+  | { kind: 'registry_loading' }
+  | { kind: 'stored'; id: string; bot: boolean; redirect: string | undefined }
+  | { kind: 'unknown_owner'; redirect: string | undefined }
+  | { kind: 'rate_limited'; scope: 'ip' | 'owner'; redirect: string | undefined }
+  | { kind: 'invalid'; error: ValidationError; redirect: string | undefined }
+  | { kind: 'unavailable'; reason: string; redirect: string | undefined };
 
 export interface PixelIngestDeps {
   owners: OwnerLookup;
@@ -28,43 +31,51 @@ export interface PixelIngestDeps {
   perOwner: TokenBuckets;
 }
 
-const UNKNOWN_OWNER: IngestResult = { kind: 'unknown_owner' };
-const LIMITED_CLIENT: IngestResult = { kind: 'rate_limited', scope: 'ip' };
-const LIMITED_OWNER: IngestResult = { kind: 'rate_limited', scope: 'owner' };
+// shared by every hit without a redirect: the common outcomes cost no allocation
+const REGISTRY_LOADING: PixelOutcome = { kind: 'registry_loading' };
+const UNKNOWN_OWNER: PixelOutcome = { kind: 'unknown_owner', redirect: undefined };
+const LIMITED_CLIENT: PixelOutcome = { kind: 'rate_limited', scope: 'ip', redirect: undefined };
+const LIMITED_OWNER: PixelOutcome = { kind: 'rate_limited', scope: 'owner', redirect: undefined };
 
 /**
- * The story of one pixel hit: validate, check the broker, the owner and the flood limits,
- * classify the device, publish and wait for the ack. Returns what happened; the HTTP layer
- * picks the response.
+ * The story of one pixel hit, every check in the order it runs: the redirect target, the event's
+ * parameters, the broker, the owner registry, the flood limits, the owner; then classify the
+ * device, publish and wait for the ack. Returns what happened; pixel-answer.ts picks the response.
  */
 export class PixelIngest {
   constructor(private readonly deps: PixelIngestDeps) {}
 
-  async record(params: RawParams, userAgent: string | undefined, referer: string | undefined, client: string): Promise<IngestResult> {
+  async record(params: RawParams, userAgent: string | undefined, referer: string | undefined, client: string): Promise<PixelOutcome> {
+    const { owners, sink, devices, perClient, perOwner } = this.deps;
+    // decided in memory before any I/O, so a refusal takes the same time for any owner
+    const redirect = decideRedirect(params.get('r'), params.get('owner_id'), owners);
+    if (redirect.kind === 'refused') return { kind: 'bad_redirect', message: redirect.message };
+    if (redirect.kind === 'undecided') return REGISTRY_LOADING;
+    const location = redirect.kind === 'allowed' ? redirect.location : undefined;
+
     let event;
     try {
       event = parsePixelEvent(params, referer);
     } catch (err) {
-      if (err instanceof ValidationError) return { kind: 'invalid', error: err };
+      if (err instanceof ValidationError) return { kind: 'invalid', error: err, redirect: location };
       throw err;
     }
-    const { owners, sink, devices, perClient, perOwner } = this.deps;
     // checked before the owner so that an outage answers alike for known and unknown owners
-    if (!sink.available) return { kind: 'unavailable', reason: 'broker disconnected' };
-    if (!owners.isReady()) return { kind: 'unavailable', reason: 'owner registry not loaded yet' };
+    if (!sink.available) return { kind: 'unavailable', reason: 'broker disconnected', redirect: location };
+    if (!owners.isReady()) return { kind: 'unavailable', reason: 'owner registry not loaded yet', redirect: location };
     const now = Date.now();
-    if (!perClient.tryTake(client, now)) return LIMITED_CLIENT;
+    if (!perClient.tryTake(client, now)) return location === undefined ? LIMITED_CLIENT : { kind: 'rate_limited', scope: 'ip', redirect: location };
     if (!owners.has(event.owner_id)) {
       // a bounded server round trip, so the answer does not come measurably sooner than a stored hit
       try {
         await sink.roundTrip();
-        return UNKNOWN_OWNER;
+        return location === undefined ? UNKNOWN_OWNER : { kind: 'unknown_owner', redirect: location };
       } catch {
-        return { kind: 'unavailable', reason: 'broker did not answer' };
+        return { kind: 'unavailable', reason: 'broker did not answer', redirect: location };
       }
     }
     // only known owners get a bucket: the key space is the registry, not whatever a sender invents
-    if (!perOwner.tryTake(event.owner_id, now)) return LIMITED_OWNER;
+    if (!perOwner.tryTake(event.owner_id, now)) return location === undefined ? LIMITED_OWNER : { kind: 'rate_limited', scope: 'owner', redirect: location };
     const device = devices.detect(userAgent);
     const record: EventRecord = {
       id: this.deps.newId(),
@@ -79,9 +90,9 @@ export class PixelIngest {
     };
     try {
       await sink.publish(record);
-      return { kind: 'stored', id: record.id, bot: record.bot };
+      return { kind: 'stored', id: record.id, bot: record.bot, redirect: location };
     } catch (err) {
-      return { kind: 'unavailable', reason: err instanceof Error ? err.message : String(err) };
+      return { kind: 'unavailable', reason: err instanceof Error ? err.message : String(err), redirect: location };
     }
   }
 }

@@ -1,5 +1,6 @@
 import { ValidationError } from '@cm/platform';
-import { eventSchema, parseParams, parsePixelEvent, withinLimits } from './pixel-params';
+import { eventSchema, parsePixelEvent, withinLimits } from './pixel-params';
+import { parseParams } from './pixel-request';
 
 const parse = (qs: string, referer?: string) => parsePixelEvent(parseParams(qs), referer);
 const fieldsOf = (fn: () => unknown): string[] => {

@@ -2,9 +2,7 @@ import Joi from 'joi';
 import { EVENT_LIMITS } from '@cm/contracts';
 import { ValidationError, type ErrorDetail } from '@cm/platform';
 import { encodeMetadataKey } from '../storage/metadata-key';
-
-/** The parameters of one pixel request; a name given twice yields an array (which validation refuses). */
-export type RawParams = Map<string, string | string[]>;
+import type { RawParams } from './pixel-request';
 
 export interface PixelEvent {
   owner_id: string;
@@ -50,19 +48,6 @@ export function withinLimits(input: Record<string, unknown>, metadata: [string, 
 }
 
 const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'r']);
-
-/**
- * Query string or beacon body into parameters. Never throws: URLSearchParams keeps malformed
- * escapes as text. Parameters with an empty name (`?=x`, `&&`) are ignored.
- */
-export function parseParams(text: string, into: RawParams = new Map()): RawParams {
-  for (const [key, value] of new URLSearchParams(text)) {
-    if (key === '') continue;
-    const existing = into.get(key);
-    into.set(key, existing === undefined ? value : ([] as string[]).concat(existing, value));
-  }
-  return into;
-}
 
 function detailFor(d: Joi.ValidationErrorItem): ErrorDetail {
   const field = d.path.map(String).join('.');

@@ -1,4 +1,4 @@
-import { TRANSPARENT_GIF } from './pixel-responses';
+import { TRANSPARENT_GIF } from './pixel-answer';
 import { newOwnerId, startEventsHarness, type EventsHarness, uniqueTag, BROWSER_UA } from '../../test/support/events-harness';
 
 let h: EventsHarness;

@@ -1,6 +1,22 @@
 import type http from 'node:http';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '@cm/platform';
 
+/** The parameters of one pixel request; a name given twice yields an array (which validation refuses). */
+export type RawParams = Map<string, string | string[]>;
+
+/**
+ * Query string or beacon body into parameters. Never throws: URLSearchParams keeps malformed
+ * escapes as text. Parameters with an empty name (`?=x`, `&&`) are ignored.
+ */
+export function parseParams(text: string, into: RawParams = new Map()): RawParams {
+  for (const [key, value] of new URLSearchParams(text)) {
+    if (key === '') continue;
+    const existing = into.get(key);
+    into.set(key, existing === undefined ? value : ([] as string[]).concat(existing, value));
+  }
+  return into;
+}
+
 /** Form-encoded beacons carry a few KB at most; anything bigger is refused before it is buffered. */
 export const BEACON_BODY_MAX_BYTES = 64 * 1024;
 
