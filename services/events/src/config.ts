@@ -4,7 +4,7 @@ import { ConfigError, baseConfigSchema, loadConfig } from '@cm/platform';
 
 const GIB = 1024 ** 3;
 
-export type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
+type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
 
 export interface EventsConfig {
   NODE_ENV: 'development' | 'production' | 'test';

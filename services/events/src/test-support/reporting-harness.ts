@@ -16,7 +16,7 @@ import {
   notFoundHandler,
   requestContext,
 } from '@cm/platform';
-import { httpRequester, uniqueName, type HttpResult, type RequestOptions, type TestRequest } from '@cm/testkit';
+import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
 import { loadEventsConfig, type EventsConfig } from '../config';
 import { createReportingFeature } from '../reporting/reporting-feature';
 import { BUCKET_INDEXES } from '../storage/bucket-indexes';
@@ -25,7 +25,6 @@ import type { EventDocument } from '../storage/event-document';
 
 export const REPORTING_ADMIN_TOKEN = 'reporting-admin-token-0123456789';
 
-export type { HttpResult, RequestOptions };
 
 export interface ReportingHarness {
   baseUrl: string;

@@ -11,7 +11,7 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
 
 export type { HttpResult };
 
-export interface AccountView {
+interface AccountView {
   user_name: string;
   email: string;
   unique_id: string;
