@@ -119,7 +119,7 @@ describe('keys', () => {
   test('when an owner id is not digits, then exit 1 naming the field', async () => {
     const r = await cli(['keys', 'create', '--owner', 'abc']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/400 validation_error: .*\n  owner_ids\.0: /);
+    expect(r.stderr).toMatch(/400 validation_error: .*\n {2}owner_ids\.0: /);
   });
 
   test('when the token file holds a wrong token, then exit 1 with 401 and a hint, and no token is printed', async () => {

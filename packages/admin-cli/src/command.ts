@@ -20,7 +20,7 @@ export interface CommandContext {
   io: CliIo;
 }
 
-export interface CommandOutput {
+interface CommandOutput {
   /** Printed with --json (the raw response, or a small object for commands that answer nothing). */
   json: unknown;
   /** Printed otherwise. */

@@ -8,12 +8,12 @@ import { PROGRAM } from './global-options';
 import { resolveSettings } from './settings';
 import { UsageError } from './usage-error';
 
-export const EXIT_OK = 0;
-export const EXIT_API_ERROR = 1;
-export const EXIT_USAGE = 2;
+const EXIT_OK = 0;
+const EXIT_API_ERROR = 1;
+const EXIT_USAGE = 2;
 
 /** Long enough for a retention run over many buckets; an operator can always Ctrl-C. */
-export const REQUEST_TIMEOUT_MS = 60_000;
+const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * The whole CLI as a function: parses `argv`, calls the service, prints to the injected streams

@@ -11,6 +11,8 @@ import { decodeEventMessage, isPlainValidEventRecord, validateEventRecord, type 
  * - every event keeps its own UUIDv7 `id`, which stays the MongoDB `_id`: a redelivered batch
  *   never counts an event twice, whatever part of it was written before.
  * - each event is validated on its own: one invalid event is dead-lettered alone.
+ *
+ * @public the wire format, kept as a type for readers and other producers
  */
 export interface EventBatchMessage {
   v: 2;
@@ -51,7 +53,7 @@ export function eventBatchOverhead(id: string): number {
 }
 
 /** One event of a decoded message: valid, or refused with Joi's reason and the item as it came. */
-export type DecodedEvent = { ok: true; value: EventRecord } | { ok: false; reason: string; raw: unknown };
+type DecodedEvent = { ok: true; value: EventRecord } | { ok: false; reason: string; raw: unknown };
 
 /**
  * A message as the consumer reads it. `ok: false` means the message as a whole cannot be read

@@ -25,11 +25,6 @@ export interface EventMessage extends EventRecord {
   v: 1;
 }
 
-/** Subject an event is published on: the stream binds `<prefix>.>`. */
-export function eventSubject(prefix: string, ownerId: string): string {
-  return `${prefix}.${ownerId}`;
-}
-
 export const EVENT_LIMITS = {
   nameMax: 128,
   urlMax: 2048,

@@ -6,8 +6,6 @@ import { isPublicSuffixWildcard } from './public-suffix';
  * service watches it and keeps the set in memory. It is a JetStream KV bucket, so it survives
  * restarts and a new watcher replays the current state before live updates.
  */
-export const OWNER_REGISTRY_BUCKET = 'owner_registry';
-
 export interface OwnerRecord {
   /** The user's unique_id (digits), which is the owner_id of the Events API. */
   owner_id: string;

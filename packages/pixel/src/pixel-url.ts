@@ -3,19 +3,19 @@ import type { EventParams } from './pixel';
 /** Receives why something was not sent; see TrackerOptions.debug. */
 export type Report = (message: string) => void;
 
-export const PIXEL_PATH = '/v1/v.gif';
+const PIXEL_PATH = '/v1/v.gif';
 
 /**
  * The ingest's limits (docs/api/events.md). Checked here because a beacon never sees the 400:
  * an event over a limit would vanish silently, so it is refused up front and reported instead.
  */
-export const MAX_OWNER_ID = 32;
-export const MAX_NAME = 128;
-export const MAX_URL = 2048;
-export const MAX_CONTENT_ID = 256;
-export const MAX_METADATA_KEYS = 20;
-export const MAX_METADATA_KEY = 64;
-export const MAX_METADATA_VALUE = 512;
+const MAX_OWNER_ID = 32;
+const MAX_NAME = 128;
+const MAX_URL = 2048;
+const MAX_CONTENT_ID = 256;
+const MAX_METADATA_KEYS = 20;
+const MAX_METADATA_KEY = 64;
+const MAX_METADATA_VALUE = 512;
 
 // the parameters the tracker sets itself: a caller's copy would override the owner, rename the
 // event, or turn a beacon into a redirect

@@ -1,7 +1,7 @@
 import winston from 'winston';
 import { REDACTED, isSecretName, redact } from './redact';
 
-export { redact, redactString, isSecretName } from './redact';
+export { redact } from './redact';
 
 /** The winston format that masks every field of a log entry (exported for its tests). */
 export const redactFormat = winston.format((info) => {

@@ -5,7 +5,7 @@
  * the lower of the character-pool bound and the Shannon bound of its characters.
  */
 
-export const MIN_OPERATOR_TOKEN_LENGTH = 32;
+const MIN_OPERATOR_TOKEN_LENGTH = 32;
 /** `openssl rand -hex 32` estimates ~240 bits, `openssl rand -hex 16` ~115, an English phrase far less per character. */
 export const MIN_OPERATOR_TOKEN_BITS = 100;
 export const OPERATOR_TOKEN_ADVICE = 'Generate one with `openssl rand -hex 32`';
@@ -44,7 +44,7 @@ const BITS_PER_WORD = 13;
  * Letter runs that read like words: camelCase split, 3+ letters, a vowel, no four consonants in
  * a row, a natural share of vowels. Random characters rarely form them.
  */
-export function wordLikeParts(token: string): string[] {
+function wordLikeParts(token: string): string[] {
   const parts = token.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g) ?? [];
   return parts.filter((part) => {
     const w = part.toLowerCase();

@@ -37,7 +37,7 @@ function percentDecode(s: string): string {
 }
 
 /** `api%5FKey[]` -> `apikey`: the form in which names are compared. */
-export function normaliseSecretName(name: string): string {
+function normaliseSecretName(name: string): string {
   return percentDecode(name)
     .toLowerCase()
     .replace(/\[[^\]]*\]/g, '')

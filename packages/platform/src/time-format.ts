@@ -2,8 +2,3 @@
 export function formatUtcDateTime(d: Date): string {
   return d.toISOString().slice(0, 19).replace('T', ' ');
 }
-
-/** `YYYY-mm-dd` in UTC. */
-export function formatUtcDate(d: Date): string {
-  return d.toISOString().slice(0, 10);
-}

@@ -8,7 +8,7 @@ export function onPath(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
 
-export function mongoStandInDir(): string {
+function mongoStandInDir(): string {
   return path.join(repoRoot(), '.cache', 'mongo-stand-in');
 }
 

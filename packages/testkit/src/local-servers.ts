@@ -32,7 +32,7 @@ function stopProcess(child: ChildProcess, cleanup?: () => void, killAfterMs = 50
   });
 }
 
-export interface SpawnServerOptions {
+interface SpawnServerOptions {
   /** Where the server's stdout and stderr go. */
   output: 'ignore' | 'inherit' | number;
   /** Own process group: a terminal's Ctrl-C does not reach it (`pnpm start` stops it after the services). */

@@ -7,7 +7,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ensureNatsServer } from './nats-server-binary';
 import { freePort, waitForPort } from './ports';
 
-export interface ClusterNode {
+interface ClusterNode {
   /** Server name, as JetStream reports leaders and peers: n1, n2, n3. */
   name: string;
   port: number;

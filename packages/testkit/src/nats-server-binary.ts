@@ -18,7 +18,7 @@ function versionOf(bin: string): string | undefined {
 }
 
 /** Where the pinned release is built: .cache/nats-server/v<version>/nats-server. */
-export function natsServerCachePath(version = natsServerVersion()): string {
+function natsServerCachePath(version = natsServerVersion()): string {
   return path.join(repoRoot(), '.cache', 'nats-server', `v${version}`, 'nats-server');
 }
 

@@ -4,7 +4,7 @@ import { ConfigError, baseConfigSchema, configSchema, loadConfig, setting, type 
 
 const GIB = 1024 ** 3;
 
-export type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
+type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
 
 
 const name = Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/);

@@ -15,7 +15,7 @@ export function formatAccount(a: AccountView): string {
   return ['Account created.', formatFields([['unique_id', a.unique_id], ['email', a.email], ['user_name', a.user_name], ['api_token', a.api_token]])].join('\n');
 }
 
-export const TOKEN_SHOWN_ONCE = 'Store the api_token now: this command shows it only once. The account owner sends it as "Authorization: Bearer <api_token>".';
+const TOKEN_SHOWN_ONCE = 'Store the api_token now: this command shows it only once. The account owner sends it as "Authorization: Bearer <api_token>".';
 
 /** One line from stdin, like `docker login --password-stdin`: the trailing newline is not part of it. */
 async function password(ctx: CommandContext): Promise<string> {

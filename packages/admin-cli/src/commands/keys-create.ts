@@ -13,7 +13,7 @@ export function formatIssuedKey(k: IssuedKeyView): string {
   return ['API key created.', formatFields([['id', k.id], ['owner_ids', k.owner_ids.join(', ')], ['api_key', k.api_key]])].join('\n');
 }
 
-export const KEY_SHOWN_ONCE = 'Store the api_key now: it is shown only this once (the service keeps only its hash). Revoke the key by its id.';
+const KEY_SHOWN_ONCE = 'Store the api_key now: it is shown only this once (the service keeps only its hash). Revoke the key by its id.';
 
 export const keysCreate: Command = {
   group: 'keys',

@@ -3,7 +3,7 @@ import { PROGRAM } from '../global-options';
 import { stringOption } from '../option-values';
 
 /** The answer of POST /admin/v1/rollups/rebuild. */
-export interface RollupRebuildView {
+interface RollupRebuildView {
   from: string;
   to: string;
   hours: number;

@@ -10,7 +10,7 @@ export interface ScriptedReply {
   destroy?: boolean;
 }
 
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;

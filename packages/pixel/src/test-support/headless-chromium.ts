@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 /** Debian's `chromium` package; playwright-core never downloads a browser here. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 // no network beyond the test's own servers: no QUIC, sync, component or background fetches
 const ARGS = [
@@ -20,7 +20,7 @@ const ARGS = [
 
 // Headless Chromium announces itself as HeadlessChrome, which the ingest rightly counts as a bot
 // (stored, never reported); the page under test stands for a real reader on a desktop browser.
-export const DESKTOP_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+const DESKTOP_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 
 export interface HeadlessChromium {
   context: BrowserContext;

@@ -6,7 +6,7 @@ export interface CreateApiKeyInput {
 }
 
 /** A key may speak for several owners (an agency); the list is bounded to keep the key document small. */
-export const MAX_OWNERS_PER_KEY = 1000;
+const MAX_OWNERS_PER_KEY = 1000;
 
 export const createApiKeySchema = Joi.object<CreateApiKeyInput>({
   owner_ids: Joi.array()

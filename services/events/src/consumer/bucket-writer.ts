@@ -13,7 +13,7 @@ export interface WriteMarks<Handle = unknown> {
 }
 
 /** Server-side bound of one bucket insert when none is given (rollups derive it from ROLLUP_ABANDON_MS). */
-export const DEFAULT_INSERT_TIMEOUT_MS = 5000;
+const DEFAULT_INSERT_TIMEOUT_MS = 5000;
 
 /**
  * Writes documents into one day bucket. Indexes are created the first time this process

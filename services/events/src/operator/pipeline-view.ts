@@ -19,7 +19,7 @@ export interface StreamStatusView {
   replicas: number;
 }
 
-export interface DeliveryPointView {
+interface DeliveryPointView {
   stream_seq: number;
   consumer_seq: number;
   last_active: string | null;

@@ -1,4 +1,4 @@
-import { bucketDay, bucketName, bucketsInRange } from './bucket-naming';
+import { bucketDay, bucketName } from './bucket-naming';
 
 describe('day buckets', () => {
   test('when an instant is named, then the UTC day decides the bucket', () => {
@@ -16,8 +16,4 @@ describe('day buckets', () => {
       expect(bucketDay('events', name)).toBeUndefined();
     },
   );
-
-  test('when a range spans days, then every bucket from the first to the last day is listed', () => {
-    expect(bucketsInRange('events', new Date('2026-11-20T18:00:00Z'), new Date('2026-11-22T01:00:00Z'))).toEqual(['events_20261120', 'events_20261121', 'events_20261122']);
-  });
 });

@@ -3,7 +3,6 @@
  * event's `created`; reads touch only the buckets their time range covers; retention drops whole
  * buckets instead of deleting documents.
  */
-const DAY_MS = 86_400_000;
 
 export function bucketName(prefix: string, at: Date): string {
   const iso = at.toISOString();
@@ -17,12 +16,4 @@ export function bucketDay(prefix: string, collectionName: string): Date | undefi
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   // Date.UTC rolls 2025-13-40 over into a real date: only names it maps back to are buckets
   return Number.isNaN(d.getTime()) || bucketName(prefix, d) !== collectionName ? undefined : d;
-}
-
-/** Every bucket name from `from` to `to` inclusive (UTC days), oldest first. */
-export function bucketsInRange(prefix: string, from: Date, to: Date): string[] {
-  const names: string[] = [];
-  const start = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
-  for (let t = start; t <= to.getTime(); t += DAY_MS) names.push(bucketName(prefix, new Date(t)));
-  return names;
 }

@@ -1,4 +1,4 @@
-import { decodeMetadataKey, encodeMetadataKey } from './metadata-key';
+import { encodeMetadataKey } from './metadata-key';
 
 describe('metadata keys', () => {
   test.each([
@@ -18,12 +18,11 @@ describe('metadata keys', () => {
     expect(encodeMetadataKey(key)).toBe(stored);
   });
 
-  test.each([['a.b'], ['a_b'], ['a%2Eb'], ['$x'], ['%24x'], ['__proto__'], ['%5F_proto__'], ['.$.%\0'], ['']])(
-    'when %j is encoded and decoded, then it comes back unchanged (reversible, so no two keys collide)',
-    (key) => {
-      expect(decodeMetadataKey(encodeMetadataKey(key))).toBe(key);
-    },
-  );
+  test('when keys that differ only in escaped characters are encoded, then no two are stored under the same name', () => {
+    const keys = ['a.b', 'a_b', 'a%2Eb', 'a%252Eb', '$x', '%24x', '__proto__', '%5F_proto__', '_%5F_proto__', '.$.%\0', '', '%', '%25'];
+    const stored = keys.map(encodeMetadataKey);
+    expect(new Set(stored).size).toBe(keys.length);
+  });
 
   test('when any key is encoded, then the result is a legal MongoDB field name', () => {
     for (const key of ['$', '$$', '.', '..', '\0', 'a.$b', '$.']) {

@@ -16,10 +16,3 @@ export function encodeMetadataKey(key: string): string {
   const escaped = key.replace(UNSAFE, (c) => ESCAPES[c] ?? c);
   return escaped.startsWith('$') ? `%24${escaped.slice(1)}` : escaped;
 }
-
-const ENCODED = /%(25|2E|00|24|5F)/g;
-const UNESCAPES: Record<string, string> = { '25': '%', '2E': '.', '00': '\0', '24': '$', '5F': '_' };
-
-export function decodeMetadataKey(stored: string): string {
-  return stored.replace(ENCODED, (m, hex: string) => UNESCAPES[hex] ?? m);
-}

@@ -22,7 +22,7 @@ type ConsumerSettings = Pick<EventsConfig, 'CONSUMER_DURABLE' | 'CONSUMER_ACK_WA
 const HOUR_MS = 3_600_000;
 
 /** A group-commit message is bounded by INGEST_BATCH_MAX_BYTES (at most 512 KB); this refuses anything absurd. */
-export const MAX_EVENT_MESSAGE_BYTES = EVENT_BATCH_LIMITS.maxBytes;
+const MAX_EVENT_MESSAGE_BYTES = EVENT_BATCH_LIMITS.maxBytes;
 
 /**
  * The events stream: a durable buffer between ingest and the consumer.

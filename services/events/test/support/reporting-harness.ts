@@ -25,7 +25,6 @@ import type { EventDocument } from '../../src/storage/event-document';
 
 export const REPORTING_ADMIN_TOKEN = 'reporting-admin-token-0123456789';
 
-export type { HttpResult, RequestOptions };
 
 export interface ReportingHarness {
   baseUrl: string;

@@ -14,10 +14,10 @@ import { CampaignService, type TimezoneOf } from './campaign-service';
 import { CampaignStore } from './campaign-store';
 
 /** Title fetches running at once, and waiting at most, per process. */
-export const TITLE_FETCH_CONCURRENCY = 4;
-export const TITLE_FETCH_MAX_QUEUE = 1000;
+const TITLE_FETCH_CONCURRENCY = 4;
+const TITLE_FETCH_MAX_QUEUE = 1000;
 /** stop() lets in-flight title fetches run this long before aborting them (they stay pending for the next start). */
-export const TITLE_FETCH_STOP_GRACE_MS = 2000;
+const TITLE_FETCH_STOP_GRACE_MS = 2000;
 
 export interface CampaignFeatureDeps {
   db: Db;

@@ -3,18 +3,18 @@ import { targetGeography } from '../validation/countries';
 import { calendarDate } from './calendar-date';
 
 /** The API's campaign categories, exact spelling. */
-export const CATEGORIES = [
+const CATEGORIES = [
   'Alcohol', 'Auto', 'Beauty', 'Charity', 'Education', 'Entertainment', 'Fashion', 'Finance', 'Food / Drink',
   'Health & Fitness', 'Retail', 'Technology', 'Travel & Tourism', 'Other',
 ] as const;
 
 /** The API's campaign objectives, exact spelling. */
-export const OBJECTIVES = [
+const OBJECTIVES = [
   'Page Views', 'Uniques', 'Social Engagement', 'Attention', 'Reach', 'Combination', 'Conversion', 'Brand Lift', 'Brand Awareness',
 ] as const;
 
-export const NAME_MAX_LENGTH = 200;
-export const BRAND_MAX_LENGTH = 200;
+const NAME_MAX_LENGTH = 200;
+const BRAND_MAX_LENGTH = 200;
 
 export interface CampaignFields {
   name: string;

@@ -3,7 +3,7 @@ import { RateLimitedError, TokenBuckets, type TakeResult } from '@cm/platform';
 import { callerOf } from '../auth/authenticated-user';
 
 /** Which limit refused a request (the label of management_rate_limited_total). */
-export type RateLimitName = 'user' | 'expensive' | 'auth_failures';
+type RateLimitName = 'user' | 'expensive' | 'auth_failures';
 
 export interface RateLimitSettings {
   /** Every /api/v3 call, per user. */

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { PagePosition } from './page-cursors';
 
 /** Largest page a caller may ask for. */
-export const PAGE_LIMIT_MAX = 200;
+const PAGE_LIMIT_MAX = 200;
 
 /** `?limit=&cursor=` of a list endpoint; without `limit` the endpoint answers its plain array. */
 export interface PageQuery {

@@ -6,7 +6,7 @@ import type { UserAnnouncements } from '../users/user-service';
 import type { UserStore } from '../users/user-store';
 
 /** A new content URL's host against the owner's redirect hosts (see RedirectHostService.placeFor). */
-export type HostPlace = 'listed' | 'free' | 'full';
+type HostPlace = 'listed' | 'free' | 'full';
 
 export interface HostPlacement {
   place: HostPlace;

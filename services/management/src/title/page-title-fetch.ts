@@ -4,7 +4,7 @@ import { addressLiteralOf, isAllowedAddress, portOf, type AddressPolicy } from '
 import { RefusedAddressError, guardedLookup } from './guarded-lookup';
 import { TitleExtractor } from './title-extractor';
 
-export interface TitleFetchPolicy extends AddressPolicy {
+interface TitleFetchPolicy extends AddressPolicy {
   /** TCP ports a fetch (and every redirect hop) may connect to: 80 and 443 unless configured. */
   allowedPorts: readonly number[];
 }
@@ -17,7 +17,7 @@ export interface TitleFetchLimits extends TitleFetchPolicy {
   maxRedirects: number;
 }
 
-export class TitleFetchError extends Error {}
+class TitleFetchError extends Error {}
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
 

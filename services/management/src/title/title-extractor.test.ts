@@ -1,4 +1,11 @@
-import { TITLE_MAX_LENGTH, TitleExtractor, extractTitle } from './title-extractor';
+import { TITLE_MAX_LENGTH, TitleExtractor } from './title-extractor';
+
+/** A whole document through the streaming extractor, as the page fetch feeds it. */
+function extractTitle(html: string): string {
+  const extractor = new TitleExtractor();
+  extractor.write(html);
+  return extractor.result();
+}
 
 describe('extractTitle', () => {
   test('when the page has a <title>, then it is returned with entities decoded and whitespace collapsed', () => {

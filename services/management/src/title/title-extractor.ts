@@ -61,10 +61,3 @@ export class TitleExtractor {
     return clean(this.title ?? this.titleText) || clean(this.ogTitle);
   }
 }
-
-/** Whole-document convenience for callers that already hold the HTML. */
-export function extractTitle(html: string): string {
-  const extractor = new TitleExtractor();
-  extractor.write(html);
-  return extractor.result();
-}

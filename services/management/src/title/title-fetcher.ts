@@ -16,7 +16,7 @@ export interface TitleFetcherDeps {
   onOutcome?: (outcome: TitleFetchOutcome) => void;
 }
 
-export type TitleFetchOutcome = 'fetched' | 'failed' | 'queue_full';
+type TitleFetchOutcome = 'fetched' | 'failed' | 'queue_full';
 
 const keyOf = (job: PendingTitle) => `${job.campaign_token}/${job.token}`;
 

@@ -1,4 +1,13 @@
-import { hashPassword, randomDigits, randomToken, verifyPassword } from './secrets';
+import { scryptSync } from 'node:crypto';
+import { hashPassword, randomDigits, randomToken } from './secrets';
+
+/** Checks a password against the stored `scrypt$N$r$p$salt$hash` form, as any later verifier must read it. */
+function matches(password: string, stored: string): boolean {
+  const [, n, r, p, salt, hash] = stored.split('$');
+  const expected = Buffer.from(hash!, 'base64url');
+  const key = scryptSync(password, Buffer.from(salt!, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  return key.equals(expected);
+}
 
 describe('randomToken', () => {
   test('when drawn, then it is URL-safe and carries at least 128 bits', () => {
@@ -28,15 +37,11 @@ describe('password hashing', () => {
     const hash = await hashPassword('correct horse battery');
     expect(hash).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/);
     expect(hash).not.toContain('correct horse');
-    await expect(verifyPassword('correct horse battery', hash)).resolves.toBe(true);
-    await expect(verifyPassword('wrong horse battery', hash)).resolves.toBe(false);
+    expect(matches('correct horse battery', hash)).toBe(true);
+    expect(matches('wrong horse battery', hash)).toBe(false);
   });
 
   test('when the same password is hashed twice, then the salts differ', async () => {
     expect(await hashPassword('same password')).not.toBe(await hashPassword('same password'));
-  });
-
-  test('when the stored value is not a scrypt hash, then verification fails instead of throwing', async () => {
-    await expect(verifyPassword('x', 'plain')).resolves.toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomInt, scrypt } from 'node:crypto';
 
 /** URL-safe random token, 256 bits (tokens must carry at least 128). Used for api_token and campaign tokens. */
 export function randomToken(bytes = 32): string {
@@ -25,12 +25,4 @@ export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SCRYPT.saltBytes);
   const key = await scryptAsync(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p, SCRYPT.keylen);
   return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, n, r, p, salt, hash] = stored.split('$');
-  if (kind !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const key = await scryptAsync(password, Buffer.from(salt, 'base64url'), Number(n), Number(r), Number(p), expected.length);
-  return timingSafeEqual(key, expected);
 }
