@@ -11,7 +11,7 @@ import { fetchPageTitle } from '../title/page-title-fetch';
 import { TitleFetcher } from '../title/title-fetcher';
 import { campaignRoutes } from './campaign-routes';
 import { CampaignService, type TimezoneOf } from './campaign-service';
-import { CampaignStore } from './campaign-store';
+import { MongoCampaignStore } from './campaign-store';
 
 /** Title fetches running at once, and waiting at most, per process. */
 export const TITLE_FETCH_CONCURRENCY = 4;
@@ -37,6 +37,7 @@ export interface CampaignFeatureDeps {
   /** Signs the list's page cursors. */
   cursors: PageCursors;
   metrics: Registry;
+  now?: () => Date;
 }
 
 export interface CampaignFeature {
@@ -58,7 +59,7 @@ export interface CampaignFeature {
 /** Campaigns (spec 4.5), their content (4.6) and background title fetching, wired together. */
 export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<CampaignFeature> {
   const { config } = deps;
-  const campaignStore = new CampaignStore(deps.db);
+  const campaignStore = new MongoCampaignStore(deps.db);
   await campaignStore.init();
   const contentStore = new ContentStore(deps.db, config.QUOTA_CONTENT_PER_CAMPAIGN);
   const limits = {
@@ -83,7 +84,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
     onOutcome: (outcome) => titleFetches.inc({ outcome }),
   });
-  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER, cursors: deps.cursors });
+  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER, cursors: deps.cursors, now: deps.now });
   const content = new ContentService({
     store: contentStore,
     titles,
@@ -92,6 +93,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     placeForHost: deps.placeForHost,
     recordRevision: deps.recordRevision,
     maxItemsPerCampaign: config.QUOTA_CONTENT_PER_CAMPAIGN,
+    now: deps.now,
   });
 
   return {
