@@ -31,7 +31,7 @@ import { createRegistryFeature } from './registry/registry-feature';
 import { createTokenFeature } from './tokens/token-feature';
 import { hashPassword } from './users/secrets';
 import { UserService } from './users/user-service';
-import { UserStore } from './users/user-store';
+import { MongoUserStore } from './users/user-store';
 import { userRoutes } from './users/user-routes';
 
 export interface ManagementSystem {
@@ -64,7 +64,7 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
   onFailure(() => nc.close());
   const metrics = createRegistry('management');
 
-  const userStore = new UserStore(mongo.db);
+  const userStore = new MongoUserStore(mongo.db);
   await boot.step('mongo_indexes', () => userStore.init());
   const tokens = await createTokenFeature({ users: userStore.collection, settings: config, logger });
   const cursors = new PageCursors(tokens.deriveKey('page cursors'));

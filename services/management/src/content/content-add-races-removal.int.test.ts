@@ -2,7 +2,7 @@ import { connectNats, createLogger, createRegistry, type NatsConnection } from '
 import { createRegistryFeature, type RegistryFeature } from '../registry/registry-feature';
 import { RedirectHostService } from '../redirect-hosts/redirect-host-service';
 import { startManagementHarness, waitFor, type ManagementHarness } from '../test-support/management-harness';
-import { UserStore } from '../users/user-store';
+import { MongoUserStore } from '../users/user-store';
 import { ContentService } from './content-service';
 import { ContentStore } from './content-store';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
     nc, db, config: h.config, logger, metrics: createRegistry('replica_test'), contentHosts,
     contentHostsByOwner: (ids) => contentStore.distinctHostsByOwner(ids), backfillHosts: async () => 0, cleanup: async () => undefined,
   });
-  const redirectHosts = new RedirectHostService({ store: new UserStore(db), contentHosts, announcer: registry.announcer, quota: 100 });
+  const redirectHosts = new RedirectHostService({ store: new MongoUserStore(db), contentHosts, announcer: registry.announcer, quota: 100 });
   replica = (afterPlacement) => new ContentService({
     store: contentStore,
     titles: { request: () => undefined },
