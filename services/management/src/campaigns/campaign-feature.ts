@@ -4,7 +4,7 @@ import { prom, type Logger, type Registry } from '@cm/platform';
 import type { ManagementConfig } from '../config';
 import { contentRoutes } from '../content/content-routes';
 import { ContentService, type HostsChanged } from '../content/content-service';
-import { ContentStore } from '../content/content-store';
+import { MongoContentStore } from '../content/content-store';
 import type { PageCursors } from '../pagination/page-cursors';
 import type { HostPlacement } from '../redirect-hosts/redirect-host-service';
 import { fetchPageTitle } from '../title/page-title-fetch';
@@ -61,7 +61,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
   const { config } = deps;
   const campaignStore = new MongoCampaignStore(deps.db);
   await campaignStore.init();
-  const contentStore = new ContentStore(deps.db, config.QUOTA_CONTENT_PER_CAMPAIGN);
+  const contentStore = new MongoContentStore(deps.db, config.QUOTA_CONTENT_PER_CAMPAIGN);
   const limits = {
     timeoutMs: config.TITLE_FETCH_TIMEOUT_MS,
     maxBytes: config.TITLE_FETCH_MAX_BYTES,

@@ -46,10 +46,10 @@ export class MongoCampaignStore implements CampaignStore {
 
   async init(): Promise<void> {
     await ensureIndexes(this.campaigns, [
-      // GET /campaign/: an owner's campaigns in creation order (and its pages); deleteAllForOwner; count (quota); ContentStore.distinctHosts
+      // GET /campaign/: an owner's campaigns in creation order (and its pages); deleteAllForOwner; count (quota); MongoContentStore.distinctHosts
       { key: { owner_id: 1, created_at: 1 }, options: { name: 'owner_created' }, serves: 'list, listPage, deleteAllForOwner, count, distinctHosts' },
       // title fetch recovery after a restart: items whose title was never fetched
-      { key: { 'content.title_state': 1 }, options: { name: 'content_title_state' }, serves: 'ContentStore.pendingTitles' },
+      { key: { 'content.title_state': 1 }, options: { name: 'content_title_state' }, serves: 'MongoContentStore.pendingTitles' },
     ]);
   }
 

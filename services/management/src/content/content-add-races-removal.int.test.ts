@@ -4,7 +4,7 @@ import { RedirectHostService } from '../redirect-hosts/redirect-host-service';
 import { startManagementHarness, waitFor, type ManagementHarness } from '../test-support/management-harness';
 import { MongoUserStore } from '../users/user-store';
 import { ContentService } from './content-service';
-import { ContentStore } from './content-store';
+import { MongoContentStore } from './content-store';
 
 let h: ManagementHarness;
 let nc: NatsConnection;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   const db = await h.db();
   const logger = createLogger({ service: 'replica-test', level: 'error', silent: true });
   nc = await connectNats({ url: h.config.NATS_URL, name: 'replica-test', logger });
-  const contentStore = new ContentStore(db, 1000);
+  const contentStore = new MongoContentStore(db, 1000);
   const contentHosts = (ownerId: string) => contentStore.distinctHosts(ownerId);
   registry = await createRegistryFeature({
     nc, db, config: h.config, logger, metrics: createRegistry('replica_test'), contentHosts,
