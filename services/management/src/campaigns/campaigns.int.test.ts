@@ -104,11 +104,6 @@ describe('create and list campaigns', () => {
     const huge = await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { ...valid, brand: 'x'.repeat(100_000) } });
     expect(huge.status).toBe(413);
   });
-
-  test('when no token is sent, then 401', async () => {
-    expect((await h.request('GET', '/api/v3/campaign/')).status).toBe(401);
-    expect((await h.request('POST', '/api/v3/campaign/', { body: valid })).status).toBe(401);
-  });
 });
 
 describe('edit campaigns', () => {
