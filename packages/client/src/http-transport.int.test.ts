@@ -159,10 +159,15 @@ describe('HTTP transport: timeouts and cancellation', () => {
   test('when the caller aborts during a backoff wait, then the call stops at once', async () => {
     const s = await serve([{ status: 503, headers: { 'retry-after': '2' } }]);
     const controller = new AbortController();
-    const call = management(s.url).listCampaigns({ signal: controller.signal });
-    // the 503 was answered: the client now waits the 2 s Retry-After before trying again
-    await until(() => s.seen.length === 1);
-    await new Promise((r) => setTimeout(r, 50));
+    let answered = 0;
+    const fetchCounting = async (input: string, init: RequestInit) => {
+      const res = await fetch(input, init);
+      answered++;
+      return res;
+    };
+    const call = management(s.url, { fetch: fetchCounting }).listCampaigns({ signal: controller.signal });
+    // the 503 is in the client's hands: it now waits the 2 s Retry-After before trying again
+    await until(() => answered === 1);
     const aborted = Date.now();
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });

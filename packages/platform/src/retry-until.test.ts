@@ -78,12 +78,14 @@ describe('retryUntil', () => {
   });
 
   test('when the signal aborts during a wait, then it ends with StartAbortedError', async () => {
-    const { logger } = capturingLogger();
+    const { logger, lines } = capturingLogger();
     const aborter = new AbortController();
     const run = retryUntil('jetstream', async () => {
       throw new Error('timeout');
     }, { logger, signal: aborter.signal, baseDelayMs: 60_000, maxDelayMs: 60_000 });
-    setTimeout(() => aborter.abort(), 20);
+    // the failed attempt is logged before the 60 s wait begins
+    while (lines.length === 0) await new Promise((r) => setImmediate(r));
+    aborter.abort();
     await expect(run).rejects.toThrow(StartAbortedError);
   });
 

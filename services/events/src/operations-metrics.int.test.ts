@@ -51,7 +51,8 @@ test('when a retention pass has run, then the time of the last success is export
 test('when the consumer role runs, then the fill level of the events stream is exported against its limits', async () => {
   const owner = await h.registerOwner();
   expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(200);
-  await new Promise((r) => setTimeout(r, 5100));
+  // scrapes reuse the stream's state for up to 5 s: wait until one shows the stream holding something
+  await waitUntil(async () => value(await scrape(), /^events_stream_messages/) >= 1, 10_000, 'the stream state in /metrics');
   const text = await scrape();
   const ratio = value(text, /^events_stream_fill_ratio/);
   const bytes = value(text, /^events_stream_bytes/);

@@ -31,7 +31,7 @@ import { createRegistryFeature } from './registry/registry-feature';
 import { createTokenFeature } from './tokens/token-feature';
 import { hashPassword } from './users/secrets';
 import { UserService } from './users/user-service';
-import { UserStore } from './users/user-store';
+import { MongoUserStore } from './users/user-store';
 import { userRoutes } from './users/user-routes';
 
 export interface ManagementSystem {
@@ -41,24 +41,30 @@ export interface ManagementSystem {
   stop(): Promise<void>;
 }
 
+/** What tests may inject; production passes nothing. */
+export interface ManagementOptions {
+  /** The clock of the campaign and content services (created and last_modified times, "today"). */
+  now?: () => Date;
+}
+
 /**
  * The one place that constructs things for the management service. It listens first (/healthz
  * 200, /readyz 503 naming the step in progress), then connects, retrying each dependency with
  * backoff until it answers (services start in any order); `signal` cancels those waits.
  * Resolves once the service is ready.
  */
-export function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT, signal?: AbortSignal): Promise<ManagementSystem> {
-  return startEarly({ logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, (boot, boundPort, onFailure) => startParts(config, logger, boot, boundPort, onFailure));
+export function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT, signal?: AbortSignal, options: ManagementOptions = {}): Promise<ManagementSystem> {
+  return startEarly({ logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, (boot, boundPort, onFailure) => startParts(config, logger, boot, boundPort, onFailure, options));
 }
 
-async function startParts(config: ManagementConfig, logger: Logger, boot: StartingServer, boundPort: number, onFailure: OnStartFailure): Promise<ManagementSystem> {
+async function startParts(config: ManagementConfig, logger: Logger, boot: StartingServer, boundPort: number, onFailure: OnStartFailure, options: ManagementOptions): Promise<ManagementSystem> {
   const mongo = await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB));
   onFailure(() => mongo.close());
   const nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: 'management', logger }));
   onFailure(() => nc.close());
   const metrics = createRegistry('management');
 
-  const userStore = new UserStore(mongo.db);
+  const userStore = new MongoUserStore(mongo.db);
   await boot.step('mongo_indexes', () => userStore.init());
   const tokens = await createTokenFeature({ users: userStore.collection, settings: config, logger });
   const cursors = new PageCursors(tokens.deriveKey('page cursors'));
@@ -72,6 +78,7 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
     placeForHost: (ownerId, host) => redirectHosts.placeFor(ownerId, host),
     recordRevision: (ownerId) => redirectHosts.revisionOf(ownerId),
     cursors,
+    now: options.now,
   });
   const registry = await createRegistryFeature({
     nc,

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { freePort, uniqueName, waitForPort } from '@cm/testkit';
 import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../test/support/management-harness';
@@ -102,15 +103,24 @@ describe('process lifecycle', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     await waitForPort(port, 20000);
-    const inFlight = fetch(`http://127.0.0.1:${port}/admin/v1/accounts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `sigterm-${Date.now()}@example.com`, password: 'long enough pw' }),
+    const body = JSON.stringify({ email: `sigterm-${Date.now()}@example.com`, password: 'long enough pw' });
+    // "100 Continue" says the server has the request's head: the request is in flight when SIGTERM arrives, its body follows
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/admin/v1/accounts',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+      });
+      req.once('continue', () => {
+        child.kill('SIGTERM');
+        req.end(body);
+      });
+      req.once('response', (res) => res.resume().once('end', () => resolve(res.statusCode)));
+      req.once('error', reject);
     });
-    await new Promise((r) => setTimeout(r, 15));
-    child.kill('SIGTERM');
-    const res = await inFlight;
-    expect(res.status).toBe(201);
+    expect(status).toBe(201);
     expect(await exited).toBe(0);
   });
 

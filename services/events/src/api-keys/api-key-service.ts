@@ -40,8 +40,11 @@ export class ApiKeyService {
   private revocations = 0;
 
   constructor(private readonly store: ApiKeyStore, opts: ApiKeyServiceOptions) {
-    this.cache = new LRUCache<string, CacheEntry>({ max: opts.cacheMaxEntries ?? 10_000, ttl: opts.cacheTtlMs });
-    this.now = opts.now ?? (() => new Date());
+    const now = opts.now;
+    // an injected clock also drives the cache's TTL, so tests can pass it without waiting
+    const clock = now ? { perf: { now: () => now().getTime() }, ttlResolution: 0 } : {};
+    this.cache = new LRUCache<string, CacheEntry>({ max: opts.cacheMaxEntries ?? 10_000, ttl: opts.cacheTtlMs, ...clock });
+    this.now = now ?? (() => new Date());
   }
 
   async create(ownerIds: string[]): Promise<CreatedApiKey> {

@@ -163,9 +163,15 @@ describe('group commit publisher', () => {
     void p.publish(event()).catch(() => undefined);
     await turn();
     const late = p.publish(event());
-    await new Promise((r) => setTimeout(r, 80));
-    sender.sent[0]!.answer(false);
-    await expect(late).rejects.toThrow(/publish timeout/);
+    // the publisher reads Date.now(): move it past the 50 ms deadline instead of waiting
+    const arrived = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(arrived + 80);
+    try {
+      sender.sent[0]!.answer(false);
+      await expect(late).rejects.toThrow(/publish timeout/);
+    } finally {
+      clock.mockRestore();
+    }
     expect(sender.sent).toHaveLength(1);
   });
 

@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { decodeEventPayload, eventBatchSubject } from '@cm/contracts';
 import { PausableProxy } from '../../test/support/pausable-proxy';
-import { BROWSER_UA, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../test/support/events-harness';
+import { BROWSER_UA, consumerSettled, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../test/support/events-harness';
 
 // The service reaches NATS through a proxy that can hold replies back or cut the connection.
 let proxy: PausableProxy;
@@ -73,8 +73,8 @@ describe('group commit on the pixel path', () => {
     const before = await streamMessages();
     proxy.holdReplies();
     const statuses = Promise.all(ids.map(hit));
-    // longer than the 200 ms attempt timeout: the same message goes out again, more than once
-    await new Promise((r) => setTimeout(r, 900));
+    // past the 200 ms attempt timeout, more than once: the same message has gone out again twice
+    await waitUntil(async () => (await metric('events_ingest_publish_retries_total')) >= retriesBefore + 2, 10_000, 'two publish retries');
     proxy.releaseReplies();
     expect(await statuses).toEqual(ids.map(() => 200));
     expect(await metric('events_ingest_publish_retries_total')).toBeGreaterThan(retriesBefore);
@@ -82,7 +82,8 @@ describe('group commit on the pixel path', () => {
     expect(messages).toBeGreaterThanOrEqual(1);
     expect(messages).toBeLessThanOrEqual(2);
     await h.waitForStored(ids.length, { content_id: { $in: ids } });
-    await new Promise((r) => setTimeout(r, 300));
+    // every message acknowledged by the consumer: a second copy would be stored by now
+    await consumerSettled(h);
     await expectStoredOnce(ids);
   });
 
@@ -90,9 +91,11 @@ describe('group commit on the pixel path', () => {
     const acknowledged = Array.from({ length: 5 }, () => uniqueTag('ok'));
     expect(await Promise.all(acknowledged.map(hit))).toEqual(acknowledged.map(() => 200));
     const inFlight = Array.from({ length: 5 }, () => uniqueTag('cut'));
+    const retriesBefore = await metric('events_ingest_publish_retries_total');
     proxy.holdReplies();
     const statuses = Promise.all(inFlight.map(hit));
-    await new Promise((r) => setTimeout(r, 150));
+    // the batch went out and its ack is held back (the stream, behind the same proxy, cannot be asked)
+    await waitUntil(async () => (await metric('events_ingest_publish_retries_total')) > retriesBefore, 5000, 'the batch to wait for its ack');
     await proxy.cut();
     // past the 2.5 s publish timeout: the broker did not come back in time
     expect(await statuses).toEqual(inFlight.map(() => 503));
@@ -102,7 +105,8 @@ describe('group commit on the pixel path', () => {
     expect(await Promise.all(after.map(hit))).toEqual(after.map(() => 200));
     // the acknowledged batch may come back from the stream only after ack_wait (its ack was cut off too)
     await h.waitForStored(acknowledged.length + after.length, { content_id: { $in: [...acknowledged, ...after] } }, 15_000);
-    await new Promise((r) => setTimeout(r, 500));
+    // every message acknowledged by the consumer (redeliveries included): a second copy would be stored by now
+    await consumerSettled(h, 15_000);
     await expectStoredOnce([...acknowledged, ...after]);
     // the 503'd hits may have reached the stream before the cut (a 503 promises nothing): never twice
     await expectStoredOnce(inFlight, true);
@@ -110,11 +114,14 @@ describe('group commit on the pixel path', () => {
 
   test('when the service is stopped with a batch waiting for its ack, then the hits are answered once the ack comes, then it stops', async () => {
     const ids = Array.from({ length: 5 }, () => uniqueTag('stop'));
+    const retriesBefore = await metric('events_ingest_publish_retries_total');
     proxy.holdReplies();
     const statuses = Promise.all(ids.map(hit));
-    await new Promise((r) => setTimeout(r, 100));
+    // the batch went out and its ack is held back (the stream, behind the same proxy, cannot be asked)
+    await waitUntil(async () => (await metric('events_ingest_publish_retries_total')) > retriesBefore, 5000, 'the batch to wait for its ack');
     let stopped = false;
     const stopping = h.stopSystem().then(() => (stopped = true));
+    // the scenario: a while later the stop is still waiting for the held ack
     await new Promise((r) => setTimeout(r, 300));
     expect(stopped).toBe(false);
     proxy.releaseReplies();

@@ -7,6 +7,7 @@ describe('mapLimit', () => {
     const out = await mapLimit([5, 1, 4, 2, 3], 2, async (n) => {
       running++;
       peak = Math.max(peak, running);
+      // the scenario: calls of different lengths (1-5 ms) finish out of input order
       await new Promise((r) => setTimeout(r, n));
       running--;
       return n * 10;

@@ -1,5 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import { uniqueName } from '@cm/testkit';
+import { waitUntil } from '../../test/support/events-harness';
 import { heldMarksHoldMs } from './rollup-feature';
 import { HeldMarks } from './held-marks';
 import { RollupMarks } from './rollup-marks';
@@ -15,8 +16,6 @@ afterAll(async () => {
   await db.dropDatabase().catch(() => undefined);
   await client.close();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function setup(holdMs = 10_000, lingerMs = 30) {
   const marks = new RollupMarks(db);
@@ -37,7 +36,8 @@ describe('HeldMarks (the consumer write marks)', () => {
     }
     // still held: started != finished, so neither the builder nor a report uses the unit
     expect(await hourOf(at)).toMatchObject({ s: 1, f: 0 });
-    await sleep(300); // linger (30 ms), then the finished mark's own short wait
+    // the real linger timer (30 ms) closes the hold, then the finished mark is stored
+    await waitUntil(async () => (await hourOf(at)).f === 1, 5000, 'the finished mark');
     expect(await hourOf(at)).toMatchObject({ s: 1, f: 1 });
   });
 
@@ -63,7 +63,7 @@ describe('HeldMarks (the consumer write marks)', () => {
     const other = await held.begin([at]);
     held.lost(lost); // the insert's outcome is unknown: BucketWriter does not call end
     await held.end(other);
-    await sleep(200);
+    // drain closes every lingering hold at once and waits for the mark writes: a finish some timer could bring later shows now
     await held.drain();
     expect(await hourOf(at)).toMatchObject({ s: 1, f: 0 });
   });

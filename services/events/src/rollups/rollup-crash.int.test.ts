@@ -67,8 +67,8 @@ describe('rollup builder crashes', () => {
     await expectExact();
 
     // the next run: its sweep treats the dead build's reservation as abandoned
-    const next = f.builder({ abandonMs: 1 });
-    await new Promise((r) => setTimeout(r, 5));
+    // its clock runs 5 ms ahead, so the reservation is past abandonMs without waiting
+    const next = f.builder({ abandonMs: 1, now: () => new Date(Date.now() + 5) });
     for (let i = 0; i < 3; i++) await next.runOnce();
     expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
     await expectNoOrphans();

@@ -57,7 +57,7 @@ describe('pixel to report', () => {
     expect((await management.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token })).status).toBe(204);
     await waitUntil(() => !(events.system.owners?.has(sub.unique_id) ?? true), 5000, 'the sub-user to leave the events registry');
     expect((await events.pixel({ owner_id: sub.unique_id, name: 'impression' })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await events.storedEvents({ owner_id: sub.unique_id })).toEqual([]);
+    await waitUntil(() => events.system.owners?.has(owner.unique_id) ?? false, 5000, 'the owner in the events registry');
+    expect(await events.storedAfterMarker(owner.unique_id, { owner_id: sub.unique_id })).toEqual([]);
   });
 });

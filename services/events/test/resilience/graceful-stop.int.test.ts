@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
+import { consumerSettled, startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
 
 let h: EventsHarness;
 let owner: string;
@@ -50,8 +50,8 @@ describe('graceful stop under load', () => {
 
     await h.restart();
     await waitUntil(async () => (await h.storedEvents({ owner_id: owner })).length >= acknowledged.length, 20_000, 'every acknowledged hit to be stored');
-    // anything published but not acknowledged would show up as an extra document: give it time
-    await new Promise((r) => setTimeout(r, 2500));
+    // anything published but not acknowledged would show up as an extra document once the consumer has taken the whole stream
+    await consumerSettled(h, 20_000);
     const stored = (await h.storedEvents({ owner_id: owner })).map((d) => d.content_id);
     expect(stored.length).toBe(acknowledged.length);
     expect(new Set(stored)).toEqual(new Set(acknowledged));

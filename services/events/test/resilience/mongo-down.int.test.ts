@@ -1,5 +1,5 @@
 import { startMongoStandIn, type LocalServer } from '@cm/testkit';
-import { startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
+import { consumerSettled, startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
 
 // this file runs its own MongoDB stand-in so that it can kill and restart it
 let mongo: LocalServer;
@@ -29,8 +29,9 @@ describe('when MongoDB is down for a while', () => {
       expect(res.status).toBe(200);
       acknowledged.push(content_id);
     }
-    // let the consumer fail a few times (nak with delay) before the database returns
-    await new Promise((r) => setTimeout(r, 2000));
+    // the consumer has failed a few times (nak with delay) before the database returns
+    const retries = async () => Number(/events_consumer_events_total\{outcome="retry"[^}]*\} (\d+)/.exec(await (await fetch(`${h.baseUrl}/metrics`)).text())?.[1] ?? 0);
+    await waitUntil(async () => (await retries()) >= 2, 20_000, 'the consumer to retry while MongoDB is down');
     mongo = await startMongoStandIn({ port: mongo.port });
 
     // the stand-in starts empty; what matters is that everything sent during the outage arrives, once
@@ -43,7 +44,8 @@ describe('when MongoDB is down for a while', () => {
       30_000,
       'the events sent during the outage',
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // every message acknowledged: a duplicate write would be stored by now
+    await consumerSettled(h, 30_000);
     stored = (await h.storedEvents({ content_id: { $regex: '^down-' } })).map((d) => d.content_id);
     expect(stored.sort()).toEqual([...acknowledged].sort());
     const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();

@@ -34,6 +34,11 @@ export interface EventsHarness {
   storedEvents(filter?: Partial<Record<keyof EventDocument, unknown>>): Promise<EventDocument[]>;
   /** Polls storedEvents until `count` documents match (or the timeout passes) and returns them. */
   waitForStored(count: number, filter?: Partial<Record<keyof EventDocument, unknown>>, timeoutMs?: number): Promise<EventDocument[]>;
+  /**
+   * Sends a valid pixel hit for `ownerId` after whatever the test sent, waits until it is stored, then returns what `filter` matches:
+   * the consumer stores in stream order, so "nothing matches" then means nothing was stored rather than "not yet".
+   */
+  storedAfterMarker(ownerId: string, filter: Partial<Record<keyof EventDocument, unknown>>): Promise<EventDocument[]>;
   /** Stops the system (unless stopped already) and starts it again with the same configuration. */
   restart(): Promise<void>;
   /** Stops the system only (the harness handles stay open). */
@@ -183,6 +188,13 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
       let docs: EventDocument[] = [];
       await waitUntil(async () => (docs = await storedEvents(filter)).length >= count, timeoutMs, `${count} stored events`);
       return docs;
+    },
+    async storedAfterMarker(ownerId, filter) {
+      const content_id = uniqueTag('marker');
+      const res = await harness.pixel({ owner_id: ownerId, name: 'marker', content_id }, { headers: { 'user-agent': BROWSER_UA } });
+      if (res.status !== 200) throw new Error(`the marker hit was answered ${res.status}`);
+      await harness.waitForStored(1, { content_id });
+      return storedEvents(filter);
     },
     async restart() {
       await stopSystem();

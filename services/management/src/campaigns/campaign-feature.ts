@@ -4,14 +4,14 @@ import { prom, type Logger, type Registry } from '@cm/platform';
 import type { ManagementConfig } from '../config';
 import { contentRoutes } from '../content/content-routes';
 import { ContentService, type HostsChanged } from '../content/content-service';
-import { ContentStore } from '../content/content-store';
+import { MongoContentStore } from '../content/content-store';
 import type { PageCursors } from '../pagination/page-cursors';
 import type { HostPlacement } from '../redirect-hosts/redirect-host-service';
 import { fetchPageTitle } from '../title/page-title-fetch';
 import { TitleFetcher } from '../title/title-fetcher';
 import { campaignRoutes } from './campaign-routes';
 import { CampaignService, type TimezoneOf } from './campaign-service';
-import { CampaignStore } from './campaign-store';
+import { MongoCampaignStore } from './campaign-store';
 
 /** Title fetches running at once, and waiting at most, per process. */
 const TITLE_FETCH_CONCURRENCY = 4;
@@ -37,6 +37,7 @@ export interface CampaignFeatureDeps {
   /** Signs the list's page cursors. */
   cursors: PageCursors;
   metrics: Registry;
+  now?: () => Date;
 }
 
 export interface CampaignFeature {
@@ -58,9 +59,9 @@ export interface CampaignFeature {
 /** Campaigns, their content and background title fetching, wired together. */
 export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<CampaignFeature> {
   const { config } = deps;
-  const campaignStore = new CampaignStore(deps.db);
+  const campaignStore = new MongoCampaignStore(deps.db);
   await campaignStore.init();
-  const contentStore = new ContentStore(deps.db, config.QUOTA_CONTENT_PER_CAMPAIGN);
+  const contentStore = new MongoContentStore(deps.db, config.QUOTA_CONTENT_PER_CAMPAIGN);
   const limits = {
     timeoutMs: config.TITLE_FETCH_TIMEOUT_MS,
     maxBytes: config.TITLE_FETCH_MAX_BYTES,
@@ -83,7 +84,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
     onOutcome: (outcome) => titleFetches.inc({ outcome }),
   });
-  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER, cursors: deps.cursors });
+  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER, cursors: deps.cursors, now: deps.now });
   const content = new ContentService({
     store: contentStore,
     titles,
@@ -92,6 +93,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     placeForHost: deps.placeForHost,
     recordRevision: deps.recordRevision,
     maxItemsPerCampaign: config.QUOTA_CONTENT_PER_CAMPAIGN,
+    now: deps.now,
   });
 
   return {

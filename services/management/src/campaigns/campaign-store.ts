@@ -24,7 +24,20 @@ const WITHOUT_CONTENT = { projection: { content: 0 } } as const;
 
 export const CAMPAIGNS_COLLECTION = 'campaigns';
 
-export class CampaignStore {
+/** What the campaign service needs from storage; every call is scoped by the owner id. */
+export interface CampaignStore {
+  insert(doc: CampaignDocument): Promise<void>;
+  list(ownerId: string): Promise<CampaignSummary[]>;
+  listPage(ownerId: string, after: PagePosition | undefined, limit: number): Promise<CampaignSummary[]>;
+  count(ownerId: string, atMost: number): Promise<number>;
+  findSummary(ownerId: string, token: string): Promise<CampaignSummary | null>;
+  findWithContent(ownerId: string, token: string): Promise<CampaignDocument | null>;
+  update(ownerId: string, token: string, version: number, patch: Partial<CampaignFields>, now: Date): Promise<CampaignSummary | null>;
+  delete(ownerId: string, token: string): Promise<boolean>;
+  deleteAllForOwner(ownerId: string): Promise<number>;
+}
+
+export class MongoCampaignStore implements CampaignStore {
   private readonly campaigns: Collection<CampaignDocument>;
 
   constructor(db: Db) {
@@ -33,10 +46,10 @@ export class CampaignStore {
 
   async init(): Promise<void> {
     await ensureIndexes(this.campaigns, [
-      // GET /campaign/: an owner's campaigns in creation order (and its pages); deleteAllForOwner; count (quota); ContentStore.distinctHosts
+      // GET /campaign/: an owner's campaigns in creation order (and its pages); deleteAllForOwner; count (quota); MongoContentStore.distinctHosts
       { key: { owner_id: 1, created_at: 1 }, options: { name: 'owner_created' }, serves: 'list, listPage, deleteAllForOwner, count, distinctHosts' },
       // title fetch recovery after a restart: items whose title was never fetched
-      { key: { 'content.title_state': 1 }, options: { name: 'content_title_state' }, serves: 'ContentStore.pendingTitles' },
+      { key: { 'content.title_state': 1 }, options: { name: 'content_title_state' }, serves: 'MongoContentStore.pendingTitles' },
     ]);
   }
 

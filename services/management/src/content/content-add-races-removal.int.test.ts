@@ -2,9 +2,9 @@ import { connectNats, createLogger, createRegistry, type NatsConnection } from '
 import { createRegistryFeature, type RegistryFeature } from '../registry/registry-feature';
 import { RedirectHostService } from '../redirect-hosts/redirect-host-service';
 import { startManagementHarness, waitFor, type ManagementHarness } from '../../test/support/management-harness';
-import { UserStore } from '../users/user-store';
+import { MongoUserStore } from '../users/user-store';
 import { ContentService } from './content-service';
-import { ContentStore } from './content-store';
+import { MongoContentStore } from './content-store';
 
 let h: ManagementHarness;
 let nc: NatsConnection;
@@ -17,13 +17,13 @@ beforeAll(async () => {
   const db = await h.db();
   const logger = createLogger({ service: 'replica-test', level: 'error', silent: true });
   nc = await connectNats({ url: h.config.NATS_URL, name: 'replica-test', logger });
-  const contentStore = new ContentStore(db, 1000);
+  const contentStore = new MongoContentStore(db, 1000);
   const contentHosts = (ownerId: string) => contentStore.distinctHosts(ownerId);
   registry = await createRegistryFeature({
     nc, db, config: h.config, logger, metrics: createRegistry('replica_test'), contentHosts,
     contentHostsByOwner: (ids) => contentStore.distinctHostsByOwner(ids), backfillHosts: async () => 0, cleanup: async () => undefined,
   });
-  const redirectHosts = new RedirectHostService({ store: new UserStore(db), contentHosts, announcer: registry.announcer, quota: 100 });
+  const redirectHosts = new RedirectHostService({ store: new MongoUserStore(db), contentHosts, announcer: registry.announcer, quota: 100 });
   replica = (afterPlacement) => new ContentService({
     store: contentStore,
     titles: { request: () => undefined },

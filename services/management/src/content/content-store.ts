@@ -19,8 +19,17 @@ export interface PendingTitle {
 
 const DATES_ONLY = { projection: { start_date: 1, end_date: 1 } } as const;
 
+/** What the content service and the title fetcher need from storage; calls that come from a request name the owner. */
+export interface ContentStore {
+  add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome>;
+  setContentType(ownerId: string, campaignToken: string, token: string, contentType: string): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null>;
+  remove(ownerId: string, campaignToken: string, token: string): Promise<boolean>;
+  setTitle(job: PendingTitle, title: string, state: TitleState): Promise<void>;
+  pendingTitles(limit: number): Promise<PendingTitle[]>;
+}
+
 /** Content items live inside their campaign document (campaign-store.ts); every query names the owner. */
-export class ContentStore {
+export class MongoContentStore implements ContentStore {
   private readonly campaigns: Collection<CampaignDocument>;
 
   constructor(

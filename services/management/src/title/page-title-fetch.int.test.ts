@@ -73,9 +73,10 @@ describe('the title fetch timeout', () => {
   test('when the stop signal fires first, then the fetch ends at once', async () => {
     const { port } = pages.address() as AddressInfo;
     const stop = new AbortController();
-    const fetching = fetchPageTitle(`http://127.0.0.1:${port}/slow`, { ...limits, timeoutMs: 60_000 }, stop.signal);
-    setTimeout(() => stop.abort(new Error('stopping')), 50);
+    // stopped once the page has started to arrive (the server's own handler has written the head's start by then)
+    pages.once('request', () => stop.abort(new Error('stopping')));
     const started = Date.now();
+    const fetching = fetchPageTitle(`http://127.0.0.1:${port}/slow`, { ...limits, timeoutMs: 60_000 }, stop.signal);
     await expect(fetching).rejects.toThrow('timed out or stopped');
     expect(Date.now() - started).toBeLessThan(1000);
   });

@@ -13,6 +13,9 @@ let otherPort: http.Server;
 let otherBase = '';
 let otherHits = 0;
 let slowOnceServed = false;
+/** Resolves when /slow-once has sent its first, unfinished answer. */
+let markSlowOnceServed: () => void = () => undefined;
+const slowOnceStarted = new Promise<void>((resolve) => (markSlowOnceServed = resolve));
 
 function html(res: http.ServerResponse, body: string) {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
@@ -53,6 +56,7 @@ async function servePage(req: http.IncomingMessage, res: http.ServerResponse): P
     case '/slow-once':
       if (!slowOnceServed) {
         slowOnceServed = true;
+        markSlowOnceServed();
         res.writeHead(200, { 'content-type': 'text/html' });
         return void res.write('<html><he');
       }
@@ -238,7 +242,7 @@ describe('stop and restart', () => {
     const owner = await first.createAccount();
     const c = await campaignOf(first, owner.api_token);
     const added = (await first.request('POST', `/api/v3/campaign/${c}/content/`, { token: owner.api_token, body: { url: `${base}/slow-once` } })).body;
-    while (!slowOnceServed) await new Promise((r) => setTimeout(r, 20));
+    await slowOnceStarted;
     const stopping = Date.now();
     await first.stop();
     expect(Date.now() - stopping).toBeLessThan(6000);

@@ -32,7 +32,23 @@ export type UserPatch = Partial<Pick<UserDocument, 'user_name' | 'password_hash'
 
 export class DuplicateEmailError extends Error {}
 
-export class UserStore {
+/** What the user and redirect-host services need from storage; account-scoped calls take the account id. */
+export interface UserStore {
+  /** Throws DuplicateEmailError on a taken e-mail. */
+  insert(doc: UserDocument): Promise<void>;
+  findById(uniqueId: string): Promise<UserDocument | null>;
+  findLive(uniqueId: string): Promise<UserDocument | null>;
+  setRedirectHosts(uniqueId: string, hosts: string[], now: Date): Promise<boolean>;
+  findInAccount(accountId: string, uniqueId: string): Promise<UserDocument | null>;
+  listSubUsersPage(accountId: string, after: PagePosition | undefined, limit: number): Promise<UserDocument[]>;
+  countSubUsers(accountId: string, atMost: number): Promise<number>;
+  listSubUsers(accountId: string): Promise<UserDocument[]>;
+  update(accountId: string, uniqueId: string, patch: UserPatch, now: Date): Promise<UserDocument | null>;
+  replaceToken(accountId: string, uniqueId: string, token: StoredToken, now: Date): Promise<UserDocument | null>;
+  markDeleted(accountId: string, uniqueId: string, now: Date): Promise<boolean>;
+}
+
+export class MongoUserStore implements UserStore {
   private readonly users: Collection<UserDocument>;
 
   constructor(db: Db) {

@@ -40,6 +40,15 @@ describe('bearer auth', () => {
     expect((await h.request('GET', '/api/v3/user/', { token: 'unknown' })).status).toBe(401);
     expect((await h.request('GET', '/api/v3/user/', { headers: { authorization: 'Basic abc' } })).status).toBe(401);
   });
+
+  test('when no token is sent to any /api/v3 resource, then 401', async () => {
+    const owner = await h.createAccount();
+    expect((await h.request('POST', `/api/v3/user/${owner.unique_id}/token/`)).status).toBe(401);
+    expect((await h.request('GET', '/api/v3/campaign/')).status).toBe(401);
+    expect((await h.request('POST', '/api/v3/campaign/', { body: { name: 'x', start_date: '2024-03-01', end_date: '2024-03-31', category: 'Other' } })).status).toBe(401);
+    expect((await h.request('GET', '/api/v3/redirect-hosts/')).status).toBe(401);
+    expect((await h.request('PUT', '/api/v3/redirect-hosts/', { body: { hosts: [] } })).status).toBe(401);
+  });
 });
 
 describe('users', () => {
@@ -238,10 +247,5 @@ describe('token rotation', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect((await h.request('GET', '/api/v3/user/', { token: owner.api_token })).status).toBe(200);
-  });
-
-  test('when no token is sent, then 401', async () => {
-    const owner = await h.createAccount();
-    expect((await h.request('POST', `/api/v3/user/${owner.unique_id}/token/`)).status).toBe(401);
   });
 });

@@ -4,7 +4,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { decodeOwnerRecord, ownerRegistryBucketOptions, type OwnerRecord } from '@cm/contracts';
 import { createLogger } from '@cm/platform';
 import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
-import { startManagement, type ManagementSystem } from '../../src/composition-root';
+import { startManagement, type ManagementOptions, type ManagementSystem } from '../../src/composition-root';
 import { loadManagementConfig, type ManagementConfig } from '../../src/config';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -59,7 +59,7 @@ let counter = 0;
 const uniqueEmail = (who: string) => `${who}${++counter}-${Date.now()}@example.com`;
 
 /** The real service on port 0 against the test run's NATS and MongoDB, with its own database. */
-export async function startManagementHarness(env: Record<string, string> = {}): Promise<ManagementHarness> {
+export async function startManagementHarness(env: Record<string, string> = {}, options: ManagementOptions = {}): Promise<ManagementHarness> {
   const config = loadManagementConfig({
     NODE_ENV: 'test',
     MONGO_URL: process.env.MONGO_URL,
@@ -74,7 +74,7 @@ export async function startManagementHarness(env: Record<string, string> = {}): 
     ...env,
   });
   const logger = createLogger({ service: 'management-test', level: 'error', silent: process.env.TEST_LOGS !== '1' });
-  const system = await startManagement(config, logger, 0);
+  const system = await startManagement(config, logger, 0, undefined, options);
   const baseUrl = `http://127.0.0.1:${system.port}`;
   const request = httpRequester(baseUrl);
   let mongo: MongoClient | undefined;
