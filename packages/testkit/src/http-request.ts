@@ -4,7 +4,7 @@ export interface HttpResult<T = any> {
   headers: Headers;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string;
   /** An object is sent as JSON; a string is sent as is with `contentType`. */

@@ -118,7 +118,10 @@ describe('the fast limit check', () => {
       for (let m = 0; m < metaCount; m++) put(`${'k'.repeat(Math.max(1, around(64) - 2))}${m}`, value(512));
       const input: Record<string, unknown> = {};
       const entries: [string, unknown][] = [];
-      for (const [k, v] of params) (['owner_id', 'name', 'url', 'content_id'].includes(k) ? (input[k] = v) : entries.push([k, v]));
+      for (const [k, v] of params) {
+        if (['owner_id', 'name', 'url', 'content_id'].includes(k)) input[k] = v;
+        else entries.push([k, v]);
+      }
       const fast = withinLimits(input, entries);
       const joi = eventSchema.validate({ ...input, metadata: Object.fromEntries(entries) }).error === undefined;
       if (fast) expect(joi).toBe(true);

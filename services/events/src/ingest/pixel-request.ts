@@ -18,7 +18,7 @@ export function parseParams(text: string, into: RawParams = new Map()): RawParam
 }
 
 /** Form-encoded beacons carry a few KB at most; anything bigger is refused before it is buffered. */
-export const BEACON_BODY_MAX_BYTES = 64 * 1024;
+const BEACON_BODY_MAX_BYTES = 64 * 1024;
 
 // navigator.sendBeacon(url, URLSearchParams) sends a form body, sendBeacon(url, 'a=b') sends
 // text/plain: both are CORS-safelisted (no preflight) and both are parsed as a query string

@@ -16,7 +16,7 @@ import {
   notFoundHandler,
   requestContext,
 } from '@cm/platform';
-import { httpRequester, uniqueName, type HttpResult, type RequestOptions, type TestRequest } from '@cm/testkit';
+import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
 import { loadEventsConfig, type EventsConfig } from '../../src/config';
 import { createReportingFeature } from '../../src/reporting/reporting-feature';
 import { BUCKET_INDEXES } from '../../src/storage/bucket-indexes';
