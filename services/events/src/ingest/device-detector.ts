@@ -9,7 +9,7 @@ export interface DeviceInfo {
 
 const NO_AGENT: DeviceInfo = Object.freeze({ device_type: 'desktop', bot: false });
 
-/** Bowser's platform type narrowed to the three of the spec: TVs and unknowns count as desktop. */
+/** Bowser's platform type narrowed to the API's three device types: TVs and unknowns count as desktop. */
 export function classifyUserAgent(userAgent: string): DeviceInfo {
   if (userAgent === '') return NO_AGENT;
   const type = Bowser.parse(userAgent).platform.type;

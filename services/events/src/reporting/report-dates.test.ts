@@ -3,7 +3,7 @@ import { parseReportDate, utcDayIndex } from './report-dates';
 const iso = (d: Date | undefined) => d?.toISOString();
 
 describe('parseReportDate', () => {
-  test('when the spec form is given, then it is UTC and covers the whole second', () => {
+  test('when the documented form YYYY-MM-DD HH:MM:SS is given, then it is UTC and covers the whole second', () => {
     const d = parseReportDate('2026-11-20 12:00:00');
     expect(iso(d?.start)).toBe('2026-11-20T12:00:00.000Z');
     expect(iso(d?.end)).toBe('2026-11-20T12:00:00.999Z');

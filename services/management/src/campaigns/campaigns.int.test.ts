@@ -23,7 +23,7 @@ async function createCampaign(token: string, body: object = valid) {
 }
 
 describe('create and list campaigns', () => {
-  test('when a campaign is created with only the required fields, then 200 with the spec fields and unset optionals as null / []', async () => {
+  test('when a campaign is created with only the required fields, then 200 with the documented campaign fields and unset optionals as null / []', async () => {
     const owner = await h.createAccount();
     const res = await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: valid });
     expect(res.status).toBe(200);
@@ -107,7 +107,7 @@ describe('create and list campaigns', () => {
 });
 
 describe('edit campaigns', () => {
-  test('when some fields are edited, then 200 with the spec edit fields, the rest unchanged and last_modified moved', async () => {
+  test('when some fields are edited, then 200 with the documented edit fields, the rest unchanged and last_modified moved', async () => {
     const owner = await h.createAccount();
     const created = await createCampaign(owner.api_token, { ...valid, brand: 'Acme', reach: 10 });
     passSeconds(1.1);
@@ -177,7 +177,7 @@ describe('edit campaigns', () => {
 });
 
 describe('read and delete campaigns', () => {
-  test('when a campaign is read, then the spec read fields and an empty content list come back', async () => {
+  test('when a campaign is read, then the documented read fields and an empty content list come back', async () => {
     const owner = await h.createAccount();
     const created = await createCampaign(owner.api_token);
     const res = await h.request('GET', `/api/v3/campaign/${created.token}`, { token: owner.api_token });
