@@ -9,6 +9,9 @@
 // scenario after a warm-up, scenarios alternating run by run. Data store: MONGO_URL when set, else
 // a fresh MongoDB stand-in with a BENCH_HEAP (16g) heap, stopped at the end. The database is
 // dropped after each size. Progress goes to stderr, the ready-to-paste tables to stdout.
+// BENCH_COMPARE_DIST=<another checkout's services/events/dist> serves that build's reporting
+// feature on the same data too, run by run alternating with this one, and prints both side by side
+// (the before/after of a change to the read side, in one run).
 import http from 'node:http';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +41,12 @@ const URLS = Number(process.env.BENCH_URLS ?? 2000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
 const WRITERS = Number(process.env.BENCH_WRITERS ?? 2);
+const COMPARE = process.env.BENCH_COMPARE_DIST
+  ? {
+      loadEventsConfig: require(path.resolve(process.env.BENCH_COMPARE_DIST, 'config')).loadEventsConfig,
+      createReportingFeature: require(path.resolve(process.env.BENCH_COMPARE_DIST, 'reporting/reporting-feature')).createReportingFeature,
+    }
+  : undefined;
 const DAY_MS = 86_400_000;
 // recent days (the builder never rebuilds days past raw retention): the 30 days ending 3 days ago
 const FIRST_DAY = Math.floor(Date.now() / DAY_MS) * DAY_MS - (DAYS + 3) * DAY_MS;
@@ -93,9 +102,9 @@ async function catchUp(db, marks) {
   return { seconds: (Date.now() - started) / 1000, cellDocs };
 }
 
-async function startApp(db, mongoUrl) {
-  const config = loadEventsConfig({ NODE_ENV: 'production', MONGO_URL: mongoUrl, ADMIN_TOKEN, REPORT_RATE_LIMIT_PER_MINUTE: '1000000', LOG_LEVEL: 'error' });
-  const feature = await createReportingFeature({ db, logger, metrics: platform.createRegistry('bench-report'), config });
+async function startApp(db, mongoUrl, from = { loadEventsConfig, createReportingFeature }) {
+  const config = from.loadEventsConfig({ NODE_ENV: 'production', MONGO_URL: mongoUrl, ADMIN_TOKEN, REPORT_RATE_LIMIT_PER_MINUTE: '1000000', LOG_LEVEL: 'error' });
+  const feature = await from.createReportingFeature({ db, logger, metrics: platform.createRegistry('bench-report'), config });
   const app = express();
   app.use(platform.requestContext(logger));
   app.use(...feature.routers);
@@ -139,12 +148,15 @@ function scenarios() {
 async function measure(size, mongoUrl) {
   const handle = await platform.connectMongo(mongoUrl, `bench_reports_${randomBytes(4).toString('hex')}`);
   let app;
+  let other;
   try {
     const { expected, seconds: loadSeconds, marks } = await load(handle.db, size);
     const { seconds: catchUpSeconds, cellDocs } = await catchUp(handle.db, marks);
     app = await startApp(handle.db, mongoUrl);
     const key = await post(`${app.base}/admin/v1/api-keys`, { owner_ids: [OWNERS[0]] }, { authorization: `Bearer ${ADMIN_TOKEN}` });
-    const report = (body) => post(`${app.base}/api/v1/events/?api_key=${key.api_key}`, { owner_id: OWNERS[0], ...body });
+    const report = (body, base = app.base) => post(`${base}/api/v1/events/?api_key=${key.api_key}`, { owner_id: OWNERS[0], ...body });
+    // the other build reads the same cells and the same api key collection
+    if (COMPARE) other = await startApp(handle.db, mongoUrl, COMPARE);
     const list = scenarios();
 
     // correctness first: the month report of OWNERS[0] counts exactly its non-bot events
@@ -155,17 +167,31 @@ async function measure(size, mongoUrl) {
     if (!exact) throw new Error(`expected ${JSON.stringify([...expected])}`);
 
     for (const s of list) s.rows = (await report(s.body)).length;
+    if (other) {
+      for (const s of list) {
+        const theirs = await report(s.body, other.base);
+        if (JSON.stringify(theirs) !== JSON.stringify(await report(s.body))) throw new Error(`${s.name}: the compared build answers differently`);
+      }
+    }
     const times = list.map(() => []);
+    const compared = list.map(() => []);
+    const timed = async (into, body, base) => {
+      const t0 = process.hrtime.bigint();
+      await report(body, base);
+      into.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    };
     for (let run = 0; run < RUNS; run++) {
       for (const [i, s] of list.entries()) {
-        const t0 = process.hrtime.bigint();
-        await report(s.body);
-        times[i].push(Number(process.hrtime.bigint() - t0) / 1e6);
+        // A B, then B A on the next run, so neither build always goes first
+        if (other && run % 2 === 1) await timed(compared[i], s.body, other.base);
+        await timed(times[i], s.body);
+        if (other && run % 2 === 0) await timed(compared[i], s.body, other.base);
       }
     }
     const owned = [...expected.values()].reduce((a, b) => a + b, 0);
-    return { size, owned, loadSeconds, catchUpSeconds, cellDocs, load: os.loadavg()[0], list, times };
+    return { size, owned, loadSeconds, catchUpSeconds, cellDocs, load: os.loadavg()[0], list, times, compared };
   } finally {
+    if (other) await platform.closeServer(other.server, 2000);
     if (app) await platform.closeServer(app.server, 2000);
     await handle.db.dropDatabase().catch(() => undefined);
     await handle.close();
@@ -182,6 +208,18 @@ function print(results) {
     for (const [i, s] of r.list.entries()) {
       const xs = r.times[i];
       console.log(`| ${s.name} | ${s.rows} | ${fmt(quantile(xs, 0.5))} | ${fmt(quantile(xs, 0.99))} | ${fmt(xs.reduce((a, b) => a + b, 0) / xs.length)} |`);
+    }
+  }
+  if (COMPARE) {
+    for (const r of results) {
+      console.log(`\n${r.size.toLocaleString('en')} events, this build vs ${process.env.BENCH_COMPARE_DIST} (same data, alternating)\n`);
+      console.log('| scenario (p50 ms) | this build | compared build | this / compared |');
+      console.log('|---|---|---|---|');
+      for (const [i, s] of r.list.entries()) {
+        const a = quantile(r.times[i], 0.5);
+        const b = quantile(r.compared[i], 0.5);
+        console.log(`| ${s.name} | ${fmt(a)} | ${fmt(b)} | ${(a / b).toFixed(2)} |`);
+      }
     }
   }
   if (results.length < 2) return;
