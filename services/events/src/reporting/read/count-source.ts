@@ -1,0 +1,47 @@
+import type { InFlightWork } from './in-flight-work';
+import type { ReportQuery } from '../request/report-query';
+
+/** The latest matching event of a group: what metadata values are read from. */
+export interface LatestEvent {
+  created: Date;
+  /** Event id (UUIDv7): breaks ties between events of the same millisecond. */
+  id: string;
+  /** Values of the requested metadata keys, in the order of `ReportQuery.metadataKeys` ("" when absent). */
+  metadata: string[];
+}
+
+/** One group of a report: the event name, the requested group fields, and its count. */
+export interface GroupCount {
+  name: string;
+  content_id?: string;
+  url?: string;
+  value: number;
+  /** Present when metadata keys were requested. */
+  latest?: LatestEvent;
+  /** Series only: the start (epoch ms) of the row's time bucket. */
+  time?: number;
+}
+
+/** Bounds one report's work: its overall deadline and the caller going away. */
+export interface ReportBudget {
+  /** Epoch ms by which the report must be answered. */
+  deadline: number;
+  /** Aborted when the client disconnected: every read stops. */
+  signal?: AbortSignal;
+  /** Groups (rows of a series) the report may hold while merging; more is a 400 naming the cap. */
+  maxGroups: number;
+  /** Estimated bytes those groups may take (default MAX_GROUP_BYTES); more is a 400 naming the bound. */
+  maxGroupBytes?: number;
+  /** Every database call of the report is tracked here, so its caller knows when the work settled. */
+  work?: InFlightWork;
+}
+
+/**
+ * Where report counts come from. The report endpoint depends only on this interface, so a
+ * pre-aggregated source (e.g. hourly rollups per owner/name/url/content_id, answering whole hours
+ * from rollups and only the cut edges from raw buckets) can replace or wrap the raw-bucket source
+ * without changing the API. A source returns each group once (already merged).
+ */
+export interface CountSource {
+  count(query: ReportQuery, budget?: ReportBudget): Promise<GroupCount[]>;
+}
