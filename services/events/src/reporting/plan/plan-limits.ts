@@ -1,5 +1,5 @@
 import { ValidationError } from '@cm/platform';
-import { HOUR_MS } from '../../rollups/rollup-units';
+import { HOUR_MS } from '../../storage/time-units';
 
 /**
  * Hard bounds on what one report may plan, whatever its bounds and settings: the spans together

@@ -1,5 +1,6 @@
 import { ValidationError } from '@cm/platform';
-import { HOUR_MS, MAX_LEVEL, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { MAX_LEVEL, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { HOUR_MS } from '../../storage/time-units';
 import { MAX_PLAN_HOURS } from './plan-limits';
 import { EMPTY_COVERAGE, planReport, type Coverage, type PlanSpan, type ReportPlan } from './plan-report';
 

@@ -1,4 +1,5 @@
-import { DAY_LEVEL, DAY_MS, HOUR_MS, unitId, type UnitRef } from '../../rollups/rollup-units';
+import { DAY_LEVEL, unitId, type UnitRef } from '../../rollups/rollup-units';
+import { DAY_MS, HOUR_MS } from '../../storage/time-units';
 import { EMPTY_COVERAGE, planReport, type Coverage } from './plan-report';
 
 const T = (s: string) => Date.parse(s);

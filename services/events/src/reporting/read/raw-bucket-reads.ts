@@ -1,7 +1,7 @@
 import { bucketName } from '../../storage/bucket-naming';
+import { DAY_MS, utcDayStart } from '../../storage/time-units';
 import type { CreatedBounds } from './count-pipeline';
 import type { RawStep } from '../plan/plan-report';
-import { DAY_MS } from '../request/report-dates';
 import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from '../plan/sliced-work';
 
 /** One aggregation of raw events: a day bucket, the created ranges it needs (none: the whole day), the row time. */
@@ -30,7 +30,7 @@ function* readSteps(steps: readonly RawStep[], prefix: string, existing: Readonl
   const names = new Map<number, string>();
   let parts = 0;
   for (const step of steps) {
-    for (let day = Math.floor(step.from / DAY_MS) * DAY_MS; day < step.to; day += DAY_MS) {
+    for (let day = utcDayStart(step.from); day < step.to; day += DAY_MS) {
       if (++parts % STEPS_PER_SLICE === 0) yield;
       let bucket = names.get(day);
       if (bucket === undefined) names.set(day, (bucket = bucketName(prefix, new Date(day))));

@@ -1,4 +1,5 @@
-import { parseReportDate, utcDayIndex } from './report-dates';
+import { utcDayIndex } from '../../storage/time-units';
+import { parseReportDate } from './report-dates';
 
 const iso = (d: Date | undefined) => d?.toISOString();
 

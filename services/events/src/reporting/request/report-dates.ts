@@ -1,3 +1,5 @@
+import { DAY_MS, MINUTE_MS, SECOND_MS } from '../../storage/time-units';
+
 /**
  * Report time bounds: the spec's `YYYY-MM-DD HH:MM:SS` (UTC), or ISO 8601 (`T` separator,
  * fraction, `Z` or an offset; no offset means UTC), or a bare `YYYY-MM-DD`. A bound covers the
@@ -15,9 +17,6 @@ export interface ReportDate {
 
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-const SECOND_MS = 1000;
-const DAY_MS = 86_400_000;
 
 export function parseReportDate(text: string): ReportDate | undefined {
   const m = DATE_TIME.exec(text);
@@ -52,12 +51,5 @@ function zoneOffsetMs(zone: string): number | undefined {
   const hours = Number(digits.slice(0, 2));
   const minutes = Number(digits.slice(2, 4));
   if (hours > 23 || minutes > 59) return undefined;
-  return sign * (hours * 60 + minutes) * 60_000;
+  return sign * (hours * 60 + minutes) * MINUTE_MS;
 }
-
-/** UTC day number (days since the epoch) of an instant: buckets are UTC days. */
-export function utcDayIndex(at: Date): number {
-  return Math.floor(at.getTime() / DAY_MS);
-}
-
-export { DAY_MS };

@@ -1,6 +1,5 @@
 import { ValidationError } from '@cm/platform';
-import { HOUR_MS } from '../../rollups/rollup-units';
-import { DAY_MS, utcDayIndex } from './report-dates';
+import { DAY_MS, HOUR_MS, utcDayIndex, utcDayStart } from '../../storage/time-units';
 import type { TimeRange } from './report-query';
 
 /**
@@ -44,7 +43,7 @@ export function clampReportRange(range: TimeRange, stored: StoredDays | undefine
   if (givenFrom !== undefined && givenTo !== undefined) return { from: givenFrom, to: givenTo };
   if (!stored) return undefined;
   const to = Math.min(givenTo ?? Infinity, stored.newest + DAY_MS - 1, opts.now + FUTURE_SKEW_MS);
-  const windowStart = Math.floor(to / DAY_MS) * DAY_MS - (opts.maxRangeDays - 1) * DAY_MS;
+  const windowStart = utcDayStart(to) - (opts.maxRangeDays - 1) * DAY_MS;
   const from = Math.max(givenFrom ?? windowStart, stored.oldest);
   if (from > to) return undefined;
   const newest = new Date(to).toISOString().slice(0, 10);

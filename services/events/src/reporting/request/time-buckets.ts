@@ -1,4 +1,4 @@
-import { DAY_MS, HOUR_MS } from '../../rollups/rollup-units';
+import { DAY_MS, HOUR_MS } from '../../storage/time-units';
 import { offsetMs, wallTime, zonedInstant } from './time-zone';
 
 export type Interval = 'hour' | 'day' | 'week' | 'month';

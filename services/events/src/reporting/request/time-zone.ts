@@ -1,3 +1,5 @@
+import { DAY_MS, MINUTE_MS } from '../../storage/time-units';
+
 /**
  * IANA time zone arithmetic with Intl only (no dependency): the zone's offset at an instant, the
  * instant of a wall-clock time (DST gaps resolve to the instant the clocks jumped, repeated hours
@@ -52,7 +54,7 @@ export function offsetMs(zone: string, at: number): number {
 export function zonedInstant(zone: string, year: number, month: number, day: number, hour = 0, minute = 0): number {
   const wall = Date.UTC(year, month - 1, day, hour, minute);
   // offsets on either side of any transition near this wall time (transitions are months apart)
-  const candidates = [...new Set([offsetMs(zone, wall - 86_400_000), offsetMs(zone, wall + 86_400_000), offsetMs(zone, wall)])].map((o) => wall - o);
+  const candidates = [...new Set([offsetMs(zone, wall - DAY_MS), offsetMs(zone, wall + DAY_MS), offsetMs(zone, wall)])].map((o) => wall - o);
   const valid = candidates.filter((t) => t + offsetMs(zone, t) === wall);
   // a repeated hour: its first occurrence; a skipped one (DST gap): shifted forward by the gap, as
   // Temporal's "compatible" (a skipped local midnight becomes the instant the clocks jumped)
@@ -62,7 +64,7 @@ export function zonedInstant(zone: string, year: number, month: number, day: num
 /** ISO 8601 with the zone's offset at that instant, e.g. 2026-03-29T00:00:00+01:00. */
 export function formatZoned(zone: string, at: number): string {
   const w = wallTime(zone, at);
-  const off = offsetMs(zone, at) / 60_000;
+  const off = offsetMs(zone, at) / MINUTE_MS;
   const sign = off < 0 ? '-' : '+';
   const abs = Math.abs(off);
   const pad = (n: number, len = 2) => String(n).padStart(len, '0');
