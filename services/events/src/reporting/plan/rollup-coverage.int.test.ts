@@ -25,9 +25,10 @@ describe('RollupCoverage.load', () => {
     const stop = new Error('the report took longer than its deadline');
     let checks = 0;
     const budget = {
-      maxTimeMS: () => 1000,
-      check: () => {
+      remainingMs: () => 1000,
+      run: <T>(query: () => Promise<T>): Promise<T> => {
         if (++checks > 2) throw stop;
+        return query();
       },
     };
     finds.length = 0;
@@ -41,7 +42,7 @@ describe('RollupCoverage.load', () => {
     const db = client.db(uniqueName('coverage'));
     const coverage = new RollupCoverage(new RollupMarks(db).collection);
     finds.length = 0;
-    await expect(coverage.load([{ start: 0, end: Date.parse('9999-12-31T23:59:59Z') }], { maxTimeMS: () => 1000, check: () => undefined })).rejects.toMatchObject({ details: [{ field: 'created__gte' }] });
+    await expect(coverage.load([{ start: 0, end: Date.parse('9999-12-31T23:59:59Z') }], { remainingMs: () => 1000, run: (query) => query() })).rejects.toMatchObject({ details: [{ field: 'created__gte' }] });
     expect(finds).toHaveLength(0);
   });
 });

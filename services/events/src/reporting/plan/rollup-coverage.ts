@@ -6,10 +6,10 @@ import { planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type R
 
 const ID_CHUNK = 2000;
 
-/** How a load queries: each query's maxTimeMS, and a check that throws once the report must stop. */
+/** How a load queries (the report's budget): each query's maxTimeMS, and `run`, which starts no query once the report must stop. */
 export interface LoadBudget {
-  maxTimeMS(): number;
-  check(): void;
+  remainingMs(): number;
+  run<T>(query: () => Promise<T>): Promise<T>;
 }
 
 /** Ids of the units of the levels that overlap the spans, in chunks: never more than one chunk is built at a time. */
@@ -77,13 +77,12 @@ export class RollupCoverage {
 
   /**
    * Marks by `_id` only: hash lookups, where a query by level and time would scan the marks on the
-   * stand-in. One chunk at a time, each after the budget check: a report past its deadline (or
+   * stand-in. One chunk at a time, each spent through the budget: a report past its deadline (or
    * whose client left) issues no further query.
    */
   private async find(built: Map<string, string>, chunks: Iterable<string[]>, budget: LoadBudget): Promise<void> {
     for (const ids of chunks) {
-      budget.check();
-      const marks = await this.marks.find({ _id: { $in: ids } }, { projection: { pending: 0 }, maxTimeMS: budget.maxTimeMS() }).toArray();
+      const marks = await budget.run(() => this.marks.find({ _id: { $in: ids } }, { projection: { pending: 0 }, maxTimeMS: budget.remainingMs() }).toArray());
       for (const mark of marks) if (isBuilt(mark)) built.set(mark._id, mark.b!.g);
     }
   }

@@ -22,8 +22,8 @@ export interface GroupCount {
   time?: number;
 }
 
-/** Bounds one report's work: its overall deadline and the caller going away. */
-export interface ReportBudget {
+/** What bounds one report's work (its deadline, the caller going away, its groups): the terms of its ReportBudget. */
+export interface BudgetTerms {
   /** Epoch ms by which the report must be answered. */
   deadline: number;
   /** Aborted when the client disconnected: every read stops. */
@@ -43,5 +43,5 @@ export interface ReportBudget {
  * without changing the API. A source returns each group once (already merged).
  */
 export interface CountSource {
-  count(query: ReportQuery, budget?: ReportBudget): Promise<GroupCount[]>;
+  count(query: ReportQuery, terms?: BudgetTerms): Promise<GroupCount[]>;
 }

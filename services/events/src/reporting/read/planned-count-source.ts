@@ -5,12 +5,12 @@ import type { CellStore } from '../../rollups/cell-store';
 import type { MarkDocument } from '../../rollups/mark-document';
 import { bucketDay } from '../../storage/bucket-naming';
 import { buildCountPipeline, readCountRow } from './count-pipeline';
-import type { CountSource, GroupCount, ReportBudget } from './count-source';
+import type { BudgetTerms, CountSource, GroupCount } from './count-source';
 import { GroupAccumulator } from './group-accumulator';
 import { mapLimit } from './map-limit';
 import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from '../plan/plan-report';
 import { rawBucketReadsYielding, type RawBucketRead } from './raw-bucket-reads';
-import { BudgetGate, checkBudget, deadlineError, drain, remainingMs } from './report-budget';
+import { ReportBudget, deadlineError } from './report-budget';
 import type { ReportQuery } from '../request/report-query';
 import { clampReportRange, type StoredDays } from '../request/report-range';
 import { RollupCoverage } from '../plan/rollup-coverage';
@@ -50,30 +50,29 @@ export class PlannedCountSource implements CountSource {
     this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks) : undefined;
   }
 
-  async count(query: ReportQuery, budget?: ReportBudget): Promise<GroupCount[]> {
-    const gate = new BudgetGate(budget, this.deadlineMs);
+  async count(query: ReportQuery, terms?: BudgetTerms): Promise<GroupCount[]> {
+    const budget = new ReportBudget(terms, { deadlineMs: this.deadlineMs, perQueryMs: this.opts.queryTimeoutMs });
     try {
       const existing = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
       const spans = this.spansOf(query, existing);
-      const loadBudget = { maxTimeMS: () => remainingMs(budget, this.opts.queryTimeoutMs), check: () => checkBudget(budget, this.deadlineMs) };
       for (let attempt = 1; ; attempt++) {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
-        const coverage = useRollups ? await gate.race(this.coverage!.load(spans, loadBudget)) : EMPTY_COVERAGE;
+        const coverage = useRollups ? await budget.run(() => this.coverage!.load(spans, budget)) : EMPTY_COVERAGE;
         const plan = await planReportYielding(spans, coverage);
-        const acc = new GroupAccumulator(budget?.maxGroups, query.limit !== undefined, budget?.maxGroupBytes);
+        const acc = new GroupAccumulator(budget.maxGroups, query.limit !== undefined, budget.maxGroupBytes);
         const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
         this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
         this.opts.onPlan?.(plan);
-        await Promise.all([this.readCells(query, plan, acc, gate, budget), this.readRaw(query, reads, acc, gate, budget)]).catch((err: unknown) => {
-          gate.trip(err);
+        await Promise.all([this.readCells(query, plan, acc, budget), this.readRaw(query, reads, acc, budget)]).catch((err: unknown) => {
+          budget.stop(err);
           throw err;
         });
-        if (!useRollups || (await gate.race(this.coverage!.stillCurrent(plan.rollup, remainingMs(budget, this.opts.queryTimeoutMs))))) return acc.groups();
+        if (!useRollups || (await budget.run(() => this.coverage!.stillCurrent(plan.rollup, budget.remainingMs())))) return acc.groups();
       }
     } catch (err) {
       throw asUnavailable(err, this.deadlineMs) ?? err;
     } finally {
-      gate.dispose();
+      budget.dispose();
     }
   }
 
@@ -84,22 +83,21 @@ export class PlannedCountSource implements CountSource {
     return range ? [{ start: range.from, end: range.to + 1 }] : [];
   }
 
-  private async readCells(query: ReportQuery, plan: ReportPlan, acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
+  private async readCells(query: ReportQuery, plan: ReportPlan, acc: GroupAccumulator, budget: ReportBudget): Promise<void> {
     if (plan.rollup.length === 0 || !this.opts.rollups) return;
     const q = cellQueryOf(query);
     const timeOf = new Map(plan.rollup.map((s) => [s.g, s.time]));
-    const cursor = this.opts.rollups.cells.forReport(query.ownerId, [...timeOf.keys()], q.kind, q.names, q.storedKeys.length > 0, remainingMs(budget, this.opts.queryTimeoutMs));
-    await drain(cursor, gate, (doc) => {
+    const cursor = this.opts.rollups.cells.forReport(query.ownerId, [...timeOf.keys()], q.kind, q.names, q.storedKeys.length > 0, budget.remainingMs());
+    await budget.stream(cursor, (doc) => {
       const time = timeOf.get(doc.g);
       forEachGroup(doc, q, (name, contentId, url, value, latest) => acc.addParts(time, name, contentId, url, value, latest));
     });
   }
 
-  private async readRaw(query: ReportQuery, reads: readonly RawBucketRead[], acc: GroupAccumulator, gate: BudgetGate, budget?: ReportBudget): Promise<void> {
+  private async readRaw(query: ReportQuery, reads: readonly RawBucketRead[], acc: GroupAccumulator, budget: ReportBudget): Promise<void> {
     await mapLimit(reads, this.opts.concurrency, async (read) => {
-      checkBudget(budget, this.deadlineMs);
-      const cursor = this.db.collection(read.bucket).aggregate(buildCountPipeline(query, read.created), { maxTimeMS: remainingMs(budget, this.opts.queryTimeoutMs) });
-      await drain(cursor, gate, (row) => {
+      const cursor = this.db.collection(read.bucket).aggregate(buildCountPipeline(query, read.created), { maxTimeMS: budget.remainingMs() });
+      await budget.stream(cursor, (row) => {
         const group = readCountRow(row, query);
         acc.add(read.time === undefined ? group : { ...group, time: read.time });
       });

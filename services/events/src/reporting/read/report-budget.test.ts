@@ -1,5 +1,7 @@
 import { InFlightWork } from './in-flight-work';
-import { BudgetGate, ReportAbortedError, drain } from './report-budget';
+import { ReportAbortedError, ReportBudget } from './report-budget';
+
+const BOUNDS = { deadlineMs: 60_000, perQueryMs: 60_000 };
 
 /** A cursor that counts the reads it was asked for; each read stays pending until `finish`. */
 function pendingCursor(): { cursor: AsyncIterable<number>; reads: () => number; finish: () => void; closed: () => boolean } {
@@ -21,23 +23,23 @@ function pendingCursor(): { cursor: AsyncIterable<number>; reads: () => number; 
   return { cursor: { [Symbol.asyncIterator]: () => it }, reads: () => reads, finish, closed: () => closed };
 }
 
-describe('BudgetGate and drain', () => {
-  test('when the client left before the report started, then drain sends no read at all', async () => {
+describe('ReportBudget.stream', () => {
+  test('when the client left before the report started, then stream sends no read at all', async () => {
     const gone = new AbortController();
     gone.abort();
-    const gate = new BudgetGate({ deadline: Date.now() + 60_000, signal: gone.signal, maxGroups: 10 }, 60_000);
+    const budget = new ReportBudget({ deadline: Date.now() + 60_000, signal: gone.signal, maxGroups: 10 }, BOUNDS);
     const c = pendingCursor();
-    await expect(drain(c.cursor, gate, () => undefined)).rejects.toBeInstanceOf(ReportAbortedError);
+    await expect(budget.stream(c.cursor, () => undefined)).rejects.toBeInstanceOf(ReportAbortedError);
     expect(c.reads()).toBe(0);
-    gate.dispose();
+    budget.dispose();
   });
 
-  test('when the client leaves during a read, then drain stops at once but the work settles only when the read and the close have', async () => {
+  test('when the client leaves during a read, then stream stops at once but the work settles only when the read and the close have', async () => {
     const gone = new AbortController();
     const work = new InFlightWork();
-    const gate = new BudgetGate({ deadline: Date.now() + 60_000, signal: gone.signal, maxGroups: 10, work }, 60_000);
+    const budget = new ReportBudget({ deadline: Date.now() + 60_000, signal: gone.signal, maxGroups: 10, work }, BOUNDS);
     const c = pendingCursor();
-    const drained = drain(c.cursor, gate, () => undefined);
+    const drained = budget.stream(c.cursor, () => undefined);
     gone.abort();
     await expect(drained).rejects.toBeInstanceOf(ReportAbortedError);
     let settled = false;
@@ -47,6 +49,6 @@ describe('BudgetGate and drain', () => {
     c.finish();
     await done;
     expect(c.closed()).toBe(true);
-    gate.dispose();
+    budget.dispose();
   });
 });
