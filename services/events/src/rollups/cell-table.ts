@@ -1,4 +1,5 @@
 import type { DeviceType } from '@cm/contracts';
+import { isLaterEvent } from '../storage/event-order';
 
 /** The latest event of a cell and device: created (epoch ms), event id, its whole stored metadata. */
 export type Latest = [created: number, id: string, metadata: Record<string, string>];
@@ -26,11 +27,11 @@ export function deviceIndex(device: string): number {
   return i < 0 ? 0 : i;
 }
 
-/** Same order as the report pipeline's `$max`: created first, then the time-ordered event id. */
+/** The later of two cells' latest events (isLaterEvent: the same order as the report pipeline's `$max`). */
 export function laterOf(a: Latest | null, b: Latest | null): Latest | null {
   if (!a) return b;
   if (!b) return a;
-  return a[0] !== b[0] ? (a[0] > b[0] ? a : b) : a[1] > b[1] ? a : b;
+  return isLaterEvent(a[0], a[1], b[0], b[1]) ? a : b;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ValidationError } from '@cm/platform';
+import { isLaterEvent } from '../../storage/event-order';
 import type { GroupCount, LatestEvent } from './count-source';
 import { MAX_GROUP_BYTES, groupBytes, latestBytes } from './group-size';
 
@@ -100,8 +101,7 @@ function part(value: string | undefined): string {
   return value === undefined ? '~' : `${value.length}:${value}`;
 }
 
-/** Same order as the pipeline's `$max`: created first, then the time-ordered event id. */
+/** Whether `a` is the later event (isLaterEvent: the same order as the pipeline's `$max`). */
 export function isLater(a: LatestEvent, b: LatestEvent): boolean {
-  const dt = a.created.getTime() - b.created.getTime();
-  return dt !== 0 ? dt > 0 : a.id > b.id;
+  return isLaterEvent(a.created.getTime(), a.id, b.created.getTime(), b.id);
 }
