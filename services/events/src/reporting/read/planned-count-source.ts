@@ -1,19 +1,18 @@
-import { MongoNetworkError, MongoServerError, MongoServerSelectionError, type Collection, type Db } from 'mongodb';
-import { UnavailableError, isStoreFullError } from '@cm/platform';
-import { cellQueryOf, forEachGroup } from './cell-reader';
+import type { Collection, Db } from 'mongodb';
 import type { CellStore } from '../../rollups/cell-store';
 import type { MarkDocument } from '../../rollups/mark-document';
-import { bucketDay } from '../../storage/bucket-naming';
+import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from '../plan/plan-report';
+import { reportSpans } from '../plan/report-spans';
+import { RollupCoverage } from '../plan/rollup-coverage';
+import type { ReportQuery } from '../request/report-query';
+import { cellQueryOf, forEachGroup } from './cell-reader';
 import { buildCountPipeline, readCountRow } from './count-pipeline';
 import type { BudgetTerms, CountSource, GroupCount } from './count-source';
 import { GroupAccumulator } from './group-accumulator';
 import { mapLimit } from './map-limit';
-import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from '../plan/plan-report';
 import { rawBucketReadsYielding, type RawBucketRead } from './raw-bucket-reads';
-import { ReportBudget, deadlineError } from './report-budget';
-import type { ReportQuery } from '../request/report-query';
-import { clampReportRange, type StoredDays } from '../request/report-range';
-import { RollupCoverage } from '../plan/rollup-coverage';
+import { ReportBudget } from './report-budget';
+import { asUnavailable } from './storage-errors';
 
 export interface PlannedCountOptions {
   prefix: string;
@@ -36,7 +35,6 @@ export interface PlannedCountOptions {
 
 /** A rollup unit rebuilt while a report read it: plan again, then give up on rollups for this report. */
 const PLAN_ATTEMPTS = 3;
-const MAX_TIME_MS_EXPIRED = 50;
 
 /**
  * Counts a report: plans it over the rollup units that are built right now (planReport), reads
@@ -53,21 +51,13 @@ export class PlannedCountSource implements CountSource {
   async count(query: ReportQuery, terms?: BudgetTerms): Promise<GroupCount[]> {
     const budget = new ReportBudget(terms, { deadlineMs: this.deadlineMs, perQueryMs: this.opts.queryTimeoutMs });
     try {
-      const existing = (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
-      const spans = this.spansOf(query, existing);
+      const existing = await this.listBuckets();
+      const spans = reportSpans(query, existing, { prefix: this.opts.prefix, maxRangeDays: this.opts.maxRangeDays, now: (this.opts.now ?? Date.now)() });
       for (let attempt = 1; ; attempt++) {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
-        const coverage = useRollups ? await budget.run(() => this.coverage!.load(spans, budget)) : EMPTY_COVERAGE;
-        const plan = await planReportYielding(spans, coverage);
-        const acc = new GroupAccumulator(budget.maxGroups, query.limit !== undefined, budget.maxGroupBytes);
-        const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
-        this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
-        this.opts.onPlan?.(plan);
-        await Promise.all([this.readCells(query, plan, acc, budget), this.readRaw(query, reads, acc, budget)]).catch((err: unknown) => {
-          budget.stop(err);
-          throw err;
-        });
-        if (!useRollups || (await budget.run(() => this.coverage!.stillCurrent(plan.rollup, budget.remainingMs())))) return acc.groups();
+        const plan = await this.plan(spans, useRollups, budget);
+        const groups = await this.read(query, plan, existing, budget);
+        if (!useRollups || (await this.stillCurrent(plan, budget))) return groups;
       }
     } catch (err) {
       throw asUnavailable(err, this.deadlineMs) ?? err;
@@ -76,11 +66,28 @@ export class PlannedCountSource implements CountSource {
     }
   }
 
-  /** The spans to count: the series' buckets, or the range (an open one clamped to the stored day buckets: clampReportRange). */
-  private spansOf(query: ReportQuery, existing: readonly string[]): PlanSpan[] {
-    if (query.series) return query.series.map((b) => ({ start: b.start, end: b.end, time: b.time }));
-    const range = clampReportRange(query.range, storedDays(existing, this.opts.prefix), { maxRangeDays: this.opts.maxRangeDays, now: (this.opts.now ?? Date.now)() });
-    return range ? [{ start: range.from, end: range.to + 1 }] : [];
+  /** Every collection name: the day buckets that exist (and, for an open range, the oldest and newest). */
+  private async listBuckets(): Promise<string[]> {
+    return (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
+  }
+
+  /** Which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw. */
+  private async plan(spans: readonly PlanSpan[], useRollups: boolean, budget: ReportBudget): Promise<ReportPlan> {
+    const coverage = useRollups ? await budget.run(() => this.coverage!.load(spans, budget)) : EMPTY_COVERAGE;
+    return planReportYielding(spans, coverage);
+  }
+
+  /** Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops the other. */
+  private async read(query: ReportQuery, plan: ReportPlan, existing: readonly string[], budget: ReportBudget): Promise<GroupCount[]> {
+    const acc = new GroupAccumulator(budget.maxGroups, query.limit !== undefined, budget.maxGroupBytes);
+    const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
+    this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
+    this.opts.onPlan?.(plan);
+    await Promise.all([this.readCells(query, plan, acc, budget), this.readRaw(query, reads, acc, budget)]).catch((err: unknown) => {
+      budget.stop(err);
+      throw err;
+    });
+    return acc.groups();
   }
 
   private async readCells(query: ReportQuery, plan: ReportPlan, acc: GroupAccumulator, budget: ReportBudget): Promise<void> {
@@ -104,28 +111,12 @@ export class PlannedCountSource implements CountSource {
     });
   }
 
+  /** Whether the rollup units read are still the generations planned with (a rebuild in between means: plan again). */
+  private stillCurrent(plan: ReportPlan, budget: ReportBudget): Promise<boolean> {
+    return budget.run(() => this.coverage!.stillCurrent(plan.rollup, budget.remainingMs()));
+  }
+
   private get deadlineMs(): number {
     return this.opts.deadlineMs ?? this.opts.queryTimeoutMs;
   }
-}
-
-/** The oldest and newest day that have a bucket of this prefix (one pass: no sort of every collection name). */
-function storedDays(existing: readonly string[], prefix: string): StoredDays | undefined {
-  let oldest = Infinity;
-  let newest = -Infinity;
-  for (const name of existing) {
-    const day = bucketDay(prefix, name)?.getTime();
-    if (day === undefined) continue;
-    oldest = Math.min(oldest, day);
-    newest = Math.max(newest, day);
-  }
-  return oldest <= newest ? { oldest, newest } : undefined;
-}
-
-/** A database that is down or too slow is a 503 for the caller, not an internal error. */
-function asUnavailable(err: unknown, deadlineMs: number): UnavailableError | undefined {
-  if (err instanceof MongoServerError && err.code === MAX_TIME_MS_EXPIRED) return deadlineError(deadlineMs);
-  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) return new UnavailableError('event storage unavailable');
-  if (isStoreFullError(err)) return new UnavailableError('event storage is full: an operator must free space');
-  return undefined;
 }
