@@ -1,6 +1,7 @@
 import { BSON } from 'mongodb';
 import { cellId, coarsePageIds, fineListIds, fineListOf, finePageIds, packCells } from './cell-document';
-import type { FineCell, Latest } from './cell-table';
+import type { Latest } from './aggregates/latest-aggregate';
+import type { FineCell } from './cell-table';
 
 const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
 const cell = (name: string, url: string, counts: [number, number, number], latest: FineCell['latest'] = [null, null, null]): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest });

@@ -1,6 +1,7 @@
 import type { CellDocument } from '../../rollups/cell-document';
 import { packCells } from '../../rollups/cell-document';
-import { CellTable, type FineCell, type Latest } from '../../rollups/cell-table';
+import type { Latest } from '../../rollups/aggregates/latest-aggregate';
+import { CellTable, type FineCell } from '../../rollups/cell-table';
 import type { ReportQuery } from '../request/report-query';
 import { cellQueryOf, groupsOfCells } from './cell-reader';
 

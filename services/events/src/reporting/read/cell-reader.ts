@@ -2,7 +2,9 @@ import type { GroupCount, LatestEvent } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import type { CellDocument, CoarseEntry, FineEntry } from '../../rollups/cell-document';
-import { DEVICE_ORDER, laterOf, type DeviceCounts, type DeviceLatest, type Latest } from '../../rollups/cell-table';
+import { foldDevices } from '../../rollups/aggregates/aggregate';
+import { CELL_AGGREGATES } from '../../rollups/aggregates/cell-aggregates';
+import { DEVICE_ORDER, type DeviceCounts, type DeviceLatest } from '../../rollups/cell-table';
 
 /** What a report asks of cells, prepared once per report. */
 export interface CellQuery {
@@ -80,16 +82,13 @@ export function groupsOfCells(doc: CellDocument, q: CellQuery): GroupCount[] {
 }
 
 function valueOf(counts: DeviceCounts, q: CellQuery): number {
-  let value = 0;
-  for (const d of q.devices) value += counts[d]!;
-  return value;
+  return foldDevices(CELL_AGGREGATES.counts, counts, q.devices);
 }
 
 /** The newest event of the selected devices, as the requested metadata; undefined without metadata. */
 function latestOf(latest: DeviceLatest | undefined, q: CellQuery): LatestEvent | undefined {
   if (!latest || q.storedKeys.length === 0) return undefined;
-  let newest: Latest | null = null;
-  for (const d of q.devices) newest = laterOf(newest, latest[d]!);
+  const newest = foldDevices(CELL_AGGREGATES.latest, latest, q.devices);
   if (!newest) return undefined;
   const metadata = newest[2];
   return {

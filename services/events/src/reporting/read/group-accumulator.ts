@@ -1,4 +1,5 @@
 import { ValidationError } from '@cm/platform';
+import { countAggregate } from '../../rollups/aggregates/count-aggregate';
 import { isLaterEvent } from '../../storage/event-order';
 import type { GroupCount, LatestEvent } from './count-source';
 import { MAX_GROUP_BYTES, groupBytes, latestBytes } from './group-size';
@@ -67,7 +68,7 @@ export class GroupAccumulator {
       this.merged.set(key, group);
       return;
     }
-    seen.value += value;
+    seen.value = countAggregate.merge(seen.value, value);
     if (latest && (!seen.latest || isLater(latest, seen.latest))) {
       // metadata values of the newer event may be longer
       this.hold(latestBytes(latest) - latestBytes(seen.latest));
