@@ -11,7 +11,7 @@ export const latestAggregate: Aggregate<Latest | null> = {
 };
 
 /** The later of two latest events (isLaterEvent: the same order as the report pipeline's `$max`). */
-export function laterOf(a: Latest | null, b: Latest | null): Latest | null {
+function laterOf(a: Latest | null, b: Latest | null): Latest | null {
   if (!a) return b;
   if (!b) return a;
   return isLaterEvent(a[0], a[1], b[0], b[1]) ? a : b;
