@@ -2,6 +2,7 @@ import type { EventsConfig } from '../config';
 import { isPastRetention } from '../retention/expired-buckets';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument, type EventDocument } from '../storage/event-document';
+import { utcDayIndex } from '../storage/time-units';
 import type { BucketWriter } from './bucket-writer';
 import { deadLettered, dropped, duplicate, messageOutcome, retry, retryDelay, written, type EventOutcome, type Outcome } from './consumer-outcome';
 import type { DeadLetters } from './dead-letters';
@@ -9,7 +10,6 @@ import type { Delivery } from './delivery';
 import type { InsertResult } from './insert-results';
 import { RejectionCounts } from './rejection-counts';
 
-const DAY_MS = 86_400_000;
 
 export type BatchHandler = (deliveries: Delivery[]) => Promise<Outcome[]>;
 
@@ -87,7 +87,7 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
           return;
         }
         // a batch nearly always spans one or two days: name each bucket once, not per event
-        const day = Math.floor(doc.created.getTime() / DAY_MS);
+        const day = utcDayIndex(doc.created);
         let group = byDay.get(day);
         if (!group) byDay.set(day, (group = { bucket: bucketName(config.BUCKET_PREFIX, doc.created), refs: [], docs: [] }));
         group.refs.push({ d: di, e: ei });

@@ -7,11 +7,11 @@ import { ApiKeyStore } from '../api-keys/api-key-store';
 import type { EventsConfig } from '../config';
 import { CellStore } from '../rollups/cell-store';
 import { RollupMarks } from '../rollups/rollup-marks';
-import { KeyConcurrency } from './key-concurrency';
-import { PlannedCountSource } from './planned-count-source';
-import { createReportMetrics } from './report-metrics';
-import { reportRoutes } from './report-routes';
-import { ReportService } from './report-service';
+import { KeyConcurrency } from './http/key-concurrency';
+import { PlannedCountSource } from './read/planned-count-source';
+import { createReportMetrics } from './http/report-metrics';
+import { reportRoutes } from './http/report-routes';
+import { ReportService } from './http/report-service';
 
 /** Day buckets one report aggregates at the same time: enough to overlap MongoDB round trips, few enough that one long report does not crowd out the others. */
 const REPORT_BUCKET_CONCURRENCY = 4;

@@ -1,6 +1,5 @@
 import { bucketDay } from '../storage/bucket-naming';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../storage/time-units';
 
 /**
  * A day bucket is expired once its whole day lies more than retentionDays in the past, so every

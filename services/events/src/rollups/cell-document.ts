@@ -1,5 +1,6 @@
 import { BSON } from 'mongodb';
-import { laterOf, type DeviceCounts, type DeviceLatest, type FineCell } from './cell-table';
+import { copyCellValue, mergeCellValue, type CellValue } from './aggregates/cell-aggregates';
+import type { DeviceCounts, FineCell } from './cell-table';
 import { MAX_PAGE_BYTES, PageBytes } from './page-bytes';
 
 /** A fine entry: content_id, url, per-device counts. */
@@ -147,20 +148,15 @@ export function packCells(owner: string, g: string, cells: readonly FineCell[], 
   return docs;
 }
 
-interface Coarse {
+interface Coarse extends CellValue {
   name: string;
-  counts: DeviceCounts;
-  latest: DeviceLatest;
 }
 
 function addCoarse(coarse: Map<string, Coarse>, cell: FineCell): void {
   const seen = coarse.get(cell.name);
   if (!seen) {
-    coarse.set(cell.name, { name: cell.name, counts: [...cell.counts], latest: [...cell.latest] });
+    coarse.set(cell.name, { name: cell.name, ...copyCellValue(cell) });
     return;
   }
-  for (let d = 0; d < 3; d++) {
-    seen.counts[d]! += cell.counts[d]!;
-    seen.latest[d] = laterOf(seen.latest[d]!, cell.latest[d]!);
-  }
+  mergeCellValue(seen, cell);
 }

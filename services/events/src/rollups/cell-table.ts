@@ -1,17 +1,13 @@
 import type { DeviceType } from '@cm/contracts';
+import type { PerDevice } from './aggregates/aggregate';
+import { copyCellValue, mergeCellValue, type CellValue } from './aggregates/cell-aggregates';
+import type { Latest } from './aggregates/latest-aggregate';
 
-/** The latest event of a cell and device: created (epoch ms), event id, its whole stored metadata. */
-export type Latest = [created: number, id: string, metadata: Record<string, string>];
 /** Per device, in DEVICE_ORDER. */
-export type DeviceCounts = [number, number, number];
-export type DeviceLatest = [Latest | null, Latest | null, Latest | null];
+export type DeviceCounts = PerDevice<number>;
+export type DeviceLatest = PerDevice<Latest | null>;
 
 export const DEVICE_ORDER: readonly DeviceType[] = ['desktop', 'tablet', 'mobile'];
-
-export interface CellValue {
-  counts: DeviceCounts;
-  latest: DeviceLatest;
-}
 
 /** A fine cell: one owner, name, content_id and url within one unit. */
 export interface FineCell extends CellValue {
@@ -26,15 +22,9 @@ export function deviceIndex(device: string): number {
   return i < 0 ? 0 : i;
 }
 
-/** Same order as the report pipeline's `$max`: created first, then the time-ordered event id. */
-export function laterOf(a: Latest | null, b: Latest | null): Latest | null {
-  if (!a) return b;
-  if (!b) return a;
-  return a[0] !== b[0] ? (a[0] > b[0] ? a : b) : a[1] > b[1] ? a : b;
-}
-
 /**
- * Cells of one unit being built, merged in memory: counts add, latest is the later event.
+ * Cells of one unit being built, merged in memory through the cell aggregates (counts add, the
+ * later event wins).
  * Keys are JSON so no separator inside a url or name can make two cells collide.
  */
 export class CellTable {
@@ -44,13 +34,10 @@ export class CellTable {
     const key = JSON.stringify([cell.owner, cell.name, cell.contentId, cell.url]);
     const seen = this.cells.get(key);
     if (!seen) {
-      this.cells.set(key, { ...cell, counts: [...cell.counts], latest: [...cell.latest] });
+      this.cells.set(key, { ...cell, ...copyCellValue(cell) });
       return;
     }
-    for (let d = 0; d < 3; d++) {
-      seen.counts[d]! += cell.counts[d]!;
-      seen.latest[d] = laterOf(seen.latest[d]!, cell.latest[d]!);
-    }
+    mergeCellValue(seen, cell);
   }
 
   /** Adds one raw `$group` row (one owner/name/content_id/url/device). */

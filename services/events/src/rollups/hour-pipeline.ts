@@ -1,5 +1,5 @@
 import type { Document } from 'mongodb';
-import type { Latest } from './cell-table';
+import type { Latest } from './aggregates/latest-aggregate';
 
 /**
  * One pass over a day bucket for the hours being built: every non-bot event of [from, to) grouped

@@ -4,7 +4,8 @@ import type { PackLimits } from './cell-document';
 import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
-import { DAY_MS, MAX_LEVEL, unitEnd } from './rollup-units';
+import { utcDayStart } from '../storage/time-units';
+import { MAX_LEVEL, unitEnd } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
@@ -92,7 +93,7 @@ export class RollupBuilder {
     if (unitEnd({ level: mark.l, start: mark.t }) + this.opts.graceMs > t) return false;
     if (mark.s !== mark.f && t - mark.at.getTime() < this.opts.abandonMs) return false;
     // only hours read raw events; larger units merge children that are still exact
-    if (mark.l === 0 && isExpiredDay(new Date(Math.floor(mark.t / DAY_MS) * DAY_MS), now, this.opts.rawRetentionDays)) return false;
+    if (mark.l === 0 && isExpiredDay(new Date(utcDayStart(mark.t)), now, this.opts.rawRetentionDays)) return false;
     return true;
   }
 }
@@ -100,7 +101,7 @@ export class RollupBuilder {
 function byDay(marks: readonly MarkDocument[]): Map<number, MarkDocument[]> {
   const out = new Map<number, MarkDocument[]>();
   for (const m of marks) {
-    const day = Math.floor(m.t / DAY_MS) * DAY_MS;
+    const day = utcDayStart(m.t);
     out.set(day, [...(out.get(day) ?? []), m]);
   }
   return out;

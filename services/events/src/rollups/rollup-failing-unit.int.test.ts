@@ -7,7 +7,8 @@ import type { CellDocument } from './cell-document';
 import { CellStore } from './cell-store';
 import { RollupBuilder } from './rollup-builder';
 import { createRollupMetrics } from './rollup-metrics';
-import { HOUR_MS, unitId, unitsContaining } from './rollup-units';
+import { HOUR_MS } from '../storage/time-units';
+import { unitId, unitsContaining } from './rollup-units';
 import { RollupWorker } from './rollup-worker';
 
 // A unit whose cells cannot be written (here: a store that refuses one unit's generations) is

@@ -1,7 +1,8 @@
 import { ValidationError } from '@cm/platform';
 import { firstKeptDay } from '../retention/expired-buckets';
 import type { RollupMarks } from './rollup-marks';
-import { DAY_MS, HOUR_MS, LEVEL_NAMES } from './rollup-units';
+import { DAY_MS, HOUR_MS, utcDayStart } from '../storage/time-units';
+import { LEVEL_NAMES } from './rollup-units';
 
 export interface RebuildResult {
   /** First and last UTC day (YYYY-MM-DD) marked. */
@@ -30,8 +31,8 @@ export class RollupRebuild {
   constructor(private readonly marks: RollupMarks, private readonly opts: { rawRetentionDays: number; maxDays: number }) {}
 
   async rebuild(fromDay: Date, toDay: Date, now = new Date()): Promise<RebuildResult> {
-    const from = Math.floor(fromDay.getTime() / DAY_MS) * DAY_MS;
-    const to = Math.floor(toDay.getTime() / DAY_MS) * DAY_MS;
+    const from = utcDayStart(fromDay.getTime());
+    const to = utcDayStart(toDay.getTime());
     if (from > to) throw new ValidationError('invalid body', [{ field: 'to', message: 'must not be before from' }]);
     if ((to - from) / DAY_MS + 1 > this.opts.maxDays) throw new ValidationError('invalid body', [{ field: 'from', message: `at most ${this.opts.maxDays} days at a time` }]);
     const firstRaw = firstKeptDay(now, this.opts.rawRetentionDays);

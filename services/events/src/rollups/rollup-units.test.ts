@@ -1,4 +1,5 @@
-import { DAY_LEVEL, DAY_MS, HOUR_MS, childrenOf, parseUnitId, touchedUnits, unitAt, unitEnd, unitId, unitsContaining } from './rollup-units';
+import { DAY_MS, HOUR_MS } from '../storage/time-units';
+import { DAY_LEVEL, childrenOf, parseUnitId, touchedUnits, unitAt, unitEnd, unitId, unitsContaining } from './rollup-units';
 
 const at = Date.parse('2026-10-15T13:45:00Z');
 

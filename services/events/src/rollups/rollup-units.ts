@@ -1,3 +1,5 @@
+import { DAY_MS, HOUR_MS, utcHourStart } from '../storage/time-units';
+
 /**
  * Rollup units: aligned UTC time spans whose counts are pre-aggregated. Levels 0..3 are blocks of
  * 1, 2, 4 and 8 hours, level 4 one UTC day (three 8-hour blocks), levels 5..9 blocks of 2, 4, 8,
@@ -5,8 +7,6 @@
  * its size). Any range decomposes into O(log) units: a 30-day report reads a handful whatever the
  * traffic, and a day in a whole-hour zone (New York: 04:00Z..04:00Z) about five instead of 24 hours.
  */
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
 /** The level of one UTC day: below it sub-day blocks, above it multi-day blocks. */
 export const DAY_LEVEL = 4;
 export const MAX_LEVEL = 9;
@@ -65,7 +65,7 @@ export function childrenOf(unit: UnitRef): UnitRef[] {
 export function touchedUnits(instants: readonly Date[]): UnitRef[] {
   // a batch covers few hours: every larger unit follows from the hours, so instants reduce to those first
   const hours = new Set<number>();
-  for (const at of instants) hours.add(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+  for (const at of instants) hours.add(utcHourStart(at.getTime()));
   const seen = new Map<string, UnitRef>();
   for (const hour of hours) {
     for (const unit of unitsContaining(hour)) seen.set(unitId(unit), unit);

@@ -6,7 +6,8 @@ import { GenerationGoneError, type CellStore } from './cell-store';
 import { buildHourPipeline, readHourRow } from './hour-pipeline';
 import { isBuilt, type MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
-import { HOUR_MS, childrenOf, unitId } from './rollup-units';
+import { HOUR_MS } from '../storage/time-units';
+import { childrenOf, unitId } from './rollup-units';
 import { isKilled, type UnitCommit } from './unit-commit';
 
 /** Where a unit's outcome goes (rollup-builder.ts keeps failures apart from the rest of the pass). */

@@ -2,6 +2,7 @@ import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, 
 import { nanos } from '@nats-io/transport-node';
 import { EVENT_BATCH_LIMITS } from '@cm/contracts';
 import type { EventsConfig } from '../config';
+import { HOUR_MS } from '../storage/time-units';
 
 type StreamSettings = Pick<
   EventsConfig,
@@ -18,8 +19,6 @@ type StreamSettings = Pick<
 >;
 
 type ConsumerSettings = Pick<EventsConfig, 'CONSUMER_DURABLE' | 'CONSUMER_ACK_WAIT_MS' | 'CONSUMER_MAX_ACK_PENDING' | 'EVENTS_SUBJECT_PREFIX'>;
-
-const HOUR_MS = 3_600_000;
 
 /** A group-commit message is bounded by INGEST_BATCH_MAX_BYTES (at most 512 KB); this refuses anything absurd. */
 const MAX_EVENT_MESSAGE_BYTES = EVENT_BATCH_LIMITS.maxBytes;

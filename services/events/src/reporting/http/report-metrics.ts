@@ -1,0 +1,51 @@
+import { Counter, Histogram } from 'prom-client';
+import type { Registry } from '@cm/platform';
+import type { ReportPlan } from '../plan/plan-report';
+
+export interface ReportMetrics {
+  /** Latency of report requests, by outcome. */
+  duration: Histogram<'outcome'>;
+  /** Report requests by outcome: ok, invalid, unauthorized, forbidden, rate_limited, unavailable, error. */
+  reports: Counter<'outcome'>;
+  /** Day buckets one report read: the input for sizing rollups and the per-report bucket concurrency. */
+  buckets: Histogram;
+  /** How a report was answered: rollup units read, raw parts read. */
+  observePlan(plan: ReportPlan): void;
+}
+
+export function createReportMetrics(registry: Registry): ReportMetrics {
+  const units = new Counter({
+    name: 'events_report_plan_parts_total',
+    help: 'Parts of reports by source: rollup units read, raw parts (edges, dirty or not yet built hours) read',
+    labelNames: ['source'],
+    registers: [registry],
+  });
+  return {
+    duration: new Histogram({
+      name: 'events_report_duration_seconds',
+      help: 'Report request latency by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    reports: new Counter({ name: 'events_reports_total', help: 'Report requests by outcome', labelNames: ['outcome'], registers: [registry] }),
+    buckets: new Histogram({
+      name: 'events_report_buckets',
+      help: 'Day buckets read by one report',
+      buckets: [1, 2, 7, 14, 31, 62, 93, 186, 366],
+      registers: [registry],
+    }),
+    observePlan: (plan) => {
+      units.inc({ source: 'rollup' }, plan.rollup.length);
+      units.inc({ source: 'raw' }, plan.raw.length);
+    },
+  };
+}
+
+const OUTCOMES: Record<number, string> = { 400: 'invalid', 401: 'unauthorized', 403: 'forbidden', 413: 'invalid', 415: 'invalid', 429: 'rate_limited', 503: 'unavailable' };
+
+/** Outcome label of a finished report request: bounded set, derived from the status. */
+export function reportOutcome(status: number): string {
+  if (status < 400) return 'ok';
+  return OUTCOMES[status] ?? (status >= 500 ? 'error' : 'invalid');
+}

@@ -1,0 +1,32 @@
+import { ForbiddenError } from '@cm/platform';
+import type { ApiKeyPrincipal } from '../../api-keys/api-key-service';
+import type { CountSource } from '../read/count-source';
+import type { InFlightWork } from '../read/in-flight-work';
+import { parseReportRequest, type ReportLimits } from '../request/parse-report-request';
+import { toReportRows, type ReportRow } from '../read/report-rows';
+
+export interface ReportServiceLimits extends ReportLimits {
+  /** One overall deadline per report (REPORT_DEADLINE_MS). */
+  deadlineMs: number;
+  /** Groups (series rows) a report may return or hold (REPORT_MAX_GROUPS). */
+  maxGroups: number;
+  /** Groups a top-N report (`limit`) may rank (REPORT_MAX_RANKED_GROUPS). */
+  maxRankedGroups: number;
+  /** Estimated bytes of the groups one report may hold (default MAX_GROUP_BYTES; smaller in tests). */
+  maxGroupBytes?: number;
+}
+
+/** The report use case: validate, check the key's owner scope, count within the budget, shape. */
+export class ReportService {
+  constructor(private readonly source: CountSource, private readonly limits: ReportServiceLimits) {}
+
+  /** `work` collects the report's database calls: one that stops early may leave some running. */
+  async report(caller: ApiKeyPrincipal, body: unknown, signal?: AbortSignal, work?: InFlightWork): Promise<ReportRow[]> {
+    const query = parseReportRequest(body, this.limits);
+    if (!caller.ownerIds.has(query.ownerId)) throw new ForbiddenError('this api_key may not read this owner_id');
+    const deadline = Date.now() + this.limits.deadlineMs;
+    const maxGroups = query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
+    const groups = await this.source.count(query, { deadline, signal, maxGroups, maxGroupBytes: this.limits.maxGroupBytes, work });
+    return toReportRows(groups, query, this.limits.maxGroups);
+  }
+}

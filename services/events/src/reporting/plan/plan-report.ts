@@ -1,0 +1,133 @@
+import { MAX_LEVEL, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { checkPlanSize } from './plan-limits';
+import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from './sliced-work';
+
+/** A span a report counts: [start, end) in epoch ms, tagged with the row time it belongs to. */
+export interface PlanSpan {
+  start: number;
+  end: number;
+  /** The `time` of the series row (undefined without an interval). */
+  time?: number;
+}
+
+/** Rollup units whose cells equal their raw events right now: unit id -> cell generation (`g`). */
+export interface Coverage {
+  built: ReadonlyMap<string, string>;
+}
+
+export interface RollupStep {
+  unit: UnitRef;
+  g: string;
+  time?: number;
+}
+
+export interface RawStep {
+  from: number;
+  /** Exclusive. */
+  to: number;
+  time?: number;
+}
+
+export interface ReportPlan {
+  rollup: RollupStep[];
+  raw: RawStep[];
+}
+
+export const EMPTY_COVERAGE: Coverage = { built: new Map() };
+
+/**
+ * Which parts of a report come from which rollup unit and which from raw events.
+ * Each span is walked from its start: at every point the largest aligned unit that fits in the
+ * span and is built is taken (32-day block down to one hour); where none is, raw events are read
+ * up to the next start of a built unit that fits (past second-precision edges, a half-hour
+ * zone's half hours, dirty or never built hours). Any choice is exact; the largest unit first
+ * keeps the number of documents read low. The walk costs per unit and raw part, never per hour
+ * of the range, and the spans' size is checked first (checkPlanSize).
+ */
+export function planReport(spans: readonly PlanSpan[], coverage: Coverage): ReportPlan {
+  return runAtOnce(planSteps(spans, coverage));
+}
+
+/** planReport, giving the event loop a turn every STEPS_PER_SLICE steps (a series of 10,000 buckets). */
+export function planReportYielding(spans: readonly PlanSpan[], coverage: Coverage): Promise<ReportPlan> {
+  return runYielding(planSteps(spans, coverage));
+}
+
+function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<ReportPlan> {
+  checkPlanSize(spans);
+  const starts = builtStartsByLevel(coverage);
+  yield;
+  const plan: ReportPlan = { rollup: [], raw: [] };
+  let steps = 0;
+  for (const span of spans) {
+    let at = span.start;
+    while (at < span.end) {
+      if (++steps % STEPS_PER_SLICE === 0) yield;
+      const unit = largestBuiltUnit(at, span.end, coverage);
+      if (unit) {
+        plan.rollup.push({ unit: unit.unit, g: unit.g, ...(span.time === undefined ? {} : { time: span.time }) });
+        at += unitSizeMs(unit.unit.level);
+        continue;
+      }
+      // straight to where the next built unit fits: the cost is per unit used, not per hour walked
+      const next = Math.min(span.end, nextFittingStart(starts, at, span.end));
+      const last = plan.raw[plan.raw.length - 1];
+      if (last && last.to === at && last.time === span.time) last.to = next;
+      else plan.raw.push({ from: at, to: next, ...(span.time === undefined ? {} : { time: span.time }) });
+      at = next;
+    }
+  }
+  return plan;
+}
+
+function largestBuiltUnit(at: number, end: number, coverage: Coverage): { unit: UnitRef; g: string } | undefined {
+  for (let level = MAX_LEVEL; level >= 0; level--) {
+    const size = unitSizeMs(level);
+    if (at % size !== 0 || at + size > end) continue;
+    const unit = { level, start: at };
+    const g = coverage.built.get(unitId(unit));
+    if (g !== undefined) return { unit, g };
+  }
+  return undefined;
+}
+
+/** The starts of the built units of each level, ascending. */
+function builtStartsByLevel(coverage: Coverage): number[][] {
+  const starts: number[][] = Array.from({ length: MAX_LEVEL + 1 }, () => []);
+  for (const id of coverage.built.keys()) {
+    const unit = parseUnitId(id);
+    if (unit) starts[unit.level]!.push(unit.start);
+  }
+  for (const list of starts) list.sort((a, b) => a - b);
+  return starts;
+}
+
+/** The first start after `at` of a built unit that ends by `end` (Infinity: none). Units of a level end in start order. */
+function nextFittingStart(starts: readonly number[][], at: number, end: number): number {
+  let best = Infinity;
+  starts.forEach((list, level) => {
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]! <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    const start = list[lo];
+    if (start !== undefined && start + unitSizeMs(level) <= end) best = Math.min(best, start);
+  });
+  return best;
+}
+
+/** The spans around raw steps, aligned to a level's units: where units of that level might replace raw reads. */
+export function spansToLookUp(plan: ReportPlan, level: number): Array<{ from: number; to: number }> {
+  const size = unitSizeMs(level);
+  const out: Array<{ from: number; to: number }> = [];
+  for (const r of plan.raw) {
+    const span = { from: Math.floor(r.from / size) * size, to: Math.ceil(r.to / size) * size };
+    const last = out[out.length - 1];
+    if (last && span.from <= last.to) last.to = Math.max(last.to, span.to);
+    else out.push(span);
+  }
+  return out;
+}

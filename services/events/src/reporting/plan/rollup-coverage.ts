@@ -1,0 +1,89 @@
+import type { Collection } from 'mongodb';
+import { isBuilt, type MarkDocument } from '../../rollups/mark-document';
+import { DAY_LEVEL, MAX_LEVEL, unitId, unitSizeMs } from '../../rollups/rollup-units';
+import { checkPlanSize } from './plan-limits';
+import { planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
+
+const ID_CHUNK = 2000;
+
+/** How a load queries (the report's budget): each query's maxTimeMS, and `run`, which starts no query once the report must stop. */
+export interface LoadBudget {
+  remainingMs(): number;
+  run<T>(query: () => Promise<T>): Promise<T>;
+}
+
+/** Ids of the units of the levels that overlap the spans, in chunks: never more than one chunk is built at a time. */
+function* unitIdChunks(levels: readonly number[], spans: ReadonlyArray<{ from: number; to: number }>): Generator<string[]> {
+  let chunk: string[] = [];
+  for (const level of levels) {
+    const size = unitSizeMs(level);
+    for (const span of spans) {
+      for (let start = Math.floor(span.from / size) * size; start < span.to; start += size) {
+        chunk.push(unitId({ level, start }));
+        if (chunk.length === ID_CHUNK) {
+          yield chunk;
+          chunk = [];
+        }
+      }
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+/**
+ * Which rollup units a report may use right now, read from the marks top-down so a long range
+ * never reads every hour mark: days and larger blocks first (2,000 ids a query), then each
+ * sub-day level (8h, 4h, 2h, 1h) only where the plan so far still reads raw events (edges, zone
+ * days that do not align with UTC days, units not built).
+ */
+export class RollupCoverage {
+  constructor(private readonly marks: Collection<MarkDocument>) {}
+
+  async load(spans: readonly PlanSpan[], budget: LoadBudget): Promise<Coverage> {
+    checkPlanSize(spans);
+    const built = new Map<string, string>();
+    if (spans.length === 0) return { built };
+    let from = Infinity;
+    let to = -Infinity;
+    for (const s of spans) {
+      from = Math.min(from, s.start);
+      to = Math.max(to, s.end);
+    }
+    const upper = Array.from({ length: MAX_LEVEL - DAY_LEVEL + 1 }, (_, i) => DAY_LEVEL + i);
+    // series spans lie within [from, to] (at most the range cap): checked again so the loops stay bounded
+    checkPlanSize([{ start: from, end: to }]);
+    await this.find(built, unitIdChunks(upper, [{ from, to }]), budget);
+    for (let level = DAY_LEVEL - 1; level >= 0; level--) {
+      const lookUp = spansToLookUp(await planReportYielding(spans, { built }), level);
+      if (lookUp.length === 0) break;
+      await this.find(built, unitIdChunks([level], lookUp), budget);
+    }
+    return { built };
+  }
+
+  /**
+   * After the cells were read: the units used still point at the generation that was read. A
+   * unit rebuilt meanwhile may have had its old cells dropped mid-read, so the caller re-plans.
+   */
+  async stillCurrent(steps: readonly RollupStep[], maxTimeMS: number): Promise<boolean> {
+    if (steps.length === 0) return true;
+    const ids = [...new Set(steps.map((s) => unitId(s.unit)))];
+    const now = new Map<string, string>();
+    for (const mark of await this.marks.find({ _id: { $in: ids } }, { projection: { b: 1 }, maxTimeMS }).toArray()) {
+      if (mark.b) now.set(mark._id, mark.b.g);
+    }
+    return steps.every((s) => now.get(unitId(s.unit)) === s.g);
+  }
+
+  /**
+   * Marks by `_id` only: hash lookups, where a query by level and time would scan the marks on the
+   * stand-in. One chunk at a time, each spent through the budget: a report past its deadline (or
+   * whose client left) issues no further query.
+   */
+  private async find(built: Map<string, string>, chunks: Iterable<string[]>, budget: LoadBudget): Promise<void> {
+    for (const ids of chunks) {
+      const marks = await budget.run(() => this.marks.find({ _id: { $in: ids } }, { projection: { pending: 0 }, maxTimeMS: budget.remainingMs() }).toArray());
+      for (const mark of marks) if (isBuilt(mark)) built.set(mark._id, mark.b!.g);
+    }
+  }
+}

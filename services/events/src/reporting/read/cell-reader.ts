@@ -1,0 +1,99 @@
+import type { GroupCount, LatestEvent } from './count-source';
+import type { ReportQuery } from '../request/report-query';
+import { encodeMetadataKey } from '../../storage/metadata-key';
+import type { CellDocument, CoarseEntry, FineEntry } from '../../rollups/cell-document';
+import { foldDevices } from '../../rollups/aggregates/aggregate';
+import { CELL_AGGREGATES } from '../../rollups/aggregates/cell-aggregates';
+import { DEVICE_ORDER, type DeviceCounts, type DeviceLatest } from '../../rollups/cell-table';
+
+/** What a report asks of cells, prepared once per report. */
+export interface CellQuery {
+  /** Coarse documents answer reports that neither group nor filter by content_id/url. */
+  kind: 'c' | 'f';
+  names?: ReadonlySet<string>;
+  urls?: ReadonlySet<string>;
+  contentIds?: ReadonlySet<string>;
+  /** Indexes into the per-device arrays. */
+  devices: number[];
+  groupBy: ReportQuery['groupBy'];
+  /** Stored (escaped) metadata keys, in the order of the query's keys. */
+  storedKeys: string[];
+}
+
+export function cellQueryOf(query: ReportQuery): CellQuery {
+  const fine = query.groupBy.length > 0 || query.urls !== undefined || query.contentIds !== undefined;
+  return {
+    kind: fine ? 'f' : 'c',
+    names: query.names ? new Set(query.names) : undefined,
+    urls: query.urls ? new Set(query.urls) : undefined,
+    contentIds: query.contentIds ? new Set(query.contentIds) : undefined,
+    devices: query.deviceTypes ? DEVICE_ORDER.flatMap((d, i) => (query.deviceTypes!.includes(d) ? [i] : [])) : [0, 1, 2],
+    groupBy: query.groupBy,
+    storedKeys: query.metadataKeys.map(encodeMetadataKey),
+  };
+}
+
+/** Where groups go: GroupAccumulator.addParts (no object per partial group). */
+export type GroupSink = (name: string, contentId: string | undefined, url: string | undefined, value: number, latest?: LatestEvent) => void;
+
+/**
+ * The report groups one cell document contributes: entries filtered like the raw `$match`, the
+ * selected devices' counts summed and their latest events compared. An entry with no matching
+ * event contributes nothing, exactly as raw events would not form a group.
+ */
+export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): void {
+  if (doc.k !== q.kind) return;
+  const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as DeviceLatest[]);
+  const byContent = q.groupBy.includes('content_id');
+  const byUrl = q.groupBy.includes('url');
+  if (doc.k === 'f') {
+    const name = doc.n ?? '';
+    if (q.names && !q.names.has(name)) return;
+    const entries = JSON.parse(doc.e) as FineEntry[];
+    for (let i = 0; i < entries.length; i++) {
+      const [contentId, url, counts] = entries[i]!;
+      if (q.urls && !q.urls.has(url)) continue;
+      if (q.contentIds && !q.contentIds.has(contentId)) continue;
+      const value = valueOf(counts, q);
+      if (value > 0) sink(name, byContent ? contentId : undefined, byUrl ? url : undefined, value, latestOf(latest?.[i], q));
+    }
+    return;
+  }
+  const entries = JSON.parse(doc.e) as CoarseEntry[];
+  for (let i = 0; i < entries.length; i++) {
+    const [name, counts] = entries[i]!;
+    if (q.names && !q.names.has(name)) continue;
+    const value = valueOf(counts, q);
+    if (value > 0) sink(name, undefined, undefined, value, latestOf(latest?.[i], q));
+  }
+}
+
+/** The same as GroupCount objects (tests, small callers). */
+export function groupsOfCells(doc: CellDocument, q: CellQuery): GroupCount[] {
+  const out: GroupCount[] = [];
+  forEachGroup(doc, q, (name, contentId, url, value, latest) => {
+    const group: GroupCount = { name, value };
+    if (contentId !== undefined) group.content_id = contentId;
+    if (url !== undefined) group.url = url;
+    if (latest) group.latest = latest;
+    out.push(group);
+  });
+  return out;
+}
+
+function valueOf(counts: DeviceCounts, q: CellQuery): number {
+  return foldDevices(CELL_AGGREGATES.counts, counts, q.devices);
+}
+
+/** The newest event of the selected devices, as the requested metadata; undefined without metadata. */
+function latestOf(latest: DeviceLatest | undefined, q: CellQuery): LatestEvent | undefined {
+  if (!latest || q.storedKeys.length === 0) return undefined;
+  const newest = foldDevices(CELL_AGGREGATES.latest, latest, q.devices);
+  if (!newest) return undefined;
+  const metadata = newest[2];
+  return {
+    created: new Date(newest[0]),
+    id: newest[1],
+    metadata: q.storedKeys.map((key) => (Object.hasOwn(metadata, key) && typeof metadata[key] === 'string' ? metadata[key] : '')),
+  };
+}

@@ -1,0 +1,98 @@
+import type { GroupCount } from './count-source';
+import { TooManyGroupsError, groupKey } from './group-accumulator';
+import type { ReportQuery } from '../request/report-query';
+import { formatZoned } from '../request/time-zone';
+
+/** One element of the response array (`time` only for a series). */
+export interface ReportRow {
+  time?: string;
+  name: string;
+  content_id?: string;
+  url?: string;
+  value: number;
+  metadata?: Record<string, string>;
+}
+
+/**
+ * Shapes merged groups into the response: grouped fields as requested, metadata under the
+ * caller's keys. Top-N (`limit`) keeps the first groups in `orderBy` order, ranked by their total
+ * over the whole range; a series fills the missing (time, group) rows with 0 when asked. Rows
+ * sort by time, then by `orderBy` rank, or by name then the group fields.
+ */
+export function toReportRows(groups: readonly GroupCount[], query: ReportQuery, maxRows = Infinity): ReportRow[] {
+  const rank = query.orderBy ? rankGroups(groups, query) : undefined;
+  let kept = query.limit !== undefined && rank ? groups.filter((g) => rank.get(identity(g))! < query.limit!) : [...groups];
+  if (query.series && query.fillZeros) kept = fillZeros(kept, query, maxRows);
+  if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
+  const byFields = fieldOrder(query);
+  const sorted = rank
+    ? kept.map((g) => ({ g, r: rank.get(identity(g))! })).sort((a, b) => (a.g.time ?? 0) - (b.g.time ?? 0) || a.r - b.r).map((x) => x.g)
+    : kept.sort((a, b) => (a.time ?? 0) - (b.time ?? 0) || byFields(a, b));
+  return sorted.map((group) => toRow(group, query));
+}
+
+/** Name, then the group fields in request order (code-unit order). */
+function fieldOrder(query: ReportQuery): (a: GroupCount, b: GroupCount) => number {
+  const [first, second] = query.groupBy;
+  return (a, b) =>
+    compare(a.name, b.name) || (first ? compare(a[first] ?? '', b[first] ?? '') : 0) || (second ? compare(a[second] ?? '', b[second] ?? '') : 0);
+}
+
+function toRow(group: GroupCount, query: ReportQuery): ReportRow {
+  // built in response order: time, name, group fields, value, metadata
+  const row = {} as ReportRow;
+  if (query.series) row.time = formatZoned(query.timeZone ?? 'UTC', group.time ?? 0);
+  row.name = group.name;
+  for (const field of query.groupBy) row[field] = group[field] ?? '';
+  row.value = group.value;
+  if (query.metadataKeys.length > 0) {
+    // fromEntries defines own properties, so even a key like "__proto__" is just a key
+    row.metadata = Object.fromEntries(query.metadataKeys.map((key, i) => [key, group.latest?.metadata[i] ?? '']));
+  }
+  return row;
+}
+
+/** A group without its time: what top-N ranks and a series fills. */
+function identity(g: Pick<GroupCount, 'name' | 'content_id' | 'url'>): string {
+  return groupKey({ name: g.name, content_id: g.content_id, url: g.url });
+}
+
+/** Rank of each group (0 first) by its total over all row times, or by name then group fields. */
+function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<string, number> {
+  const totals = new Map<string, GroupCount>();
+  for (const g of groups) {
+    const key = identity(g);
+    const seen = totals.get(key);
+    if (seen) seen.value += g.value;
+    else totals.set(key, { name: g.name, content_id: g.content_id, url: g.url, value: g.value });
+  }
+  const { field, direction } = query.orderBy!;
+  const sign = direction === 'asc' ? 1 : -1;
+  const byFields = fieldOrder(query);
+  const ordered = [...totals.entries()].sort(([, a], [, b]) => (field === 'value' ? sign * (a.value - b.value) || byFields(a, b) : sign * byFields(a, b)));
+  return new Map(ordered.map(([key], i) => [key, i]));
+}
+
+/** Every group seen (and, without group_by, every requested name) in every row time. */
+function fillZeros(groups: GroupCount[], query: ReportQuery, maxRows: number): GroupCount[] {
+  const ids = new Map<string, GroupCount>();
+  for (const g of groups) ids.set(identity(g), { name: g.name, ...fields(g, query), value: 0 });
+  if (query.groupBy.length === 0) for (const name of query.names ?? []) ids.set(identity({ name }), { name, value: 0 });
+  // checked before filling: buckets x groups can be far more than the cap
+  if ((query.series?.length ?? 0) * ids.size > maxRows) throw new TooManyGroupsError(maxRows, false);
+  const present = new Set(groups.map((g) => `${g.time}|${identity(g)}`));
+  const out = [...groups];
+  for (const bucket of query.series ?? []) {
+    for (const [key, zero] of ids) if (!present.has(`${bucket.time}|${key}`)) out.push({ ...zero, time: bucket.time });
+  }
+  return out;
+}
+
+function fields(g: GroupCount, query: ReportQuery): Partial<GroupCount> {
+  return Object.fromEntries(query.groupBy.map((f) => [f, g[f] ?? ''])) as Partial<GroupCount>;
+}
+
+/** Code-unit order: stable across locales and servers. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
