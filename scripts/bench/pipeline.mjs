@@ -167,8 +167,8 @@ async function main() {
   await nc.close();
 
   const variants = [
-    { label: `before (${BEFORE_REF}: one JetStream message per event)`, dir: beforeDir, runs: [] },
-    { label: 'after (group commit: one message per flush)', dir: root, runs: [] },
+    { label: `before (${BEFORE_REF}${process.env.BENCH_BEFORE_REF ? '' : ': one JetStream message per event'})`, dir: beforeDir, runs: [] },
+    { label: `after (this checkout${process.env.BENCH_BEFORE_REF ? '' : ': group commit, one message per flush'})`, dir: root, runs: [] },
   ];
   // BENCH_SETTINGS='{"CONSUMER_MAX_WAIT_MS":"1000"}': a third variant, this checkout with those settings
   const settings = process.env.BENCH_SETTINGS ? JSON.parse(process.env.BENCH_SETTINGS) : undefined;
