@@ -40,14 +40,9 @@ export class CellTable {
     mergeCellValue(seen, cell);
   }
 
-  /** Adds one raw `$group` row (one owner/name/content_id/url/device). */
-  addDeviceRow(row: { owner: string; name: string; contentId: string; url: string; device: string; count: number; latest: Latest }): void {
-    const counts: DeviceCounts = [0, 0, 0];
-    const latest: DeviceLatest = [null, null, null];
-    const d = deviceIndex(row.device);
-    counts[d] = row.count;
-    latest[d] = row.latest;
-    this.add({ owner: row.owner, name: row.name, contentId: row.contentId, url: row.url, counts, latest });
+  /** Adds one raw `$group` row (one owner/name/content_id/url/device, its states under that device). */
+  addDeviceRow(row: { owner: string; name: string; contentId: string; url: string; value: CellValue }): void {
+    this.add({ owner: row.owner, name: row.name, contentId: row.contentId, url: row.url, ...row.value });
   }
 
   get size(): number {
