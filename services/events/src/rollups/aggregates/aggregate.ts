@@ -33,6 +33,16 @@ export interface Aggregate<S, A = unknown> {
   fromGroup(row: Document): S;
   /** What a report row shows of a state; `metadataKeys` are the report's (stored, escaped) metadata keys. */
   answer(state: S, metadataKeys: readonly string[]): A;
+  /** The field of a report group (GroupCount) that holds the answer. */
+  readonly answerField: string;
+  /**
+   * The report's raw pipeline (read/count-pipeline.ts): its `$group` accumulators (output field
+   * -> expression; none when the report does not ask for it) and its answer from an output row.
+   * Output names are fixed or positional: a caller's key never becomes a field name.
+   */
+  reportGroup(metadataKeys: readonly string[]): Document;
+  /** Its answer from one output row of that `$group`; `keyCount` metadata keys were asked for. */
+  fromReportGroup(row: Document, keyCount: number): A;
 }
 
 /** A raw event as the day bucket holds it: what `add` reads. */

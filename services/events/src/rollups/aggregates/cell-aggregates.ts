@@ -91,3 +91,20 @@ export function decodeCellValue<T extends object>(entry: readonly unknown[], key
 export function entryIndex(field: Field, keyCount: number): number {
   return keyCount + ENTRY_FIELDS.indexOf(field);
 }
+
+/** The report pipeline's `$group` accumulators of every aggregate (`metadataKeys` stored, escaped). */
+export function reportGroupFields(metadataKeys: readonly string[]): Document {
+  const fields: Document = {};
+  for (const field of FIELDS) Object.assign(fields, any(field).reportGroup(metadataKeys));
+  return fields;
+}
+
+/** Sets every aggregate's answer from one report pipeline row on `into` (a GroupCount); an undefined answer is left out. */
+export function readReportAnswers<T extends object>(row: Document, keyCount: number, into: T): T {
+  for (const field of FIELDS) {
+    const aggregate = any(field);
+    const answer = aggregate.fromReportGroup(row, keyCount);
+    if (answer !== undefined) (into as Record<string, unknown>)[aggregate.answerField] = answer;
+  }
+  return into;
+}

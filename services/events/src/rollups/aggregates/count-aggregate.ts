@@ -12,4 +12,7 @@ export const countAggregate: Aggregate<number, number> = {
   group: () => ({ v: { $sum: 1 } }),
   fromGroup: (row) => Number(row.v),
   answer: (n) => n,
+  answerField: 'value',
+  reportGroup: () => ({ value: { $sum: 1 } }),
+  fromReportGroup: (row) => Number(row.value),
 };

@@ -32,7 +32,27 @@ export const latestAggregate: Aggregate<Latest | null, LatestEvent | undefined> 
       metadata: metadataKeys.map((key) => (Object.hasOwn(metadata, key) && typeof metadata[key] === 'string' ? metadata[key] : '')),
     };
   },
+  answerField: 'latest',
+  // `$max` over {c: created, i: _id, m: {...}}: documents compare field by field, so this picks
+  // the newest event (ties broken by the time-ordered id) without sorting; `$ifNull` turns a
+  // missing key into "" (and keeps the expression portable to the MongoDB stand-in)
+  reportGroup: (metadataKeys) => {
+    if (metadataKeys.length === 0) return {};
+    const values = Object.fromEntries(metadataKeys.map((key, i) => [`k${i}`, { $ifNull: [`$metadata.${key}`, ''] }]));
+    return { latest: { $max: { c: '$created', i: '$_id', m: values } } };
+  },
+  fromReportGroup: (row, keyCount) => {
+    if (keyCount === 0) return undefined;
+    const latest = row.latest as { c: Date; i: unknown; m?: Record<string, unknown> };
+    const metadata: string[] = [];
+    for (let i = 0; i < keyCount; i++) metadata.push(stringOrEmpty(latest.m?.[`k${i}`]));
+    return { created: latest.c, id: String(latest.i), metadata };
+  },
 };
+
+function stringOrEmpty(value: unknown): string {
+  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+}
 
 /** A stored latest event keeps the string values of the event's metadata only. */
 function latestOf(id: unknown, created: Date, metadata: RawEvent['metadata']): Latest {
