@@ -38,7 +38,7 @@ export interface CellDocument {
   e: string;
   /**
    * The `side` aggregate's states of the entries as JSON text, `l[i]` for `e[i]` (the latest
-   * events, DeviceLatest[]): a field of its own so that reports without metadata (most of them)
+   * events): a field of its own so that reports without metadata (most of them)
    * leave it on the server (projection).
    */
   l: string;

@@ -1,12 +1,7 @@
 import type { DeviceType } from '@cm/contracts';
-import type { PerDevice } from './aggregates/aggregate';
 import { copyCellValue, mergeCellValue, type CellValue } from './aggregates/cell-aggregates';
-import type { Latest } from './aggregates/latest-aggregate';
 
-/** Per device, in DEVICE_ORDER. */
-export type DeviceCounts = PerDevice<number>;
-export type DeviceLatest = PerDevice<Latest | null>;
-
+/** The order of the per-device arrays of every cell aggregate. */
 export const DEVICE_ORDER: readonly DeviceType[] = ['desktop', 'tablet', 'mobile'];
 
 /** A fine cell: one owner, name, content_id and url within one unit. */
