@@ -1,12 +1,15 @@
 import { BSON } from 'mongodb';
-import { copyCellValue, mergeCellValue, type CellValue } from './aggregates/cell-aggregates';
-import type { DeviceCounts, FineCell } from './cell-table';
+import { copyCellValue, encodeEntry, encodeSide, mergeCellValue, type CellValue } from './aggregates/cell-aggregates';
+import type { FineCell } from './cell-table';
 import { MAX_PAGE_BYTES, PageBytes } from './page-bytes';
 
-/** A fine entry: content_id, url, per-device counts. */
-export type FineEntry = [contentId: string, url: string, counts: DeviceCounts];
+/** A fine entry: content_id, url, then each `entry` aggregate's stored states (cell-aggregates.ts). */
+export type FineEntry = [contentId: string, url: string, ...states: unknown[]];
 /** A coarse entry: the name's totals over every content_id and url. */
-export type CoarseEntry = [name: string, counts: DeviceCounts];
+export type CoarseEntry = [name: string, ...states: unknown[]];
+/** How many keys lead a fine and a coarse entry, before the aggregates. */
+export const FINE_KEYS = 2;
+export const COARSE_KEYS = 1;
 
 /**
  * Cells of one unit generation for one owner (collection `rollup_cells`), packed many entries to a
@@ -34,8 +37,9 @@ export interface CellDocument {
    */
   e: string;
   /**
-   * The latest events of the entries as JSON text, `l[i]` for `e[i]` (DeviceLatest[]): a field of
-   * its own so that reports without metadata (most of them) leave it on the server (projection).
+   * The `side` aggregate's states of the entries as JSON text, `l[i]` for `e[i]` (the latest
+   * events): a field of its own so that reports without metadata (most of them)
+   * leave it on the server (projection).
    */
   l: string;
   /** Directory only: coarse pages in all, and the fine pages per name (or the number of list documents holding them). */
@@ -107,8 +111,8 @@ export function packCells(owner: string, g: string, cells: readonly FineCell[], 
       pageNo = 0;
       page = new PageBytes(fineHeader(name, pageNo));
     }
-    const e = JSON.stringify([cell.contentId, cell.url, cell.counts] satisfies FineEntry);
-    const l = JSON.stringify(cell.latest);
+    const e = encodeEntry([cell.contentId, cell.url], cell);
+    const l = encodeSide(cell);
     if (full(page, e, l)) {
       flush();
       page = new PageBytes(fineHeader(name, pageNo));
@@ -136,8 +140,8 @@ export function packCells(owner: string, g: string, cells: readonly FineCell[], 
   const coarseHeader = (p: number) => ({ _id: cellId('c', g, owner, '', p), o: owner, g, k: 'c' as const, p });
   const coarsePages = [new PageBytes(dirHeader)];
   for (const entry of coarse.values()) {
-    const e = JSON.stringify([entry.name, entry.counts] satisfies CoarseEntry);
-    const l = JSON.stringify(entry.latest);
+    const e = encodeEntry([entry.name], entry);
+    const l = encodeSide(entry);
     let last = coarsePages[coarsePages.length - 1]!;
     if (full(last, e, l)) coarsePages.push((last = new PageBytes(coarseHeader(coarsePages.length))));
     last.add(e, l);

@@ -1,12 +1,7 @@
 import type { DeviceType } from '@cm/contracts';
-import type { PerDevice } from './aggregates/aggregate';
 import { copyCellValue, mergeCellValue, type CellValue } from './aggregates/cell-aggregates';
-import type { Latest } from './aggregates/latest-aggregate';
 
-/** Per device, in DEVICE_ORDER. */
-export type DeviceCounts = PerDevice<number>;
-export type DeviceLatest = PerDevice<Latest | null>;
-
+/** The order of the per-device arrays of every cell aggregate. */
 export const DEVICE_ORDER: readonly DeviceType[] = ['desktop', 'tablet', 'mobile'];
 
 /** A fine cell: one owner, name, content_id and url within one unit. */
@@ -40,14 +35,9 @@ export class CellTable {
     mergeCellValue(seen, cell);
   }
 
-  /** Adds one raw `$group` row (one owner/name/content_id/url/device). */
-  addDeviceRow(row: { owner: string; name: string; contentId: string; url: string; device: string; count: number; latest: Latest }): void {
-    const counts: DeviceCounts = [0, 0, 0];
-    const latest: DeviceLatest = [null, null, null];
-    const d = deviceIndex(row.device);
-    counts[d] = row.count;
-    latest[d] = row.latest;
-    this.add({ owner: row.owner, name: row.name, contentId: row.contentId, url: row.url, counts, latest });
+  /** Adds one raw `$group` row (one owner/name/content_id/url/device, its states under that device). */
+  addDeviceRow(row: { owner: string; name: string; contentId: string; url: string; value: CellValue }): void {
+    this.add({ owner: row.owner, name: row.name, contentId: row.contentId, url: row.url, ...row.value });
   }
 
   get size(): number {

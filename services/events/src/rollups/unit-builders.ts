@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
 import { bucketName } from '../storage/bucket-naming';
-import { packCells, type CellDocument, type FineEntry, type PackLimits } from './cell-document';
-import { CellTable, type DeviceLatest } from './cell-table';
+import { decodeCellValue } from './aggregates/cell-aggregates';
+import { FINE_KEYS, packCells, type CellDocument, type FineEntry, type PackLimits } from './cell-document';
+import { CellTable } from './cell-table';
 import { GenerationGoneError, type CellStore } from './cell-store';
 import { buildHourPipeline, readHourRow } from './hour-pipeline';
 import { isBuilt, type MarkDocument } from './mark-document';
@@ -126,9 +127,9 @@ export class UnitBuilders {
           flush();
           owner = doc.o;
         }
-        const latest = JSON.parse(doc.l) as DeviceLatest[];
-        (JSON.parse(doc.e) as FineEntry[]).forEach(([contentId, url, counts], i) => {
-          table.add({ owner: doc.o, name: doc.n ?? '', contentId, url, counts, latest: latest[i] ?? [null, null, null] });
+        const side = JSON.parse(doc.l) as unknown[];
+        (JSON.parse(doc.e) as FineEntry[]).forEach((entry, i) => {
+          table.add(decodeCellValue(entry, FINE_KEYS, side[i], { owner: doc.o, name: doc.n ?? '', contentId: entry[0], url: entry[1] }));
         });
       }
       flush();

@@ -1,10 +1,14 @@
 import type { GroupCount, LatestEvent } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { encodeMetadataKey } from '../../storage/metadata-key';
-import type { CellDocument, CoarseEntry, FineEntry } from '../../rollups/cell-document';
+import { COARSE_KEYS, FINE_KEYS, type CellDocument, type CoarseEntry, type FineEntry } from '../../rollups/cell-document';
 import { foldDevices } from '../../rollups/aggregates/aggregate';
-import { CELL_AGGREGATES } from '../../rollups/aggregates/cell-aggregates';
-import { DEVICE_ORDER, type DeviceCounts, type DeviceLatest } from '../../rollups/cell-table';
+import { CELL_AGGREGATES, entryIndex } from '../../rollups/aggregates/cell-aggregates';
+import { DEVICE_ORDER } from '../../rollups/cell-table';
+
+const { counts: COUNT, latest: LATEST } = CELL_AGGREGATES;
+const FINE_COUNT_AT = entryIndex('counts', FINE_KEYS);
+const COARSE_COUNT_AT = entryIndex('counts', COARSE_KEYS);
 
 /** What a report asks of cells, prepared once per report. */
 export interface CellQuery {
@@ -43,7 +47,8 @@ export type GroupSink = (name: string, contentId: string | undefined, url: strin
  */
 export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): void {
   if (doc.k !== q.kind) return;
-  const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as DeviceLatest[]);
+  // absent when the report asked for no metadata (left on the server)
+  const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as unknown[]);
   const byContent = q.groupBy.includes('content_id');
   const byUrl = q.groupBy.includes('url');
   if (doc.k === 'f') {
@@ -51,19 +56,21 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
     if (q.names && !q.names.has(name)) return;
     const entries = JSON.parse(doc.e) as FineEntry[];
     for (let i = 0; i < entries.length; i++) {
-      const [contentId, url, counts] = entries[i]!;
+      const entry = entries[i]!;
+      const [contentId, url] = entry;
       if (q.urls && !q.urls.has(url)) continue;
       if (q.contentIds && !q.contentIds.has(contentId)) continue;
-      const value = valueOf(counts, q);
+      const value = valueOf(entry[FINE_COUNT_AT], q);
       if (value > 0) sink(name, byContent ? contentId : undefined, byUrl ? url : undefined, value, latestOf(latest?.[i], q));
     }
     return;
   }
   const entries = JSON.parse(doc.e) as CoarseEntry[];
   for (let i = 0; i < entries.length; i++) {
-    const [name, counts] = entries[i]!;
+    const entry = entries[i]!;
+    const name = entry[0];
     if (q.names && !q.names.has(name)) continue;
-    const value = valueOf(counts, q);
+    const value = valueOf(entry[COARSE_COUNT_AT], q);
     if (value > 0) sink(name, undefined, undefined, value, latestOf(latest?.[i], q));
   }
 }
@@ -81,19 +88,12 @@ export function groupsOfCells(doc: CellDocument, q: CellQuery): GroupCount[] {
   return out;
 }
 
-function valueOf(counts: DeviceCounts, q: CellQuery): number {
-  return foldDevices(CELL_AGGREGATES.counts, counts, q.devices);
+function valueOf(stored: unknown, q: CellQuery): number {
+  return COUNT.answer(foldDevices(COUNT, COUNT.decode(stored), q.devices), q.storedKeys);
 }
 
 /** The newest event of the selected devices, as the requested metadata; undefined without metadata. */
-function latestOf(latest: DeviceLatest | undefined, q: CellQuery): LatestEvent | undefined {
-  if (!latest || q.storedKeys.length === 0) return undefined;
-  const newest = foldDevices(CELL_AGGREGATES.latest, latest, q.devices);
-  if (!newest) return undefined;
-  const metadata = newest[2];
-  return {
-    created: new Date(newest[0]),
-    id: newest[1],
-    metadata: q.storedKeys.map((key) => (Object.hasOwn(metadata, key) && typeof metadata[key] === 'string' ? metadata[key] : '')),
-  };
+function latestOf(stored: unknown, q: CellQuery): LatestEvent | undefined {
+  if (stored === undefined || q.storedKeys.length === 0) return undefined;
+  return LATEST.answer(foldDevices(LATEST, LATEST.decode(stored), q.devices), q.storedKeys);
 }

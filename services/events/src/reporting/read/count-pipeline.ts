@@ -1,4 +1,5 @@
 import type { Document } from 'mongodb';
+import { readReportAnswers, reportGroupFields } from '../../rollups/aggregates/cell-aggregates';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import type { GroupCount } from './count-source';
 import type { ReportQuery } from '../request/report-query';
@@ -16,10 +17,8 @@ function oneOf(values: readonly string[]): unknown {
 
 /**
  * The per-bucket count pipeline: match the owner's non-bot events, group by name (+ group
- * fields) and count. With metadata keys, the group also keeps the latest event's values via
- * `$max` over `{c: created, i: _id, m: {...}}`: documents compare field by field, so this picks
- * the newest event (ties broken by the time-ordered id) without sorting. `$ifNull` turns a
- * missing key into "" (and keeps the expression portable to the MongoDB stand-in).
+ * fields) with every aggregate's report accumulators (the count; with metadata keys, the latest
+ * event's values: cell-aggregates.ts).
  */
 export function buildCountPipeline(query: ReportQuery, created?: CreatedBounds | readonly CreatedBounds[]): Document[] {
   const match: Document = { owner_id: query.ownerId, bot: { $ne: true } };
@@ -34,12 +33,7 @@ export function buildCountPipeline(query: ReportQuery, created?: CreatedBounds |
 
   const id: Document = { name: '$name' };
   for (const field of query.groupBy) id[field] = `$${field}`;
-  const group: Document = { _id: id, value: { $sum: 1 } };
-  if (query.metadataKeys.length > 0) {
-    // positional output names: the caller's key never becomes an output field name
-    const values = Object.fromEntries(query.metadataKeys.map((key, i) => [`k${i}`, { $ifNull: [`$metadata.${encodeMetadataKey(key)}`, ''] }]));
-    group.latest = { $max: { c: '$created', i: '$_id', m: values } };
-  }
+  const group: Document = { _id: id, ...reportGroupFields(query.metadataKeys.map(encodeMetadataKey)) };
   return [{ $match: match }, { $group: group }];
 }
 
@@ -50,17 +44,9 @@ function createdCondition(created: CreatedBounds): Document {
 /** Reads one output row of buildCountPipeline back into a GroupCount. */
 export function readCountRow(row: Document, query: ReportQuery): GroupCount {
   const id = row._id as Record<string, unknown>;
-  const group: GroupCount = { name: String(id.name), value: Number(row.value) };
+  const group = { name: String(id.name) } as GroupCount;
   for (const field of query.groupBy) group[field] = stringOrEmpty(id[field]);
-  if (query.metadataKeys.length > 0) {
-    const latest = row.latest as { c: Date; i: unknown; m?: Record<string, unknown> };
-    group.latest = {
-      created: latest.c,
-      id: String(latest.i),
-      metadata: query.metadataKeys.map((_key, i) => stringOrEmpty(latest.m?.[`k${i}`])),
-    };
-  }
-  return group;
+  return readReportAnswers(row, query.metadataKeys.length, group);
 }
 
 function stringOrEmpty(value: unknown): string {

@@ -1,4 +1,5 @@
-import type { Aggregate } from './aggregate';
+import { isLaterEvent } from '../../storage/event-order';
+import type { Aggregate, PerDevice, RawEvent } from './aggregate';
 import { CELL_AGGREGATES, copyCellValue, mergeCellValue, type CellValue } from './cell-aggregates';
 import type { Latest } from './latest-aggregate';
 
@@ -8,9 +9,44 @@ const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
   latest: [null, [1, '0190-a', { k: 'x' }], [1, '0190-b', {}], [5, '0190-a', { k: 'y' }]] satisfies Array<Latest | null>,
 };
 
+/** Raw events of one cell and device, created out of order, two of the same millisecond. */
+const EVENTS: RawEvent[] = [
+  { _id: '0190-b', created: new Date(5), metadata: { k: 'b', n: 1 } },
+  { _id: '0190-a', created: new Date(9) },
+  { _id: '0190-d', created: new Date(9), metadata: { k: 'd' } },
+  { _id: '0190-c', created: new Date(1), metadata: { k: 'c' } },
+];
+
+/** What each aggregate must come to over raw events, computed the plain way. */
+const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number] } = {
+  counts: (events) => events.length,
+  latest: (events) => {
+    let newest: RawEvent | undefined;
+    for (const e of events) if (!newest || isLaterEvent(e.created.getTime(), e._id, newest.created.getTime(), newest._id)) newest = e;
+    if (!newest) return null;
+    const strings = Object.fromEntries(Object.entries(newest.metadata ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    return [newest.created.getTime(), newest._id, strings];
+  },
+};
+
 describe.each(Object.keys(CELL_AGGREGATES) as Array<keyof CellValue>)('the %s aggregate', (field) => {
   const aggregate = CELL_AGGREGATES[field] as Aggregate<unknown>;
   const samples = SAMPLES[field] as unknown[];
+  const addAll = (events: RawEvent[]) => events.reduce((state, e) => aggregate.add(state, e), aggregate.empty());
+
+  test('when raw events are added one by one, then the state is what the raw events come to', () => {
+    for (let n = 0; n <= EVENTS.length; n++) expect(addAll(EVENTS.slice(0, n))).toEqual(RAW[field](EVENTS.slice(0, n)));
+  });
+
+  test('when raw events are split in two and the parts merged, then the state is that of all of them', () => {
+    for (let cut = 0; cut <= EVENTS.length; cut++) expect(aggregate.merge(addAll(EVENTS.slice(0, cut)), addAll(EVENTS.slice(cut)))).toEqual(addAll(EVENTS));
+  });
+
+  test('when states are encoded to JSON text and decoded, then they are unchanged; a cell stored before the aggregate existed decodes as empty', () => {
+    const states = [samples[1], samples[0], samples[samples.length - 1]] as PerDevice<unknown>;
+    expect(aggregate.decode(JSON.parse(JSON.stringify(aggregate.encode(states))))).toEqual(states);
+    expect(aggregate.decode(undefined)).toEqual([aggregate.empty(), aggregate.empty(), aggregate.empty()]);
+  });
 
   test('when merged with the empty state, then a state is unchanged (either side)', () => {
     for (const s of samples) {

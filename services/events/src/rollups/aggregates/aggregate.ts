@@ -1,21 +1,62 @@
+import type { Document } from 'mongodb';
+
 /**
  * A mergeable aggregate kept per cell and device: cells of hours merge into days, days into
  * blocks, and a report merges cells and raw parts in whatever order they stream in, so `merge`
  * must be associative and commutative with `empty()` neutral (aggregate-laws.test.ts checks each
- * registered aggregate).
+ * registered aggregate, and that `add` over raw events agrees with the merge).
+ *
+ * Everything the cell code knows of an aggregate is here: the cell table, the stored cell
+ * (cell-document.ts), the hour pipeline and the cell reader iterate the registry
+ * (cell-aggregates.ts) and never name one.
  */
-export interface Aggregate<S> {
+export interface Aggregate<S, A = unknown> {
   /** The state of no events. */
   empty(): S;
+  /** The state with one more raw event (the reference the pipelines' `$group` is tested against). */
+  add(state: S, event: RawEvent): S;
   /** The state of two disjoint sets of events together. */
   merge(a: S, b: S): S;
+  /**
+   * Where the stored cell keeps it: `entry` inside each entry of `e` (after the entry's keys, in
+   * registry order), `side` in the document's `l` field, parallel to `e`, which a report reads
+   * only when it asks for what the aggregate answers (one aggregate at most).
+   */
+  readonly stored: 'entry' | 'side';
+  /** The JSON value stored for one entry's states (per device); must stay readable by `decode` forever. */
+  encode(states: PerDevice<S>): unknown;
+  /** The states of one stored entry; a value written before this aggregate existed (undefined) is empty. */
+  decode(stored: unknown): PerDevice<S>;
+  /** The hour pipeline's `$group` accumulators it needs (output field -> expression), over one bucket's events. */
+  group(): Document;
+  /** Its state from one output row of that `$group`. */
+  fromGroup(row: Document): S;
+  /** What a report row shows of a state; `metadataKeys` are the report's (stored, escaped) metadata keys. */
+  answer(state: S, metadataKeys: readonly string[]): A;
+  /** The field of a report group (GroupCount) that holds the answer. */
+  readonly answerField: string;
+  /**
+   * The report's raw pipeline (read/count-pipeline.ts): its `$group` accumulators (output field
+   * -> expression; none when the report does not ask for it) and its answer from an output row.
+   * Output names are fixed or positional: a caller's key never becomes a field name.
+   */
+  reportGroup(metadataKeys: readonly string[]): Document;
+  /** Its answer from one output row of that `$group`; `keyCount` metadata keys were asked for. */
+  fromReportGroup(row: Document, keyCount: number): A;
+}
+
+/** A raw event as the day bucket holds it: what `add` reads. */
+export interface RawEvent {
+  _id: string;
+  created: Date;
+  metadata?: Record<string, unknown>;
 }
 
 /** One state per device, in DEVICE_ORDER. */
 export type PerDevice<S> = [S, S, S];
 
 /** The state of the selected devices together (`devices` indexes into DEVICE_ORDER). */
-export function foldDevices<S>(aggregate: Aggregate<S>, states: Readonly<PerDevice<S>>, devices: readonly number[]): S {
+export function foldDevices<S>(aggregate: Aggregate<S, unknown>, states: Readonly<PerDevice<S>>, devices: readonly number[]): S {
   let state = aggregate.empty();
   for (const d of devices) state = aggregate.merge(state, states[d]!);
   return state;
