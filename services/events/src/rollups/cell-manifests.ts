@@ -22,7 +22,7 @@ export interface ManifestLimits {
   maxBytes: number;
 }
 
-export const DEFAULT_MANIFEST_LIMITS: ManifestLimits = { maxIds: 50_000, maxBytes: 4_000_000 };
+const DEFAULT_MANIFEST_LIMITS: ManifestLimits = { maxIds: 50_000, maxBytes: 4_000_000 };
 
 const ID_CHUNK = 1000;
 

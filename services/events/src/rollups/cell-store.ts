@@ -4,7 +4,7 @@ import { CellManifests, GenerationGoneError, type ManifestDocument, type Manifes
 
 export { GenerationGoneError } from './cell-manifests';
 
-export const CELLS_COLLECTION = 'rollup_cells';
+const CELLS_COLLECTION = 'rollup_cells';
 
 const ID_CHUNK = 1000;
 const INSERT_CHUNK = 200;

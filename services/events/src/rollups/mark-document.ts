@@ -25,7 +25,7 @@ export interface MarkDocument {
   retired?: true;
 }
 
-export interface BuiltSnapshot {
+interface BuiltSnapshot {
   s: number;
   f: number;
   /** Cell generation id (`<unitId>@<gen>`): the `g` of this unit's current cells. */

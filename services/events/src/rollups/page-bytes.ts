@@ -1,7 +1,7 @@
 import { BSON } from 'mongodb';
 
 /** MongoDB refuses any document larger than this (maxBsonObjectSize). */
-export const BSON_DOCUMENT_LIMIT = 16 * 1024 * 1024;
+const BSON_DOCUMENT_LIMIT = 16 * 1024 * 1024;
 /** No page is packed past this, whatever a caller asks: room left for the insert command around it. */
 export const MAX_PAGE_BYTES = BSON_DOCUMENT_LIMIT - 256 * 1024;
 

@@ -3,7 +3,7 @@ import { ensureIndexes, type IndexDefinition } from '@cm/platform';
 import type { MarkDocument } from './mark-document';
 import { parseUnitId, touchedUnits, unitId, type UnitRef } from './rollup-units';
 
-export const MARKS_COLLECTION = 'rollup_marks';
+const MARKS_COLLECTION = 'rollup_marks';
 
 const MARK_INDEXES: IndexDefinition[] = [
   // reports and builds look marks up by _id only (computed unit ids): hash lookups everywhere

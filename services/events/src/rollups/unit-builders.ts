@@ -12,7 +12,7 @@ import { childrenOf, unitId } from './rollup-units';
 import { isKilled, type UnitCommit } from './unit-commit';
 
 /** Where a unit's outcome goes (rollup-builder.ts keeps failures apart from the rest of the pass). */
-export interface UnitOutcomes {
+interface UnitOutcomes {
   built(mark: MarkDocument): void;
   failed(mark: MarkDocument, err: unknown): void;
 }

@@ -15,7 +15,7 @@ export interface FailureBackoff {
   maxMs: number;
 }
 
-export const DEFAULT_FAILURE_BACKOFF: FailureBackoff = { baseMs: 1000, maxMs: 10 * 60_000 };
+const DEFAULT_FAILURE_BACKOFF: FailureBackoff = { baseMs: 1000, maxMs: 10 * 60_000 };
 
 /**
  * Units whose build failed, kept in memory by the builder: a failed unit is tried again after a

@@ -3,7 +3,6 @@
  * event's `created`; reads touch only the buckets their time range covers; retention drops whole
  * buckets instead of deleting documents.
  */
-import { DAY_MS } from './time-units';
 
 export function bucketName(prefix: string, at: Date): string {
   const iso = at.toISOString();

@@ -9,7 +9,7 @@ import { HOUR_MS } from '../../storage/time-units';
  * is a 400 in microseconds instead of seconds of blocked event loop or a RangeError.
  */
 export const MAX_PLAN_HOURS = 100_000;
-export const MAX_PLAN_SPANS = 100_000;
+const MAX_PLAN_SPANS = 100_000;
 
 export function checkPlanSize(spans: ReadonlyArray<{ start: number; end: number }>): void {
   let ms = 0;

@@ -40,7 +40,7 @@ export interface ReportQuery {
 }
 
 /** `value` (descending by default) or `name` (then the group fields; ascending by default). */
-export interface OrderBy {
+interface OrderBy {
   field: 'value' | 'name';
   direction: 'asc' | 'desc';
 }

@@ -7,7 +7,7 @@ import { INTERVALS, type Interval } from './time-buckets';
 import { isTimeZone } from './time-zone';
 
 /** Bound on the values of one list filter: keeps the $in (and the request) small. */
-export const MAX_FILTER_VALUES = 100;
+const MAX_FILTER_VALUES = 100;
 
 export interface ReportBody {
   owner_id: string;
@@ -28,7 +28,7 @@ export interface ReportBody {
 }
 
 /** Upper bound of `limit` (REPORT_MAX_GROUPS bounds it further at run time). */
-export const MAX_LIMIT = 100_000;
+const MAX_LIMIT = 100_000;
 
 /** A string or a list of strings; a single string becomes a list of one. */
 const oneOrMany = (item: Joi.StringSchema) => Joi.array().items(item).single().min(1).max(MAX_FILTER_VALUES);
