@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_PATH = /(^|\/)(test|tests|test-support|__tests__)(\/|$)|\.(test|spec)\.[^/]*$/;
-const TESTKIT_LOAD = /(?:require\(|import\(|from\s*)\s*['"](?:@cm\/testkit(?:\/[^'"]*)?|[^'"]*\/(?:test|tests|test-support|__tests__)\/[^'"]*)['"]/;
+const TESTKIT_LOAD =
+  /(?:require\(|import\(|from\s*)\s*['"](?:@cm\/testkit(?:\/[^'"]*)?|[^'"]*\/(?:test|tests|test-support|__tests__)\/[^'"]*)['"]/;
 
 function* walk(dir) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -35,7 +36,8 @@ function checkMap(pkgDir, file, problems) {
     const abs = path.resolve(path.dirname(file), map.sourceRoot ?? '', source);
     const rel = path.relative(pkgDir, abs).split(path.sep).join('/');
     if (!abs.startsWith(srcDir)) problems.push(`${path.relative(root, file)}: compiled from ${rel}, outside src/`);
-    else if (TEST_PATH.test(rel.slice('src/'.length))) problems.push(`${path.relative(root, file)}: compiled from the test file ${rel}`);
+    else if (TEST_PATH.test(rel.slice('src/'.length)))
+      problems.push(`${path.relative(root, file)}: compiled from the test file ${rel}`);
   }
 }
 

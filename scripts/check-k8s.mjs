@@ -32,7 +32,10 @@ const KUBE_VERSIONS = ['1.31.0', '1.37.0'];
 /** What each target must say beyond the shared rules. */
 const TARGETS = [
   { dir: 'deploy/k8s/base', expect: {} },
-  { dir: 'deploy/k8s/overlays/production', expect: { all: { NODE_ENV: 'production' }, events: { EVENTS_STREAM_REPLICAS: '3' } } },
+  {
+    dir: 'deploy/k8s/overlays/production',
+    expect: { all: { NODE_ENV: 'production' }, events: { EVENTS_STREAM_REPLICAS: '3' } },
+  },
 ];
 
 /** Which service's config loader reads a Deployment's environment, by the pod's app name. */
@@ -53,7 +56,10 @@ function ensureKustomize() {
   }
   if (!goBin) throw new Error('kustomize v5 not found and Go is not installed to build it');
   console.log(`installing kustomize ${KUSTOMIZE.version} (go install)`);
-  run('go', ['install', `${KUSTOMIZE.module}@${KUSTOMIZE.version}`], { env: { ...process.env, GOFLAGS: '-mod=mod' }, stdio: 'inherit' });
+  run('go', ['install', `${KUSTOMIZE.module}@${KUSTOMIZE.version}`], {
+    env: { ...process.env, GOFLAGS: '-mod=mod' },
+    stdio: 'inherit',
+  });
   return ensureKustomize();
 }
 
@@ -63,7 +69,11 @@ function ensureValidator() {
   if (works(bin, ['--version']).stdout?.trim() === VALIDATOR.version) return bin;
   console.log(`installing ${VALIDATOR.pkg} ${VALIDATOR.version} into .cache/k8s-validate`);
   run('python3', ['-m', 'venv', venv], { stdio: 'inherit' });
-  run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', `${VALIDATOR.pkg}==${VALIDATOR.version}`], { stdio: 'inherit' });
+  run(
+    path.join(venv, 'bin', 'pip'),
+    ['install', '--quiet', '--disable-pip-version-check', `${VALIDATOR.pkg}==${VALIDATOR.version}`],
+    { stdio: 'inherit' },
+  );
   return bin;
 }
 
@@ -77,11 +87,16 @@ function schemaProblems(validator, file) {
 }
 
 function configLoaders() {
-  run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b', ...Object.values(SERVICES).map((s) => s.dir)], { cwd: ROOT, stdio: 'inherit' });
-  return Object.fromEntries(Object.entries(SERVICES).map(([name, s]) => {
-    const require = createRequire(path.join(ROOT, s.dir, 'package.json'));
-    return [name, require('./dist/config.js')[s.load]];
-  }));
+  run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b', ...Object.values(SERVICES).map((s) => s.dir)], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  return Object.fromEntries(
+    Object.entries(SERVICES).map(([name, s]) => {
+      const require = createRequire(path.join(ROOT, s.dir, 'package.json'));
+      return [name, require('./dist/config.js')[s.load]];
+    }),
+  );
 }
 
 /** Stands in for the operator's real token (the committed Secrets only hold placeholders). */
@@ -112,12 +127,16 @@ function configProblems(objects, loaders, expect) {
       if (env.ADMIN_TOKEN !== undefined) {
         // the committed Secrets hold placeholders: production must refuse them, so they can never go live;
         // the rest of the check runs with a token a real deployment would supply
-        if (!refusesInProduction(load, env)) problems.push(`${where}: the committed ADMIN_TOKEN would be accepted in production; it must be a placeholder`);
+        if (!refusesInProduction(load, env))
+          problems.push(
+            `${where}: the committed ADMIN_TOKEN would be accepted in production; it must be a placeholder`,
+          );
         env.ADMIN_TOKEN = SUPPLIED_ADMIN_TOKEN;
       }
       try {
         const known = new Set([...Object.keys(load(env)), 'ADMIN_TOKEN']);
-        for (const name of Object.keys(env)) if (!known.has(name)) problems.push(`${where}: ${name} is not a setting of ${app}`);
+        for (const name of Object.keys(env))
+          if (!known.has(name)) problems.push(`${where}: ${name} is not a setting of ${app}`);
       } catch (err) {
         problems.push(`${where}: the service would refuse to start: ${String(err.message).replace(/\s*\n\s*/g, '; ')}`);
       }
@@ -150,7 +169,19 @@ function exportedMetrics() {
   return names;
 }
 
-const PROMQL_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset']);
+const PROMQL_KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+]);
 
 /** Metric names in a PromQL expression: identifiers left once matchers, ranges, groupings and calls are set aside. */
 function metricNames(expr) {
@@ -159,7 +190,9 @@ function metricNames(expr) {
     .replace(/\{[^}]*\}/g, '')
     .replace(/\[[^\]]*\]/g, '')
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
-  return [...bare.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1]).filter((n) => !PROMQL_KEYWORDS.has(n));
+  return [...bare.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()/g)]
+    .map((m) => m[1])
+    .filter((n) => !PROMQL_KEYWORDS.has(n));
 }
 
 function dashboardProblems() {
@@ -204,22 +237,37 @@ function natsProblems(renderedTargets, loaders) {
   const version = testkit.natsServerVersion();
   const problems = [];
   const images = [
-    ...renderedTargets.flatMap(({ dir, objects }) => objects.flatMap((o) => (o.spec?.template?.spec?.containers ?? []).map((c) => [`${dir} ${o.kind}/${o.metadata.name}`, c.image]))),
-    ...[...readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8').matchAll(/image:\s*(\S+)/g)].map((m) => ['docker-compose.yml', m[1]]),
+    ...renderedTargets.flatMap(({ dir, objects }) =>
+      objects.flatMap((o) =>
+        (o.spec?.template?.spec?.containers ?? []).map((c) => [`${dir} ${o.kind}/${o.metadata.name}`, c.image]),
+      ),
+    ),
+    ...[...readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8').matchAll(/image:\s*(\S+)/g)].map((m) => [
+      'docker-compose.yml',
+      m[1],
+    ]),
   ].filter(([, image]) => /(^|\/)nats:/.test(image));
   if (images.length === 0) problems.push('no nats image found in the manifests or docker-compose.yml');
-  for (const [where, image] of images) if (!image.endsWith(`:${version}`)) problems.push(`${where}: ${image} is not nats:${version} (deploy/nats/nats-server.version)`);
+  for (const [where, image] of images)
+    if (!image.endsWith(`:${version}`))
+      problems.push(`${where}: ${image} is not nats:${version} (deploy/nats/nats-server.version)`);
   const bin = testkit.ensureNatsServer((m) => console.log(m));
   const defaults = loaders.events({});
   // both streams reserve their byte limit; the bucket lives in what is left
   const reserved = defaults.EVENTS_STREAM_MAX_BYTES + defaults.EVENTS_DLQ_MAX_BYTES;
   for (const conf of ['deploy/nats/nats.conf', 'deploy/k8s/nats/nats.conf']) {
     // the StatefulSet gives each server its pod name as server_name
-    const r = spawnSync(bin, ['-c', path.join(ROOT, conf), '-t'], { encoding: 'utf8', env: { ...process.env, POD_NAME: 'nats-0' } });
+    const r = spawnSync(bin, ['-c', path.join(ROOT, conf), '-t'], {
+      encoding: 'utf8',
+      env: { ...process.env, POD_NAME: 'nats-0' },
+    });
     if (r.status !== 0) problems.push(`${conf}: nats-server ${version} refuses it: ${`${r.stdout}${r.stderr}`.trim()}`);
     const max = /max_file_store:\s*(\S+)/.exec(readFileSync(path.join(ROOT, conf), 'utf8'))?.[1];
     if (!max) problems.push(`${conf}: no jetstream max_file_store (a full events stream could starve the registry)`);
-    else if (natsBytes(max) - reserved < JETSTREAM_HEADROOM) problems.push(`${conf}: max_file_store ${max} leaves less than 1 GiB beside EVENTS_STREAM_MAX_BYTES + EVENTS_DLQ_MAX_BYTES (${reserved} bytes)`);
+    else if (natsBytes(max) - reserved < JETSTREAM_HEADROOM)
+      problems.push(
+        `${conf}: max_file_store ${max} leaves less than 1 GiB beside EVENTS_STREAM_MAX_BYTES + EVENTS_DLQ_MAX_BYTES (${reserved} bytes)`,
+      );
   }
   return problems;
 }
@@ -230,12 +278,15 @@ function alertRuleProblems() {
   const known = exportedMetrics();
   const problems = [];
   for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f))) {
-    const rules = (parseAllDocuments(readFileSync(path.join(dir, file), 'utf8'))[0]?.toJS()?.groups ?? []).flatMap((g) => g.rules ?? []);
+    const rules = (parseAllDocuments(readFileSync(path.join(dir, file), 'utf8'))[0]?.toJS()?.groups ?? []).flatMap(
+      (g) => g.rules ?? [],
+    );
     if (rules.length === 0) problems.push(`${file}: no rules`);
     for (const rule of rules) {
       if (!rule.alert || !rule.expr) problems.push(`${file}: a rule without alert or expr`);
       for (const name of metricNames(String(rule.expr ?? ''))) {
-        if (!known.has(name) && !known.has(name.replace(/_(bucket|sum|count)$/, ''))) problems.push(`${file}: ${rule.alert} queries ${name}, which no code registers`);
+        if (!known.has(name) && !known.has(name.replace(/_(bucket|sum|count)$/, '')))
+          problems.push(`${file}: ${rule.alert} queries ${name}, which no code registers`);
       }
     }
   }
@@ -253,7 +304,9 @@ function main() {
     const rendered = run(kustomize.bin, ['build', path.join(ROOT, target.dir)]);
     const file = path.join(CACHE, `${target.dir.replaceAll('/', '_')}.yaml`);
     writeFileSync(file, rendered);
-    const objects = parseAllDocuments(rendered).map((d) => d.toJS()).filter(Boolean);
+    const objects = parseAllDocuments(rendered)
+      .map((d) => d.toJS())
+      .filter(Boolean);
     renderedTargets.push({ dir: target.dir, objects });
     const problems = [
       ...schemaProblems(validator, file),
@@ -262,20 +315,26 @@ function main() {
     ];
     const kinds = [...new Set(objects.map((o) => o.kind))].join(', ');
     if (problems.length === 0) {
-      console.log(`ok   ${target.dir}: ${objects.length} objects (${kinds}), schema ${KUBE_VERSIONS.join(' + ')} strict, rules, service config`);
+      console.log(
+        `ok   ${target.dir}: ${objects.length} objects (${kinds}), schema ${KUBE_VERSIONS.join(' + ')} strict, rules, service config`,
+      );
     } else {
       failed += 1;
       console.error(`FAIL ${target.dir} (rendered: ${path.relative(ROOT, file)}):\n  ${problems.join('\n  ')}`);
     }
   }
   const nats = natsProblems(renderedTargets, loaders);
-  if (nats.length === 0) console.log('ok   NATS: every nats image is the tested release, configurations parse, JetStream keeps room for the registry beside both streams');
+  if (nats.length === 0)
+    console.log(
+      'ok   NATS: every nats image is the tested release, configurations parse, JetStream keeps room for the registry beside both streams',
+    );
   else {
     failed += 1;
     console.error(`FAIL NATS:\n  ${nats.join('\n  ')}`);
   }
   const dashboards = [...dashboardProblems(), ...alertRuleProblems()];
-  if (dashboards.length === 0) console.log('ok   deploy/grafana, deploy/prometheus: every queried metric is exported by the code');
+  if (dashboards.length === 0)
+    console.log('ok   deploy/grafana, deploy/prometheus: every queried metric is exported by the code');
   else {
     failed += 1;
     console.error(`FAIL deploy/grafana, deploy/prometheus:\n  ${dashboards.join('\n  ')}`);

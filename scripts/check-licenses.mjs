@@ -4,8 +4,21 @@
 import { execFileSync } from 'node:child_process';
 
 const ALLOWED = new Set([
-  'MIT', 'ISC', 'BSD-2-Clause', 'BSD-3-Clause', 'Apache-2.0', 'Unlicense', '0BSD', 'CC0-1.0',
-  'BlueOak-1.0.0', 'Python-2.0', 'CC-BY-4.0', 'MIT-0', 'WTFPL', 'Zlib', 'BSD',
+  'MIT',
+  'ISC',
+  'BSD-2-Clause',
+  'BSD-3-Clause',
+  'Apache-2.0',
+  'Unlicense',
+  '0BSD',
+  'CC0-1.0',
+  'BlueOak-1.0.0',
+  'Python-2.0',
+  'CC-BY-4.0',
+  'MIT-0',
+  'WTFPL',
+  'Zlib',
+  'BSD',
 ]);
 
 function acceptable(expr) {

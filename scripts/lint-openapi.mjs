@@ -25,9 +25,13 @@ for (const abs of files) {
   const problems = result.valid ? [] : [].concat(result.errors);
   if (problems.length > 0) {
     failed += 1;
-    console.error(`FAIL ${file}:\n  ${problems.map((p) => (typeof p === 'string' ? p : `${p.instancePath ?? ''} ${p.message}`)).join('\n  ')}`);
+    console.error(
+      `FAIL ${file}:\n  ${problems.map((p) => (typeof p === 'string' ? p : `${p.instancePath ?? ''} ${p.message}`)).join('\n  ')}`,
+    );
   } else {
-    console.log(`ok   ${file}: ${doc.info.title} ${doc.info.version} (OpenAPI ${doc.openapi}), ${Object.keys(doc.paths).length} paths`);
+    console.log(
+      `ok   ${file}: ${doc.info.title} ${doc.info.version} (OpenAPI ${doc.openapi}), ${Object.keys(doc.paths).length} paths`,
+    );
   }
 }
 process.exit(failed ? 1 : 0);

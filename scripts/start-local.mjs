@@ -45,21 +45,39 @@ async function startStores() {
   if (!env.NATS_URL) {
     const storeDir = path.join(dataDir, 'nats');
     mkdirSync(storeDir, { recursive: true });
-    const nats = await testkit.startNatsServer({ port: await portOrFree(Number(env.LOCAL_NATS_PORT ?? 4222)), storeDir, detached: true, watchdog: true });
+    const nats = await testkit.startNatsServer({
+      port: await portOrFree(Number(env.LOCAL_NATS_PORT ?? 4222)),
+      storeDir,
+      detached: true,
+      watchdog: true,
+    });
     stores.push({ name: 'nats-server', server: nats });
     env.NATS_URL = nats.url;
-    say(`nats-server ${testkit.natsServerVersion()} (JetStream) at ${nats.url}, data in ${path.join(shownDir, 'nats')}`);
+    say(
+      `nats-server ${testkit.natsServerVersion()} (JetStream) at ${nats.url}, data in ${path.join(shownDir, 'nats')}`,
+    );
   }
   if (!env.MONGO_URL) {
     const file = path.join(dataDir, 'mongo', 'data.mv.db');
     mkdirSync(path.dirname(file), { recursive: true });
     const heap = env.MONGO_STAND_IN_HEAP ?? '1g';
-    const mongo = await testkit.startMongoStandIn({ port: await portOrFree(Number(env.LOCAL_MONGO_PORT ?? 27017)), h2File: file, heap, quiet: false, detached: true, watchdog: true });
+    const mongo = await testkit.startMongoStandIn({
+      port: await portOrFree(Number(env.LOCAL_MONGO_PORT ?? 27017)),
+      h2File: file,
+      heap,
+      quiet: false,
+      detached: true,
+      watchdog: true,
+    });
     stores.push({ name: 'MongoDB stand-in', server: mongo });
     env.MONGO_URL = mongo.url;
-    say(`MongoDB stand-in at ${mongo.url}, data in ${path.join(shownDir, 'mongo', 'data.mv.db')} (heap ${heap}: MONGO_STAND_IN_HEAP; set MONGO_URL for a real MongoDB)`);
+    say(
+      `MongoDB stand-in at ${mongo.url}, data in ${path.join(shownDir, 'mongo', 'data.mv.db')} (heap ${heap}: MONGO_STAND_IN_HEAP; set MONGO_URL for a real MongoDB)`,
+    );
     // measured by `pnpm bench:local-capacity` (README, "Local store limits")
-    say('the local store holds about 35,000 events a day before today\'s reports slow past 1 s; for more, set MONGO_URL (a real MongoDB) or use docker compose');
+    say(
+      "the local store holds about 35,000 events a day before today's reports slow past 1 s; for more, set MONGO_URL (a real MongoDB) or use docker compose",
+    );
   }
 }
 
@@ -74,7 +92,11 @@ async function startServices() {
       continue;
     }
     // under the watchdog too: if this script is killed outright, the services stop with it
-    const child = spawn(process.execPath, [path.join(root, 'packages/testkit/dist/watchdog.js'), process.execPath, path.join(root, svc.main)], { env, stdio: ['pipe', 'inherit', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [path.join(root, 'packages/testkit/dist/watchdog.js'), process.execPath, path.join(root, svc.main)],
+      { env, stdio: ['pipe', 'inherit', 'inherit'] },
+    );
     child.on('exit', (code, signal) => {
       if (stopping) return;
       say(`${svc.name} exited (${signal ?? code}); stopping everything`);
@@ -102,10 +124,14 @@ async function main() {
   env.ADMIN_TOKEN ??= adminToken();
   env.NODE_ENV ??= 'development';
   const list = await startServices();
-  say(`data lives in ${shownDir}/ and survives restarts; start fresh with: pnpm start --fresh (or stop, then rm -rf ${shownDir})`);
+  say(
+    `data lives in ${shownDir}/ and survives restarts; start fresh with: pnpm start --fresh (or stop, then rm -rf ${shownDir})`,
+  );
   say(`operator token (ADMIN_TOKEN): ${env.ADMIN_TOKEN}`);
   say('ready. Bootstrap an account with:');
-  say(`  curl -s -X POST http://127.0.0.1:${list[0].port}/admin/v1/accounts -H "Authorization: Bearer ${env.ADMIN_TOKEN}" -H 'Content-Type: application/json' -d '{"email":"owner@example.com","password":"change me please"}'`);
+  say(
+    `  curl -s -X POST http://127.0.0.1:${list[0].port}/admin/v1/accounts -H "Authorization: Bearer ${env.ADMIN_TOKEN}" -H 'Content-Type: application/json' -d '{"email":"owner@example.com","password":"change me please"}'`,
+  );
   say('Ctrl-C stops the services, then the stores.');
 }
 
@@ -122,10 +148,12 @@ async function stop(code = 0) {
   stopping = true;
   // services first: they finish requests and batches while NATS and MongoDB still answer
   if (services.length > 0) say(`stopping ${services.map((s) => s.name).join(' and ')} ...`);
-  await Promise.all(services.map(async ({ child }) => {
-    child.kill('SIGTERM');
-    await waitExit(child);
-  }));
+  await Promise.all(
+    services.map(async ({ child }) => {
+      child.kill('SIGTERM');
+      await waitExit(child);
+    }),
+  );
   for (const { name, server } of stores.reverse()) {
     say(`stopping ${name} ...`);
     await server.stop();

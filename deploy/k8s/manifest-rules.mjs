@@ -61,11 +61,16 @@ function checkContainer(c, pod, objects, fail) {
   for (const side of ['requests', 'limits']) {
     for (const r of ['cpu', 'memory']) if (!c.resources?.[side]?.[r]) fail(`resources.${side}.${r} missing`);
   }
-  for (const [probe, path] of [['livenessProbe', '/healthz'], ['readinessProbe', '/readyz'], ['startupProbe', '/healthz']]) {
+  for (const [probe, path] of [
+    ['livenessProbe', '/healthz'],
+    ['readinessProbe', '/readyz'],
+    ['startupProbe', '/healthz'],
+  ]) {
     const get = c[probe]?.httpGet;
     if (!get) fail(`${probe} missing`);
     else if (get.path !== path) fail(`${probe} must GET ${path}, not ${get.path}`);
-    else if (typeof get.port === 'string' && !ports.has(get.port)) fail(`${probe} port ${get.port} is not a container port`);
+    else if (typeof get.port === 'string' && !ports.has(get.port))
+      fail(`${probe} port ${get.port} is not a container port`);
   }
   const { env, missing } = containerEnv(c, objects);
   for (const m of missing) fail(`references missing ${m}`);
@@ -74,17 +79,22 @@ function checkContainer(c, pod, objects, fail) {
   const shutdownMs = Number(env.SHUTDOWN_TIMEOUT_MS ?? DEFAULT_SHUTDOWN_TIMEOUT_MS);
   const graceMs = (pod.terminationGracePeriodSeconds ?? 30) * 1000;
   const neededMs = preStopSeconds * 1000 + shutdownMs + PROCESS_DEADLINE_MARGIN_MS;
-  if (graceMs <= neededMs) fail(`terminationGracePeriodSeconds ${graceMs / 1000} s must exceed preStop + SHUTDOWN_TIMEOUT_MS + 5 s = ${neededMs / 1000} s`);
+  if (graceMs <= neededMs)
+    fail(
+      `terminationGracePeriodSeconds ${graceMs / 1000} s must exceed preStop + SHUTDOWN_TIMEOUT_MS + 5 s = ${neededMs / 1000} s`,
+    );
 }
 
 function checkDeployment(d, objects, fail) {
   const pod = d.spec.template.spec;
   const labels = d.spec.template.metadata?.labels ?? {};
   if (!matches(d.spec.selector.matchLabels, labels)) fail('selector does not match the pod labels');
-  if (pod.automountServiceAccountToken !== false) fail('automountServiceAccountToken must be false (no API access needed)');
+  if (pod.automountServiceAccountToken !== false)
+    fail('automountServiceAccountToken must be false (no API access needed)');
   const psc = pod.securityContext ?? {};
   if (psc.runAsNonRoot !== true) fail('pod runAsNonRoot must be true');
-  if (!Number.isInteger(psc.runAsUser) || psc.runAsUser === 0) fail('pod runAsUser must be a non-zero uid (the image user is a name)');
+  if (!Number.isInteger(psc.runAsUser) || psc.runAsUser === 0)
+    fail('pod runAsUser must be a non-zero uid (the image user is a name)');
   if (psc.seccompProfile?.type !== 'RuntimeDefault') fail('pod seccompProfile must be RuntimeDefault');
   const annotations = d.spec.template.metadata?.annotations ?? {};
   const containerPorts = pod.containers.flatMap((c) => (c.ports ?? []).map((p) => String(p.containerPort)));
@@ -93,17 +103,25 @@ function checkDeployment(d, objects, fail) {
   for (const c of pod.containers) checkContainer(c, pod, objects, (m) => fail(`container ${c.name}: ${m}`));
   const pdb = objects.find((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector?.matchLabels, labels));
   if (!pdb) fail('no PodDisruptionBudget selects its pods');
-  const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === d.metadata.name);
-  if (hpa && d.spec.replicas !== undefined) fail(`sets replicas although ${id(hpa)} scales it (every apply would reset the count)`);
+  const hpa = objects.find(
+    (o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === d.metadata.name,
+  );
+  if (hpa && d.spec.replicas !== undefined)
+    fail(`sets replicas although ${id(hpa)} scales it (every apply would reset the count)`);
 }
 
 const WORKLOADS = new Set(['Deployment', 'StatefulSet']);
 
 function checkService(s, objects, fail) {
-  const targets = objects.filter((o) => WORKLOADS.has(o.kind) && matches(s.spec.selector, o.spec.template.metadata?.labels));
+  const targets = objects.filter(
+    (o) => WORKLOADS.has(o.kind) && matches(s.spec.selector, o.spec.template.metadata?.labels),
+  );
   if (targets.length !== 1) return fail(`selector matches ${targets.length} workloads, expected 1`);
-  const ports = new Set(targets[0].spec.template.spec.containers.flatMap((c) => (c.ports ?? []).flatMap((p) => [p.name, p.containerPort])));
-  for (const p of s.spec.ports) if (!ports.has(p.targetPort)) fail(`targetPort ${p.targetPort} is not a port of ${id(targets[0])}`);
+  const ports = new Set(
+    targets[0].spec.template.spec.containers.flatMap((c) => (c.ports ?? []).flatMap((p) => [p.name, p.containerPort])),
+  );
+  for (const p of s.spec.ports)
+    if (!ports.has(p.targetPort)) fail(`targetPort ${p.targetPort} is not a port of ${id(targets[0])}`);
 }
 
 /** A data store run as a StatefulSet (NATS): the same security posture, pinned image, limits and a PDB. */
@@ -118,13 +136,23 @@ function checkStatefulSet(st, objects, fail) {
     const tag = imageTag(c.image);
     if (!tag || tag === 'latest') fail(`container ${c.name}: image ${c.image} has no pinned tag`);
     const sc = c.securityContext ?? {};
-    if (sc.allowPrivilegeEscalation !== false || sc.readOnlyRootFilesystem !== true || !(sc.capabilities?.drop ?? []).includes('ALL')) {
-      fail(`container ${c.name}: needs allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL`);
+    if (
+      sc.allowPrivilegeEscalation !== false ||
+      sc.readOnlyRootFilesystem !== true ||
+      !(sc.capabilities?.drop ?? []).includes('ALL')
+    ) {
+      fail(
+        `container ${c.name}: needs allowPrivilegeEscalation false, readOnlyRootFilesystem true, capabilities drop ALL`,
+      );
     }
-    for (const side of ['requests', 'limits']) for (const r of ['cpu', 'memory']) if (!c.resources?.[side]?.[r]) fail(`container ${c.name}: resources.${side}.${r} missing`);
-    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (!c[probe]) fail(`container ${c.name}: ${probe} missing`);
+    for (const side of ['requests', 'limits'])
+      for (const r of ['cpu', 'memory'])
+        if (!c.resources?.[side]?.[r]) fail(`container ${c.name}: resources.${side}.${r} missing`);
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe'])
+      if (!c[probe]) fail(`container ${c.name}: ${probe} missing`);
   }
-  if (!objects.some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector?.matchLabels, labels))) fail('no PodDisruptionBudget selects its pods');
+  if (!objects.some((o) => o.kind === 'PodDisruptionBudget' && matches(o.spec.selector?.matchLabels, labels)))
+    fail('no PodDisruptionBudget selects its pods');
 }
 
 /** Which Deployment component (ingest, reporting, api) an Ingress backend reaches. */
@@ -136,10 +164,15 @@ function backendComponent(backend, objects) {
 function checkIngress(ing, objects, fail) {
   for (const rule of ing.spec.rules ?? []) {
     for (const p of rule.http?.paths ?? []) {
-      if (!PATH_TYPES.has(p.pathType)) fail(`${rule.host}${p.path}: pathType ${p.pathType} is not one of ${[...PATH_TYPES].join(', ')}`);
+      if (!PATH_TYPES.has(p.pathType))
+        fail(`${rule.host}${p.path}: pathType ${p.pathType} is not one of ${[...PATH_TYPES].join(', ')}`);
       const svc = objects.find((o) => o.kind === 'Service' && o.metadata.name === p.backend.service?.name);
       if (!svc) fail(`${rule.host}${p.path}: no Service ${p.backend.service?.name}`);
-      else if (!svc.spec.ports.some((sp) => sp.name === p.backend.service.port.name || sp.port === p.backend.service.port.number)) {
+      else if (
+        !svc.spec.ports.some(
+          (sp) => sp.name === p.backend.service.port.name || sp.port === p.backend.service.port.number,
+        )
+      ) {
         fail(`${rule.host}${p.path}: Service ${svc.metadata.name} has no such port`);
       }
     }
@@ -158,7 +191,10 @@ function checkEventsAddress(objects, fail) {
     }
   }
   const ok = [...hosts.values()].some((paths) =>
-    Object.entries(wanted).every(([path, component]) => paths.some((p) => p.path === path && backendComponent(p.backend, objects) === component)));
+    Object.entries(wanted).every(([path, component]) =>
+      paths.some((p) => p.path === path && backendComponent(p.backend, objects) === component),
+    ),
+  );
   if (!ok) fail('no Ingress host routes /v1/ to ingest and /api/v1/ to reporting');
 }
 
@@ -169,14 +205,17 @@ const INTERNAL_PATHS = ['/admin/', '/metrics', '/healthz', '/readyz'];
 function routes(p, internal) {
   if (p.pathType === 'Exact') return p.path === internal || p.path === internal.replace(/\/$/, '');
   const prefix = p.path.replace(/\/$/, '');
-  return prefix === '' || internal === prefix || internal.startsWith(`${prefix}/`) || internal.replace(/\/$/, '') === prefix;
+  return (
+    prefix === '' || internal === prefix || internal.startsWith(`${prefix}/`) || internal.replace(/\/$/, '') === prefix
+  );
 }
 
 /** No public route to operator or probe endpoints, and every Ingress carries a per-client rate limit. */
 function checkPublicSurface(ing, fail) {
   for (const rule of ing.spec.rules ?? []) {
     for (const p of rule.http?.paths ?? []) {
-      for (const internal of INTERNAL_PATHS) if (routes(p, internal)) fail(`${rule.host}${p.path} routes ${internal}, which must stay internal`);
+      for (const internal of INTERNAL_PATHS)
+        if (routes(p, internal)) fail(`${rule.host}${p.path} routes ${internal}, which must stay internal`);
     }
   }
   const rps = Number(ing.metadata.annotations?.['nginx.ingress.kubernetes.io/limit-rps']);
@@ -196,14 +235,20 @@ export function checkManifests(objects) {
       checkPublicSurface(o, failFor(o));
     }
     if (o.kind === 'HorizontalPodAutoscaler') {
-      const target = objects.find((t) => t.kind === o.spec.scaleTargetRef.kind && t.metadata.name === o.spec.scaleTargetRef.name);
+      const target = objects.find(
+        (t) => t.kind === o.spec.scaleTargetRef.kind && t.metadata.name === o.spec.scaleTargetRef.name,
+      );
       if (!target) failFor(o)(`scale target ${o.spec.scaleTargetRef.name} does not exist`);
       if ((o.spec.minReplicas ?? 1) > o.spec.maxReplicas) failFor(o)('minReplicas exceeds maxReplicas');
     }
   }
   checkEventsAddress(objects, (m) => problems.push(m));
-  const ingest = objects.find((o) => o.kind === 'Deployment' && o.spec.template.metadata?.labels?.['app.kubernetes.io/component'] === 'ingest');
-  if (!objects.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === ingest?.metadata.name)) {
+  const ingest = objects.find(
+    (o) => o.kind === 'Deployment' && o.spec.template.metadata?.labels?.['app.kubernetes.io/component'] === 'ingest',
+  );
+  if (
+    !objects.some((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === ingest?.metadata.name)
+  ) {
     problems.push('the ingest Deployment has no HorizontalPodAutoscaler');
   }
   return problems;

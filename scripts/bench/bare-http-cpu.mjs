@@ -21,8 +21,12 @@ await testkit.waitForPort(port, 10_000);
 const url = `http://127.0.0.1:${port}/v1/v.gif?owner_id=1&name=impression&content_id=article-1&url=https%3A%2F%2Fpub.example%2Fa&utm_source=bench`;
 const before = cpuOf(child.pid);
 const result = await new Promise((resolve, reject) =>
-  autocannon({ url, connections: 64, overallRate: rate, duration: seconds }, (err, r) => (err ? reject(err) : resolve(r))),
+  autocannon({ url, connections: 64, overallRate: rate, duration: seconds }, (err, r) =>
+    err ? reject(err) : resolve(r),
+  ),
 );
 const usPerRequest = ((cpuOf(child.pid) - before) * 1e6) / result.requests.total;
-console.log(`bare node:http at ${rate} req/s (${result.requests.average.toFixed(0)} answered/s, 64 connections): ${usPerRequest.toFixed(1)} CPU us per request`);
+console.log(
+  `bare node:http at ${rate} req/s (${result.requests.average.toFixed(0)} answered/s, 64 connections): ${usPerRequest.toFixed(1)} CPU us per request`,
+);
 child.kill();

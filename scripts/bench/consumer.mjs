@@ -75,7 +75,8 @@ async function rawInserts(db, messages, collectionName) {
   const docs = messages.map(toEventDocument);
   const cpuBefore = cpuSnapshotOf(process.pid);
   const started = performance.now();
-  for (let i = 0; i < docs.length; i += BATCH) await collection.insertMany(docs.slice(i, i + BATCH), { ordered: false });
+  for (let i = 0; i < docs.length; i += BATCH)
+    await collection.insertMany(docs.slice(i, i + BATCH), { ordered: false });
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuPer(cpuBefore, cpuSnapshotOf(process.pid), docs.length);
   if ((await collection.countDocuments()) !== docs.length) throw new Error('raw insert count mismatch');
@@ -91,7 +92,12 @@ async function writtenSoFar(port) {
 
 /** The events as JetStream messages: v2 batches of `perMessage` events (as ingest publishes them now), or v1 single events. */
 function toPublications(messages, perMessage, prefix) {
-  if (perMessage === 1) return messages.map((m) => ({ subject: `${prefix}.${m.owner_id}`, data: contracts.encodeEventMessage(m), msgID: m.id }));
+  if (perMessage === 1)
+    return messages.map((m) => ({
+      subject: `${prefix}.${m.owner_id}`,
+      data: contracts.encodeEventMessage(m),
+      msgID: m.id,
+    }));
   const out = [];
   for (let i = 0; i < messages.length; i += perMessage) {
     const id = v7();
@@ -129,7 +135,10 @@ async function consumerRun(nc, db, messages, round, perMessage) {
   }
   const port = await testkit.freePort();
   // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each consumer process
-  child = spawn(process.execPath, [...cpuProfileArgs(), path.join(root, 'services/events/dist/main.js')], { env: { ...process.env, ...env, EVENTS_PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  child = spawn(process.execPath, [...cpuProfileArgs(), path.join(root, 'services/events/dist/main.js')], {
+    env: { ...process.env, ...env, EVENTS_PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   // sample the written counter; the rate is taken between the first and the last sample that moved
   let first;
   let last;
@@ -191,21 +200,29 @@ async function main() {
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const rates = (runs) => runs.map((r) => r.rate);
   const ratio = mean(rates(consumer)) / mean(rates(raw));
-  console.log(`\n${ROUNDS} rounds x ${EVENTS} events, write batches of ${BATCH}, alternating; mean of rounds (min-max)\n`);
+  console.log(
+    `\n${ROUNDS} rounds x ${EVENTS} events, write batches of ${BATCH}, alternating; mean of rounds (min-max)\n`,
+  );
   console.log('| variant | docs/s (min-max) | vs raw |');
   console.log('|---|---|---|');
   const row = (label, runs) => {
     const xs = rates(runs);
-    console.log(`| ${label} | ${mean(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}) | ${(mean(xs) / mean(rates(raw))).toFixed(2)} |`);
+    console.log(
+      `| ${label} | ${mean(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}) | ${(mean(xs) / mean(rates(raw))).toFixed(2)} |`,
+    );
   };
   row(`consumer, v2 messages of ${PER_MESSAGE} events: pull -> decode -> day bucket -> insertMany -> ack`, consumer);
   row('consumer, v1 messages of one event (before group commit)', single);
   row('raw unordered insertMany, same documents and batch size', raw);
   const pairs = consumer.map((c, i) => c.rate / raw[i].rate);
-  console.log(`\nconsumer (v2) / raw = ${ratio.toFixed(2)} (target >= 0.8); per round ${pairs.map((x) => x.toFixed(2)).join(', ')}`);
+  console.log(
+    `\nconsumer (v2) / raw = ${ratio.toFixed(2)} (target >= 0.8); per round ${pairs.map((x) => x.toFixed(2)).join(', ')}`,
+  );
   const cpuRow = (label, runs) => {
     const c = (k) => mean(runs.map((r) => r.cpu[k]));
-    console.log(`| ${label} | ${c('writer').toFixed(1)} | ${c('mongo').toFixed(1)} | ${c('nats').toFixed(1)} | ${(c('writer') + c('mongo') + c('nats')).toFixed(1)} |`);
+    console.log(
+      `| ${label} | ${c('writer').toFixed(1)} | ${c('mongo').toFixed(1)} | ${c('nats').toFixed(1)} | ${(c('writer') + c('mongo') + c('nats')).toFixed(1)} |`,
+    );
   };
   console.log('\nCPU microseconds per document while writing (mean of rounds; /proc, all processes share the cores)\n');
   console.log('| variant | writing Node process | MongoDB stand-in | nats-server | total |');

@@ -18,7 +18,16 @@ const { v7 } = require('uuid');
 const [port, natsUrl, subject, owner] = [Number(process.argv[2]), process.argv[3], process.argv[4], process.argv[5]];
 const nc = await connect({ servers: natsUrl });
 const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
-const GIF_HEADERS = ['Content-Type', 'image/gif', 'Content-Length', String(gif.length), 'Cache-Control', 'no-store, no-cache, must-revalidate, private', 'Access-Control-Allow-Origin', '*'];
+const GIF_HEADERS = [
+  'Content-Type',
+  'image/gif',
+  'Content-Length',
+  String(gif.length),
+  'Cache-Control',
+  'no-store, no-cache, must-revalidate, private',
+  'Access-Control-Allow-Origin',
+  '*',
+];
 const inbox = createInbox();
 const pending = new Map();
 let next = 0;
@@ -52,7 +61,10 @@ function flush() {
     h.set('Nats-Msg-Id', id);
     pending.set(token, answered);
     inflight++;
-    nc.publish(subject, `{"v":2,"id":"${id}","events":[${events.join(',')}]}`, { reply: `${inbox}.${token}`, headers: h });
+    nc.publish(subject, `{"v":2,"id":"${id}","events":[${events.join(',')}]}`, {
+      reply: `${inbox}.${token}`,
+      headers: h,
+    });
   }
 }
 

@@ -54,13 +54,27 @@ async function fill(db, from, total) {
   for (const index of BUCKET_INDEXES) await bucket.createIndex(index.key, index.options);
   // spread over the part of today already past, so every event is inside "today so far"
   const days = Math.max(60_000, Date.now() - today) / DAY_MS;
-  const batches = eventBatches({ total: total - from, days, firstDay: today, urls: 2000, batch: 1000, seed: from + 1 }, new Map());
+  const batches = eventBatches(
+    { total: total - from, days, firstDay: today, urls: 2000, batch: 1000, seed: from + 1 },
+    new Map(),
+  );
   for (const docs of batches) await bucket.insertMany(docs, { ordered: false });
 }
 
 async function startApp(db, mongoUrl) {
-  const config = loadEventsConfig({ NODE_ENV: 'production', MONGO_URL: mongoUrl, ADMIN_TOKEN, REPORT_RATE_LIMIT_PER_MINUTE: '1000000', LOG_LEVEL: 'error' });
-  const feature = await createReportingFeature({ db, logger, metrics: platform.createRegistry('bench-local-capacity'), config });
+  const config = loadEventsConfig({
+    NODE_ENV: 'production',
+    MONGO_URL: mongoUrl,
+    ADMIN_TOKEN,
+    REPORT_RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'error',
+  });
+  const feature = await createReportingFeature({
+    db,
+    logger,
+    metrics: platform.createRegistry('bench-local-capacity'),
+    config,
+  });
   const app = express();
   app.use(platform.requestContext(logger));
   app.use(...feature.routers);
@@ -72,7 +86,11 @@ async function startApp(db, mongoUrl) {
 }
 
 async function post(url, body, headers = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -82,7 +100,11 @@ async function post(url, body, headers = {}) {
 async function timeTodayReport(db, mongoUrl) {
   const app = await startApp(db, mongoUrl);
   try {
-    const key = await post(`${app.base}/admin/v1/api-keys`, { owner_ids: [OWNERS[0]] }, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const key = await post(
+      `${app.base}/admin/v1/api-keys`,
+      { owner_ids: [OWNERS[0]] },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+    );
     const body = { owner_id: OWNERS[0], created__gte: `${todayIso} 00:00:00`, created__lte: `${todayIso} 23:59:59` };
     const times = [];
     for (let run = 0; run < 4; run++) {
@@ -113,14 +135,18 @@ async function main() {
       const t0 = Date.now();
       await fill(store.handle.db, stored, total);
       stored = total;
-      say(`${total.toLocaleString('en')} events in today's bucket (filled in ${((Date.now() - t0) / 1000).toFixed(0)} s); restarting the stand-in`);
+      say(
+        `${total.toLocaleString('en')} events in today's bucket (filled in ${((Date.now() - t0) / 1000).toFixed(0)} s); restarting the stand-in`,
+      );
       await store.handle.close();
       await store.server.stop();
       const fileMb = statSync(file).size / 2 ** 20;
       store = await startStore(file);
       const report = await timeTodayReport(store.handle.db, store.server.url);
       rows.push({ total, fileMb, startMs: store.startMs, ...report });
-      say(`start-up ${(store.startMs / 1000).toFixed(1)} s, today's report ${report.failed ? 'failed' : `${report.ms.toFixed(0)} ms`}`);
+      say(
+        `start-up ${(store.startMs / 1000).toFixed(1)} s, today's report ${report.failed ? 'failed' : `${report.ms.toFixed(0)} ms`}`,
+      );
       if (report.ms > LIMIT_MS) break;
     }
   } finally {
@@ -129,11 +155,20 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   const within = rows.filter((r) => r.ms <= LIMIT_MS).at(-1);
-  console.log(`\nMongoDB stand-in on an H2 file, heap ${HEAP}; today's report by name of one owner (~20 % of the events), median of 3; load average ${os.loadavg()[0].toFixed(1)}\n`);
-  console.log('| events in today | H2 file, MB | stand-in start-up, s | today\'s report, ms |');
+  console.log(
+    `\nMongoDB stand-in on an H2 file, heap ${HEAP}; today's report by name of one owner (~20 % of the events), median of 3; load average ${os.loadavg()[0].toFixed(1)}\n`,
+  );
+  console.log("| events in today | H2 file, MB | stand-in start-up, s | today's report, ms |");
   console.log('|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.total.toLocaleString('en')} | ${r.fileMb.toFixed(0)} | ${(r.startMs / 1000).toFixed(1)} | ${r.failed ? 'failed (time budget)' : r.ms.toFixed(0)} |`);
-  console.log(within ? `\ncapacity: about ${within.total.toLocaleString('en')} events a day keep today's report under 1 s` : '\ncapacity: below the first step');
+  for (const r of rows)
+    console.log(
+      `| ${r.total.toLocaleString('en')} | ${r.fileMb.toFixed(0)} | ${(r.startMs / 1000).toFixed(1)} | ${r.failed ? 'failed (time budget)' : r.ms.toFixed(0)} |`,
+    );
+  console.log(
+    within
+      ? `\ncapacity: about ${within.total.toLocaleString('en')} events a day keep today's report under 1 s`
+      : '\ncapacity: below the first step',
+  );
 }
 
 main().catch((err) => {

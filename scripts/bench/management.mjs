@@ -30,7 +30,10 @@ const children = [];
 const say = (msg) => console.error(`[bench] ${msg}`);
 
 function startChild(name, args, env) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   child.on('exit', (code, signal) => {
     if (!stopping) say(`${name} exited early (${signal ?? code})`);
   });
@@ -61,7 +64,9 @@ async function http(method, url, { token, body } = {}) {
 
 function run(opts, seconds) {
   return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, duration: seconds, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ connections: CONNECTIONS, duration: seconds, ...opts }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
   });
 }
 
@@ -103,32 +108,63 @@ const CREATE_ACCOUNTS = 100;
 
 /** An account and a campaign holding CONTENT_ITEMS items; the two management scenarios against `api`. */
 async function managementScenarios(label, api) {
-  const newAccount = (i) => http('POST', `${api}/admin/v1/accounts`, { token: ADMIN_TOKEN, body: { email: `bench-${Date.now()}-${i}@example.com`, password: 'bench password 1' } });
+  const newAccount = (i) =>
+    http('POST', `${api}/admin/v1/accounts`, {
+      token: ADMIN_TOKEN,
+      body: { email: `bench-${Date.now()}-${i}@example.com`, password: 'bench password 1' },
+    });
   const owner = await newAccount('reader');
   const creators = [];
-  for (let i = 0; i < CREATE_ACCOUNTS; i += 10) creators.push(...(await Promise.all(Array.from({ length: 10 }, (_, j) => newAccount(i + j)))));
+  for (let i = 0; i < CREATE_ACCOUNTS; i += 10)
+    creators.push(...(await Promise.all(Array.from({ length: 10 }, (_, j) => newAccount(i + j)))));
   let turn = 0;
   const nextCreator = () => `Bearer ${creators[turn++ % creators.length].api_token}`;
-  const campaignBody = { name: 'Spring sale', start_date: '2024-03-01', end_date: '2030-12-31', category: 'Food / Drink', brand: 'Acme', reach: 10000, target_geography: ['Germany', 'France'], objective: 'Reach' };
+  const campaignBody = {
+    name: 'Spring sale',
+    start_date: '2024-03-01',
+    end_date: '2030-12-31',
+    category: 'Food / Drink',
+    brand: 'Acme',
+    reach: 10000,
+    target_geography: ['Germany', 'France'],
+    objective: 'Reach',
+  };
   const campaign = await http('POST', `${api}/api/v3/campaign/`, { token: owner.api_token, body: campaignBody });
   // TEST-NET-1 URLs: the title fetcher refuses them without any network traffic.
   const addsStarted = performance.now();
   for (let i = 0; i < CONTENT_ITEMS; i++) {
-    await http('POST', `${api}/api/v3/campaign/${campaign.token}/content/`, { token: owner.api_token, body: { url: `https://192.0.2.${1 + (i % 250)}/article/${i}?utm_source=bench`, content_type: 'Article' } });
+    await http('POST', `${api}/api/v3/campaign/${campaign.token}/content/`, {
+      token: owner.api_token,
+      body: { url: `https://192.0.2.${1 + (i % 250)}/article/${i}?utm_source=bench`, content_type: 'Article' },
+    });
   }
-  addTimes.push(`${label || 'management '}add content: ${((performance.now() - addsStarted) / CONTENT_ITEMS).toFixed(1)} ms per item (${CONTENT_ITEMS} sequential adds during set-up)`);
+  addTimes.push(
+    `${label || 'management '}add content: ${((performance.now() - addsStarted) / CONTENT_ITEMS).toFixed(1)} ms per item (${CONTENT_ITEMS} sequential adds during set-up)`,
+  );
   const read = await http('GET', `${api}/api/v3/campaign/${campaign.token}/`, { token: owner.api_token });
-  if (read.content.length !== CONTENT_ITEMS) throw new Error(`expected ${CONTENT_ITEMS} items, got ${read.content.length}`);
+  if (read.content.length !== CONTENT_ITEMS)
+    throw new Error(`expected ${CONTENT_ITEMS} items, got ${read.content.length}`);
   const auth = { authorization: `Bearer ${owner.api_token}` };
   return [
     {
       name: `${label}POST /api/v3/campaign/ (create)`,
       opts: {
         url: api,
-        requests: [{ method: 'POST', path: '/api/v3/campaign/', headers: { 'content-type': 'application/json' }, body: JSON.stringify(campaignBody), setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: nextCreator() } }) }],
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v3/campaign/',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(campaignBody),
+            setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: nextCreator() } }),
+          },
+        ],
       },
     },
-    { name: `${label}GET /api/v3/campaign/:token/ (${CONTENT_ITEMS} items)`, opts: { url: `${api}/api/v3/campaign/${campaign.token}/`, headers: auth } },
+    {
+      name: `${label}GET /api/v3/campaign/:token/ (${CONTENT_ITEMS} items)`,
+      opts: { url: `${api}/api/v3/campaign/${campaign.token}/`, headers: auth },
+    },
   ];
 }
 
@@ -170,11 +206,15 @@ async function main() {
     p99: median(results[i].map((r) => r.p99)),
   }));
   const baseline = summary[summary.length - 1];
-  console.log(`\n${ROUNDS} rounds x ${SECONDS} s per scenario, ${CONNECTIONS} connections, alternating; req/s = mean of rounds (min-max), p99 = median of rounds\n`);
+  console.log(
+    `\n${ROUNDS} rounds x ${SECONDS} s per scenario, ${CONNECTIONS} connections, alternating; req/s = mean of rounds (min-max), p99 = median of rounds\n`,
+  );
   console.log('| scenario | req/s (min-max) | p99 ms | req/s vs bare Express |');
   console.log('|---|---|---|---|');
   for (const s of summary) {
-    console.log(`| ${s.name} | ${s.rps.toFixed(0)} (${s.rpsRange[0].toFixed(0)}-${s.rpsRange[1].toFixed(0)}) | ${s.p99} | ${(s.rps / baseline.rps).toFixed(2)} |`);
+    console.log(
+      `| ${s.name} | ${s.rps.toFixed(0)} (${s.rpsRange[0].toFixed(0)}-${s.rpsRange[1].toFixed(0)}) | ${s.p99} | ${(s.rps / baseline.rps).toFixed(2)} |`,
+    );
   }
   console.log(`\n${addTimes.join('\n')}`);
 }

@@ -34,7 +34,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const RATE = Number(process.env.BENCH_RATE ?? 6400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = 64;
-const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 const say = (msg) => console.error(`[bench] ${msg}`);
 
 let servers;
@@ -87,13 +88,22 @@ function startEvents(dir, roles, port, names, settings = {}) {
 /** Events the consumer has written so far (the metric was per message before v2, per event since). */
 async function written(port) {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('events_consumer_events_total{outcome="written"') || l.startsWith('events_consumer_messages_total{outcome="written"'));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('events_consumer_events_total{outcome="written"') ||
+        l.startsWith('events_consumer_messages_total{outcome="written"'),
+    );
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
 const load = (url, opts) =>
   new Promise((resolve, reject) =>
-    autocannon({ url, connections: CONNECTIONS, headers: { 'user-agent': CHROME }, timeout: 10, ...opts }, (err, res) => (err ? reject(err) : resolve(res))),
+    autocannon(
+      { url, connections: CONNECTIONS, headers: { 'user-agent': CHROME }, timeout: 10, ...opts },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    ),
   );
 
 /**
@@ -128,12 +138,29 @@ async function round(label, dir, owner, settings, experiment = false) {
   const [ingestPort, consumerPort] = [await testkit.freePort(), await testkit.freePort()];
   // the consumer first: it creates the stream, which the experiment does not
   const consumer = startEvents(dir, 'consumer', consumerPort, names, settings);
-  await waitFor(`${label} consumer ready`, async () => (await fetch(`http://127.0.0.1:${consumerPort}/readyz`)).ok, 30_000);
+  await waitFor(
+    `${label} consumer ready`,
+    async () => (await fetch(`http://127.0.0.1:${consumerPort}/readyz`)).ok,
+    30_000,
+  );
   const ingest = experiment
-    ? startNode([path.join(root, 'scripts/bench/group-commit-experiment.mjs'), String(ingestPort), servers.natsUrl, `${names.EVENTS_SUBJECT_PREFIX}.batch`, owner], process.env)
+    ? startNode(
+        [
+          path.join(root, 'scripts/bench/group-commit-experiment.mjs'),
+          String(ingestPort),
+          servers.natsUrl,
+          `${names.EVENTS_SUBJECT_PREFIX}.batch`,
+          owner,
+        ],
+        process.env,
+      )
     : startEvents(dir, 'ingest', ingestPort, names, settings);
   const probe = experiment ? '/ready?name=warm' : '/readyz';
-  await waitFor(`${label} ingest ready`, async () => (await fetch(`http://127.0.0.1:${ingestPort}${probe}`)).ok, 30_000);
+  await waitFor(
+    `${label} ingest ready`,
+    async () => (await fetch(`http://127.0.0.1:${ingestPort}${probe}`)).ok,
+    30_000,
+  );
   const url = `http://127.0.0.1:${ingestPort}/v1/v.gif?owner_id=${owner}&name=impression&content_id=article-1&url=https%3A%2F%2Fpub.example%2Fa&utm_source=bench`;
   // warm-up (JIT, buckets, indexes), written before the measurement starts
   const warm = await load(url, { amount: 5000 });
@@ -152,7 +179,13 @@ async function round(label, dir, owner, settings, experiment = false) {
   await Promise.all([ingest, consumer].map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once('exit', r)))));
   const cpu = cpuPer(before, after, events);
   await dropRound(names);
-  say(`${label}: ${events} events at ${(res['2xx'] / res.duration).toFixed(0)} hits/s, p99 ${res.latency.p99} ms; CPU us/event ${Object.entries(cpu).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+  say(
+    `${label}: ${events} events at ${(res['2xx'] / res.duration).toFixed(0)} hits/s, p99 ${res.latency.p99} ms; CPU us/event ${Object.entries(
+      cpu,
+    )
+      .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+      .join(', ')}`,
+  );
   return { cpu, p99: res.latency.p99, p50: res.latency.p50 };
 }
 
@@ -163,20 +196,48 @@ async function main() {
   const owner = `${Date.now()}`;
   const nc = await connect({ servers: servers.natsUrl });
   const kv = await new Kvm(nc).create('bench_pipe_owners', { history: 1 });
-  await kv.put(owner, contracts.encodeOwnerRecord({ owner_id: owner, account_id: owner, created_at: new Date().toISOString(), revision: 1, redirect_hosts: [] }));
+  await kv.put(
+    owner,
+    contracts.encodeOwnerRecord({
+      owner_id: owner,
+      account_id: owner,
+      created_at: new Date().toISOString(),
+      revision: 1,
+      redirect_hosts: [],
+    }),
+  );
   await nc.close();
 
   const variants = [
-    { label: `before (${BEFORE_REF}${process.env.BENCH_BEFORE_REF ? '' : ': one JetStream message per event'})`, dir: beforeDir, runs: [] },
-    { label: `after (this checkout${process.env.BENCH_BEFORE_REF ? '' : ': group commit, one message per flush'})`, dir: root, runs: [] },
+    {
+      label: `before (${BEFORE_REF}${process.env.BENCH_BEFORE_REF ? '' : ': one JetStream message per event'})`,
+      dir: beforeDir,
+      runs: [],
+    },
+    {
+      label: `after (this checkout${process.env.BENCH_BEFORE_REF ? '' : ': group commit, one message per flush'})`,
+      dir: root,
+      runs: [],
+    },
   ];
   // BENCH_SETTINGS='{"CONSUMER_MAX_WAIT_MS":"1000"}': a third variant, this checkout with those settings
   const settings = process.env.BENCH_SETTINGS ? JSON.parse(process.env.BENCH_SETTINGS) : undefined;
-  if (settings) variants.push({ label: `after with ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')}`, dir: root, runs: [], settings });
+  if (settings)
+    variants.push({
+      label: `after with ${Object.entries(settings)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+      dir: root,
+      runs: [],
+      settings,
+    });
   // BENCH_FLOOR=1: a variant whose ingest is the minimal group-commit experiment (no validation,
   // device detection, registry, flood limits or metrics): what this design's ingest costs at least
-  if (process.env.BENCH_FLOOR === '1') variants.push({ label: 'floor (ingest = minimal group-commit experiment)', dir: root, runs: [], experiment: true });
-  for (let r = 0; r < ROUNDS; r++) for (const v of variants) v.runs.push(await round(`round ${r + 1} ${v.label}`, v.dir, owner, v.settings, v.experiment));
+  if (process.env.BENCH_FLOOR === '1')
+    variants.push({ label: 'floor (ingest = minimal group-commit experiment)', dir: root, runs: [], experiment: true });
+  for (let r = 0; r < ROUNDS; r++)
+    for (const v of variants)
+      v.runs.push(await round(`round ${r + 1} ${v.label}`, v.dir, owner, v.settings, v.experiment));
 
   const processes = ['ingest', 'nats', 'consumer', 'mongo'];
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -185,15 +246,29 @@ async function main() {
   const total = (c) => processes.reduce((sum, p) => sum + c[p], 0);
   const pct = (x, base) => `${(((x - base) / base) * 100).toFixed(0)} %`;
   const more = extra.map((c, i) => ({ c, label: variants[i + 2].label }));
-  console.log(`\nCPU microseconds per event at ${RATE} pixel hits/s (${ROUNDS} rounds x ${SECONDS} s per variant, alternating; mean of rounds)\n`);
+  console.log(
+    `\nCPU microseconds per event at ${RATE} pixel hits/s (${ROUNDS} rounds x ${SECONDS} s per variant, alternating; mean of rounds)\n`,
+  );
   console.log(`| process | before | after | change |${more.map((m) => ` ${m.label} | change |`).join('')}`);
   console.log(`|---|---|---|---|${more.map(() => '---|---|').join('')}`);
-  const names = { ingest: 'ingest (pixel -> JetStream)', nats: 'nats-server', consumer: 'consumer (JetStream -> MongoDB)', mongo: 'MongoDB stand-in' };
-  for (const p of processes) console.log(`| ${names[p]} | ${before[p].toFixed(1)} | ${after[p].toFixed(1)} | ${pct(after[p], before[p])} |${more.map((m) => ` ${m.c[p].toFixed(1)} | ${pct(m.c[p], before[p])} |`).join('')}`);
+  const names = {
+    ingest: 'ingest (pixel -> JetStream)',
+    nats: 'nats-server',
+    consumer: 'consumer (JetStream -> MongoDB)',
+    mongo: 'MongoDB stand-in',
+  };
+  for (const p of processes)
+    console.log(
+      `| ${names[p]} | ${before[p].toFixed(1)} | ${after[p].toFixed(1)} | ${pct(after[p], before[p])} |${more.map((m) => ` ${m.c[p].toFixed(1)} | ${pct(m.c[p], before[p])} |`).join('')}`,
+    );
   const change = (total(after) - total(before)) / total(before);
-  console.log(`| **total** | **${total(before).toFixed(1)}** | **${total(after).toFixed(1)}** | **${(change * 100).toFixed(0)} %** |${more.map((m) => ` **${total(m.c).toFixed(1)}** | **${pct(total(m.c), total(before))}** |`).join('')}`);
+  console.log(
+    `| **total** | **${total(before).toFixed(1)}** | **${total(after).toFixed(1)}** | **${(change * 100).toFixed(0)} %** |${more.map((m) => ` **${total(m.c).toFixed(1)}** | **${pct(total(m.c), total(before))}** |`).join('')}`,
+  );
   const p99 = (v) => mean(v.runs.map((run) => run.p99));
-  console.log(`\npixel p99 at that load: before ${p99(variants[0]).toFixed(0)} ms, after ${p99(variants[1]).toFixed(0)} ms; target: total at least 40 % lower`);
+  console.log(
+    `\npixel p99 at that load: before ${p99(variants[0]).toFixed(0)} ms, after ${p99(variants[1]).toFixed(0)} ms; target: total at least 40 % lower`,
+  );
   return change <= -0.4 ? 0 : 2;
 }
 

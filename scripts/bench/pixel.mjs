@@ -24,7 +24,16 @@ const fromEvents = createRequire(path.join(root, 'services/events/package.json')
 // the bare baseline runs as its own process: this file with --bare <port>
 if (process.argv[2] === '--bare') {
   const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
-  const headers = ['Content-Type', 'image/gif', 'Content-Length', String(gif.length), 'Cache-Control', 'no-store, no-cache, must-revalidate, private', 'Access-Control-Allow-Origin', '*'];
+  const headers = [
+    'Content-Type',
+    'image/gif',
+    'Content-Length',
+    String(gif.length),
+    'Cache-Control',
+    'no-store, no-cache, must-revalidate, private',
+    'Access-Control-Allow-Origin',
+    '*',
+  ];
   const server = http.createServer((_req, res) => {
     res.writeHead(200, headers);
     res.end(gif);
@@ -47,7 +56,8 @@ async function bench() {
   const EXPERIMENT = process.env.BENCH_EXPERIMENT === '1';
   const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
   const ADMIN_TOKEN = `bench-${randomBytes(32).toString('base64url')}`;
-  const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
+  const CHROME =
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
   const id = randomBytes(4).toString('hex');
   const names = {
     MONGO_DB: `bench_events_${id}`,
@@ -63,7 +73,10 @@ async function bench() {
   let stopping = false;
   let servers;
   const startChild = (name, args, env) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.on('exit', (code, signal) => {
       if (!stopping) say(`${name} exited early (${signal ?? code})`);
     });
@@ -84,8 +97,9 @@ async function bench() {
   // autocannon notices the last response on its sampling tick: a short tick keeps the timing exact
   const run = (opts, amount) =>
     new Promise((resolve, reject) => {
-      autocannon({ connections: CONNECTIONS, amount, sampleInt: 20, timeout: 10, headers: { 'user-agent': CHROME }, ...opts }, (err, result) =>
-        err ? reject(err) : resolve({ ...result, seconds: result.duration }),
+      autocannon(
+        { connections: CONNECTIONS, amount, sampleInt: 20, timeout: 10, headers: { 'user-agent': CHROME }, ...opts },
+        (err, result) => (err ? reject(err) : resolve({ ...result, seconds: result.duration })),
       );
     });
   const rateOf = (r) => r.requests.total / r.seconds;
@@ -109,28 +123,62 @@ async function bench() {
     const owner = `${Date.now()}`;
     const nc = await connect({ servers: servers.natsUrl });
     const kv = await new Kvm(nc).create(names.OWNER_REGISTRY_BUCKET, { history: 1 });
-    await kv.put(owner, contracts.encodeOwnerRecord({ owner_id: owner, account_id: owner, created_at: new Date().toISOString(), revision: 1, redirect_hosts: [] }));
+    await kv.put(
+      owner,
+      contracts.encodeOwnerRecord({
+        owner_id: owner,
+        account_id: owner,
+        created_at: new Date().toISOString(),
+        revision: 1,
+        redirect_hosts: [],
+      }),
+    );
     await nc.close();
 
-    const [ingestPort, barePort, readPort] = [await testkit.freePort(), await testkit.freePort(), await testkit.freePort()];
+    const [ingestPort, barePort, readPort] = [
+      await testkit.freePort(),
+      await testkit.freePort(),
+      await testkit.freePort(),
+    ];
     // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the ingest process
-    startChild('events ingest', [...cpuProfileArgs(), path.join(root, 'services/events/dist/main.js')], eventsEnv('ingest', ingestPort));
+    startChild(
+      'events ingest',
+      [...cpuProfileArgs(), path.join(root, 'services/events/dist/main.js')],
+      eventsEnv('ingest', ingestPort),
+    );
     startChild('bare node:http', [fileURLToPath(import.meta.url), '--bare', String(barePort)], {});
     await waitFor('ingest ready', async () => (await fetch(`http://127.0.0.1:${ingestPort}/readyz`)).ok, 30_000);
     await waitFor('bare server', async () => (await fetch(`http://127.0.0.1:${barePort}/`)).ok, 10_000);
     // BENCH_EXPERIMENT=1: the minimal group-commit server (its events go to another owner, so the check below still holds)
     const experimentPort = EXPERIMENT ? await testkit.freePort() : 0;
     if (EXPERIMENT) {
-      const args = [path.join(root, 'scripts/bench/group-commit-experiment.mjs'), String(experimentPort), servers.natsUrl, `${names.EVENTS_SUBJECT_PREFIX}.batch`, `${Number(owner) + 1}`];
+      const args = [
+        path.join(root, 'scripts/bench/group-commit-experiment.mjs'),
+        String(experimentPort),
+        servers.natsUrl,
+        `${names.EVENTS_SUBJECT_PREFIX}.batch`,
+        `${Number(owner) + 1}`,
+      ];
       startChild('group-commit experiment', args, {});
-      await waitFor('experiment', async () => (await fetch(`http://127.0.0.1:${experimentPort}/x?name=warm`)).ok, 10_000);
+      await waitFor(
+        'experiment',
+        async () => (await fetch(`http://127.0.0.1:${experimentPort}/x?name=warm`)).ok,
+        10_000,
+      );
     }
 
     const query = `owner_id=${owner}&name=impression&content_id=article-1&url=https%3A%2F%2Fpub.example%2Fa&utm_source=bench`;
     const variants = [
       { name: 'pixel (ingest role, JetStream ack)', opts: { url: `http://127.0.0.1:${ingestPort}/v1/v.gif?${query}` } },
       { name: 'bare node:http, same GIF', opts: { url: `http://127.0.0.1:${barePort}/v1/v.gif?${query}` } },
-      ...(EXPERIMENT ? [{ name: 'minimal group-commit experiment', opts: { url: `http://127.0.0.1:${experimentPort}/v1/v.gif?${query}` } }] : []),
+      ...(EXPERIMENT
+        ? [
+            {
+              name: 'minimal group-commit experiment',
+              opts: { url: `http://127.0.0.1:${experimentPort}/v1/v.gif?${query}` },
+            },
+          ]
+        : []),
     ];
     say(`warm-up, then ${ROUNDS} rounds x ${variants.length} variants x ${SECONDS} s, ${CONNECTIONS} connections`);
     let acknowledged = 0;
@@ -150,32 +198,59 @@ async function bench() {
         if (i === 0) acknowledged += r['2xx'];
         results[i].push({ rps: rateOf(r), p99: r.latency.p99, p50: r.latency.p50 });
         amounts[i] = Math.max(1000, Math.round(rateOf(r) * SECONDS));
-        say(`round ${round + 1} ${v.name}: ${r.requests.total} requests in ${r.seconds.toFixed(1)} s = ${rateOf(r).toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+        say(
+          `round ${round + 1} ${v.name}: ${r.requests.total} requests in ${r.seconds.toFixed(1)} s = ${rateOf(r).toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`,
+        );
       }
     }
 
     // group commit at work: events per JetStream message over the whole run
     const ingestMetrics = await (await fetch(`http://127.0.0.1:${ingestPort}/metrics`)).text();
-    const metricValue = (name) => Number(ingestMetrics.split('\n').find((l) => l.startsWith(name))?.split(' ').pop() ?? NaN);
+    const metricValue = (name) =>
+      Number(
+        ingestMetrics
+          .split('\n')
+          .find((l) => l.startsWith(name))
+          ?.split(' ')
+          .pop() ?? NaN,
+      );
     const batchSum = metricValue('events_ingest_batch_events_sum');
     const batchCount = metricValue('events_ingest_batch_events_count');
-    say(`group commit: ${batchSum} events in ${batchCount} messages (${(batchSum / batchCount).toFixed(1)} per message)`);
+    say(
+      `group commit: ${batchSum} events in ${batchCount} messages (${(batchSum / batchCount).toFixed(1)} per message)`,
+    );
 
     // drain the stream into MongoDB and ask the report what it counts
     say(`verifying: ${acknowledged} acknowledged pixel hits must be reported`);
-    startChild('events consumer+reporting', [path.join(root, 'services/events/dist/main.js')], eventsEnv('consumer,reporting', readPort));
+    startChild(
+      'events consumer+reporting',
+      [path.join(root, 'services/events/dist/main.js')],
+      eventsEnv('consumer,reporting', readPort),
+    );
     const api = `http://127.0.0.1:${readPort}`;
     await waitFor('consumer+reporting ready', async () => (await fetch(`${api}/readyz`)).ok, 30_000);
-    const keyRes = await fetch(`${api}/admin/v1/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ owner_ids: [owner] }) });
+    const keyRes = await fetch(`${api}/admin/v1/api-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ owner_ids: [owner] }),
+    });
     const { api_key } = await keyRes.json();
     const reported = async () => {
-      const res = await fetch(`${api}/api/v1/events/?api_key=${encodeURIComponent(api_key)}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ owner_id: owner }) });
+      const res = await fetch(`${api}/api/v1/events/?api_key=${encodeURIComponent(api_key)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ owner_id: owner }),
+      });
       const rows = await res.json();
       return rows.reduce((sum, row) => sum + row.value, 0);
     };
     const drainStart = Date.now();
     let count = 0;
-    await waitFor('the report to count every acknowledged hit', async () => (count = await reported()) >= acknowledged, 300_000);
+    await waitFor(
+      'the report to count every acknowledged hit',
+      async () => (count = await reported()) >= acknowledged,
+      300_000,
+    );
     const drainSeconds = (Date.now() - drainStart) / 1000;
     await new Promise((r) => setTimeout(r, 2000));
     count = await reported();
@@ -193,16 +268,27 @@ async function bench() {
     const ratio = summary[0].rps / summary[1].rps;
     // each round's pixel run next to the bare run right after it: robust against load that drifts
     const pairRatios = results[0].map((r, i) => r.rps / results[1][i].rps);
-    console.log(`\n${ROUNDS} rounds x ~${SECONDS} s per variant, ${CONNECTIONS} connections, alternating; req/s = mean of rounds (min-max), p50/p99 = median of rounds\n`);
+    console.log(
+      `\n${ROUNDS} rounds x ~${SECONDS} s per variant, ${CONNECTIONS} connections, alternating; req/s = mean of rounds (min-max), p50/p99 = median of rounds\n`,
+    );
     console.log('| variant | req/s (min-max) | p50 ms | p99 ms |');
     console.log('|---|---|---|---|');
-    for (const s of summary) console.log(`| ${s.name} | ${s.rps.toFixed(0)} (${s.range[0].toFixed(0)}-${s.range[1].toFixed(0)}) | ${s.p50} | ${s.p99} |`);
-    console.log(`\npixel / bare = ${ratio.toFixed(2)} (target >= 0.65); per round: ${pairRatios.map((x) => x.toFixed(2)).join(', ')} (median ${median(pairRatios).toFixed(2)})`);
+    for (const s of summary)
+      console.log(
+        `| ${s.name} | ${s.rps.toFixed(0)} (${s.range[0].toFixed(0)}-${s.range[1].toFixed(0)}) | ${s.p50} | ${s.p99} |`,
+      );
+    console.log(
+      `\npixel / bare = ${ratio.toFixed(2)} (target >= 0.65); per round: ${pairRatios.map((x) => x.toFixed(2)).join(', ')} (median ${median(pairRatios).toFixed(2)})`,
+    );
     if (EXPERIMENT) {
       const rounds = results[2].map((r, i) => r.rps / results[1][i].rps);
-      console.log(`experiment / bare = ${(summary[2].rps / summary[1].rps).toFixed(2)} (per round ${rounds.map((x) => x.toFixed(2)).join(', ')}); pixel / experiment = ${(summary[0].rps / summary[2].rps).toFixed(2)}`);
+      console.log(
+        `experiment / bare = ${(summary[2].rps / summary[1].rps).toFixed(2)} (per round ${rounds.map((x) => x.toFixed(2)).join(', ')}); pixel / experiment = ${(summary[0].rps / summary[2].rps).toFixed(2)}`,
+      );
     }
-    console.log(`failed requests: 0; acknowledged ${acknowledged}, reported ${count}; ${(batchSum / batchCount).toFixed(1)} events per JetStream message on average`);
+    console.log(
+      `failed requests: 0; acknowledged ${acknowledged}, reported ${count}; ${(batchSum / batchCount).toFixed(1)} events per JetStream message on average`,
+    );
     await stopAll(ratio >= 0.65 ? 0 : 2);
   } catch (err) {
     console.error(err);

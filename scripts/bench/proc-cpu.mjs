@@ -22,7 +22,8 @@ export function storePids() {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.split(') ').pop().split(' ')[1]);
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      if (ppid === process.pid && /java|nats/.test(comm)) pids[comm.includes('java') ? 'mongo' : 'nats'] = Number(entry);
+      if (ppid === process.pid && /java|nats/.test(comm))
+        pids[comm.includes('java') ? 'mongo' : 'nats'] = Number(entry);
     } catch {
       /* gone */
     }

@@ -10,7 +10,12 @@ const { v7 } = require(require.resolve('uuid', { paths: [path.join(root, 'servic
 export const OWNERS = ['100000000000001', '100000000000002', '100000000000003', '100000000000004', '100000000000005'];
 // the reported owner (OWNERS[0]) has about 20 % of the events
 const OWNER_WEIGHTS = [0.2, 0.2, 0.2, 0.2, 0.2];
-const NAMES = [['impression', 0.7], ['click', 0.2], ['view', 0.07], ['share', 0.03]];
+const NAMES = [
+  ['impression', 0.7],
+  ['click', 0.2],
+  ['view', 0.07],
+  ['share', 0.03],
+];
 const CAMPAIGNS = Array.from({ length: 10 }, (_, i) => `campaign-${i}`);
 const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'mobile', 'tablet'];
 
@@ -72,12 +77,19 @@ export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 },
       content_id: `content-${page}`,
       device_type: pick(DEVICES),
       bot: rand() < 0.02,
-      metadata: { campaign: pick(CAMPAIGNS), variant: rand() < 0.5 ? 'a' : 'b', utm_source: pick(['news', 'social', 'mail']) },
+      metadata: {
+        campaign: pick(CAMPAIGNS),
+        variant: rand() < 0.5 ? 'a' : 'b',
+        utm_source: pick(['news', 'social', 'mail']),
+      },
       created: new Date(created),
     };
     if (doc.owner_id === OWNERS[0] && !doc.bot) expected.set(doc.name, (expected.get(doc.name) ?? 0) + 1);
     // a batch never spans two day buckets (the consumer writes one bucket per insert)
-    if (docs.length > 0 && (docs.length >= batch || Math.floor(created / 86_400_000) !== Math.floor(docs[0].created.getTime() / 86_400_000))) {
+    if (
+      docs.length > 0 &&
+      (docs.length >= batch || Math.floor(created / 86_400_000) !== Math.floor(docs[0].created.getTime() / 86_400_000))
+    ) {
       yield docs;
       docs = [];
     }

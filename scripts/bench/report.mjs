@@ -44,7 +44,8 @@ const WRITERS = Number(process.env.BENCH_WRITERS ?? 2);
 const COMPARE = process.env.BENCH_COMPARE_DIST
   ? {
       loadEventsConfig: require(path.resolve(process.env.BENCH_COMPARE_DIST, 'config')).loadEventsConfig,
-      createReportingFeature: require(path.resolve(process.env.BENCH_COMPARE_DIST, 'reporting/reporting-feature')).createReportingFeature,
+      createReportingFeature: require(path.resolve(process.env.BENCH_COMPARE_DIST, 'reporting/reporting-feature'))
+        .createReportingFeature,
     }
   : undefined;
 const DAY_MS = 86_400_000;
@@ -66,10 +67,14 @@ async function load(db, size) {
   let loaded = 0;
   let next = 500_000;
   const inFlight = new Set();
-  for (const docs of eventBatches({ total: size, days: DAYS, firstDay: FIRST_DAY, urls: URLS, batch: BATCH }, expected)) {
+  for (const docs of eventBatches(
+    { total: size, days: DAYS, firstDay: FIRST_DAY, urls: URLS, batch: BATCH },
+    expected,
+  )) {
     const bucket = bucketName('events', docs[0].created);
     const p = writer.write(bucket, docs).then((results) => {
-      if (results.some((r) => r.status !== 'written')) throw new Error(`write to ${bucket}: ${JSON.stringify(results.find((r) => r.status !== 'written'))}`);
+      if (results.some((r) => r.status !== 'written'))
+        throw new Error(`write to ${bucket}: ${JSON.stringify(results.find((r) => r.status !== 'written'))}`);
       inFlight.delete(p);
     });
     inFlight.add(p);
@@ -77,7 +82,9 @@ async function load(db, size) {
     loaded += docs.length;
     if (loaded >= next) {
       next += 500_000;
-      say(`${size.toLocaleString('en')}: written ${loaded.toLocaleString('en')} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+      say(
+        `${size.toLocaleString('en')}: written ${loaded.toLocaleString('en')} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      );
     }
   }
   await Promise.all(inFlight);
@@ -90,12 +97,20 @@ async function load(db, size) {
 /** Runs builder passes until one builds nothing (units still open at the newest end stay dirty); returns the seconds it took. */
 async function catchUp(db, marks) {
   const cells = new CellStore(db);
-  const builder = new RollupBuilder(db, marks, cells, { prefix: 'events', graceMs: 0, abandonMs: 600_000, batchUnits: 100_000, rawRetentionDays: 400 });
+  const builder = new RollupBuilder(db, marks, cells, {
+    prefix: 'events',
+    graceMs: 0,
+    abandonMs: 600_000,
+    batchUnits: 100_000,
+    rawRetentionDays: 400,
+  });
   const started = Date.now();
   for (let pass = 1; pass <= 20; pass++) {
     const result = await builder.runOnce();
     const dirty = await marks.collection.countDocuments({ dirty: true });
-    say(`builder pass ${pass}: built ${JSON.stringify(result.built)} (by level), ${dirty} dirty left (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    say(
+      `builder pass ${pass}: built ${JSON.stringify(result.built)} (by level), ${dirty} dirty left (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
     if (result.built.every((n) => n === 0)) break;
   }
   const cellDocs = await cells.collection.countDocuments({});
@@ -103,8 +118,19 @@ async function catchUp(db, marks) {
 }
 
 async function startApp(db, mongoUrl, from = { loadEventsConfig, createReportingFeature }) {
-  const config = from.loadEventsConfig({ NODE_ENV: 'production', MONGO_URL: mongoUrl, ADMIN_TOKEN, REPORT_RATE_LIMIT_PER_MINUTE: '1000000', LOG_LEVEL: 'error' });
-  const feature = await from.createReportingFeature({ db, logger, metrics: platform.createRegistry('bench-report'), config });
+  const config = from.loadEventsConfig({
+    NODE_ENV: 'production',
+    MONGO_URL: mongoUrl,
+    ADMIN_TOKEN,
+    REPORT_RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'error',
+  });
+  const feature = await from.createReportingFeature({
+    db,
+    logger,
+    metrics: platform.createRegistry('bench-report'),
+    config,
+  });
   const app = express();
   app.use(platform.requestContext(logger));
   app.use(...feature.routers);
@@ -116,7 +142,11 @@ async function startApp(db, mongoUrl, from = { loadEventsConfig, createReporting
 }
 
 async function post(url, body, headers = {}) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -132,9 +162,17 @@ function scenarios() {
     { name: '1 day, by name', body: oneDay },
     { name: '1 day, group_by content_id,url', body: { ...oneDay, group_by: 'content_id,url' } },
     { name: `${DAYS} days, by name`, body: month, target: '<= 50 ms at 5M', key: 'name' },
-    { name: `${DAYS} days, group_by content_id,url`, body: { ...month, group_by: 'content_id,url' }, target: '<= 200 ms at 5M', key: 'grouped' },
+    {
+      name: `${DAYS} days, group_by content_id,url`,
+      body: { ...month, group_by: 'content_id,url' },
+      target: '<= 200 ms at 5M',
+      key: 'grouped',
+    },
     { name: `${DAYS} days, metadata campaign,variant`, body: { ...month, metadata: 'campaign,variant' } },
-    { name: `${DAYS} days, group_by url + metadata`, body: { ...month, group_by: 'url', metadata: 'campaign,variant' } },
+    {
+      name: `${DAYS} days, group_by url + metadata`,
+      body: { ...month, group_by: 'url', metadata: 'campaign,variant' },
+    },
     { name: `${DAYS} days, group_by url, top 10 by value`, body: { ...month, group_by: 'url', limit: 10 } },
     {
       name: `${DAYS} days, interval day, America/New_York`,
@@ -153,8 +191,13 @@ async function measure(size, mongoUrl) {
     const { expected, seconds: loadSeconds, marks } = await load(handle.db, size);
     const { seconds: catchUpSeconds, cellDocs } = await catchUp(handle.db, marks);
     app = await startApp(handle.db, mongoUrl);
-    const key = await post(`${app.base}/admin/v1/api-keys`, { owner_ids: [OWNERS[0]] }, { authorization: `Bearer ${ADMIN_TOKEN}` });
-    const report = (body, base = app.base) => post(`${base}/api/v1/events/?api_key=${key.api_key}`, { owner_id: OWNERS[0], ...body });
+    const key = await post(
+      `${app.base}/admin/v1/api-keys`,
+      { owner_ids: [OWNERS[0]] },
+      { authorization: `Bearer ${ADMIN_TOKEN}` },
+    );
+    const report = (body, base = app.base) =>
+      post(`${base}/api/v1/events/?api_key=${key.api_key}`, { owner_id: OWNERS[0], ...body });
     // the other build reads the same cells and the same api key collection
     if (COMPARE) other = await startApp(handle.db, mongoUrl, COMPARE);
     const list = scenarios();
@@ -170,7 +213,8 @@ async function measure(size, mongoUrl) {
     if (other) {
       for (const s of list) {
         const theirs = await report(s.body, other.base);
-        if (JSON.stringify(theirs) !== JSON.stringify(await report(s.body))) throw new Error(`${s.name}: the compared build answers differently`);
+        if (JSON.stringify(theirs) !== JSON.stringify(await report(s.body)))
+          throw new Error(`${s.name}: the compared build answers differently`);
       }
     }
     const times = list.map(() => []);
@@ -207,12 +251,16 @@ function print(results) {
     console.log('|---|---|---|---|---|');
     for (const [i, s] of r.list.entries()) {
       const xs = r.times[i];
-      console.log(`| ${s.name} | ${s.rows} | ${fmt(quantile(xs, 0.5))} | ${fmt(quantile(xs, 0.99))} | ${fmt(xs.reduce((a, b) => a + b, 0) / xs.length)} |`);
+      console.log(
+        `| ${s.name} | ${s.rows} | ${fmt(quantile(xs, 0.5))} | ${fmt(quantile(xs, 0.99))} | ${fmt(xs.reduce((a, b) => a + b, 0) / xs.length)} |`,
+      );
     }
   }
   if (COMPARE) {
     for (const r of results) {
-      console.log(`\n${r.size.toLocaleString('en')} events, this build vs ${process.env.BENCH_COMPARE_DIST} (same data, alternating)\n`);
+      console.log(
+        `\n${r.size.toLocaleString('en')} events, this build vs ${process.env.BENCH_COMPARE_DIST} (same data, alternating)\n`,
+      );
       console.log('| scenario (p50 ms) | this build | compared build | this / compared |');
       console.log('|---|---|---|---|');
       for (const [i, s] of r.list.entries()) {
@@ -230,16 +278,25 @@ function print(results) {
   for (const [i, s] of small.list.entries()) {
     const a = quantile(small.times[i], 0.5);
     const b = quantile(large.times[i], 0.5);
-    console.log(`| ${s.name} | ${fmt(a)} | ${fmt(b)} | ${(b / a).toFixed(2)} | ${s.target ? `${s.target}; ratio <= 1.3` : 'report'} |`);
+    console.log(
+      `| ${s.name} | ${fmt(a)} | ${fmt(b)} | ${(b / a).toFixed(2)} | ${s.target ? `${s.target}; ratio <= 1.3` : 'report'} |`,
+    );
   }
-  console.log(`| rollup catch-up after loading, s | ${small.catchUpSeconds.toFixed(0)} | ${large.catchUpSeconds.toFixed(0)} | ${(large.catchUpSeconds / small.catchUpSeconds).toFixed(2)} | report |`);
+  console.log(
+    `| rollup catch-up after loading, s | ${small.catchUpSeconds.toFixed(0)} | ${large.catchUpSeconds.toFixed(0)} | ${(large.catchUpSeconds / small.catchUpSeconds).toFixed(2)} | report |`,
+  );
 }
 
 async function main() {
   const ownStore = !process.env.MONGO_URL;
   const mongoServer = ownStore ? await testkit.startMongoStandIn({ heap: process.env.BENCH_HEAP ?? '16g' }) : undefined;
   const mongoUrl = process.env.MONGO_URL ?? mongoServer.url;
-  say(`data store: ${ownStore ? `MongoDB stand-in at ${mongoUrl}` : 'MONGO_URL'}; sizes ${SIZES.join(', ')}; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  say(
+    `data store: ${ownStore ? `MongoDB stand-in at ${mongoUrl}` : 'MONGO_URL'}; sizes ${SIZES.join(', ')}; load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
   try {
     const results = [];
     for (const size of SIZES) results.push(await measure(size, mongoUrl));

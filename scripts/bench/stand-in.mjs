@@ -93,16 +93,24 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const storage of ['memory', 'h2']) {
     const res = await round(storage);
     results[storage].push(res);
-    say(`round ${r + 1} ${storage}: start ${res.startMs.toFixed(0)} ms, ${res.rate.toFixed(0)} docs/s${res.fileMb ? `, file ${res.fileMb.toFixed(1)} MB, restart ${res.restartMs.toFixed(0)} ms` : ''}`);
+    say(
+      `round ${r + 1} ${storage}: start ${res.startMs.toFixed(0)} ms, ${res.rate.toFixed(0)} docs/s${res.fileMb ? `, file ${res.fileMb.toFixed(1)} MB, restart ${res.restartMs.toFixed(0)} ms` : ''}`,
+    );
   }
 }
 const col = (storage, key, digits = 0) => {
   const xs = results[storage].map((x) => x[key]);
   return `${mean(xs).toFixed(digits)} (${range(xs, digits)})`;
 };
-console.log(`\n${ROUNDS} rounds, ${DOCS} documents per round (3 indexes), batches of ${BATCH}, heap ${HEAP}; mean (min-max)\n`);
+console.log(
+  `\n${ROUNDS} rounds, ${DOCS} documents per round (3 indexes), batches of ${BATCH}, heap ${HEAP}; mean (min-max)\n`,
+);
 console.log('| storage | start-up ms (empty) | insert docs/s | file MB | start-up ms on that file |');
 console.log('|---|---|---|---|---|');
 console.log(`| memory | ${col('memory', 'startMs')} | ${col('memory', 'rate')} | - | - |`);
-console.log(`| h2, commit per write | ${col('h2', 'startMs')} | ${col('h2', 'rate')} | ${col('h2', 'fileMb', 1)} | ${col('h2', 'restartMs')} |`);
-console.log(`\nh2 / memory insert rate = ${(mean(results.h2.map((x) => x.rate)) / mean(results.memory.map((x) => x.rate))).toFixed(2)}`);
+console.log(
+  `| h2, commit per write | ${col('h2', 'startMs')} | ${col('h2', 'rate')} | ${col('h2', 'fileMb', 1)} | ${col('h2', 'restartMs')} |`,
+);
+console.log(
+  `\nh2 / memory insert rate = ${(mean(results.h2.map((x) => x.rate)) / mean(results.memory.map((x) => x.rate))).toFixed(2)}`,
+);

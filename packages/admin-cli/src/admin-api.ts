@@ -18,7 +18,10 @@ export class AdminApi {
 
   async request<T>(service: ServiceName, method: string, path: string, body?: unknown): Promise<T> {
     const url = this.opts.urls[service] + path;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.opts.adminToken}`, accept: 'application/json' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.opts.adminToken}`,
+      accept: 'application/json',
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {
@@ -36,7 +39,12 @@ export class AdminApi {
     const parsed = parseJson(text);
     if (!res.ok) throw errorFromResponse(res.status, res.statusText, parsed);
     if (res.status === 204 || text === '') return undefined as T;
-    if (parsed === undefined) throw new ApiError(res.status, 'unexpected_response', `the ${service} service answered ${res.status} with a body that is not JSON`);
+    if (parsed === undefined)
+      throw new ApiError(
+        res.status,
+        'unexpected_response',
+        `the ${service} service answered ${res.status} with a body that is not JSON`,
+      );
     return parsed as T;
   }
 }
@@ -63,7 +71,8 @@ function errorFromResponse(status: number, statusText: string, body: unknown): A
 
 function describeFailure(err: unknown, service: ServiceName, baseUrl: string, timeoutMs: number): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError') return `the ${service} service at ${baseUrl} did not answer within ${timeoutMs / 1000} s`;
+  if (e?.name === 'TimeoutError')
+    return `the ${service} service at ${baseUrl} did not answer within ${timeoutMs / 1000} s`;
   const reason = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
   return `cannot reach the ${service} service at ${baseUrl} (${reason})`;
 }

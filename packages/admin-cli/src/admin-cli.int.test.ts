@@ -1,8 +1,16 @@
 import { freePort } from '@cm/testkit';
-import { startManagementHarness, type ManagementHarness } from '../../../services/management/test/support/management-harness';
+import {
+  startManagementHarness,
+  type ManagementHarness,
+} from '../../../services/management/test/support/management-harness';
 import { bucketName } from '../../../services/events/src/storage/bucket-naming';
 import { writerConsumerConfig } from '../../../services/events/src/stream/stream-config';
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, type EventsHarness } from '../../../services/events/test/support/events-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  newOwnerId,
+  startEventsHarness,
+  type EventsHarness,
+} from '../../../services/events/test/support/events-harness';
 import type { CliIo } from './cli-io';
 import { runCli } from './run-cli';
 
@@ -20,7 +28,10 @@ afterAll(async () => {
   await management?.stop();
 });
 
-const files: Record<string, string> = { '/secrets/wrong': 'wrong-token-0123456789\n', '/secrets/right': `${TEST_ADMIN_TOKEN}\n` };
+const files: Record<string, string> = {
+  '/secrets/wrong': 'wrong-token-0123456789\n',
+  '/secrets/right': `${TEST_ADMIN_TOKEN}\n`,
+};
 
 async function cli(argv: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
   let stdout = '';
@@ -47,9 +58,24 @@ const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
 describe('account create', () => {
   test('when an account is created with the password on stdin, then its token works and is shown once with a warning', async () => {
     const address = email();
-    const r = await cli(['account', 'create', '--email', address, '--password-stdin', '--timezone', 'Europe/Berlin', '--country', 'Germany', '--country', 'Austria'], {
-      stdin: 'correct horse battery\n',
-    });
+    const r = await cli(
+      [
+        'account',
+        'create',
+        '--email',
+        address,
+        '--password-stdin',
+        '--timezone',
+        'Europe/Berlin',
+        '--country',
+        'Germany',
+        '--country',
+        'Austria',
+      ],
+      {
+        stdin: 'correct horse battery\n',
+      },
+    );
     expect(r.code).toBe(0);
     const token = /api_token\s+(\S+)/.exec(r.stdout)?.[1];
     expect(r.stdout).toMatch(new RegExp(`email\\s+${address}`));
@@ -64,15 +90,30 @@ describe('account create', () => {
     const address = email();
     const r = await cli(['--json', 'account', 'create', '--email', address, '--password', 'long enough password']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ user_name: address, email: address, unique_id: expect.stringMatching(/^\d+$/), api_token: expect.any(String) });
+    expect(JSON.parse(r.stdout)).toEqual({
+      user_name: address,
+      email: address,
+      unique_id: expect.stringMatching(/^\d+$/),
+      api_token: expect.any(String),
+    });
   });
 
   test('when the fields are invalid, then exit 1 with the message and every field detail', async () => {
-    const r = await cli(['account', 'create', '--email', 'not-an-email', '--password', 'short', '--country', 'Atlantis']);
+    const r = await cli([
+      'account',
+      'create',
+      '--email',
+      'not-an-email',
+      '--password',
+      'short',
+      '--country',
+      'Atlantis',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/error: 400 validation_error: invalid account/);
-    for (const field of ['email', 'password', 'target_geography']) expect(r.stderr).toMatch(new RegExp(`\\n  ${field}[.\\d]*: `));
+    for (const field of ['email', 'password', 'target_geography'])
+      expect(r.stderr).toMatch(new RegExp(`\\n  ${field}[.\\d]*: `));
   });
 
   test('when the e-mail is taken, then exit 1 with the conflict; with --json the error shape is on stderr', async () => {
@@ -96,7 +137,9 @@ describe('keys', () => {
     const listed = await cli(['keys', 'list']);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^ID\s+CREATED \(UTC\)\s+OWNER IDS\n/);
-    expect(listed.stdout).toMatch(new RegExp(`${key.id}\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\s+${owners.join(',')}`));
+    expect(listed.stdout).toMatch(
+      new RegExp(`${key.id}\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\s+${owners.join(',')}`),
+    );
     expect(listed.stdout).not.toContain(key.api_key);
     const asJson = JSON.parse((await cli(['keys', 'list', '--json'])).stdout);
     expect(asJson).toContainEqual({ id: key.id, owner_ids: owners, created: expect.any(String) });
@@ -127,7 +170,9 @@ describe('keys', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/401 unauthorized: operator token required\nhint:/);
     expect(r.stderr).not.toContain('wrong-token');
-    expect((await cli(['keys', 'list', '--admin-token-file', '/secrets/right'], { env: { ADMIN_TOKEN: '' } })).code).toBe(0);
+    expect(
+      (await cli(['keys', 'list', '--admin-token-file', '/secrets/right'], { env: { ADMIN_TOKEN: '' } })).code,
+    ).toBe(0);
   });
 });
 
@@ -162,7 +207,9 @@ describe('buckets drop-expired', () => {
 
     const dry = await cli(['buckets', 'drop-expired', '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toBe(`Would drop 1 expired day bucket (dry run: nothing was dropped; retention 10 days):\n  ${old}\n1 day bucket kept.\n`);
+    expect(dry.stdout).toBe(
+      `Would drop 1 expired day bucket (dry run: nothing was dropped; retention 10 days):\n  ${old}\n1 day bucket kept.\n`,
+    );
     expect(await names()).toContain(old);
 
     const run = await cli(['buckets', 'drop-expired', '--json']);
@@ -188,7 +235,9 @@ describe('registry reconcile', () => {
   test('when run, then the corrections are counted, as text and as JSON', async () => {
     const text = await cli(['registry', 'reconcile']);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^(The owner registry already matched the users collection\.|Corrected \d+ owner registry keys?\.)\n$/);
+    expect(text.stdout).toMatch(
+      /^(The owner registry already matched the users collection\.|Corrected \d+ owner registry keys?\.)\n$/,
+    );
     const json = await cli(['--json', 'registry', 'reconcile']);
     expect(JSON.parse(json.stdout)).toEqual({ corrections: 0 });
   });
@@ -203,7 +252,9 @@ describe('rollups', () => {
 
     const status = await cli(['rollups', 'status']);
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain('Dirty units (answered from smaller units or raw events until rebuilt): 1h 24, 2h 12, 4h 6, 8h 3, 1d 1');
+    expect(status.stdout).toContain(
+      'Dirty units (answered from smaller units or raw events until rebuilt): 1h 24, 2h 12, 4h 6, 8h 3, 1d 1',
+    );
     expect(status.stdout).toContain(`Oldest dirty hour: ${day}T00:00:00.000Z`);
 
     const old = daysAgo(40).toISOString().slice(0, 10);

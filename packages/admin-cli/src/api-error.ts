@@ -39,6 +39,7 @@ export function formatError(err: ApiError | NetworkError): string {
   if (err instanceof NetworkError) return `error: ${err.message}`;
   const lines = [`error: ${err.status} ${err.code}: ${err.message}`];
   for (const d of err.details) lines.push(`  ${d.field}: ${d.message}`);
-  if (err.status === 401) lines.push('hint: the operator token must equal the ADMIN_TOKEN the service was started with');
+  if (err.status === 401)
+    lines.push('hint: the operator token must equal the ADMIN_TOKEN the service was started with');
   return lines.join('\n');
 }

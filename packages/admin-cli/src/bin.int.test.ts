@@ -2,8 +2,15 @@ import { execFile, spawn } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '@cm/testkit';
-import { startManagementHarness, type ManagementHarness } from '../../../services/management/test/support/management-harness';
-import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from '../../../services/events/test/support/events-harness';
+import {
+  startManagementHarness,
+  type ManagementHarness,
+} from '../../../services/management/test/support/management-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  startEventsHarness,
+  type EventsHarness,
+} from '../../../services/events/test/support/events-harness';
 
 // the compiled bin as an operator runs it: a real process, real stdin, exit codes, env only
 const root = repoRoot(__dirname);
@@ -12,7 +19,11 @@ let management: ManagementHarness;
 let events: EventsHarness;
 
 beforeAll(async () => {
-  await promisify(execFile)(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', path.join(root, 'packages/admin-cli')], { cwd: root });
+  await promisify(execFile)(
+    process.execPath,
+    [path.join(root, 'node_modules/typescript/bin/tsc'), '-b', path.join(root, 'packages/admin-cli')],
+    { cwd: root },
+  );
   management = await startManagementHarness();
   events = await startEventsHarness({ EVENTS_ROLES: 'reporting' });
 }, 60_000);
@@ -21,10 +32,19 @@ afterAll(async () => {
   await management?.stop();
 });
 
-function runBin(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBin(
+  args: string[],
+  opts: { stdin?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      env: { PATH: process.env.PATH ?? '', MANAGEMENT_URL: management.baseUrl, EVENTS_URL: events.baseUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...opts.env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        MANAGEMENT_URL: management.baseUrl,
+        EVENTS_URL: events.baseUrl,
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        ...opts.env,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -48,7 +68,9 @@ describe('the compiled campaign-events-admin', () => {
 
   test('when an account is created with the password piped in, then exit 0 and stdout parses as JSON', async () => {
     const email = `bin-${Date.now()}@example.com`;
-    const r = await runBin(['account', 'create', '--email', email, '--password-stdin', '--json'], { stdin: 'piped password 123\n' });
+    const r = await runBin(['account', 'create', '--email', email, '--password-stdin', '--json'], {
+      stdin: 'piped password 123\n',
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ email, unique_id: expect.stringMatching(/^\d+$/) });
     expect(r.stderr).toMatch(/only once/);

@@ -17,12 +17,22 @@ function usageError(fn: () => unknown): UsageError {
 describe('command line', () => {
   test('when a command is given with its options, then the command, values and positionals are returned', () => {
     const line = parse('keys', 'create', '--owner', '1', '--owner=2', '--json');
-    expect(line).toMatchObject({ kind: 'run', command: { group: 'keys', verb: 'create' }, values: { owner: ['1', '2'], json: true }, positionals: [] });
+    expect(line).toMatchObject({
+      kind: 'run',
+      command: { group: 'keys', verb: 'create' },
+      values: { owner: ['1', '2'], json: true },
+      positionals: [],
+    });
   });
 
   test('when global options come before the command, then their values are not taken for command words', () => {
     const line = parse('--events-url', 'http://e:1', '--json', 'keys', 'revoke', 'abc', '--management-url=http://m:2');
-    expect(line).toMatchObject({ kind: 'run', command: { verb: 'revoke' }, positionals: ['abc'], values: { 'events-url': 'http://e:1', 'management-url': 'http://m:2', json: true } });
+    expect(line).toMatchObject({
+      kind: 'run',
+      command: { verb: 'revoke' },
+      positionals: ['abc'],
+      values: { 'events-url': 'http://e:1', 'management-url': 'http://m:2', json: true },
+    });
   });
 
   test('when an argument after -- looks like an option, then it is a positional', () => {

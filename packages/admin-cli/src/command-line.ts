@@ -5,8 +5,7 @@ import { commandHelp, commandUsage, groupHelp, topHelp } from './help-text';
 import { UsageError } from './usage-error';
 
 export type CommandLine =
-  | { kind: 'help'; text: string }
-  | { kind: 'run'; command: Command; values: OptionValues; positionals: string[] };
+  { kind: 'help'; text: string } | { kind: 'run'; command: Command; values: OptionValues; positionals: string[] };
 
 /** Global options that take a value: their value is skipped while looking for the command words. */
 const GLOBAL_VALUE_OPTIONS = new Set(
@@ -25,7 +24,9 @@ export function parseCommandLine(argv: string[], commands: Command[]): CommandLi
   const wantsHelp = argv.slice(0, end).some((a) => a === '--help' || a === '-h');
   if (argv.slice(0, end).some((a) => a === '--admin-token' || a.startsWith('--admin-token='))) {
     // answered before anything else so that the value is never echoed back in an error
-    throw new UsageError('there is no --admin-token option: set ADMIN_TOKEN in the environment or pass --admin-token-file PATH (keeps the token out of shell history and ps)');
+    throw new UsageError(
+      'there is no --admin-token option: set ADMIN_TOKEN in the environment or pass --admin-token-file PATH (keeps the token out of shell history and ps)',
+    );
   }
   const groups = new Set(commands.map((c) => c.group));
   const wordAt: number[] = [];
@@ -35,7 +36,8 @@ export function parseCommandLine(argv: string[], commands: Command[]): CommandLi
       if (GLOBAL_VALUE_OPTIONS.has(arg)) i++;
       continue;
     }
-    if (wordAt.length === 0 && !groups.has(arg)) throw new UsageError(`unknown command '${arg}'\nRun '${PROGRAM} --help' for the commands.`);
+    if (wordAt.length === 0 && !groups.has(arg))
+      throw new UsageError(`unknown command '${arg}'\nRun '${PROGRAM} --help' for the commands.`);
     wordAt.push(i);
   }
 
@@ -61,7 +63,10 @@ export function parseCommandLine(argv: string[], commands: Command[]): CommandLi
 function parseRest(args: string[], command: Command): { values: OptionValues; positionals: string[] } {
   const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...command.options };
   const config = Object.fromEntries(
-    Object.entries(options).map(([name, s]) => [name, { type: s.type, ...(s.multiple ? { multiple: true } : {}), ...(s.short ? { short: s.short } : {}) }]),
+    Object.entries(options).map(([name, s]) => [
+      name,
+      { type: s.type, ...(s.multiple ? { multiple: true } : {}), ...(s.short ? { short: s.short } : {}) },
+    ]),
   );
   const hint = `Run '${PROGRAM} ${command.group} ${command.verb} --help' for usage.`;
   let parsed: { values: OptionValues; positionals: string[] };
@@ -74,10 +79,14 @@ function parseRest(args: string[], command: Command): { values: OptionValues; po
   }
   const expected = command.positionals;
   if (parsed.positionals.length < expected.length) {
-    throw new UsageError(`missing argument ${expected[parsed.positionals.length]!.name}\nUsage: ${commandUsage(command)}\n${hint}`);
+    throw new UsageError(
+      `missing argument ${expected[parsed.positionals.length]!.name}\nUsage: ${commandUsage(command)}\n${hint}`,
+    );
   }
   if (parsed.positionals.length > expected.length) {
-    throw new UsageError(`unexpected argument '${parsed.positionals[expected.length]}'\nUsage: ${commandUsage(command)}\n${hint}`);
+    throw new UsageError(
+      `unexpected argument '${parsed.positionals[expected.length]}'\nUsage: ${commandUsage(command)}\n${hint}`,
+    );
   }
   for (const [name, spec] of Object.entries(command.options)) {
     const value = parsed.values[name];

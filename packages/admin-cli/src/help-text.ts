@@ -14,10 +14,7 @@ function tags(spec: OptionSpec): string {
 
 function optionLines(options: Record<string, OptionSpec>): string {
   return formatFields(
-    Object.entries(options).map(([name, spec]) => [
-      optionLabel(name, spec),
-      `${spec.description}${tags(spec)}`,
-    ]),
+    Object.entries(options).map(([name, spec]) => [optionLabel(name, spec), `${spec.description}${tags(spec)}`]),
     '  ',
   );
 }
@@ -32,7 +29,10 @@ export function commandUsage(c: Command): string {
 }
 
 function commandList(commands: Command[]): string {
-  return formatFields(commands.map((c) => [`${c.group} ${c.verb}${c.positionals.map((p) => ` ${p.name}`).join('')}`, c.summary]), '  ');
+  return formatFields(
+    commands.map((c) => [`${c.group} ${c.verb}${c.positionals.map((p) => ` ${p.name}`).join('')}`, c.summary]),
+    '  ',
+  );
 }
 
 export function topHelp(commands: Command[]): string {
@@ -82,9 +82,27 @@ export function groupHelp(group: string, commands: Command[]): string {
 export function commandHelp(c: Command): string {
   const lines = [`Usage: ${commandUsage(c)}`, '', c.summary + '.', '', c.description, ''];
   if (c.positionals.length > 0) {
-    lines.push('Arguments:', formatFields(c.positionals.map((p) => [p.name, p.description]), '  '), '');
+    lines.push(
+      'Arguments:',
+      formatFields(
+        c.positionals.map((p) => [p.name, p.description]),
+        '  ',
+      ),
+      '',
+    );
   }
   if (Object.keys(c.options).length > 0) lines.push('Options:', optionLines(c.options), '');
-  lines.push('Global options:', optionLines(GLOBAL_OPTIONS), '', TOKEN_NOTE, '', EXIT_CODES_NOTE, '', 'Examples:', ...c.examples.map((e) => `  ${e}`), '');
+  lines.push(
+    'Global options:',
+    optionLines(GLOBAL_OPTIONS),
+    '',
+    TOKEN_NOTE,
+    '',
+    EXIT_CODES_NOTE,
+    '',
+    'Examples:',
+    ...c.examples.map((e) => `  ${e}`),
+    '',
+  );
   return lines.join('\n');
 }

@@ -33,7 +33,9 @@ describe('exit codes and streams', () => {
   test('when the command line is wrong, then exit 2 with the reason on stderr and nothing on stdout', async () => {
     const r = await run(['keys', 'create', '--owners', '1']);
     expect(r).toMatchObject({ code: 2, stdout: '' });
-    expect(r.stderr).toMatch(/^campaign-events-admin: Unknown option '--owners'\nRun 'campaign-events-admin keys create --help' for usage\.\n$/);
+    expect(r.stderr).toMatch(
+      /^campaign-events-admin: Unknown option '--owners'\nRun 'campaign-events-admin keys create --help' for usage\.\n$/,
+    );
   });
 
   test('when no command is given, then exit 2 and the overview on stderr', async () => {
@@ -51,7 +53,10 @@ describe('exit codes and streams', () => {
 
   test.each([
     [['account', 'create', '--email', 'a@example.com'], /missing password/],
-    [['account', 'create', '--email', 'a@example.com', '--password', 'x', '--password-stdin'], /either --password or --password-stdin/],
+    [
+      ['account', 'create', '--email', 'a@example.com', '--password', 'x', '--password-stdin'],
+      /either --password or --password-stdin/,
+    ],
     [['account', 'create', '--email', 'a@example.com', '--password-stdin'], /standard input is empty/],
   ])('when the password is missing or given twice (%j), then exit 2 with a hint', async (argv, message) => {
     const r = await run(argv);
@@ -64,6 +69,11 @@ describe('exit codes and streams', () => {
     const r = await run(['keys', 'list', '--json']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(JSON.parse(r.stderr)).toEqual({ error: { code: 'network_error', message: expect.stringContaining('cannot reach the events service at http://127.0.0.1:3001') } });
+    expect(JSON.parse(r.stderr)).toEqual({
+      error: {
+        code: 'network_error',
+        message: expect.stringContaining('cannot reach the events service at http://127.0.0.1:3001'),
+      },
+    });
   });
 });

@@ -28,11 +28,20 @@ export async function runCli(argv: string[], io: CliIo, commands: Command[] = AL
       return EXIT_OK;
     }
     const settings = await resolveSettings(line.values, io.env, io.readFile);
-    const api = new AdminApi({ urls: settings.urls, adminToken: settings.adminToken, fetch: io.fetch, timeoutMs: REQUEST_TIMEOUT_MS });
-    const output = await line.command.run({ values: line.values, positionals: line.positionals, api, io }).catch((err: unknown) => {
-      if (!(err instanceof UsageError)) throw err;
-      throw new UsageError(`${err.message}\nRun '${PROGRAM} ${line.command.group} ${line.command.verb} --help' for usage.`);
+    const api = new AdminApi({
+      urls: settings.urls,
+      adminToken: settings.adminToken,
+      fetch: io.fetch,
+      timeoutMs: REQUEST_TIMEOUT_MS,
     });
+    const output = await line.command
+      .run({ values: line.values, positionals: line.positionals, api, io })
+      .catch((err: unknown) => {
+        if (!(err instanceof UsageError)) throw err;
+        throw new UsageError(
+          `${err.message}\nRun '${PROGRAM} ${line.command.group} ${line.command.verb} --help' for usage.`,
+        );
+      });
     io.stdout.write(settings.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
     if (output.notice) io.stderr.write(`${output.notice}\n`);
     return EXIT_OK;

@@ -1,7 +1,11 @@
 import { resolveSettings, serviceUrl } from './settings';
 import { UsageError } from './usage-error';
 
-const files: Record<string, string> = { '/run/secrets/admin': 'file-token-0123\n', '/empty': '\n', '/spaced': 'two words\n' };
+const files: Record<string, string> = {
+  '/run/secrets/admin': 'file-token-0123\n',
+  '/empty': '\n',
+  '/spaced': 'two words\n',
+};
 const readFile = async (path: string) => {
   if (path in files) return files[path]!;
   throw Object.assign(new Error('no such file'), { code: 'ENOENT' });
@@ -27,8 +31,13 @@ describe('settings', () => {
   });
 
   test('when a token file is given, then it wins over ADMIN_TOKEN and its newline is dropped; ADMIN_TOKEN_FILE is the last resort', async () => {
-    expect((await resolveSettings({ 'admin-token-file': '/run/secrets/admin' }, { ADMIN_TOKEN: 'env' }, readFile)).adminToken).toBe('file-token-0123');
-    expect((await resolveSettings({}, { ADMIN_TOKEN_FILE: '/run/secrets/admin' }, readFile)).adminToken).toBe('file-token-0123');
+    expect(
+      (await resolveSettings({ 'admin-token-file': '/run/secrets/admin' }, { ADMIN_TOKEN: 'env' }, readFile))
+        .adminToken,
+    ).toBe('file-token-0123');
+    expect((await resolveSettings({}, { ADMIN_TOKEN_FILE: '/run/secrets/admin' }, readFile)).adminToken).toBe(
+      'file-token-0123',
+    );
   });
 
   test.each([
@@ -47,7 +56,9 @@ describe('settings', () => {
   });
 
   test('when the token file holds a bad token, then the error never repeats the token', async () => {
-    const err = (await resolveSettings({ 'admin-token-file': '/spaced' }, {}, readFile).catch((e: unknown) => e)) as Error;
+    const err = (await resolveSettings({ 'admin-token-file': '/spaced' }, {}, readFile).catch(
+      (e: unknown) => e,
+    )) as Error;
     expect(err.message).not.toContain('two words');
   });
 

@@ -17,8 +17,10 @@ export function serviceUrl(raw: string, what: string): string {
   } catch {
     throw new UsageError(`${what} is not a URL: '${raw}'`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${what} must be an http or https URL: '${raw}'`);
-  if (url.search || url.hash || url.username || url.password) throw new UsageError(`${what} must not carry a query, fragment or credentials`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${what} must be an http or https URL: '${raw}'`);
+  if (url.search || url.hash || url.username || url.password)
+    throw new UsageError(`${what} must not carry a query, fragment or credentials`);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -27,16 +29,23 @@ function checkedToken(raw: string, source: string): string {
   const token = raw.trim();
   if (token === '') throw new UsageError(`the operator token from ${source} is empty`);
   // never echo the token itself, not even in an error
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new UsageError(`the operator token from ${source} contains spaces or non-ASCII characters`);
+  if (!/^[\x21-\x7e]+$/.test(token))
+    throw new UsageError(`the operator token from ${source} contains spaces or non-ASCII characters`);
   return token;
 }
 
-async function readTokenFile(path: string, readFile: (path: string) => Promise<string>, source: string): Promise<string> {
+async function readTokenFile(
+  path: string,
+  readFile: (path: string) => Promise<string>,
+  source: string,
+): Promise<string> {
   let text: string;
   try {
     text = await readFile(path);
   } catch (err) {
-    throw new UsageError(`cannot read the operator token file ${source} ${path}: ${(err as { code?: string }).code ?? (err as Error).message}`);
+    throw new UsageError(
+      `cannot read the operator token file ${source} ${path}: ${(err as { code?: string }).code ?? (err as Error).message}`,
+    );
   }
   return checkedToken(text, `${source} ${path}`);
 }
@@ -47,13 +56,20 @@ export async function resolveSettings(
   env: Record<string, string | undefined>,
   readFile: (path: string) => Promise<string>,
 ): Promise<Settings> {
-  const management = serviceUrl(str(values['management-url']) ?? nonEmpty(env.MANAGEMENT_URL) ?? DEFAULT_MANAGEMENT_URL, 'the management URL');
-  const events = serviceUrl(str(values['events-url']) ?? nonEmpty(env.EVENTS_URL) ?? DEFAULT_EVENTS_URL, 'the events URL');
+  const management = serviceUrl(
+    str(values['management-url']) ?? nonEmpty(env.MANAGEMENT_URL) ?? DEFAULT_MANAGEMENT_URL,
+    'the management URL',
+  );
+  const events = serviceUrl(
+    str(values['events-url']) ?? nonEmpty(env.EVENTS_URL) ?? DEFAULT_EVENTS_URL,
+    'the events URL',
+  );
   const tokenFile = str(values['admin-token-file']);
   let adminToken: string;
   if (tokenFile !== undefined) adminToken = await readTokenFile(tokenFile, readFile, '--admin-token-file');
   else if (nonEmpty(env.ADMIN_TOKEN) !== undefined) adminToken = checkedToken(env.ADMIN_TOKEN!, 'ADMIN_TOKEN');
-  else if (nonEmpty(env.ADMIN_TOKEN_FILE) !== undefined) adminToken = await readTokenFile(env.ADMIN_TOKEN_FILE!, readFile, 'ADMIN_TOKEN_FILE');
+  else if (nonEmpty(env.ADMIN_TOKEN_FILE) !== undefined)
+    adminToken = await readTokenFile(env.ADMIN_TOKEN_FILE!, readFile, 'ADMIN_TOKEN_FILE');
   else throw new UsageError('no operator token: set ADMIN_TOKEN in the environment or pass --admin-token-file PATH');
   return { urls: { management, events }, adminToken, json: values.json === true };
 }

@@ -7,11 +7,18 @@ import { DEFAULT_RETRY } from './retry-policy';
 describe('client options', () => {
   test('when the base URL has a trailing slash or a path prefix, then paths are appended cleanly', () => {
     expect(resolveTransportConfig('http://127.0.0.1:3000/', {}, 'baseUrl').baseUrl).toBe('http://127.0.0.1:3000');
-    expect(resolveTransportConfig('https://gw.example/campaigns//', {}, 'baseUrl').baseUrl).toBe('https://gw.example/campaigns');
+    expect(resolveTransportConfig('https://gw.example/campaigns//', {}, 'baseUrl').baseUrl).toBe(
+      'https://gw.example/campaigns',
+    );
   });
 
   test('when the base URL is not a plain http(s) URL, then construction fails without echoing it', () => {
-    for (const bad of ['localhost:3000', 'ftp://x.example', 'https://x.example/?token=secret', 'https://me:secret@x.example']) {
+    for (const bad of [
+      'localhost:3000',
+      'ftp://x.example',
+      'https://x.example/?token=secret',
+      'https://me:secret@x.example',
+    ]) {
       expect(() => new ManagementClient({ baseUrl: bad, apiToken: 't' })).toThrow(TypeError);
       try {
         new ManagementClient({ baseUrl: bad, apiToken: 't' });
@@ -28,8 +35,15 @@ describe('client options', () => {
   });
 
   test('when a client lacks the address or key a call needs, then that call rejects with a TypeError', async () => {
-    await expect(new AdminClient({ eventsUrl: 'http://x.example', adminToken: 't' }).createAccount({ email: 'a@b.example', password: 'pw123456' })).rejects.toThrow(/managementUrl/);
-    await expect(new AdminClient({ managementUrl: 'http://x.example', adminToken: 't' }).listApiKeys()).rejects.toThrow(/eventsUrl/);
+    await expect(
+      new AdminClient({ eventsUrl: 'http://x.example', adminToken: 't' }).createAccount({
+        email: 'a@b.example',
+        password: 'pw123456',
+      }),
+    ).rejects.toThrow(/managementUrl/);
+    await expect(new AdminClient({ managementUrl: 'http://x.example', adminToken: 't' }).listApiKeys()).rejects.toThrow(
+      /eventsUrl/,
+    );
     await expect(new EventsClient({ baseUrl: 'http://x.example' }).report({ owner_id: '1' })).rejects.toThrow(/apiKey/);
   });
 

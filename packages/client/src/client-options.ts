@@ -47,7 +47,8 @@ export function resolveTransportConfig(baseUrl: string, options: ClientOptions, 
 
 export function resolveRetry(base: RetryOptions, override: Partial<RetryOptions> | undefined): RetryOptions {
   const merged = { ...base, ...override };
-  if (!Number.isInteger(merged.maxAttempts) || merged.maxAttempts < 1) throw new RangeError('retry.maxAttempts must be an integer >= 1');
+  if (!Number.isInteger(merged.maxAttempts) || merged.maxAttempts < 1)
+    throw new RangeError('retry.maxAttempts must be an integer >= 1');
   for (const key of ['baseDelayMs', 'maxDelayMs', 'maxTotalDelayMs'] as const) {
     if (!Number.isFinite(merged[key]) || merged[key] < 0) throw new RangeError(`retry.${key} must be a number >= 0`);
   }
@@ -66,7 +67,13 @@ function normaliseBaseUrl(raw: string, what: string): string {
   } catch {
     throw new TypeError(`${what} must be an absolute http(s) URL`);
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search ||
+    url.hash ||
+    url.username ||
+    url.password
+  ) {
     throw new TypeError(`${what} must be an http(s) URL without query, fragment or credentials`);
   }
   return url.href.replace(/\/+$/, '');

@@ -13,8 +13,16 @@ import {
   ValidationError,
 } from './errors';
 
-const failed = (over: Partial<FailedResponse>): FailedResponse => ({ status: 400, bodyText: '', retryAfterMs: undefined, requestId: undefined, request: 'POST /api/v3/campaign/', ...over });
-const shaped = (code: string, message: string, details?: unknown) => JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } });
+const failed = (over: Partial<FailedResponse>): FailedResponse => ({
+  status: 400,
+  bodyText: '',
+  retryAfterMs: undefined,
+  requestId: undefined,
+  request: 'POST /api/v3/campaign/',
+  ...over,
+});
+const shaped = (code: string, message: string, details?: unknown) =>
+  JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } });
 
 describe('errorFromResponse', () => {
   test.each([
@@ -37,19 +45,35 @@ describe('errorFromResponse', () => {
 
   test('when the body has the one error shape, then code, message and details come from it', () => {
     const details = [{ field: 'start_date', message: 'start_date must not be after end_date' }];
-    const error = errorFromResponse(failed({ bodyText: shaped('validation_error', 'invalid campaign', details), requestId: 'req-1' }));
-    expect(error).toMatchObject({ code: 'validation_error', details, requestId: 'req-1', request: 'POST /api/v3/campaign/' });
+    const error = errorFromResponse(
+      failed({ bodyText: shaped('validation_error', 'invalid campaign', details), requestId: 'req-1' }),
+    );
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      details,
+      requestId: 'req-1',
+      request: 'POST /api/v3/campaign/',
+    });
     expect(error.message).toBe('POST /api/v3/campaign/ -> 400 validation_error: invalid campaign');
   });
 
   test('when the body is not the error shape (a proxy page, malformed details), then the status decides and junk is dropped', () => {
     const html = errorFromResponse(failed({ status: 502, bodyText: '<html>Bad Gateway</html>' }));
     expect(html).toBeInstanceOf(ApiError);
-    expect(html).toMatchObject({ status: 502, code: 'http_502', message: expect.stringContaining('unexpected HTTP 502 answer'), details: [] });
+    expect(html).toMatchObject({
+      status: 502,
+      code: 'http_502',
+      message: expect.stringContaining('unexpected HTTP 502 answer'),
+      details: [],
+    });
     expect(errorFromResponse(failed({ status: 500, bodyText: '' })).code).toBe('internal');
-    const mixed = errorFromResponse(failed({ bodyText: shaped('validation_error', 'bad', [{ field: 'a', message: 'm' }, { field: 1 }, null]) }));
+    const mixed = errorFromResponse(
+      failed({ bodyText: shaped('validation_error', 'bad', [{ field: 'a', message: 'm' }, { field: 1 }, null]) }),
+    );
     expect(mixed.details).toEqual([{ field: 'a', message: 'm' }]);
-    expect(errorFromResponse(failed({ status: 404, bodyText: '{"error":"nope"}' }))).toMatchObject({ code: 'not_found' });
+    expect(errorFromResponse(failed({ status: 404, bodyText: '{"error":"nope"}' }))).toMatchObject({
+      code: 'not_found',
+    });
   });
 
   test('when Retry-After was sent, then retryAfterSeconds carries it rounded up', () => {

@@ -63,7 +63,9 @@ function readErrorShape(text: string): { code: string; message: string; details?
   const error = (parsed as { error?: unknown } | null)?.error as Record<string, unknown> | undefined;
   if (!error || typeof error.code !== 'string' || typeof error.message !== 'string') return undefined;
   const details = Array.isArray(error.details)
-    ? error.details.filter((d): d is ErrorDetail => typeof d?.field === 'string' && typeof d?.message === 'string').map((d) => ({ field: d.field, message: d.message }))
+    ? error.details
+        .filter((d): d is ErrorDetail => typeof d?.field === 'string' && typeof d?.message === 'string')
+        .map((d) => ({ field: d.field, message: d.message }))
     : undefined;
   return { code: error.code, message: error.message, details };
 }

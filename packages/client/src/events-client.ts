@@ -29,7 +29,10 @@ export class EventsClient {
    */
   report(query: ReportQuery, options?: RequestOptions): Promise<ReportRow[]> {
     if (!this.apiKey) return Promise.reject(new TypeError('EventsClient was created without apiKey'));
-    return this.transport.call({ method: 'POST', path: '/api/v1/events/', query: { api_key: this.apiKey }, body: query, idempotent: true }, options);
+    return this.transport.call(
+      { method: 'POST', path: '/api/v1/events/', query: { api_key: this.apiKey }, body: query, idempotent: true },
+      options,
+    );
   }
 
   /** The pixel URL for one event (for an <img>, sendBeacon or a server-side GET). No I/O. */

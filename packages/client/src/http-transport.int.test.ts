@@ -1,7 +1,20 @@
 import { EventsClient } from './events-client';
-import { CampaignEventsError, NetworkError, NotFoundError, RateLimitedError, TimeoutError, UnauthorizedError, UnavailableError } from './errors';
+import {
+  CampaignEventsError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  TimeoutError,
+  UnauthorizedError,
+  UnavailableError,
+} from './errors';
 import { ManagementClient } from './management-client';
-import { errorBody, startScriptedServer, type ScriptedReply, type ScriptedServer } from './test-support/scripted-server';
+import {
+  errorBody,
+  startScriptedServer,
+  type ScriptedReply,
+  type ScriptedServer,
+} from './test-support/scripted-server';
 
 // the transport against a real local HTTP server that answers from a script
 const TOKEN = 'tok_secret_never_in_messages';
@@ -18,14 +31,24 @@ async function serve(replies: ScriptedReply[]) {
   server = await startScriptedServer(replies);
   return server;
 }
-const management = (url: string, extra: Partial<ConstructorParameters<typeof ManagementClient>[0]> = {}) => new ManagementClient({ baseUrl: url, apiToken: TOKEN, retry: FAST, ...extra });
+const management = (url: string, extra: Partial<ConstructorParameters<typeof ManagementClient>[0]> = {}) =>
+  new ManagementClient({ baseUrl: url, apiToken: TOKEN, retry: FAST, ...extra });
 
 describe('HTTP transport: requests', () => {
   test('when a call is made, then it sends the bearer token, JSON, accept and the user agent to the right path', async () => {
     const s = await serve([{ status: 200, body: { token: 'c1' } }]);
     await management(s.url).editContent('camp/1', 'u?1', { content_type: 'Video' });
-    expect(s.seen[0]).toMatchObject({ method: 'POST', url: '/api/v3/camp%2F1/u%3F1/', body: '{"content_type":"Video"}' });
-    expect(s.seen[0]!.headers).toMatchObject({ authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'campaign-events-client/0.1.0' });
+    expect(s.seen[0]).toMatchObject({
+      method: 'POST',
+      url: '/api/v3/camp%2F1/u%3F1/',
+      body: '{"content_type":"Video"}',
+    });
+    expect(s.seen[0]!.headers).toMatchObject({
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': 'campaign-events-client/0.1.0',
+    });
   });
 
   test('when a report is made, then the key is the api_key query parameter and never appears in an error', async () => {
@@ -35,7 +58,9 @@ describe('HTTP transport: requests', () => {
     expect(s.seen[0]!.url).toBe('/api/v1/events/?api_key=ek_SECRET%2B%2F%3D');
     expect(s.seen[0]!.headers['user-agent']).toBe('reports-bot/2');
     expect(error).toBeInstanceOf(UnauthorizedError);
-    expect(JSON.stringify({ ...(error as object), message: (error as Error).message, stack: (error as Error).stack })).not.toContain('SECRET');
+    expect(
+      JSON.stringify({ ...(error as object), message: (error as Error).message, stack: (error as Error).stack }),
+    ).not.toContain('SECRET');
   });
 
   test('when the answer is 204 or empty, then the call resolves to undefined; a 2xx that is not JSON is an error', async () => {
@@ -45,14 +70,24 @@ describe('HTTP transport: requests', () => {
   });
 
   test('when the service sends X-Request-Id, then the error carries it', async () => {
-    const s = await serve([{ status: 404, headers: { 'x-request-id': 'req-77' }, body: errorBody('not_found', 'no such campaign') }]);
-    await expect(management(s.url).getCampaign('nope')).rejects.toMatchObject({ status: 404, code: 'not_found', requestId: 'req-77', request: 'GET /api/v3/campaign/nope/' });
+    const s = await serve([
+      { status: 404, headers: { 'x-request-id': 'req-77' }, body: errorBody('not_found', 'no such campaign') },
+    ]);
+    await expect(management(s.url).getCampaign('nope')).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+      requestId: 'req-77',
+      request: 'GET /api/v3/campaign/nope/',
+    });
   });
 });
 
 describe('HTTP transport: retries', () => {
   test('when a create meets 503 with Retry-After, then it waits that long and succeeds on the second attempt', async () => {
-    const s = await serve([{ status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable', 'busy') }, { status: 200, body: { token: 'c1' } }]);
+    const s = await serve([
+      { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable', 'busy') },
+      { status: 200, body: { token: 'c1' } },
+    ]);
     const started = Date.now();
     await expect(management(s.url).createCampaign(CAMPAIGN)).resolves.toEqual({ token: 'c1' });
     expect(s.seen).toHaveLength(2);
@@ -62,27 +97,40 @@ describe('HTTP transport: retries', () => {
 
   test('when Retry-After is an HTTP date, then the wait runs until that date', async () => {
     const at = new Date(Math.ceil((Date.now() + 1500) / 1000) * 1000);
-    const s = await serve([{ status: 429, headers: { 'retry-after': at.toUTCString() } }, { status: 200, body: [] }]);
+    const s = await serve([
+      { status: 429, headers: { 'retry-after': at.toUTCString() } },
+      { status: 200, body: [] },
+    ]);
     await expect(management(s.url).listUsers()).resolves.toEqual([]);
     expect(s.seen[1]!.at).toBeGreaterThanOrEqual(at.getTime() - 5);
   });
 
   test('when a create meets 503 without Retry-After, then it is not sent again', async () => {
-    const s = await serve([{ status: 503, body: errorBody('unavailable', 'busy') }, { status: 200, body: {} }]);
+    const s = await serve([
+      { status: 503, body: errorBody('unavailable', 'busy') },
+      { status: 200, body: {} },
+    ]);
     await expect(management(s.url).createCampaign(CAMPAIGN)).rejects.toBeInstanceOf(UnavailableError);
     expect(s.seen).toHaveLength(1);
   });
 
   test('when a read meets 503 without Retry-After, then it backs off and retries until maxAttempts', async () => {
     const s = await serve([{ status: 503, body: errorBody('unavailable', 'busy') }]);
-    await expect(management(s.url, { retry: { ...FAST, maxAttempts: 4 } }).listCampaigns()).rejects.toMatchObject({ status: 503, code: 'unavailable' });
+    await expect(management(s.url, { retry: { ...FAST, maxAttempts: 4 } }).listCampaigns()).rejects.toMatchObject({
+      status: 503,
+      code: 'unavailable',
+    });
     expect(s.seen).toHaveLength(4);
   });
 
   test('when Retry-After asks for longer than the caller allows, then the typed error comes at once with retryAfterSeconds', async () => {
-    const s = await serve([{ status: 429, headers: { 'retry-after': '60' }, body: errorBody('rate_limited', 'rate limit exceeded') }]);
+    const s = await serve([
+      { status: 429, headers: { 'retry-after': '60' }, body: errorBody('rate_limited', 'rate limit exceeded') },
+    ]);
     const started = Date.now();
-    const error = await new EventsClient({ baseUrl: s.url, apiKey: 'k', retry: FAST }).report({ owner_id: '1' }).catch((e: unknown) => e);
+    const error = await new EventsClient({ baseUrl: s.url, apiKey: 'k', retry: FAST })
+      .report({ owner_id: '1' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 60 });
     expect(s.seen).toHaveLength(1);
@@ -94,7 +142,9 @@ describe('HTTP transport: retries', () => {
     await expect(management(s.url).listUsers()).resolves.toEqual([]);
     expect(s.seen).toHaveLength(2);
     s.seen.length = 0;
-    const error = await management(s.url).createUser({ email: 'a@b.example', password: 'long enough' }).catch((e: unknown) => e);
+    const error = await management(s.url)
+      .createUser({ email: 'a@b.example', password: 'long enough' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toMatch(/^POST \/api\/v3\/user\/ failed/);
     expect(s.seen).toHaveLength(1);
@@ -110,7 +160,9 @@ describe('HTTP transport: retries', () => {
       calls++;
       return fetch(input, init);
     };
-    const error = await management(url, { fetch: counting }).createCampaign(CAMPAIGN).catch((e: unknown) => e);
+    const error = await management(url, { fetch: counting })
+      .createCampaign(CAMPAIGN)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toContain('ECONNREFUSED');
     expect(calls).toBe(3);
@@ -126,7 +178,10 @@ describe('HTTP transport: retries', () => {
     const s = await serve([{ status: 404, body: errorBody('not_found', 'no such campaign') }]);
     await expect(management(s.url).deleteCampaign('c1')).rejects.toBeInstanceOf(NotFoundError);
     await s.close();
-    const t = await serve([{ status: 503, headers: { 'retry-after': '0' } }, { status: 404, body: errorBody('not_found', 'no such campaign') }]);
+    const t = await serve([
+      { status: 503, headers: { 'retry-after': '0' } },
+      { status: 404, body: errorBody('not_found', 'no such campaign') },
+    ]);
     await expect(management(t.url).deleteCampaign('c1')).rejects.toBeInstanceOf(NotFoundError);
   });
 });
@@ -134,7 +189,9 @@ describe('HTTP transport: retries', () => {
 describe('HTTP transport: timeouts and cancellation', () => {
   test('when the answer takes longer than timeoutMs, then the attempt fails with TimeoutError and a read is retried', async () => {
     const s = await serve([{ status: 200, body: [], delayMs: 400 }]);
-    const error = await management(s.url, { timeoutMs: 100, retry: { ...FAST, maxAttempts: 2 } }).listCampaigns().catch((e: unknown) => e);
+    const error = await management(s.url, { timeoutMs: 100, retry: { ...FAST, maxAttempts: 2 } })
+      .listCampaigns()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ timeoutMs: 100 });
     expect(s.seen).toHaveLength(2);
@@ -177,7 +234,9 @@ describe('HTTP transport: timeouts and cancellation', () => {
 
   test('when the signal is already aborted, then nothing is sent', async () => {
     const s = await serve([{ status: 200, body: [] }]);
-    await expect(management(s.url).listCampaigns({ signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(management(s.url).listCampaigns({ signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     expect(s.seen).toHaveLength(0);
   });
 });

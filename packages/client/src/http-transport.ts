@@ -41,7 +41,14 @@ export class HttpTransport {
       const result = await this.attempt<T>(spec, timeoutMs, options.signal);
       if (result.ok) return result.value;
       if (spec.goneIsDone && mayHaveLanded && result.error instanceof NotFoundError) return undefined as T;
-      const decision = decideRetry({ idempotent: spec.idempotent, attempt, delayedMs, failure: result.failure, options: retry, random: this.random });
+      const decision = decideRetry({
+        idempotent: spec.idempotent,
+        attempt,
+        delayedMs,
+        failure: result.failure,
+        options: retry,
+        random: this.random,
+      });
       if (!decision.retry) throw result.error;
       mayHaveLanded ||= outcomeUnknown(result.failure);
       await sleep(decision.delayMs, options.signal);
@@ -53,16 +60,28 @@ export class HttpTransport {
     const described = `${spec.method} ${spec.path}`;
     const timing = attemptSignal(timeoutMs, caller);
     try {
-      const res = await this.config.fetch(this.urlOf(spec), { method: spec.method, headers: this.headersOf(spec), body: spec.body === undefined ? undefined : JSON.stringify(spec.body), signal: timing.signal });
+      const res = await this.config.fetch(this.urlOf(spec), {
+        method: spec.method,
+        headers: this.headersOf(spec),
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        signal: timing.signal,
+      });
       const text = await res.text();
       if (res.ok) return { ok: true, value: parseSuccess<T>(text, described) };
       const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), Date.now());
-      const error = errorFromResponse({ status: res.status, bodyText: text, retryAfterMs, requestId: res.headers.get('x-request-id') ?? undefined, request: described });
+      const error = errorFromResponse({
+        status: res.status,
+        bodyText: text,
+        retryAfterMs,
+        requestId: res.headers.get('x-request-id') ?? undefined,
+        request: described,
+      });
       return { ok: false, failure: { kind: 'status', status: res.status, retryAfterMs }, error };
     } catch (err) {
       if (caller?.aborted) throw caller.reason;
       if (err instanceof CampaignEventsError) throw err;
-      if (timing.timedOut()) return { ok: false, failure: { kind: 'timeout' }, error: new TimeoutError(described, timeoutMs) };
+      if (timing.timedOut())
+        return { ok: false, failure: { kind: 'timeout' }, error: new TimeoutError(described, timeoutMs) };
       const code = causeCode(err);
       return {
         ok: false,

@@ -54,7 +54,10 @@ export class ManagementClient {
   }
 
   editUser(uniqueId: string, input: EditUserInput, options?: RequestOptions): Promise<User> {
-    return this.call({ method: 'POST', path: `/api/v3/user/${segment(uniqueId, 'uniqueId')}/`, body: input, idempotent: true }, options);
+    return this.call(
+      { method: 'POST', path: `/api/v3/user/${segment(uniqueId, 'uniqueId')}/`, body: input, idempotent: true },
+      options,
+    );
   }
 
   /**
@@ -63,7 +66,10 @@ export class ManagementClient {
    * another token. Rotating the caller's own token makes this client's token stale.
    */
   rotateToken(uniqueId: string, options?: RequestOptions): Promise<User> {
-    return this.call({ method: 'POST', path: `/api/v3/user/${segment(uniqueId, 'uniqueId')}/token/`, idempotent: false }, options);
+    return this.call(
+      { method: 'POST', path: `/api/v3/user/${segment(uniqueId, 'uniqueId')}/token/`, idempotent: false },
+      options,
+    );
   }
 
   /** Deletes a sub-user and the campaigns it owns. */
@@ -100,7 +106,10 @@ export class ManagementClient {
 
   /** Any subset of the create fields; the merged campaign must stay valid. */
   editCampaign(campaignToken: string, input: EditCampaignInput, options?: RequestOptions): Promise<CampaignEdited> {
-    return this.call({ method: 'POST', path: this.campaignPath(campaignToken), body: input, idempotent: true }, options);
+    return this.call(
+      { method: 'POST', path: this.campaignPath(campaignToken), body: input, idempotent: true },
+      options,
+    );
   }
 
   getCampaign(campaignToken: string, options?: RequestOptions): Promise<CampaignWithContent> {
@@ -114,11 +123,19 @@ export class ManagementClient {
 
   /** 409 when the URL is already in the campaign or a quota is reached (content items per campaign, redirect hosts per owner). */
   addContent(campaignToken: string, input: AddContentInput, options?: RequestOptions): Promise<Content> {
-    return this.call({ method: 'POST', path: `${this.campaignPath(campaignToken)}content/`, body: input, idempotent: false }, options);
+    return this.call(
+      { method: 'POST', path: `${this.campaignPath(campaignToken)}content/`, body: input, idempotent: false },
+      options,
+    );
   }
 
   /** Uses the API's documented path, POST /api/v3/<campaign_token>/<url_token>/. */
-  editContent(campaignToken: string, urlToken: string, input: EditContentInput, options?: RequestOptions): Promise<Content> {
+  editContent(
+    campaignToken: string,
+    urlToken: string,
+    input: EditContentInput,
+    options?: RequestOptions,
+  ): Promise<Content> {
     const path = `/api/v3/${segment(campaignToken, 'campaignToken')}/${segment(urlToken, 'urlToken')}/`;
     return this.call({ method: 'POST', path, body: input, idempotent: true }, options);
   }

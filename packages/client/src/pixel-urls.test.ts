@@ -8,9 +8,22 @@ const query = (url: string) => Object.fromEntries(new URL(url).searchParams);
 
 describe('buildPixelUrl', () => {
   test('when given the named parameters and metadata, then the query carries each once, metadata flat', () => {
-    const url = buildPixelUrl(BASE, { owner_id: '1234', name: 'impression', url: 'https://pub.example/a?b=1', content_id: 'article 1', metadata: { campaign: 'spring & summer', 'a.b': 'x' } });
+    const url = buildPixelUrl(BASE, {
+      owner_id: '1234',
+      name: 'impression',
+      url: 'https://pub.example/a?b=1',
+      content_id: 'article 1',
+      metadata: { campaign: 'spring & summer', 'a.b': 'x' },
+    });
     expect(url.startsWith(`${BASE}/v1/v.gif?`)).toBe(true);
-    expect(query(url)).toEqual({ owner_id: '1234', name: 'impression', url: 'https://pub.example/a?b=1', content_id: 'article 1', campaign: 'spring & summer', 'a.b': 'x' });
+    expect(query(url)).toEqual({
+      owner_id: '1234',
+      name: 'impression',
+      url: 'https://pub.example/a?b=1',
+      content_id: 'article 1',
+      campaign: 'spring & summer',
+      'a.b': 'x',
+    });
   });
 
   test('when a parameter breaks the pixel limits, then building fails naming it (a browser would lose the 400)', () => {
@@ -20,10 +33,17 @@ describe('buildPixelUrl', () => {
     expect(() => buildPixelUrl(BASE, { ...ok, name: '' })).toThrow(/name/);
     expect(() => buildPixelUrl(BASE, { ...ok, name: 'n'.repeat(129) })).toThrow(/name/);
     expect(() => buildPixelUrl(BASE, { ...ok, content_id: 'c'.repeat(257) })).toThrow(/content_id/);
-    expect(() => buildPixelUrl(BASE, { ...ok, metadata: { r: 'https://evil.example' } })).toThrow(/named pixel parameter/);
+    expect(() => buildPixelUrl(BASE, { ...ok, metadata: { r: 'https://evil.example' } })).toThrow(
+      /named pixel parameter/,
+    );
     expect(() => buildPixelUrl(BASE, { ...ok, metadata: { owner_id: '1' } })).toThrow(/named pixel parameter/);
     expect(() => buildPixelUrl(BASE, { ...ok, metadata: { k: 'v'.repeat(513) } })).toThrow(/metadata\.k/);
-    expect(() => buildPixelUrl(BASE, { ...ok, metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) })).toThrow(/at most 20/);
+    expect(() =>
+      buildPixelUrl(BASE, {
+        ...ok,
+        metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])),
+      }),
+    ).toThrow(/at most 20/);
   });
 
   test('when a metadata key is long only once escaped, then it is refused like the service would', () => {
@@ -49,11 +69,18 @@ describe('buildClickUrl', () => {
     expect(query(url)).toEqual({ owner_id: '1234', name: 'click', r: 'https://shop.example/offer?x=1&y=2#top' });
   });
 
-  test.each(['javascript:alert(1)', 'data:text/html,hi', '/relative', '//evil.example', 'https:\\\\evil.example', 'https://user:pw@evil.example', 'https://a.example/ b', 'ftp://files.example', `https://a.example/${'x'.repeat(2048)}`])(
-    'when the target is %s, then building fails, as the service would refuse it too',
-    (target) => {
-      expect(() => buildClickUrl(BASE, { owner_id: '1234', name: 'click' }, target)).toThrow(TypeError);
-      expect(checkRedirectTarget(target).ok).toBe(false);
-    },
-  );
+  test.each([
+    'javascript:alert(1)',
+    'data:text/html,hi',
+    '/relative',
+    '//evil.example',
+    'https:\\\\evil.example',
+    'https://user:pw@evil.example',
+    'https://a.example/ b',
+    'ftp://files.example',
+    `https://a.example/${'x'.repeat(2048)}`,
+  ])('when the target is %s, then building fails, as the service would refuse it too', (target) => {
+    expect(() => buildClickUrl(BASE, { owner_id: '1234', name: 'click' }, target)).toThrow(TypeError);
+    expect(checkRedirectTarget(target).ok).toBe(false);
+  });
 });

@@ -43,17 +43,22 @@ function pixelQuery(params: PixelParams): URLSearchParams {
   if (url !== undefined) query.set('url', text('url', url, 0, PIXEL_LIMITS.urlMax));
   if (content_id !== undefined) query.set('content_id', text('content_id', content_id, 0, PIXEL_LIMITS.contentIdMax));
   const entries = Object.entries(metadata);
-  if (entries.length > PIXEL_LIMITS.metadataKeys) throw new TypeError(`at most ${PIXEL_LIMITS.metadataKeys} metadata keys are stored`);
+  if (entries.length > PIXEL_LIMITS.metadataKeys)
+    throw new TypeError(`at most ${PIXEL_LIMITS.metadataKeys} metadata keys are stored`);
   for (const [key, value] of entries) {
     if (key === '' || NAMED.has(key)) throw new TypeError(`metadata key "${key}" is empty or a named pixel parameter`);
-    if (escapedLength(key) > PIXEL_LIMITS.metadataKeyMax) throw new TypeError(`metadata key "${key.slice(0, 20)}..." is longer than ${PIXEL_LIMITS.metadataKeyMax} characters once escaped`);
+    if (escapedLength(key) > PIXEL_LIMITS.metadataKeyMax)
+      throw new TypeError(
+        `metadata key "${key.slice(0, 20)}..." is longer than ${PIXEL_LIMITS.metadataKeyMax} characters once escaped`,
+      );
     query.set(key, text(`metadata.${key}`, value, 0, PIXEL_LIMITS.metadataValueMax));
   }
   return query;
 }
 
 function text(field: string, value: unknown, min: number, max: number): string {
-  if (typeof value !== 'string' || value.length < min || value.length > max) throw new TypeError(`${field} must be a string of ${min}..${max} characters`);
+  if (typeof value !== 'string' || value.length < min || value.length > max)
+    throw new TypeError(`${field} must be a string of ${min}..${max} characters`);
   return value;
 }
 
@@ -63,8 +68,15 @@ function escapedLength(key: string): number {
 }
 
 function checkTarget(target: string): void {
-  const refused = () => new TypeError('target must be an absolute http(s) URL without credentials, spaces or backslashes');
-  if (typeof target !== 'string' || target.length > PIXEL_LIMITS.urlMax || !/^https?:\/\/[^/?#]/i.test(target) || UNSAFE_TARGET_CHARS.test(target)) throw refused();
+  const refused = () =>
+    new TypeError('target must be an absolute http(s) URL without credentials, spaces or backslashes');
+  if (
+    typeof target !== 'string' ||
+    target.length > PIXEL_LIMITS.urlMax ||
+    !/^https?:\/\/[^/?#]/i.test(target) ||
+    UNSAFE_TARGET_CHARS.test(target)
+  )
+    throw refused();
   let url: URL;
   try {
     url = new URL(target);

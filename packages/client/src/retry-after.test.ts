@@ -14,6 +14,7 @@ describe('parseRetryAfter', () => {
   });
 
   test('when the header is absent or unreadable, then there is no wait to honour', () => {
-    for (const value of [null, undefined, '', '1.5', '-3', 'soon', 'Mon, 99 Foo 2026']) expect(parseRetryAfter(value, NOW)).toBeUndefined();
+    for (const value of [null, undefined, '', '1.5', '-3', 'soon', 'Mon, 99 Foo 2026'])
+      expect(parseRetryAfter(value, NOW)).toBeUndefined();
   });
 });

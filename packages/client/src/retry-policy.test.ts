@@ -1,11 +1,23 @@
 import { DEFAULT_RETRY, decideRetry, outcomeUnknown, type AttemptFailure, type RetryContext } from './retry-policy';
 
-const status = (code: number, retryAfterMs?: number): AttemptFailure => ({ kind: 'status', status: code, retryAfterMs });
+const status = (code: number, retryAfterMs?: number): AttemptFailure => ({
+  kind: 'status',
+  status: code,
+  retryAfterMs,
+});
 const network = (notSent = false): AttemptFailure => ({ kind: 'network', notSent });
 const timeout: AttemptFailure = { kind: 'timeout' };
 
 function decide(failure: AttemptFailure, over: Partial<RetryContext> = {}) {
-  return decideRetry({ idempotent: true, attempt: 1, delayedMs: 0, failure, options: DEFAULT_RETRY, random: () => 0.5, ...over });
+  return decideRetry({
+    idempotent: true,
+    attempt: 1,
+    delayedMs: 0,
+    failure,
+    options: DEFAULT_RETRY,
+    random: () => 0.5,
+    ...over,
+  });
 }
 
 describe('decideRetry', () => {
@@ -59,7 +71,9 @@ describe('decideRetry', () => {
 
   test('when backing off, then the ceiling doubles per attempt up to maxDelayMs and the wait is a uniform share of it', () => {
     const options = { ...DEFAULT_RETRY, maxAttempts: 10, baseDelayMs: 100, maxDelayMs: 1000, maxTotalDelayMs: 100_000 };
-    const ceilings = [1, 2, 3, 4, 5, 6].map((attempt) => decide(network(), { attempt, options, random: () => 0.999999 }));
+    const ceilings = [1, 2, 3, 4, 5, 6].map((attempt) =>
+      decide(network(), { attempt, options, random: () => 0.999999 }),
+    );
     expect(ceilings.map((d) => (d.retry ? d.delayMs : -1))).toEqual([99, 199, 399, 799, 999, 999]);
     expect(decide(network(), { attempt: 4, options, random: () => 0 })).toEqual({ retry: true, delayMs: 0 });
     expect(decide(network(), { attempt: 4, options, random: () => 0.5 })).toEqual({ retry: true, delayMs: 400 });

@@ -21,7 +21,12 @@ export interface RetryOptions {
   maxTotalDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 3, baseDelayMs: 250, maxDelayMs: 5000, maxTotalDelayMs: 15000 };
+export const DEFAULT_RETRY: RetryOptions = {
+  maxAttempts: 3,
+  baseDelayMs: 250,
+  maxDelayMs: 5000,
+  maxTotalDelayMs: 15000,
+};
 
 /** How an attempt failed. `notSent`: the connection never opened, so the service saw nothing. */
 export type AttemptFailure =
@@ -49,7 +54,11 @@ const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
 export function decideRetry(ctx: RetryContext): RetryDecision {
   const { failure, options } = ctx;
   if (ctx.attempt >= options.maxAttempts) return NO;
-  if (failure.kind === 'status' && failure.retryAfterMs !== undefined && (failure.status === 429 || failure.status === 503)) {
+  if (
+    failure.kind === 'status' &&
+    failure.retryAfterMs !== undefined &&
+    (failure.status === 429 || failure.status === 503)
+  ) {
     return honourRetryAfter(failure.retryAfterMs, ctx);
   }
   const safe = ctx.idempotent || (failure.kind === 'network' && failure.notSent);

@@ -1,4 +1,10 @@
-import { decodeEventPayload, encodeEventBatch, encodeEventRecord, eventBatchOverhead, EVENT_BATCH_LIMITS } from './event-batch';
+import {
+  decodeEventPayload,
+  encodeEventBatch,
+  encodeEventRecord,
+  eventBatchOverhead,
+  EVENT_BATCH_LIMITS,
+} from './event-batch';
 import { encodeEventMessage, validateEventRecord, type EventRecord } from './event-message';
 
 let n = 0;
@@ -23,17 +29,23 @@ describe('event batch contract (v2)', () => {
   test('when events are encoded into a batch, then decoding gives every event back in order', () => {
     const events = [record(), record({ bot: true, metadata: {} }), record({ url: '', content_id: '' })];
     const data = encodeEventBatch('0193a000-0000-7000-8000-batch0000001', events.map(encodeEventRecord));
-    expect(decodeEventPayload(data)).toEqual({ ok: true, version: 2, events: events.map((value) => ({ ok: true, value })) });
+    expect(decodeEventPayload(data)).toEqual({
+      ok: true,
+      version: 2,
+      events: events.map((value) => ({ ok: true, value })),
+    });
   });
 
   test('when the byte overhead of a batch is computed, then it is exactly what encoding adds around the events', () => {
     const id = 'batch-\u00e9"x';
     const events = [record(), record()].map(encodeEventRecord);
     const eventBytes = events.reduce((sum, e) => sum + Buffer.byteLength(e), 0) + events.length - 1;
-    expect(encodeEventBatch(id, events).length).toBe(eventBytes + Buffer.byteLength(JSON.stringify(id)) - JSON.stringify(id).length + eventBatchOverhead(id));
+    expect(encodeEventBatch(id, events).length).toBe(
+      eventBytes + Buffer.byteLength(JSON.stringify(id)) - JSON.stringify(id).length + eventBatchOverhead(id),
+    );
   });
 
-  test('when one event of a batch is invalid, then only that event is refused, with Joi\'s reason and the item as it came', () => {
+  test("when one event of a batch is invalid, then only that event is refused, with Joi's reason and the item as it came", () => {
     const good = record();
     const bad = { ...record(), device_type: 'tv' };
     const data = bytes(JSON.stringify({ v: 2, id: 'b1', events: [good, bad, good] }));
@@ -52,12 +64,36 @@ describe('event batch contract (v2)', () => {
   test.each([
     ['not JSON', '{"v":2,', 'not JSON'],
     ['no events', JSON.stringify({ v: 2, id: 'b' }), 'a v2 message has exactly the fields v, id and events'],
-    ['an extra field', JSON.stringify({ v: 2, id: 'b', events: [], x: 1 }), 'a v2 message has exactly the fields v, id and events'],
-    ['an empty id', JSON.stringify({ v: 2, id: '', events: [{}] }), `"id" must be a string of 1..${EVENT_BATCH_LIMITS.idMax} characters`],
-    ['an id object', JSON.stringify({ v: 2, id: { $gt: '' }, events: [{}] }), `"id" must be a string of 1..${EVENT_BATCH_LIMITS.idMax} characters`],
-    ['events not a list', JSON.stringify({ v: 2, id: 'b', events: {} }), `"events" must be an array of 1..${EVENT_BATCH_LIMITS.maxEvents} events`],
-    ['an empty list', JSON.stringify({ v: 2, id: 'b', events: [] }), `"events" must be an array of 1..${EVENT_BATCH_LIMITS.maxEvents} events`],
-    ['too many events', JSON.stringify({ v: 2, id: 'b', events: Array.from({ length: EVENT_BATCH_LIMITS.maxEvents + 1 }, () => 0) }), `"events" must be an array of 1..${EVENT_BATCH_LIMITS.maxEvents} events`],
+    [
+      'an extra field',
+      JSON.stringify({ v: 2, id: 'b', events: [], x: 1 }),
+      'a v2 message has exactly the fields v, id and events',
+    ],
+    [
+      'an empty id',
+      JSON.stringify({ v: 2, id: '', events: [{}] }),
+      `"id" must be a string of 1..${EVENT_BATCH_LIMITS.idMax} characters`,
+    ],
+    [
+      'an id object',
+      JSON.stringify({ v: 2, id: { $gt: '' }, events: [{}] }),
+      `"id" must be a string of 1..${EVENT_BATCH_LIMITS.idMax} characters`,
+    ],
+    [
+      'events not a list',
+      JSON.stringify({ v: 2, id: 'b', events: {} }),
+      `"events" must be an array of 1..${EVENT_BATCH_LIMITS.maxEvents} events`,
+    ],
+    [
+      'an empty list',
+      JSON.stringify({ v: 2, id: 'b', events: [] }),
+      `"events" must be an array of 1..${EVENT_BATCH_LIMITS.maxEvents} events`,
+    ],
+    [
+      'too many events',
+      JSON.stringify({ v: 2, id: 'b', events: Array.from({ length: EVENT_BATCH_LIMITS.maxEvents + 1 }, () => 0) }),
+      `"events" must be an array of 1..${EVENT_BATCH_LIMITS.maxEvents} events`,
+    ],
     ['an unknown version', JSON.stringify({ ...record(), v: 3 }), '"v" must be [1]'],
   ])('when a message has %s, then it is refused as a whole', (_what, text, reason) => {
     expect(decodeEventPayload(bytes(text))).toEqual({ ok: false, reason });
@@ -65,11 +101,18 @@ describe('event batch contract (v2)', () => {
 
   test('when a v1 message is read, then it is one event without the version field; an invalid v1 message is refused whole', () => {
     const event = record();
-    expect(decodeEventPayload(encodeEventMessage({ v: 1, ...event }))).toEqual({ ok: true, version: 1, events: [{ ok: true, value: event }] });
-    expect(decodeEventPayload(encodeEventMessage({ v: 1, ...event, name: '' }))).toEqual({ ok: false, reason: '"name" is not allowed to be empty' });
+    expect(decodeEventPayload(encodeEventMessage({ v: 1, ...event }))).toEqual({
+      ok: true,
+      version: 1,
+      events: [{ ok: true, value: event }],
+    });
+    expect(decodeEventPayload(encodeEventMessage({ v: 1, ...event, name: '' }))).toEqual({
+      ok: false,
+      reason: '"name" is not allowed to be empty',
+    });
   });
 
-  test('when batch items carry odd values, then each verdict is exactly Joi\'s', () => {
+  test("when batch items carry odd values, then each verdict is exactly Joi's", () => {
     const oddities: unknown[] = [
       null,
       1,

@@ -80,8 +80,10 @@ export function decodeEventPayload(data: Uint8Array): DecodedPayload {
 
 function decodeBatch(m: Record<string, unknown>): DecodedPayload {
   const keys = Object.keys(m);
-  if (keys.length !== 3 || !('id' in m) || !('events' in m)) return { ok: false, reason: 'a v2 message has exactly the fields v, id and events' };
-  if (typeof m.id !== 'string' || m.id.length === 0 || m.id.length > EVENT_BATCH_LIMITS.idMax) return { ok: false, reason: `"id" must be a string of 1..${EVENT_BATCH_LIMITS.idMax} characters` };
+  if (keys.length !== 3 || !('id' in m) || !('events' in m))
+    return { ok: false, reason: 'a v2 message has exactly the fields v, id and events' };
+  if (typeof m.id !== 'string' || m.id.length === 0 || m.id.length > EVENT_BATCH_LIMITS.idMax)
+    return { ok: false, reason: `"id" must be a string of 1..${EVENT_BATCH_LIMITS.idMax} characters` };
   const events = m.events;
   if (!Array.isArray(events) || events.length === 0 || events.length > EVENT_BATCH_LIMITS.maxEvents) {
     return { ok: false, reason: `"events" must be an array of 1..${EVENT_BATCH_LIMITS.maxEvents} events` };

@@ -1,4 +1,11 @@
-import { decodeEventMessage, encodeEventMessage, EVENT_LIMITS, isPlainValidEventMessage, validateEventMessage, type EventMessage } from './event-message';
+import {
+  decodeEventMessage,
+  encodeEventMessage,
+  EVENT_LIMITS,
+  isPlainValidEventMessage,
+  validateEventMessage,
+  type EventMessage,
+} from './event-message';
 
 // a small seeded PRNG (mulberry32): the same samples on every run, so a failure reproduces
 function prng(seed: number): () => number {
@@ -13,7 +20,8 @@ function prng(seed: number): () => number {
 const random = prng(20261122);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
 const hex = (n: number): string => Array.from({ length: n }, () => pick('0123456789abcdef'.split(''))).join('');
-const text = (n: number): string => Array.from({ length: n }, () => pick(['a', 'Z', '0', ' ', '/', '-', 'é', '$', '.', '\u2603'])).join('');
+const text = (n: number): string =>
+  Array.from({ length: n }, () => pick(['a', 'Z', '0', ' ', '/', '-', 'é', '$', '.', '\u2603'])).join('');
 
 /** A message as ingest publishes it. */
 function validMessage(): EventMessage {
@@ -39,9 +47,41 @@ const uuid = hex(8) + '-' + hex(4) + '-' + hex(4) + '-' + hex(4) + '-' + hex(12)
 /** Edge values per field, at and across every limit and format boundary. */
 const EDGES: Record<keyof EventMessage, unknown[]> = {
   v: [...ANY, 2, '1', 1.0],
-  id: [...ANY, uuid, uuid.toUpperCase(), `{${uuid}}`, `(${uuid})`, `[${uuid}`, uuid.replace(/-/g, ''), uuid.replace(/-/g, ':'), uuid.slice(1), `${uuid}0`, uuid.replace(/^./, 'g'), ` ${uuid}`],
-  owner_id: [...ANY, '0', '123', '12a', ' 123', '123\n', '\u0661\u0662', '1'.repeat(EVENT_LIMITS.ownerIdMax), '1'.repeat(EVENT_LIMITS.ownerIdMax + 1), '-1', '1.5'],
-  name: [...ANY, 'x', 'x'.repeat(EVENT_LIMITS.nameMax), 'x'.repeat(EVENT_LIMITS.nameMax + 1), '\u2603'.repeat(EVENT_LIMITS.nameMax), '\ud83d\ude00'.repeat(EVENT_LIMITS.nameMax / 2 + 1)],
+  id: [
+    ...ANY,
+    uuid,
+    uuid.toUpperCase(),
+    `{${uuid}}`,
+    `(${uuid})`,
+    `[${uuid}`,
+    uuid.replace(/-/g, ''),
+    uuid.replace(/-/g, ':'),
+    uuid.slice(1),
+    `${uuid}0`,
+    uuid.replace(/^./, 'g'),
+    ` ${uuid}`,
+  ],
+  owner_id: [
+    ...ANY,
+    '0',
+    '123',
+    '12a',
+    ' 123',
+    '123\n',
+    '\u0661\u0662',
+    '1'.repeat(EVENT_LIMITS.ownerIdMax),
+    '1'.repeat(EVENT_LIMITS.ownerIdMax + 1),
+    '-1',
+    '1.5',
+  ],
+  name: [
+    ...ANY,
+    'x',
+    'x'.repeat(EVENT_LIMITS.nameMax),
+    'x'.repeat(EVENT_LIMITS.nameMax + 1),
+    '\u2603'.repeat(EVENT_LIMITS.nameMax),
+    '\ud83d\ude00'.repeat(EVENT_LIMITS.nameMax / 2 + 1),
+  ],
   url: [...ANY, 'u'.repeat(EVENT_LIMITS.urlMax), 'u'.repeat(EVENT_LIMITS.urlMax + 1)],
   content_id: [...ANY, 'c'.repeat(EVENT_LIMITS.contentIdMax), 'c'.repeat(EVENT_LIMITS.contentIdMax + 1)],
   device_type: [...ANY, 'desktop', 'tablet', 'mobile', 'Desktop', 'tv', ' mobile'],
@@ -110,7 +150,8 @@ function mutated(): Record<string, unknown> {
 /** What the consumer actually receives: JSON text. `__proto__` must be spliced into the text to stay an own key. */
 function wire(m: Record<string, unknown>): string {
   const json = JSON.stringify(m);
-  if (random() < 0.02) return json.replace(/"metadata":\{(\}?)/, (_, close: string) => `"metadata":{"__proto__":"x"${close || ','}`);
+  if (random() < 0.02)
+    return json.replace(/"metadata":\{(\}?)/, (_, close: string) => `"metadata":{"__proto__":"x"${close || ','}`);
   if (random() < 0.01) return json.replace(/^\{/, '{"__proto__":{"v":1},');
   return json;
 }
@@ -133,7 +174,8 @@ describe('event message decoding', () => {
       if (joi.ok) joiAccepted++;
       // the decoder's verdict, value and reason are Joi's, whichever path decided
       const decoded = decodeEventMessage(bytes(json));
-      if (JSON.stringify(decoded) !== JSON.stringify(joi)) throw new Error(`decoder and Joi disagree on ${json}: ${JSON.stringify(decoded)}`);
+      if (JSON.stringify(decoded) !== JSON.stringify(joi))
+        throw new Error(`decoder and Joi disagree on ${json}: ${JSON.stringify(decoded)}`);
     }
     // both kinds are well represented, and nearly everything Joi accepts takes the fast path
     expect(joiAccepted).toBeGreaterThan(samples * 0.25);
@@ -142,12 +184,18 @@ describe('event message decoding', () => {
   });
 
   test('when a message is in the shape ingest publishes, then the fast check accepts it', () => {
-    for (let i = 0; i < 2000; i++) expect(isPlainValidEventMessage(JSON.parse(new TextDecoder().decode(encodeEventMessage(validMessage()))))).toBe(true);
+    for (let i = 0; i < 2000; i++)
+      expect(isPlainValidEventMessage(JSON.parse(new TextDecoder().decode(encodeEventMessage(validMessage()))))).toBe(
+        true,
+      );
   });
 
-  test('when a message is refused, then the reason is Joi\'s, naming the field', () => {
+  test("when a message is refused, then the reason is Joi's, naming the field", () => {
     const m = { ...validMessage(), device_type: 'tv' };
-    expect(decodeEventMessage(bytes(JSON.stringify(m)))).toEqual({ ok: false, reason: '"device_type" must be one of [desktop, tablet, mobile]' });
+    expect(decodeEventMessage(bytes(JSON.stringify(m)))).toEqual({
+      ok: false,
+      reason: '"device_type" must be one of [desktop, tablet, mobile]',
+    });
     expect(decodeEventMessage(bytes('{"v":'))).toEqual({ ok: false, reason: 'not JSON' });
   });
 });

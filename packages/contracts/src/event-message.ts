@@ -44,7 +44,12 @@ const eventRecordFields = {
   device_type: Joi.string().valid('desktop', 'tablet', 'mobile').required(),
   bot: Joi.boolean().required(),
   metadata: Joi.object()
-    .pattern(Joi.string().pattern(/^[^$.\0][^.\0]*$/).max(EVENT_LIMITS.metadataKeyMax), Joi.string().allow('').max(EVENT_LIMITS.metadataValueMax))
+    .pattern(
+      Joi.string()
+        .pattern(/^[^$.\0][^.\0]*$/)
+        .max(EVENT_LIMITS.metadataKeyMax),
+      Joi.string().allow('').max(EVENT_LIMITS.metadataValueMax),
+    )
     .max(EVENT_LIMITS.metadataKeys)
     .required(),
   created: Joi.string().isoDate().required(),
@@ -68,14 +73,21 @@ const METADATA_KEY = /^[^$.\0][^.\0]*$/;
 // exactly what Date#toISOString writes for years 0000-9999, the shape ingest publishes
 const ISO_UTC_MS = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
-const isString = (v: unknown, min: number, max: number): v is string => typeof v === 'string' && v.length >= min && v.length <= max;
+const isString = (v: unknown, min: number, max: number): v is string =>
+  typeof v === 'string' && v.length >= min && v.length <= max;
 
 function isSafeMetadata(m: unknown): boolean {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
   let keys = 0;
   for (const key in m) {
     // `__proto__` (an own key after JSON.parse) and anything else unusual is left to Joi
-    if (++keys > EVENT_LIMITS.metadataKeys || key === '__proto__' || key.length > EVENT_LIMITS.metadataKeyMax || !METADATA_KEY.test(key)) return false;
+    if (
+      ++keys > EVENT_LIMITS.metadataKeys ||
+      key === '__proto__' ||
+      key.length > EVENT_LIMITS.metadataKeyMax ||
+      !METADATA_KEY.test(key)
+    )
+      return false;
     if (!isString((m as Record<string, unknown>)[key], 0, EVENT_LIMITS.metadataValueMax)) return false;
   }
   return true;
@@ -89,7 +101,12 @@ function isSafeMetadata(m: unknown): boolean {
  * never accepts what Joi refuses.
  */
 export function isPlainValidEventMessage(p: unknown): p is EventMessage {
-  return typeof p === 'object' && p !== null && (p as Record<string, unknown>).v === 1 && isPlainValidEventRecord(p, RECORD_KEYS + 1);
+  return (
+    typeof p === 'object' &&
+    p !== null &&
+    (p as Record<string, unknown>).v === 1 &&
+    isPlainValidEventRecord(p, RECORD_KEYS + 1)
+  );
 }
 
 /** The same check for one event of a v2 batch (no `v`); `keys` is how many own keys the object must have. */

@@ -1,4 +1,10 @@
-import { decodeOwnerRecord, encodeOwnerRecord, isRedirectHostAllowed, ownerRegistryBucketOptions, REDIRECT_HOST_PATTERN } from './owner-registry';
+import {
+  decodeOwnerRecord,
+  encodeOwnerRecord,
+  isRedirectHostAllowed,
+  ownerRegistryBucketOptions,
+  REDIRECT_HOST_PATTERN,
+} from './owner-registry';
 
 const enc = new TextEncoder();
 
@@ -26,8 +32,16 @@ describe('owner registry contract', () => {
   });
 
   test('when redirect hosts hold invalid entries, then only the valid host patterns are kept', () => {
-    const value = { owner_id: '1', redirect_hosts: ['ok.example', 'UPPER.example', 'http://x', '*.wild.example', 'a..b', 42, '*.', ''], revision: -1, deleted: 'yes' };
-    expect(decodeOwnerRecord(enc.encode(JSON.stringify(value)))).toMatchObject({ redirect_hosts: ['ok.example', '*.wild.example'], revision: 0 });
+    const value = {
+      owner_id: '1',
+      redirect_hosts: ['ok.example', 'UPPER.example', 'http://x', '*.wild.example', 'a..b', 42, '*.', ''],
+      revision: -1,
+      deleted: 'yes',
+    };
+    expect(decodeOwnerRecord(enc.encode(JSON.stringify(value)))).toMatchObject({
+      redirect_hosts: ['ok.example', '*.wild.example'],
+      revision: 0,
+    });
     expect(decodeOwnerRecord(enc.encode(JSON.stringify(value)))?.deleted).toBeUndefined();
   });
 
@@ -58,8 +72,20 @@ describe('owner registry contract', () => {
   });
 
   test('when host patterns are checked, then only lowercase hostnames with an optional *. prefix pass', () => {
-    for (const ok of ['example.com', 'xn--bcher-kva.example', '*.example.com', 'localhost', 'a-b.c']) expect(REDIRECT_HOST_PATTERN.test(ok)).toBe(true);
-    for (const bad of ['Example.com', 'example.com:80', '-a.com', 'a-.com', '*.*.a.com', '*example.com', 'a b.com', 'a/b', `${'a'.repeat(64)}.com`]) expect(REDIRECT_HOST_PATTERN.test(bad)).toBe(false);
+    for (const ok of ['example.com', 'xn--bcher-kva.example', '*.example.com', 'localhost', 'a-b.c'])
+      expect(REDIRECT_HOST_PATTERN.test(ok)).toBe(true);
+    for (const bad of [
+      'Example.com',
+      'example.com:80',
+      '-a.com',
+      'a-.com',
+      '*.*.a.com',
+      '*example.com',
+      'a b.com',
+      'a/b',
+      `${'a'.repeat(64)}.com`,
+    ])
+      expect(REDIRECT_HOST_PATTERN.test(bad)).toBe(false);
   });
 
   test('when either service creates the bucket, then it keeps one value per key with the replicas asked for', () => {

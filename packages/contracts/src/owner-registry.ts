@@ -36,7 +36,8 @@ export const OWNER_RECORD_LIMITS = {
 } as const;
 
 /** One entry of `redirect_hosts`: a lowercase hostname (labels of letters, digits and hyphens), optionally prefixed by `*.`. */
-export const REDIRECT_HOST_PATTERN = /^(\*\.)?(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+export const REDIRECT_HOST_PATTERN =
+  /^(\*\.)?(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -59,7 +60,10 @@ export function decodeOwnerRecord(data: Uint8Array): OwnerRecord | undefined {
       owner_id: value.owner_id,
       account_id: String(value.account_id ?? ''),
       created_at: String(value.created_at ?? ''),
-      revision: typeof value.revision === 'number' && Number.isSafeInteger(value.revision) && value.revision >= 0 ? value.revision : 0,
+      revision:
+        typeof value.revision === 'number' && Number.isSafeInteger(value.revision) && value.revision >= 0
+          ? value.revision
+          : 0,
       redirect_hosts: hosts
         .filter((h): h is string => typeof h === 'string' && REDIRECT_HOST_PATTERN.test(h))
         .slice(0, OWNER_RECORD_LIMITS.redirectHosts),
@@ -80,7 +84,12 @@ export function decodeOwnerRecord(data: Uint8Array): OwnerRecord | undefined {
 export function isRedirectHostAllowed(redirectHosts: readonly string[], hostname: string): boolean {
   const host = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
   for (const entry of redirectHosts) {
-    if (entry.startsWith('*.') ? host.endsWith(entry.slice(1)) && host.length > entry.length - 1 && !isPublicSuffixWildcard(entry) : entry === host) return true;
+    if (
+      entry.startsWith('*.')
+        ? host.endsWith(entry.slice(1)) && host.length > entry.length - 1 && !isPublicSuffixWildcard(entry)
+        : entry === host
+    )
+      return true;
   }
   return false;
 }

@@ -20,8 +20,19 @@ const common = {
 
 export async function buildPixel() {
   await Promise.all([
-    esbuild.build({ ...common, entryPoints: [path.join(packageDir, 'src', 'pixel.ts')], format: 'esm', outfile: path.join(distDir, 'pixel.mjs') }),
-    esbuild.build({ ...common, entryPoints: [path.join(packageDir, 'src', 'script-tag.ts')], format: 'iife', minify: true, outfile: path.join(distDir, 'pixel.min.js') }),
+    esbuild.build({
+      ...common,
+      entryPoints: [path.join(packageDir, 'src', 'pixel.ts')],
+      format: 'esm',
+      outfile: path.join(distDir, 'pixel.mjs'),
+    }),
+    esbuild.build({
+      ...common,
+      entryPoints: [path.join(packageDir, 'src', 'script-tag.ts')],
+      format: 'iife',
+      minify: true,
+      outfile: path.join(distDir, 'pixel.min.js'),
+    }),
   ]);
 }
 

@@ -17,8 +17,12 @@ const gzip = gzipSync(min, { level: 9 }).length;
 const brotli = brotliCompressSync(min, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
 
 console.log(`pixel.mjs (ES module, not minified): ${esm.length} B`);
-console.log(`pixel.min.js: ${min.length} B, gzip ${gzip} B, brotli ${brotli} B (budget: gzip <= ${GZIP_BUDGET_BYTES} B)`);
+console.log(
+  `pixel.min.js: ${min.length} B, gzip ${gzip} B, brotli ${brotli} B (budget: gzip <= ${GZIP_BUDGET_BYTES} B)`,
+);
 if (gzip > GZIP_BUDGET_BYTES) {
-  console.error(`pixel size budget exceeded: ${gzip} B gzipped > ${GZIP_BUDGET_BYTES} B. Make it smaller, or raise GZIP_BUDGET_BYTES in packages/pixel/scripts/check-size.mjs with the reason.`);
+  console.error(
+    `pixel size budget exceeded: ${gzip} B gzipped > ${GZIP_BUDGET_BYTES} B. Make it smaller, or raise GZIP_BUDGET_BYTES in packages/pixel/scripts/check-size.mjs with the reason.`,
+  );
   process.exit(1);
 }

@@ -22,9 +22,12 @@ describe('pixelEndpoint', () => {
     expect(pixelEndpoint('/ev', 'https://pub.example/a/b')).toBe('https://pub.example/ev/v1/v.gif');
   });
 
-  test.each([['javascript:alert(1)'], ['ftp://ev.example'], ['/relative'], [''], [42], [undefined]])('when the endpoint is %p without a page, then there is none', (endpoint) => {
-    expect(pixelEndpoint(endpoint)).toBe('');
-  });
+  test.each([['javascript:alert(1)'], ['ftp://ev.example'], ['/relative'], [''], [42], [undefined]])(
+    'when the endpoint is %p without a page, then there is none',
+    (endpoint) => {
+      expect(pixelEndpoint(endpoint)).toBe('');
+    },
+  );
 });
 
 describe('isOwnerId', () => {
@@ -33,15 +36,21 @@ describe('isOwnerId', () => {
     expect(isOwnerId('1'.repeat(32))).toBe(true);
   });
 
-  test.each([[''], ['12a'], ['1'.repeat(33)], [123], [null], [' 12']])('when the owner id is %p, then it is refused', (id) => {
-    expect(isOwnerId(id)).toBe(false);
-  });
+  test.each([[''], ['12a'], ['1'.repeat(33)], [123], [null], [' 12']])(
+    'when the owner id is %p, then it is refused',
+    (id) => {
+      expect(isOwnerId(id)).toBe(false);
+    },
+  );
 });
 
 describe('isRedirectTarget', () => {
-  test.each([['https://shop.example/offer?x=1#y'], ['http://127.0.0.1:8080/'], ['HTTPS://SHOP.EXAMPLE']])('when the target is %s, then it is accepted', (target) => {
-    expect(isRedirectTarget(target)).toBe(true);
-  });
+  test.each([['https://shop.example/offer?x=1#y'], ['http://127.0.0.1:8080/'], ['HTTPS://SHOP.EXAMPLE']])(
+    'when the target is %s, then it is accepted',
+    (target) => {
+      expect(isRedirectTarget(target)).toBe(true);
+    },
+  );
 
   test.each([
     ['javascript:alert(1)'],
@@ -61,16 +70,35 @@ describe('isRedirectTarget', () => {
 
 describe('eventQuery', () => {
   test('when url, content_id and metadata are given, then they are sent after owner_id and name', () => {
-    const { text } = query('impression', { url: 'https://pub.example/a?b=1', content_id: 'article-42', campaign: 'spring & summer' });
-    expect(text).toBe('owner_id=123&name=impression&url=https%3A%2F%2Fpub.example%2Fa%3Fb%3D1&content_id=article-42&campaign=spring+%26+summer');
+    const { text } = query('impression', {
+      url: 'https://pub.example/a?b=1',
+      content_id: 'article-42',
+      campaign: 'spring & summer',
+    });
+    expect(text).toBe(
+      'owner_id=123&name=impression&url=https%3A%2F%2Fpub.example%2Fa%3Fb%3D1&content_id=article-42&campaign=spring+%26+summer',
+    );
   });
 
   test('when values are numbers or booleans, then they are sent as text; null and undefined are left out', () => {
-    expect(query('e', { n: 3, yes: true, gone: null, none: undefined }).params).toEqual({ owner_id: '123', name: 'e', n: '3', yes: 'true' });
+    expect(query('e', { n: 3, yes: true, gone: null, none: undefined }).params).toEqual({
+      owner_id: '123',
+      name: 'e',
+      n: '3',
+      yes: 'true',
+    });
   });
 
   test('when params try to set owner_id, name or r, or carry objects, then those are skipped and reported', () => {
-    const { params, reports } = query('e', { owner_id: '999', name: 'other', r: 'https://evil.example', obj: { $gt: '' }, list: ['a'], fn: () => 1, ok: 'yes' });
+    const { params, reports } = query('e', {
+      owner_id: '999',
+      name: 'other',
+      r: 'https://evil.example',
+      obj: { $gt: '' },
+      list: ['a'],
+      fn: () => 1,
+      ok: 'yes',
+    });
     expect(params).toEqual({ owner_id: '123', name: 'e', ok: 'yes' });
     expect(reports).toHaveLength(6);
   });
@@ -79,11 +107,14 @@ describe('eventQuery', () => {
     expect(query('e', { url: `https://pub.example/${'a'.repeat(3000)}` }).params?.url).toHaveLength(2048);
   });
 
-  test.each([[''], ['x'.repeat(129)], [undefined], [42]])('when the name is %p, then nothing is built and the reason is reported', (name) => {
-    const { text, reports } = query(name);
-    expect(text).toBeUndefined();
-    expect(reports).toEqual(['name: not 1..128 characters']);
-  });
+  test.each([[''], ['x'.repeat(129)], [undefined], [42]])(
+    'when the name is %p, then nothing is built and the reason is reported',
+    (name) => {
+      const { text, reports } = query(name);
+      expect(text).toBeUndefined();
+      expect(reports).toEqual(['name: not 1..128 characters']);
+    },
+  );
 
   test('when a value is over the ingest limits, then nothing is built (a beacon would vanish with a 400)', () => {
     expect(query('e', { content_id: 'c'.repeat(257) }).text).toBeUndefined();

@@ -1,5 +1,9 @@
 import type { Page } from 'playwright-core';
-import { TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from '../../../services/events/test/support/events-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  startEventsHarness,
+  type EventsHarness,
+} from '../../../services/events/test/support/events-harness';
 import { launchChromium, type HeadlessChromium } from './test-support/headless-chromium';
 import { buildMinifiedBundle } from './test-support/pixel-bundle';
 import { startPublisherSite, type PublisherSite } from './test-support/publisher-site';
@@ -38,7 +42,12 @@ beforeAll(async () => {
       w.beacons = 0;
       const send = navigator.sendBeacon.bind(navigator);
       navigator.sendBeacon = (url, body) => (w.beacons++, send(url, body));
-      w.tracker = w.CampaignEventsPixel.createTracker({ endpoint, ownerId, defaults: { campaign: 'spring' }, debug: (m: string) => w.reports.push(m) });
+      w.tracker = w.CampaignEventsPixel.createTracker({
+        endpoint,
+        ownerId,
+        defaults: { campaign: 'spring' },
+        debug: (m: string) => w.reports.push(m),
+      });
     },
     { endpoint: events.baseUrl, ownerId: owner },
   );
@@ -61,7 +70,12 @@ async function report(): Promise<unknown> {
   const res = await fetch(`${events.baseUrl}/api/v1/events/?api_key=${encodeURIComponent(api_key)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ owner_id: owner, group_by: ['content_id', 'url'], metadata: 'campaign', device_type: 'desktop' }),
+    body: JSON.stringify({
+      owner_id: owner,
+      group_by: ['content_id', 'url'],
+      metadata: 'campaign',
+      device_type: 'desktop',
+    }),
   });
   expect(res.status).toBe(200);
   return res.json();
@@ -71,7 +85,9 @@ describe('pixel snippet in headless Chromium', () => {
   test('when the script tag loads, then CampaignEventsPixel is the only global it adds', async () => {
     const added = await page.evaluate(() => {
       const before = new Set((window as any).__globalsBefore as string[]);
-      return Object.getOwnPropertyNames(window).filter((k) => !before.has(k) && !['__globalsBefore', 'reports', 'beacons', 'tracker'].includes(k));
+      return Object.getOwnPropertyNames(window).filter(
+        (k) => !before.has(k) && !['__globalsBefore', 'reports', 'beacons', 'tracker'].includes(k),
+      );
     });
     expect(added).toEqual(['CampaignEventsPixel']);
   });
@@ -111,7 +127,9 @@ describe('pixel snippet in headless Chromium', () => {
     await page.click('#offer');
     const res = await landing;
     expect(res.status()).toBe(200);
-    expect(res.request().redirectedFrom()?.url()).toMatch(new RegExp(`^${events.baseUrl}/v1/v\\.gif\\?owner_id=${owner}&name=click&`));
+    expect(res.request().redirectedFrom()?.url()).toMatch(
+      new RegExp(`^${events.baseUrl}/v1/v\\.gif\\?owner_id=${owner}&name=click&`),
+    );
     await page.waitForURL(`${site.origin}/landing?from=offer`);
     await page.goBack();
     expect(await page.getAttribute('#offer', 'href')).toBe('/landing?from=offer');
@@ -144,7 +162,12 @@ describe('pixel snippet in headless Chromium', () => {
         () => t.track(null, 5),
         () => t.track('x'.repeat(500)),
         () => t.track(Symbol('s')),
-        () => t.track('x', { get content_id() { throw new Error('hostile getter'); } }),
+        () =>
+          t.track('x', {
+            get content_id() {
+              throw new Error('hostile getter');
+            },
+          }),
         () => t.track('x', { content_id: 'c'.repeat(300) }),
         () => t.pixelUrl({}),
         () => t.clickUrl('click', 'javascript:alert(1)'),
@@ -153,7 +176,13 @@ describe('pixel snippet in headless Chromium', () => {
         () => createTrackerWithThrowingDebug(lib).track(),
       ];
       function createTrackerWithThrowingDebug(l: any) {
-        return l.createTracker({ endpoint: location.origin, ownerId: '12', debug: () => { throw new Error('debug hook'); } });
+        return l.createTracker({
+          endpoint: location.origin,
+          ownerId: '12',
+          debug: () => {
+            throw new Error('debug hook');
+          },
+        });
       }
       for (const call of calls) {
         try {
@@ -169,7 +198,10 @@ describe('pixel snippet in headless Chromium', () => {
     expect(outcome.reports).toBeGreaterThanOrEqual(10);
     // a valid event sent after the bad ones: once its request is seen, any request of theirs would have been seen too
     const marker = page.waitForRequest((req) => req.url().startsWith(`${events.baseUrl}/v1/v.gif`));
-    await page.evaluate((endpoint) => (window as any).CampaignEventsPixel.createTracker({ endpoint, ownerId: '12' }).track('marker'), events.baseUrl);
+    await page.evaluate(
+      (endpoint) => (window as any).CampaignEventsPixel.createTracker({ endpoint, ownerId: '12' }).track('marker'),
+      events.baseUrl,
+    );
     await marker;
     expect(pixelRequests.length).toBe(before + 1);
   });

@@ -7,7 +7,12 @@ const OWNER = '123456789012345';
 
 function tracker(options: Partial<TrackerOptions> = {}) {
   const reports: string[] = [];
-  const t = createTracker({ endpoint: 'https://ev.example', ownerId: OWNER, debug: (m) => reports.push(m), ...options });
+  const t = createTracker({
+    endpoint: 'https://ev.example',
+    ownerId: OWNER,
+    debug: (m) => reports.push(m),
+    ...options,
+  });
   return { t, reports };
 }
 
@@ -18,13 +23,23 @@ describe('createTracker', () => {
     const { t } = tracker({ defaults: { campaign: 'spring', content_id: 'home' } });
     const url = t.pixelUrl('impression', { content_id: 'article-42', campaign: null });
     expect(url.startsWith('https://ev.example/v1/v.gif?')).toBe(true);
-    expect(paramsOf(url)).toEqual({ owner_id: OWNER, name: 'impression', content_id: 'article-42', campaign: 'spring' });
+    expect(paramsOf(url)).toEqual({
+      owner_id: OWNER,
+      name: 'impression',
+      content_id: 'article-42',
+      campaign: 'spring',
+    });
   });
 
   test('when a click URL is built, then it carries the event and the encoded target as r', () => {
     const { t } = tracker();
     const url = t.clickUrl('click', 'https://shop.example/offer?a=1&b=2', { content_id: 'article-42' });
-    expect(paramsOf(url)).toEqual({ owner_id: OWNER, name: 'click', content_id: 'article-42', r: 'https://shop.example/offer?a=1&b=2' });
+    expect(paramsOf(url)).toEqual({
+      owner_id: OWNER,
+      name: 'click',
+      content_id: 'article-42',
+      r: 'https://shop.example/offer?a=1&b=2',
+    });
   });
 
   test('when the click target is not an absolute http(s) URL, then the target comes back untouched', () => {
@@ -60,11 +75,20 @@ describe('createTracker', () => {
   });
 
   test('when anything at all is passed, then nothing throws', () => {
-    const hostile = { get content_id(): string { throw new Error('getter'); } };
+    const hostile = {
+      get content_id(): string {
+        throw new Error('getter');
+      },
+    };
     const calls = [
       () => createTracker(undefined as never).track('x'),
       () => createTracker(null as never).pixelUrl('x'),
-      () => tracker({ debug: () => { throw new Error('debug hook'); } }).t.track(undefined as never),
+      () =>
+        tracker({
+          debug: () => {
+            throw new Error('debug hook');
+          },
+        }).t.track(undefined as never),
       () => tracker().t.track('e', hostile as never),
       () => tracker().t.pixelUrl('e', 'not an object' as never),
       () => tracker().t.clickUrl(undefined as never, undefined as never),

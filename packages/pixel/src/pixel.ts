@@ -116,7 +116,11 @@ export function createTracker(options: TrackerOptions): Tracker {
         const url = tracker.pixelUrl(name, params);
         return url ? `${url}&r=${encodeURIComponent(target)}` : target;
       }),
-    trackLinks: (linkOptions) => guard(() => undefined, () => trackLinks(tracker, guard, linkOptions)),
+    trackLinks: (linkOptions) =>
+      guard(
+        () => undefined,
+        () => trackLinks(tracker, guard, linkOptions),
+      ),
   };
   return tracker;
 }

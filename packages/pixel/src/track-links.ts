@@ -12,7 +12,11 @@ const EVENTS = ['click', 'auxclick'];
  * navigation (the browser reads href when the click's default action runs, after all
  * listeners) and put back right after, so hovering, copying and going back see the real link.
  */
-export function trackLinks(tracker: Pick<Tracker, 'track' | 'clickUrl'>, guard: <T>(fallback: T, fn: () => T) => T, options: TrackLinksOptions = {}): () => void {
+export function trackLinks(
+  tracker: Pick<Tracker, 'track' | 'clickUrl'>,
+  guard: <T>(fallback: T, fn: () => T) => T,
+  options: TrackLinksOptions = {},
+): () => void {
   const root = options.root || document;
   const selector = options.selector || 'a[data-track]';
   const onClick = (event: Event) =>

@@ -24,10 +24,19 @@ describe('addressKey', () => {
     expect(addressKey('2001:db8:a:b::1')).not.toBe(addressKey('2001:db8:a:c::1'));
   });
 
-  test.each([[''], ['unknown'], ['203.0.113'], ['203.0.113.256'], ['2001:db8::1::2'], ['2001:db8:1:2:3:4:5:6:7'], ['[2001:db8::1'], ['1.2.3.4, 5.6.7.8'], ['gggg::1'], ['%eth0'], ['::ffff:1.2.3.4.5']])(
-    'when the address is junk (%j), then the one shared invalid key',
-    (address) => {
-      expect(addressKey(address)).toBe(INVALID_ADDRESS_KEY);
-    },
-  );
+  test.each([
+    [''],
+    ['unknown'],
+    ['203.0.113'],
+    ['203.0.113.256'],
+    ['2001:db8::1::2'],
+    ['2001:db8:1:2:3:4:5:6:7'],
+    ['[2001:db8::1'],
+    ['1.2.3.4, 5.6.7.8'],
+    ['gggg::1'],
+    ['%eth0'],
+    ['::ffff:1.2.3.4.5'],
+  ])('when the address is junk (%j), then the one shared invalid key', (address) => {
+    expect(addressKey(address)).toBe(INVALID_ADDRESS_KEY);
+  });
 });

@@ -35,10 +35,20 @@ function unwrap(address: string): string | undefined {
 function ipv6Key(address: string): string {
   const zone = address.indexOf('%');
   const groups = ipv6Groups(zone === -1 ? address : address.slice(0, zone));
-  if (groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff) {
+  if (
+    groups[0] === 0 &&
+    groups[1] === 0 &&
+    groups[2] === 0 &&
+    groups[3] === 0 &&
+    groups[4] === 0 &&
+    groups[5] === 0xffff
+  ) {
     return `${groups[6]! >> 8}.${groups[6]! & 0xff}.${groups[7]! >> 8}.${groups[7]! & 0xff}`;
   }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of an address isIP already accepted as IPv6 (so the syntax is valid). */
@@ -48,7 +58,10 @@ function ipv6Groups(address: string): number[] {
   if (dot !== -1) {
     // a trailing dotted quad is the last two groups
     const colon = text.lastIndexOf(':');
-    const [a, b, c, d] = text.slice(colon + 1).split('.').map(Number) as [number, number, number, number];
+    const [a, b, c, d] = text
+      .slice(colon + 1)
+      .split('.')
+      .map(Number) as [number, number, number, number];
     text = `${text.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const gap = text.indexOf('::');

@@ -35,7 +35,11 @@ export function apiDocsRouter(document: Record<string, unknown>): Router {
   const json = JSON.stringify(document);
   const headers = { 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
   router.get('/docs', (_req, res) => {
-    res.set({ ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'" });
+    res.set({
+      ...headers,
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+    });
     res.send(PAGE);
   });
   router.get('/docs/init.js', (_req, res) => {

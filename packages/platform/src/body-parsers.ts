@@ -11,7 +11,12 @@ export interface BodyParserOptions {
  * type on a request with a body is 415; a request without a body gets `{}` so handlers never see undefined.
  */
 export function bodyParsers(opts: BodyParserOptions): RequestHandler[] {
-  const json = express.json({ limit: opts.limit, strict: true, type: ['application/json', 'application/*+json'], reviver: refuseProtoKeys });
+  const json = express.json({
+    limit: opts.limit,
+    strict: true,
+    type: ['application/json', 'application/*+json'],
+    reviver: refuseProtoKeys,
+  });
   const form = express.urlencoded({ limit: opts.limit, extended: false, parameterLimit: 200 });
   const rejectOthers: RequestHandler = (req, _res, next) => {
     const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;

@@ -20,13 +20,24 @@ function requestLineLength(raw: Buffer | undefined): number {
  * answer has an empty body). Over-long request line: 414; over-long headers: 431; a request that
  * took too long to arrive: 408; anything else malformed: 400. Pure, for table tests.
  */
-export function clientErrorAnswer(err: NodeJS.ErrnoException & { rawPacket?: Buffer }, maxHeaderSize = http.maxHeaderSize): ClientErrorAnswer {
+export function clientErrorAnswer(
+  err: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  maxHeaderSize = http.maxHeaderSize,
+): ClientErrorAnswer {
   const kb = Math.round(maxHeaderSize / 1024);
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return requestLineLength(err.rawPacket) > maxHeaderSize / 2
-        ? { status: 414, code: 'uri_too_long', message: `the URL is too long: request line and headers may hold at most ${kb} KB` }
-        : { status: 431, code: 'request_header_fields_too_large', message: `the request headers are too large: request line and headers may hold at most ${kb} KB` };
+        ? {
+            status: 414,
+            code: 'uri_too_long',
+            message: `the URL is too long: request line and headers may hold at most ${kb} KB`,
+          }
+        : {
+            status: 431,
+            code: 'request_header_fields_too_large',
+            message: `the request headers are too large: request line and headers may hold at most ${kb} KB`,
+          };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return { status: 408, code: 'request_timeout', message: 'the request did not arrive in time' };
     default:

@@ -1,6 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import Joi from 'joi';
-import { ConfigError, baseConfigSchema, configSchema, loadConfig, optionalSetting, setting, type ConfigOf } from './config';
+import {
+  ConfigError,
+  baseConfigSchema,
+  configSchema,
+  loadConfig,
+  optionalSetting,
+  setting,
+  type ConfigOf,
+} from './config';
 
 const schema = Joi.object({ ...baseConfigSchema, PORT: Joi.number().port().default(3000) });
 
@@ -12,7 +20,9 @@ describe('loadConfig', () => {
 
   test('when values are wrong, then it fails fast listing every problem', () => {
     expect(() => loadConfig(schema, { PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(ConfigError);
-    expect(() => loadConfig(schema, { PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(/PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/);
+    expect(() => loadConfig(schema, { PORT: 'x', LOG_LEVEL: 'loud' })).toThrow(
+      /PORT[\s\S]*LOG_LEVEL|LOG_LEVEL[\s\S]*PORT/,
+    );
   });
 
   test('when MONGO_URL names a replica set of several hosts, then it is accepted; a non-mongodb URL is refused', () => {
@@ -34,18 +44,21 @@ describe('loadConfig', () => {
     ['the old compose default', 'local-compose-admin-token-change-me', /change/],
     ['the Kubernetes placeholder', 'REPLACE_ME-operator-token-0000000000', /replaceme/],
     ['a short token', 'a-long-enough-token', /at least 32/],
-  ])('when production gets %s, then it refuses to start naming the reason without echoing the token', (_what, token, reason) => {
-    let message = '';
-    try {
-      loadConfig(schema, { NODE_ENV: 'production', ADMIN_TOKEN: token });
-    } catch (err) {
-      message = (err as Error).message;
-    }
-    expect(message).toMatch(/ADMIN_TOKEN/);
-    expect(message).toMatch(reason);
-    expect(message).toMatch(/openssl rand -hex 32/);
-    expect(message).not.toContain(token);
-  });
+  ])(
+    'when production gets %s, then it refuses to start naming the reason without echoing the token',
+    (_what, token, reason) => {
+      let message = '';
+      try {
+        loadConfig(schema, { NODE_ENV: 'production', ADMIN_TOKEN: token });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/ADMIN_TOKEN/);
+      expect(message).toMatch(reason);
+      expect(message).toMatch(/openssl rand -hex 32/);
+      expect(message).not.toContain(token);
+    },
+  );
 
   test('when development gets a short made-up token, then it is accepted as before', () => {
     expect(loadConfig(schema, { ADMIN_TOKEN: 'a-long-enough-token' }).ADMIN_TOKEN).toBe('a-long-enough-token');
@@ -60,7 +73,15 @@ describe('loadConfig', () => {
     };
     type Config = ConfigOf<typeof table>;
     // compile-time: a wrong type or a required SECRET would not typecheck
-    const expected: Config = { NODE_ENV: 'test', MONGO_URL: 'mongodb://h', NATS_URL: 'nats://h', LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: 1, PORT: 1, MODE: 'b' };
+    const expected: Config = {
+      NODE_ENV: 'test',
+      MONGO_URL: 'mongodb://h',
+      NATS_URL: 'nats://h',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: 1,
+      PORT: 1,
+      MODE: 'b',
+    };
     const mode: 'a' | 'b' = loadConfig(configSchema(table), { MODE: 'b' }).MODE;
     expect(mode).toBe(expected.MODE);
     expect(loadConfig(configSchema(table), {})).toMatchObject({ PORT: 3000, MODE: 'a', NODE_ENV: 'development' });

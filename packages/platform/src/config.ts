@@ -31,22 +31,29 @@ export type ConfigOf<Table> = {
 };
 
 /** The Joi schema of a settings table, typed with the config it yields. */
-export const configSchema = <Table extends Joi.SchemaMap>(table: Table): Joi.ObjectSchema<ConfigOf<Table>> => Joi.object(table);
+export const configSchema = <Table extends Joi.SchemaMap>(table: Table): Joi.ObjectSchema<ConfigOf<Table>> =>
+  Joi.object(table);
 
 /** Settings every service shares (docs/operations.md, section 2.1). Each service extends this schema. */
 export const baseConfigSchema = {
-  NODE_ENV: setting<'development' | 'production' | 'test'>(Joi.string().valid('development', 'production', 'test').default('development')),
+  NODE_ENV: setting<'development' | 'production' | 'test'>(
+    Joi.string().valid('development', 'production', 'test').default('development'),
+  ),
   // Joi's uri() refuses multi-host replica-set URLs (mongodb://a:27017,b:27017/?replicaSet=rs0); the driver parses the rest.
-  MONGO_URL: Joi.string().pattern(/^mongodb(\+srv)?:\/\/\S+$/).default('mongodb://127.0.0.1:27017'),
+  MONGO_URL: Joi.string()
+    .pattern(/^mongodb(\+srv)?:\/\/\S+$/)
+    .default('mongodb://127.0.0.1:27017'),
   NATS_URL: Joi.string().default('nats://127.0.0.1:4222'),
   LOG_LEVEL: Joi.string().valid('error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly').default('info'),
   // production refuses placeholders and guessable tokens (operator-token.ts); elsewhere 16 characters do
   ADMIN_TOKEN: optionalSetting(
-    Joi.string().min(16).when('NODE_ENV', {
-      is: 'production',
-      then: Joi.required().custom(productionOperatorToken),
-      otherwise: Joi.optional(),
-    }),
+    Joi.string()
+      .min(16)
+      .when('NODE_ENV', {
+        is: 'production',
+        then: Joi.required().custom(productionOperatorToken),
+        otherwise: Joi.optional(),
+      }),
   ),
   SHUTDOWN_TIMEOUT_MS: Joi.number().integer().min(0).default(15000),
 };
@@ -58,7 +65,12 @@ export class ConfigError extends Error {}
  * Unknown variables are ignored (the environment holds much more than our settings).
  */
 export function loadConfig<T>(schema: Joi.ObjectSchema<T>, env: NodeJS.ProcessEnv): T {
-  const { value, error } = schema.validate(env, { abortEarly: false, allowUnknown: true, stripUnknown: true, convert: true });
+  const { value, error } = schema.validate(env, {
+    abortEarly: false,
+    allowUnknown: true,
+    stripUnknown: true,
+    convert: true,
+  });
   if (error) {
     const problems = error.details.map((d) => `  ${d.path.join('.')}: ${d.message}`).join('\n');
     throw new ConfigError(`invalid configuration:\n${problems}`);

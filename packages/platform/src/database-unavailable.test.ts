@@ -1,11 +1,26 @@
-import { MongoError, MongoNetworkError, MongoNetworkTimeoutError, MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError, MongoWriteConcernError } from 'mongodb';
+import {
+  MongoError,
+  MongoNetworkError,
+  MongoNetworkTimeoutError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoWriteConcernError,
+} from 'mongodb';
 import { isDatabaseUnavailable } from './database-unavailable';
 
-const serverError = (code: number, codeName: string) => new MongoServerError({ ok: 0, code, codeName, errmsg: codeName });
+const serverError = (code: number, codeName: string) =>
+  new MongoServerError({ ok: 0, code, codeName, errmsg: codeName });
 
 describe('isDatabaseUnavailable', () => {
   test.each([
-    ['a server selection timeout', new MongoServerSelectionError('Server selection timed out after 500 ms', { type: 'Unknown', servers: new Map() } as never)],
+    [
+      'a server selection timeout',
+      new MongoServerSelectionError('Server selection timed out after 500 ms', {
+        type: 'Unknown',
+        servers: new Map(),
+      } as never),
+    ],
     ['a network error', new MongoNetworkError('connection reset')],
     ['a network timeout', new MongoNetworkTimeoutError('socket timed out')],
     ['an operation timeout', new MongoOperationTimeoutError('timed out')],
@@ -19,8 +34,21 @@ describe('isDatabaseUnavailable', () => {
     ['a shutdown in progress', serverError(91, 'ShutdownInProgress')],
     ['maxTimeMS expired', serverError(50, 'MaxTimeMSExpired')],
     ['an exceeded time limit', serverError(262, 'ExceededTimeLimit')],
-    ['a write concern timeout', new MongoWriteConcernError({ writeConcernError: { code: 64, codeName: 'WriteConcernFailed', errmsg: 'waiting for replication timed out', errInfo: { wtimeout: true } } } as never)],
-    ['a server error the driver labels retryable (a replica set failing over)', labelled(serverError(134, 'ReadConcernMajorityNotAvailableYet'), 'RetryableWriteError')],
+    [
+      'a write concern timeout',
+      new MongoWriteConcernError({
+        writeConcernError: {
+          code: 64,
+          codeName: 'WriteConcernFailed',
+          errmsg: 'waiting for replication timed out',
+          errInfo: { wtimeout: true },
+        },
+      } as never),
+    ],
+    [
+      'a server error the driver labels retryable (a replica set failing over)',
+      labelled(serverError(134, 'ReadConcernMajorityNotAvailableYet'), 'RetryableWriteError'),
+    ],
   ])('when the driver reports %s, then the database is unavailable', (_what, err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);
   });

@@ -23,7 +23,13 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /** Driver errors that are not exported as classes (or only by older drivers): matched by name. */
-const UNAVAILABLE_NAMES = new Set(['MongoTimeoutError', 'MongoPoolClearedError', 'MongoWaitQueueTimeoutError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError']);
+const UNAVAILABLE_NAMES = new Set([
+  'MongoTimeoutError',
+  'MongoPoolClearedError',
+  'MongoWaitQueueTimeoutError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+]);
 
 /** The driver's label on errors a retry may fix: network failures and the not-primary family. */
 const RETRYABLE_LABEL = 'RetryableWriteError';
@@ -33,7 +39,12 @@ const RETRYABLE_LABEL = 'RetryableWriteError';
  * rejected document or a bug)? The one error middleware maps it to 503 `unavailable`.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError) return true;
+  if (
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoOperationTimeoutError
+  )
+    return true;
   if (!(err instanceof MongoError)) return false;
   if (UNAVAILABLE_NAMES.has(err.name)) return true;
   if (err.hasErrorLabel(RETRYABLE_LABEL)) return true;
@@ -42,6 +53,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 
 /** The error's own code and a write concern error's (reported inside a write result). */
 function codesOf(err: MongoError): number[] {
-  const e = err as MongoError & { writeConcernError?: { code?: unknown }; errorResponse?: { writeConcernError?: { code?: unknown } } };
-  return [err.code, e.writeConcernError?.code, e.errorResponse?.writeConcernError?.code].filter((c): c is number => typeof c === 'number');
+  const e = err as MongoError & {
+    writeConcernError?: { code?: unknown };
+    errorResponse?: { writeConcernError?: { code?: unknown } };
+  };
+  return [err.code, e.writeConcernError?.code, e.errorResponse?.writeConcernError?.code].filter(
+    (c): c is number => typeof c === 'number',
+  );
 }

@@ -8,7 +8,9 @@ import { MongoServerSelectionError } from 'mongodb';
 import { errorMiddleware } from './error-middleware';
 import { UnavailableError } from './errors';
 
-async function answer(thrown: unknown): Promise<{ status: number; body: unknown; retryAfter: string | null; logged: Record<string, unknown>[] }> {
+async function answer(
+  thrown: unknown,
+): Promise<{ status: number; body: unknown; retryAfter: string | null; logged: Record<string, unknown>[] }> {
   const logged: Record<string, unknown>[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -33,11 +35,16 @@ async function answer(thrown: unknown): Promise<{ status: number; body: unknown;
 
 describe('errorMiddleware', () => {
   test('when the database refuses a write because it is full, then 503 says so and the log keeps the database message', async () => {
-    const full = Object.assign(new Error('the MongoDB stand-in store is full: raise MONGO_STAND_IN_HEAP'), { code: 14031, codeName: 'OutOfDiskSpace' });
+    const full = Object.assign(new Error('the MongoDB stand-in store is full: raise MONGO_STAND_IN_HEAP'), {
+      code: 14031,
+      codeName: 'OutOfDiskSpace',
+    });
     const { status, body, logged } = await answer(full);
     expect(status).toBe(503);
     expect(body).toEqual({ error: { code: 'unavailable', message: expect.stringContaining('the database is full') } });
-    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', cause: expect.stringContaining('MONGO_STAND_IN_HEAP') }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ level: 'error', cause: expect.stringContaining('MONGO_STAND_IN_HEAP') }),
+    );
   });
 
   test('when an unknown error is thrown, then 500 with the generic message and nothing of it in the answer', async () => {
@@ -49,7 +56,10 @@ describe('errorMiddleware', () => {
 
 describe('errorMiddleware and an unreachable database', () => {
   test('when a handler fails with a server selection timeout, then 503 unavailable with Retry-After, not 500', async () => {
-    const thrown = new MongoServerSelectionError('Server selection timed out after 500 ms', { type: 'Unknown', servers: new Map() } as never);
+    const thrown = new MongoServerSelectionError('Server selection timed out after 500 ms', {
+      type: 'Unknown',
+      servers: new Map(),
+    } as never);
     const { status, body, retryAfter } = await answer(thrown);
     expect(status).toBe(503);
     expect(body).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });

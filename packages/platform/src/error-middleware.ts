@@ -36,9 +36,11 @@ function fromFrameworkError(err: unknown): AppError | undefined {
       return new ValidationError('incomplete or invalid request body');
   }
   // a write the database refused because its disk (or the stand-in's heap) is full: an operator's problem, said plainly
-  if (isStoreFullError(err)) return new UnavailableError('the database is full: it refuses writes until an operator frees space');
+  if (isStoreFullError(err))
+    return new UnavailableError('the database is full: it refuses writes until an operator frees space');
   // unreachable, failing over, out of time: on any path, a 503 the client may retry, never a 500
-  if (isDatabaseUnavailable(err)) return new UnavailableError('the database is unavailable, try again', DATABASE_RETRY_AFTER_S);
+  if (isDatabaseUnavailable(err))
+    return new UnavailableError('the database is unavailable, try again', DATABASE_RETRY_AFTER_S);
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new AppError(status, status === 404 ? 'not_found' : 'validation_error', 'bad request');
@@ -55,10 +57,16 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (known) {
-      if (known instanceof RateLimitedError || known instanceof UnavailableError) res.setHeader('Retry-After', String(known.retryAfterSeconds));
+      if (known instanceof RateLimitedError || known instanceof UnavailableError)
+        res.setHeader('Retry-After', String(known.retryAfterSeconds));
       if (known.status >= 500) {
         const cause = known === err ? undefined : err instanceof Error ? err.message : String(err);
-        logger.error('request failed', { request_id: req.id, code: known.code, message: known.message, ...(cause ? { cause } : {}) });
+        logger.error('request failed', {
+          request_id: req.id,
+          code: known.code,
+          message: known.message,
+          ...(cause ? { cause } : {}),
+        });
       }
       res.status(known.status).json(errorBody(known));
       return;

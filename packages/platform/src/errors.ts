@@ -66,7 +66,10 @@ export class RateLimitedError extends AppError {
 
 /** Every 503 says when to try again (Retry-After): the condition is temporary by definition. */
 export class UnavailableError extends AppError {
-  constructor(message = 'service unavailable', readonly retryAfterSeconds = 1) {
+  constructor(
+    message = 'service unavailable',
+    readonly retryAfterSeconds = 1,
+  ) {
     super(503, 'unavailable', message);
   }
 }

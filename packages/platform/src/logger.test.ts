@@ -2,8 +2,16 @@ import { redact } from './logger';
 
 describe('redact', () => {
   test('when an object holds credentials, then their values are masked at any depth', () => {
-    const out = redact({ user: { password: 'p4ss', api_token: 't0k' }, headers: { Authorization: 'Bearer x' }, keep: 'me' });
-    expect(out).toEqual({ user: { password: '[redacted]', api_token: '[redacted]' }, headers: { Authorization: '[redacted]' }, keep: 'me' });
+    const out = redact({
+      user: { password: 'p4ss', api_token: 't0k' },
+      headers: { Authorization: 'Bearer x' },
+      keep: 'me',
+    });
+    expect(out).toEqual({
+      user: { password: '[redacted]', api_token: '[redacted]' },
+      headers: { Authorization: '[redacted]' },
+      keep: 'me',
+    });
   });
 
   test('when a URL carries api_key or token parameters, then their values are masked', () => {

@@ -2,7 +2,11 @@ import { OUT_OF_DISK_SPACE, isDuplicateKeyError, isStoreFullError, withoutUrlOpt
 
 describe('isStoreFullError', () => {
   test.each([
-    ['the stand-in refusing a command', { code: 14031, codeName: 'OutOfDiskSpace', message: 'the MongoDB stand-in store is full: ...' }, true],
+    [
+      'the stand-in refusing a command',
+      { code: 14031, codeName: 'OutOfDiskSpace', message: 'the MongoDB stand-in store is full: ...' },
+      true,
+    ],
     ['only the code name', { codeName: 'OutOfDiskSpace' }, true],
     ['the code in the error response', { errorResponse: { code: OUT_OF_DISK_SPACE } }, true],
     ['a bulk write with one such write error', { code: 11000, writeErrors: [{ code: 11000 }, { code: 14031 }] }, true],
@@ -25,7 +29,10 @@ describe('withoutUrlOptions', () => {
   const defaults = { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, maxPoolSize: 50 };
 
   test('when MONGO_URL sets a timeout, then our default for it is left out so the URL decides', () => {
-    expect(withoutUrlOptions('mongodb://db:27017/?replicaSet=rs0&serverselectiontimeoutms=800', defaults)).toEqual({ connectTimeoutMS: 5000, maxPoolSize: 50 });
+    expect(withoutUrlOptions('mongodb://db:27017/?replicaSet=rs0&serverselectiontimeoutms=800', defaults)).toEqual({
+      connectTimeoutMS: 5000,
+      maxPoolSize: 50,
+    });
   });
 
   test('when MONGO_URL sets none, then every default applies', () => {

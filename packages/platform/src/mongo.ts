@@ -1,5 +1,12 @@
 import { ConfigError } from './config';
-import { MongoClient, type Collection, type CreateIndexesOptions, type Db, type IndexSpecification, type Document } from 'mongodb';
+import {
+  MongoClient,
+  type Collection,
+  type CreateIndexesOptions,
+  type Db,
+  type IndexSpecification,
+  type Document,
+} from 'mongodb';
 
 export interface MongoHandle {
   client: MongoClient;
@@ -12,7 +19,10 @@ export interface MongoHandle {
 export async function connectMongo(url: string, dbName: string): Promise<MongoHandle> {
   let client: MongoClient;
   try {
-    client = new MongoClient(url, { ...withoutUrlOptions(url, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, maxPoolSize: 50 }), appName: dbName });
+    client = new MongoClient(url, {
+      ...withoutUrlOptions(url, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, maxPoolSize: 50 }),
+      appName: dbName,
+    });
   } catch (err) {
     // the driver parses the URL here: no retry can fix what it refuses
     throw new ConfigError(`MONGO_URL cannot be used: ${err instanceof Error ? err.message : String(err)}`);
@@ -55,7 +65,10 @@ export interface IndexDefinition {
 }
 
 /** Idempotent: createIndex is a no-op when an identical index already exists. */
-export async function ensureIndexes<T extends Document>(collection: Collection<T>, indexes: IndexDefinition[]): Promise<void> {
+export async function ensureIndexes<T extends Document>(
+  collection: Collection<T>,
+  indexes: IndexDefinition[],
+): Promise<void> {
   for (const index of indexes) {
     await collection.createIndex(index.key, index.options ?? {});
   }
@@ -77,8 +90,14 @@ export const OUT_OF_DISK_SPACE = 14031;
 
 /** Is this a write refused because the store is full (not a bad document, not a connection failure)? */
 export function isStoreFullError(err: unknown): boolean {
-  const e = err as { code?: unknown; codeName?: unknown; writeErrors?: { code?: unknown }[]; errorResponse?: { code?: unknown } } | null;
+  const e = err as {
+    code?: unknown;
+    codeName?: unknown;
+    writeErrors?: { code?: unknown }[];
+    errorResponse?: { code?: unknown };
+  } | null;
   if (!e || typeof e !== 'object') return false;
-  if (e.code === OUT_OF_DISK_SPACE || e.codeName === 'OutOfDiskSpace' || e.errorResponse?.code === OUT_OF_DISK_SPACE) return true;
+  if (e.code === OUT_OF_DISK_SPACE || e.codeName === 'OutOfDiskSpace' || e.errorResponse?.code === OUT_OF_DISK_SPACE)
+    return true;
   return Array.isArray(e.writeErrors) && e.writeErrors.some((w) => w?.code === OUT_OF_DISK_SPACE);
 }

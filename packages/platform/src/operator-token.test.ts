@@ -30,9 +30,12 @@ describe('operatorTokenProblems', () => {
 });
 
 describe('estimateTokenBits', () => {
-  test.each(['', 'a'.repeat(40)])('when the token is "%s" (one symbol at most), then the estimate is 0 bits', (token) => {
-    expect(estimateTokenBits(token)).toBe(0);
-  });
+  test.each(['', 'a'.repeat(40)])(
+    'when the token is "%s" (one symbol at most), then the estimate is 0 bits',
+    (token) => {
+      expect(estimateTokenBits(token)).toBe(0);
+    },
+  );
 
   test('when the token is four words, then the estimate counts words, not letters', () => {
     const bits = estimateTokenBits('correct-horse-battery-staple-xyzq');

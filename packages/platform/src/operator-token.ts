@@ -13,8 +13,24 @@ export const OPERATOR_TOKEN_ADVICE = 'Generate one with `openssl rand -hex 32`';
 /** Words that mark a placeholder or a made-up token (compared without case and separators). */
 // five letters or more, so that a random token contains one with negligible probability (< 1e-5)
 const PLACEHOLDER_WORDS = [
-  'changeme', 'replaceme', 'placeholder', 'example', 'sample', 'dummy', 'default', 'insecure', 'secret',
-  'password', 'passw0rd', 'admin', 'token', 'operator', 'compose', 'local', 'fixme', 'xxxxx',
+  'changeme',
+  'replaceme',
+  'placeholder',
+  'example',
+  'sample',
+  'dummy',
+  'default',
+  'insecure',
+  'secret',
+  'password',
+  'passw0rd',
+  'admin',
+  'token',
+  'operator',
+  'compose',
+  'local',
+  'fixme',
+  'xxxxx',
 ];
 
 function poolSize(token: string): number {
@@ -49,7 +65,9 @@ function wordLikeParts(token: string): string[] {
   return parts.filter((part) => {
     const w = part.toLowerCase();
     const vowels = (w.match(/[aeiouy]/g) ?? []).length;
-    return w.length >= 3 && vowels > 0 && !/[^aeiouy]{4}/.test(w) && vowels / w.length >= 0.2 && vowels / w.length <= 0.6;
+    return (
+      w.length >= 3 && vowels > 0 && !/[^aeiouy]{4}/.test(w) && vowels / w.length >= 0.2 && vowels / w.length <= 0.6
+    );
   });
 }
 
@@ -107,7 +125,8 @@ function isRepetition(token: string): boolean {
 /** Every reason the token is unfit for production; empty when it is fine. */
 export function operatorTokenProblems(token: string): string[] {
   const problems: string[] = [];
-  if (token.length < MIN_OPERATOR_TOKEN_LENGTH) problems.push(`it has ${token.length} characters, at least ${MIN_OPERATOR_TOKEN_LENGTH} are required`);
+  if (token.length < MIN_OPERATOR_TOKEN_LENGTH)
+    problems.push(`it has ${token.length} characters, at least ${MIN_OPERATOR_TOKEN_LENGTH} are required`);
   const folded = token.toLowerCase().replace(/[^a-z0-9]/g, '');
   const word = PLACEHOLDER_WORDS.find((w) => folded.includes(w));
   if (word) problems.push(`it contains "${word}", which marks a placeholder or a made-up token`);
@@ -117,7 +136,9 @@ export function operatorTokenProblems(token: string): string[] {
   if (bits < MIN_OPERATOR_TOKEN_BITS) {
     const words = readsLikeWords(token);
     const why = words ? ` (it reads like words: ${words.slice(0, 4).join(', ')})` : '';
-    problems.push(`its estimated entropy is ${Math.floor(bits)} bits${why}, at least ${MIN_OPERATOR_TOKEN_BITS} are required`);
+    problems.push(
+      `its estimated entropy is ${Math.floor(bits)} bits${why}, at least ${MIN_OPERATOR_TOKEN_BITS} are required`,
+    );
   }
   return problems;
 }

@@ -44,7 +44,11 @@ describe('redactString', () => {
   });
 
   test.each([
-    ['an ordinary query', '/v1/v.gif?owner_id=17&name=click&content_id=a-1', '/v1/v.gif?owner_id=17&name=click&content_id=a-1'],
+    [
+      'an ordinary query',
+      '/v1/v.gif?owner_id=17&name=click&content_id=a-1',
+      '/v1/v.gif?owner_id=17&name=click&content_id=a-1',
+    ],
     ['names that only contain a secret word', '/x?tokens_total=3&keyword=api', '/x?tokens_total=3&keyword=api'],
     ['a message without pairs', 'events listening', 'events listening'],
     ['an empty string', '', ''],
@@ -62,26 +66,51 @@ describe('redactString', () => {
 });
 
 describe('isSecretName', () => {
-  test.each(['api_key', 'API-KEY', 'api%5Fkey', 'X-Api-Key', 'apiToken', 'Authorization', 'Cookie', 'set-cookie', 'client_secret', 'ADMIN_TOKEN', 'password'])(
-    'when the name is %s, then it is a secret',
+  test.each([
+    'api_key',
+    'API-KEY',
+    'api%5Fkey',
+    'X-Api-Key',
+    'apiToken',
+    'Authorization',
+    'Cookie',
+    'set-cookie',
+    'client_secret',
+    'ADMIN_TOKEN',
+    'password',
+  ])('when the name is %s, then it is a secret', (name) => {
+    expect(isSecretName(name)).toBe(true);
+  });
+
+  test.each(['owner_id', 'name', 'content_id', 'url', 'keys', 'tokens', ''])(
+    'when the name is "%s", then it is not',
     (name) => {
-      expect(isSecretName(name)).toBe(true);
+      expect(isSecretName(name)).toBe(false);
     },
   );
-
-  test.each(['owner_id', 'name', 'content_id', 'url', 'keys', 'tokens', ''])('when the name is "%s", then it is not', (name) => {
-    expect(isSecretName(name)).toBe(false);
-  });
 });
 
 describe('redact', () => {
   test('when an object holds credentials under any spelling, then their values are masked at any depth', () => {
-    const out = redact({ a: { 'API-Key': 'x', api_token: 'y', nested: [{ Password: 'z' }] }, headers: { authorization: 'Bearer q' }, keep: 'me' });
-    expect(out).toEqual({ a: { 'API-Key': '[redacted]', api_token: '[redacted]', nested: [{ Password: '[redacted]' }] }, headers: { authorization: '[redacted]' }, keep: 'me' });
+    const out = redact({
+      a: { 'API-Key': 'x', api_token: 'y', nested: [{ Password: 'z' }] },
+      headers: { authorization: 'Bearer q' },
+      keep: 'me',
+    });
+    expect(out).toEqual({
+      a: { 'API-Key': '[redacted]', api_token: '[redacted]', nested: [{ Password: '[redacted]' }] },
+      headers: { authorization: '[redacted]' },
+      keep: 'me',
+    });
   });
 
   test('when a log entry carries a secret field and a URL with an encoded key, then the format masks both', () => {
-    const info = redactFormat().transform({ level: 'http', message: 'request', path: `/api/v1/events/?api%5Fkey=${SECRET}`, api_key: SECRET }) as Record<string, unknown>;
+    const info = redactFormat().transform({
+      level: 'http',
+      message: 'request',
+      path: `/api/v1/events/?api%5Fkey=${SECRET}`,
+      api_key: SECRET,
+    }) as Record<string, unknown>;
     expect(JSON.stringify(info)).not.toContain(SECRET);
     expect(info.path).toBe('/api/v1/events/?api%5Fkey=[redacted]');
   });

@@ -54,7 +54,8 @@ export function isSecretName(name: string): boolean {
 // follows ?, &, ;, whitespace, a quote or a comma; the value runs to the next separator
 const PAIR = /(^|[?&;\s"',{(])([^=&?;#\s"',{}()]{1,128})=([^&;#\s"',}]*)/g;
 // "name": "value" and name: value in JSON-ish or header-ish text
-const KEYED = /(["']?)([A-Za-z0-9_%.[\]-]{1,128})\1(\s*:\s*)("(?:[^"\\]|\\.)*"|'[^']*'|Bearer\s+\S+|Basic\s+\S+|[^\s,;}]+)/g;
+const KEYED =
+  /(["']?)([A-Za-z0-9_%.[\]-]{1,128})\1(\s*:\s*)("(?:[^"\\]|\\.)*"|'[^']*'|Bearer\s+\S+|Basic\s+\S+|[^\s,;}]+)/g;
 // the password of a URL's user info (mongodb://user:password@host, nats://user:password@host)
 const USER_INFO = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+@/gi;
 // a credential scheme followed by its token, whatever label precedes it
@@ -67,7 +68,9 @@ export function redactString(s: string): string {
     .replace(USER_INFO, `$1${REDACTED}@`)
     .replace(SCHEME, (_all, scheme: string) => `${scheme} ${REDACTED}`)
     .replace(PAIR, (all, lead: string, name: string) => (isSecretName(name) ? `${lead}${name}=${REDACTED}` : all))
-    .replace(KEYED, (all, quote: string, name: string, colon: string) => (isSecretName(name) ? `${quote}${name}${quote}${colon}${quote ? `"${REDACTED}"` : REDACTED}` : all));
+    .replace(KEYED, (all, quote: string, name: string, colon: string) =>
+      isSecretName(name) ? `${quote}${name}${quote}${colon}${quote ? `"${REDACTED}"` : REDACTED}` : all,
+    );
 }
 
 /** Masks secrets at any depth: values of secret-named fields, secret parts of strings. */

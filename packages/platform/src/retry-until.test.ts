@@ -12,7 +12,14 @@ function capturingLogger() {
       done();
     },
   });
-  return { logger: winston.createLogger({ level: 'info', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: sink })] }), lines };
+  return {
+    logger: winston.createLogger({
+      level: 'info',
+      format: winston.format.json(),
+      transports: [new winston.transports.Stream({ stream: sink })],
+    }),
+    lines,
+  };
 }
 
 const fast = { baseDelayMs: 1, maxDelayMs: 4 };
@@ -26,18 +33,29 @@ describe('backoffDelay', () => {
     [10, 1, 5000],
     [60, 1, 5000],
     [10, 0, 2500],
-  ])('when attempt %d fails with random %d (base 100 ms, max 5 s), then the wait is %d ms', (attempt, random, expected) => {
-    expect(backoffDelay(attempt, 100, 5000, () => random)).toBe(expected);
-  });
+  ])(
+    'when attempt %d fails with random %d (base 100 ms, max 5 s), then the wait is %d ms',
+    (attempt, random, expected) => {
+      expect(backoffDelay(attempt, 100, 5000, () => random)).toBe(expected);
+    },
+  );
 });
 
 describe('isPermanentStartupError', () => {
   test.each([
     ['our configuration error', new ConfigError('MONGO_URL cannot be used'), true],
     ['a MongoDB parse error', Object.assign(new Error('bad option'), { name: 'MongoParseError' }), true],
-    ['MongoDB authentication failed', Object.assign(new Error('auth failed'), { name: 'MongoServerError', code: 18 }), true],
+    [
+      'MongoDB authentication failed',
+      Object.assign(new Error('auth failed'), { name: 'MongoServerError', code: 18 }),
+      true,
+    ],
     ['a NATS authorization violation', new Error("'Authorization Violation'"), true],
-    ['MongoDB not reachable', Object.assign(new Error('connect ECONNREFUSED'), { name: 'MongoServerSelectionError' }), false],
+    [
+      'MongoDB not reachable',
+      Object.assign(new Error('connect ECONNREFUSED'), { name: 'MongoServerSelectionError' }),
+      false,
+    ],
     ['NATS connection refused', Object.assign(new Error('connection refused'), { code: 'CONNECTION_REFUSED' }), false],
     ['a JetStream timeout while the cluster elects', Object.assign(new Error('timeout'), { code: 'TIMEOUT' }), false],
     ['JetStream temporarily unavailable', new Error('JetStream system temporarily unavailable'), false],
@@ -51,13 +69,19 @@ describe('retryUntil', () => {
   test('when the attempt fails twice and then succeeds, then it returns the value after logging each failure with the dependency', async () => {
     const { logger, lines } = capturingLogger();
     let calls = 0;
-    const value = await retryUntil('nats', async () => {
-      calls += 1;
-      if (calls < 3) throw Object.assign(new Error('connection refused'), { code: 'CONNECTION_REFUSED' });
-      return 'connected';
-    }, { logger, ...fast });
+    const value = await retryUntil(
+      'nats',
+      async () => {
+        calls += 1;
+        if (calls < 3) throw Object.assign(new Error('connection refused'), { code: 'CONNECTION_REFUSED' });
+        return 'connected';
+      },
+      { logger, ...fast },
+    );
     expect(value).toBe('connected');
-    expect(lines.filter((l) => l.message === 'waiting for nats').map((l) => [l.dependency, l.attempt, l.error])).toEqual([
+    expect(
+      lines.filter((l) => l.message === 'waiting for nats').map((l) => [l.dependency, l.attempt, l.error]),
+    ).toEqual([
       ['nats', 1, 'connection refused (CONNECTION_REFUSED)'],
       ['nats', 2, 'connection refused (CONNECTION_REFUSED)'],
     ]);
@@ -67,10 +91,14 @@ describe('retryUntil', () => {
   test('when the error is permanent, then it fails at once with a StartupError naming the dependency', async () => {
     const { logger, lines } = capturingLogger();
     let calls = 0;
-    const run = retryUntil('mongo', async () => {
-      calls += 1;
-      throw new ConfigError('MONGO_URL cannot be used: bad port');
-    }, { logger, ...fast });
+    const run = retryUntil(
+      'mongo',
+      async () => {
+        calls += 1;
+        throw new ConfigError('MONGO_URL cannot be used: bad port');
+      },
+      { logger, ...fast },
+    );
     await expect(run).rejects.toThrow(StartupError);
     await expect(run).rejects.toThrow(/^mongo: MONGO_URL cannot be used: bad port \(not retried/);
     expect(calls).toBe(1);
@@ -80,9 +108,13 @@ describe('retryUntil', () => {
   test('when the signal aborts during a wait, then it ends with StartAbortedError', async () => {
     const { logger, lines } = capturingLogger();
     const aborter = new AbortController();
-    const run = retryUntil('jetstream', async () => {
-      throw new Error('timeout');
-    }, { logger, signal: aborter.signal, baseDelayMs: 60_000, maxDelayMs: 60_000 });
+    const run = retryUntil(
+      'jetstream',
+      async () => {
+        throw new Error('timeout');
+      },
+      { logger, signal: aborter.signal, baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    );
     // the failed attempt is logged before the 60 s wait begins
     while (lines.length === 0) await new Promise((r) => setImmediate(r));
     aborter.abort();

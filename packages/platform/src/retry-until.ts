@@ -43,15 +43,26 @@ export function describeError(err: unknown): string {
 }
 
 /** Delay before retry `attempt` (1-based): base x 2^(attempt-1), capped, then 50-100 % of that (jitter). */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const exp = Math.min(maxMs, baseMs * 2 ** Math.min(attempt - 1, 30));
   return Math.round(exp * (0.5 + random() / 2));
 }
 
-const PERMANENT_NAMES = new Set(['MongoParseError', 'MongoInvalidArgumentError', 'MongoAPIError', 'MongoMissingCredentialsError']);
+const PERMANENT_NAMES = new Set([
+  'MongoParseError',
+  'MongoInvalidArgumentError',
+  'MongoAPIError',
+  'MongoMissingCredentialsError',
+]);
 // 18 AuthenticationFailed, 13 Unauthorized: a wrong password does not fix itself
 const PERMANENT_MONGO_CODES = new Set([18, 13]);
-const PERMANENT_NATS = /authorization violation|authentication (expired|revoked)|permissions violation|invalid (url|server)|user authentication/i;
+const PERMANENT_NATS =
+  /authorization violation|authentication (expired|revoked)|permissions violation|invalid (url|server)|user authentication/i;
 
 /** Configuration errors (ours, the MongoDB driver's, the NATS client's) and refused credentials; everything else is worth retrying. */
 export function isPermanentStartupError(err: unknown): boolean {

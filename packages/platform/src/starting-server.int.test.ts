@@ -25,7 +25,11 @@ describe('StartingServer', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: 'unavailable', checks: { mongo: 'ok', nats: 'unavailable' }, waiting_for: 'nats' });
+    expect(await ready.json()).toEqual({
+      status: 'unavailable',
+      checks: { mongo: 'ok', nats: 'unavailable' },
+      waiting_for: 'nats',
+    });
     release();
     await nats;
   });
@@ -44,7 +48,9 @@ describe('StartingServer', () => {
     const res = await fetch(`${base}/v1/v.gif?owner_id=1&name=x`);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
-    expect(await res.json()).toEqual({ error: { code: 'unavailable', message: 'the service is starting (waiting for jetstream); retry later' } });
+    expect(await res.json()).toEqual({
+      error: { code: 'unavailable', message: 'the service is starting (waiting for jetstream); retry later' },
+    });
   });
 
   test('when a URL is longer than the parser allows, then 414 with the JSON error shape instead of an empty 431', async () => {
@@ -59,6 +65,8 @@ describe('StartingServer', () => {
     boot.serve((_req, res) => res.end('never'));
     const res = await fetch(`${base}/x`, { headers: { 'x-pad': 'b'.repeat(20000) } });
     expect(res.status).toBe(431);
-    expect(await res.json()).toEqual({ error: { code: 'request_header_fields_too_large', message: expect.any(String) } });
+    expect(await res.json()).toEqual({
+      error: { code: 'request_header_fields_too_large', message: expect.any(String) },
+    });
   });
 });

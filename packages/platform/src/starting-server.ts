@@ -53,7 +53,11 @@ export class StartingServer {
   async step<T>(name: string, attempt: () => Promise<T>): Promise<T> {
     this.steps.set(name, 'unavailable');
     this.waitingFor = name;
-    const value = await retryUntil(name, attempt, { ...this.opts.retry, logger: this.opts.logger, signal: this.opts.signal });
+    const value = await retryUntil(name, attempt, {
+      ...this.opts.retry,
+      logger: this.opts.logger,
+      signal: this.opts.signal,
+    });
     this.steps.set(name, 'ok');
     this.waitingFor = undefined;
     return value;
@@ -78,7 +82,11 @@ export class StartingServer {
       return;
     }
     if (path === '/readyz') {
-      const body = { status: 'unavailable', checks: Object.fromEntries(this.steps), ...(this.waitingFor ? { waiting_for: this.waitingFor } : {}) };
+      const body = {
+        status: 'unavailable',
+        checks: Object.fromEntries(this.steps),
+        ...(this.waitingFor ? { waiting_for: this.waitingFor } : {}),
+      };
       res.writeHead(503, JSON_HEADERS).end(JSON.stringify(body));
       return;
     }
@@ -100,7 +108,9 @@ export class StartingServer {
   private unavailable(res: http.ServerResponse): void {
     const what = this.waitingFor ? `waiting for ${this.waitingFor}` : 'not ready yet';
     res.writeHead(503, { ...JSON_HEADERS, 'Retry-After': '5' });
-    res.end(JSON.stringify({ error: { code: 'unavailable', message: `the service is starting (${what}); retry later` } }));
+    res.end(
+      JSON.stringify({ error: { code: 'unavailable', message: `the service is starting (${what}); retry later` } }),
+    );
   }
 }
 
@@ -136,4 +146,3 @@ export async function startEarly<T>(
     throw err;
   }
 }
-

@@ -4,7 +4,8 @@ function clock(start = 1_000_000) {
   let t = start;
   return { now: () => t, advance: (ms: number) => (t += ms) };
 }
-const perMinute = (n: number, c = clock(), maxKeys?: number) => new TokenBuckets({ perSecond: n / 60, burst: n, maxKeys, now: c.now });
+const perMinute = (n: number, c = clock(), maxKeys?: number) =>
+  new TokenBuckets({ perSecond: n / 60, burst: n, maxKeys, now: c.now });
 
 describe('TokenBuckets', () => {
   test('when a key spends its burst at once, then the next take is refused with the seconds until one is back', () => {

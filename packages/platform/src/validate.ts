@@ -5,7 +5,12 @@ import { ValidationError } from './errors';
  * Validates with Joi and returns the converted value, or throws a ValidationError naming each
  * offending field. Unknown keys are rejected unless the schema says otherwise.
  */
-export function validate<T>(schema: Joi.Schema<T>, input: unknown, what = 'request', options: { convert?: boolean } = {}): T {
+export function validate<T>(
+  schema: Joi.Schema<T>,
+  input: unknown,
+  what = 'request',
+  options: { convert?: boolean } = {},
+): T {
   const { value, error } = schema.validate(input, {
     abortEarly: false,
     stripUnknown: false,

@@ -45,11 +45,18 @@ interface SpawnServerOptions {
 }
 
 /** Spawns a data store process, directly or under the watchdog; stop() waits for it (SIGKILL as the last resort). */
-function spawnServer(cmd: string, args: string[], opts: SpawnServerOptions): { child: ChildProcess; stop: (cleanup?: () => void) => Promise<void> } {
+function spawnServer(
+  cmd: string,
+  args: string[],
+  opts: SpawnServerOptions,
+): { child: ChildProcess; stop: (cleanup?: () => void) => Promise<void> } {
   const watchdog = path.join(__dirname, 'watchdog.js');
   if (opts.watchdog && !existsSync(watchdog)) throw new Error('the watchdog runs from the built testkit (pnpm build)');
   const child = opts.watchdog
-    ? spawn(process.execPath, [watchdog, cmd, ...args], { stdio: ['pipe', opts.output, opts.output], detached: opts.detached ?? false })
+    ? spawn(process.execPath, [watchdog, cmd, ...args], {
+        stdio: ['pipe', opts.output, opts.output],
+        detached: opts.detached ?? false,
+      })
     : spawn(cmd, args, { stdio: ['ignore', opts.output, opts.output], detached: opts.detached ?? false });
   // a watchdog kills its server itself after its grace period: give it that long before killing it
   const killAfterMs = opts.watchdog ? WATCHDOG_GRACE_MS + 5000 : 5000;
@@ -77,7 +84,10 @@ export async function startNatsServer(opts: NatsServerOptions = {}): Promise<Loc
   if (opts.maxFileStore) {
     // storage limits exist only in a configuration file
     const conf = path.join(storeDir, 'nats.conf');
-    writeFileSync(conf, `listen: 127.0.0.1:${port}\njetstream { store_dir: "${storeDir}", max_file_store: ${opts.maxFileStore} }\n`);
+    writeFileSync(
+      conf,
+      `listen: 127.0.0.1:${port}\njetstream { store_dir: "${storeDir}", max_file_store: ${opts.maxFileStore} }\n`,
+    );
     args = ['-c', conf];
   }
   const server = spawnServer(bin, args, {
@@ -118,7 +128,16 @@ export async function startMongoStandIn(opts: MongoStandInOptions = {}): Promise
   const heap = opts.heap ?? process.env.MONGO_STAND_IN_HEAP;
   const storage = opts.h2File ? `h2:${opts.h2File}` : 'memory';
   const log = opts.logFile ? openSync(opts.logFile, 'a') : undefined;
-  const args = [...(heap ? [`-Xmx${heap}`] : []), '-Xss4m', '-cp', path.join(libDir, '*'), launcher, String(port), '127.0.0.1', storage];
+  const args = [
+    ...(heap ? [`-Xmx${heap}`] : []),
+    '-Xss4m',
+    '-cp',
+    path.join(libDir, '*'),
+    launcher,
+    String(port),
+    '127.0.0.1',
+    storage,
+  ];
   const server = spawnServer('java', args, {
     output: log ?? (opts.quiet === false ? 'inherit' : 'ignore'),
     detached: opts.detached,

@@ -36,7 +36,10 @@ describe('MongoDB stand-in on H2', () => {
       const coll = c.db('durable').collection('docs');
       await coll.createIndex({ email: 1 }, { unique: true });
       for (let batch = 0; batch < 20; batch++) {
-        const docs = Array.from({ length: 250 }, (_, i) => ({ email: `u${batch}-${i}@example.com`, n: batch * 250 + i }));
+        const docs = Array.from({ length: 250 }, (_, i) => ({
+          email: `u${batch}-${i}@example.com`,
+          n: batch * 250 + i,
+        }));
         acknowledged += (await coll.insertMany(docs, { ordered: false })).insertedCount;
       }
       await coll.updateOne({ email: 'u0-0@example.com' }, { $set: { updated: true } });
@@ -68,7 +71,10 @@ describe('MongoDB stand-in in memory', () => {
       let refused: unknown;
       for (let batch = 0; batch < 200 && !refused; batch++) {
         try {
-          await coll.insertMany(Array.from({ length: 500 }, (_, i) => ({ batch, i, pad })), { ordered: false });
+          await coll.insertMany(
+            Array.from({ length: 500 }, (_, i) => ({ batch, i, pad })),
+            { ordered: false },
+          );
         } catch (err) {
           refused = err;
         }

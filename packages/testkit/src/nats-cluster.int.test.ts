@@ -34,17 +34,33 @@ describe('startNatsCluster', () => {
     await jsm.streams.add({ name: 'CLUSTER_T', subjects: ['cluster_t.>'], num_replicas: 3 });
     const js = jetstream(nc);
     for (let i = 0; i < 50; i++) await js.publish('cluster_t.a', `m${i}`);
-    await eventually(() => cluster.currentReplicas('CLUSTER_T'), (r) => r.length === 3, 15000);
+    await eventually(
+      () => cluster.currentReplicas('CLUSTER_T'),
+      (r) => r.length === 3,
+      15000,
+    );
 
     const leader = await cluster.streamLeader('CLUSTER_T');
     expect(cluster.nodes.map((n) => n.name)).toContain(leader);
     await cluster.kill(leader);
-    const next = await eventually(() => cluster.streamLeader('CLUSTER_T'), (l) => l !== leader, 20000);
+    const next = await eventually(
+      () => cluster.streamLeader('CLUSTER_T'),
+      (l) => l !== leader,
+      20000,
+    );
     expect(next).not.toBe(leader);
-    await eventually(() => js.publish('cluster_t.a', 'after', { msgID: 'after-1' }), () => true, 10000);
+    await eventually(
+      () => js.publish('cluster_t.a', 'after', { msgID: 'after-1' }),
+      () => true,
+      10000,
+    );
 
     await cluster.restart(leader);
-    const current = await eventually(() => cluster.currentReplicas('CLUSTER_T'), (r) => r.length === 3, 30000);
+    const current = await eventually(
+      () => cluster.currentReplicas('CLUSTER_T'),
+      (r) => r.length === 3,
+      30000,
+    );
     expect(current.sort()).toEqual(cluster.nodes.map((n) => n.name).sort());
     expect((await jsm.streams.info('CLUSTER_T')).state.messages).toBe(51);
   }, 90000);

@@ -95,8 +95,10 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
   };
 
   let admin: NatsConnection | undefined;
-  const adminConnection = async () => (admin ??= await connect({ servers: nodes.map((n) => n.url), maxReconnectAttempts: -1, reconnectTimeWait: 250 }));
-  const streamInfo = async (stream: string) => (await jetstreamManager(await adminConnection(), { timeout: 5000 })).streams.info(stream);
+  const adminConnection = async () =>
+    (admin ??= await connect({ servers: nodes.map((n) => n.url), maxReconnectAttempts: -1, reconnectTimeWait: 250 }));
+  const streamInfo = async (stream: string) =>
+    (await jetstreamManager(await adminConnection(), { timeout: 5000 })).streams.info(stream);
 
   const cluster: NatsCluster = {
     nodes,
@@ -111,11 +113,23 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
     },
     async currentReplicas(stream) {
       const c = (await streamInfo(stream)).cluster;
-      return [...(c?.leader ? [c.leader] : []), ...(c?.replicas ?? []).filter((r) => r.current && !r.offline).map((r) => r.name)];
+      return [
+        ...(c?.leader ? [c.leader] : []),
+        ...(c?.replicas ?? []).filter((r) => r.current && !r.offline).map((r) => r.name),
+      ];
     },
     async consumerState(stream, durable) {
-      const info = await (await jetstreamManager(await adminConnection(), { timeout: 5000 })).consumers.info(stream, durable);
-      return { delivered: info.delivered, ack_floor: info.ack_floor, num_pending: info.num_pending, num_ack_pending: info.num_ack_pending, num_waiting: info.num_waiting, cluster: info.cluster };
+      const info = await (
+        await jetstreamManager(await adminConnection(), { timeout: 5000 })
+      ).consumers.info(stream, durable);
+      return {
+        delivered: info.delivered,
+        ack_floor: info.ack_floor,
+        num_pending: info.num_pending,
+        num_ack_pending: info.num_ack_pending,
+        num_waiting: info.num_waiting,
+        cluster: info.cluster,
+      };
     },
     async waitForJetStream(timeoutMs = 30000) {
       const deadline = Date.now() + timeoutMs;

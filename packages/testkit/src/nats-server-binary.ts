@@ -29,7 +29,9 @@ function goInstall(version: string, log: (msg: string) => void): string {
   // a private GOBIN, renamed into place: two processes building at once never see a half-written binary
   const tmp = mkdtempSync(path.join(path.dirname(target), '.build-'));
   try {
-    log(`building nats-server v${version} with go install (once, 20-40 s) into ${path.relative(repoRoot(), target)} ...`);
+    log(
+      `building nats-server v${version} with go install (once, 20-40 s) into ${path.relative(repoRoot(), target)} ...`,
+    );
     execFileSync('go', ['install', '-ldflags=-s -w', `github.com/nats-io/nats-server/v2@v${version}`], {
       env: { ...process.env, GOBIN: tmp, GOFLAGS: '-mod=mod' },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -55,11 +57,19 @@ export function ensureNatsServer(log: (msg: string) => void = console.log): stri
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!onPath('nats-server') && isRoot && onPath('apt-get')) {
     log('go not found: installing the Debian package nats-server instead ...');
-    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server'], { stdio: 'inherit' });
+    execFileSync(
+      'sh',
+      ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nats-server'],
+      { stdio: 'inherit' },
+    );
   }
   if (onPath('nats-server')) {
-    log(`warning: go is not installed, so nats-server v${version} (the tested release) cannot be built; using nats-server v${versionOf('nats-server') ?? '?'} from PATH`);
+    log(
+      `warning: go is not installed, so nats-server v${version} (the tested release) cannot be built; using nats-server v${versionOf('nats-server') ?? '?'} from PATH`,
+    );
     return 'nats-server';
   }
-  throw new Error(`nats-server v${version} is needed: install Go (it is built with go install) or nats-server, or set NATS_URL to a running server`);
+  throw new Error(
+    `nats-server v${version} is needed: install Go (it is built with go install) or nats-server, or set NATS_URL to a running server`,
+  );
 }

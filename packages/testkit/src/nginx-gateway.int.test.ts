@@ -25,8 +25,10 @@ function stub(name: string): Promise<http.Server> {
 }
 
 beforeAll(async () => {
-  if (spawnSync('nginx', ['-v']).status !== 0) throw new Error('nginx is not installed: apt-get install nginx (.ci/run does)');
-  for (const name of ['events-ingest:3001', 'events-reporting:3001', 'management:3000']) upstreams[name] = await stub(name.split(':')[0]!);
+  if (spawnSync('nginx', ['-v']).status !== 0)
+    throw new Error('nginx is not installed: apt-get install nginx (.ci/run does)');
+  for (const name of ['events-ingest:3001', 'events-reporting:3001', 'management:3000'])
+    upstreams[name] = await stub(name.split(':')[0]!);
   ports.management = await freePort();
   ports.events = await freePort();
   dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-'));
@@ -35,7 +37,8 @@ beforeAll(async () => {
   const source = path.join(repoRoot(), 'deploy', 'nginx');
   for (const file of readdirSync(source)) {
     let text = readFileSync(path.join(source, file), 'utf8');
-    for (const [hostPort, server] of Object.entries(upstreams)) text = text.replaceAll(`server ${hostPort};`, `server 127.0.0.1:${(server.address() as AddressInfo).port};`);
+    for (const [hostPort, server] of Object.entries(upstreams))
+      text = text.replaceAll(`server ${hostPort};`, `server 127.0.0.1:${(server.address() as AddressInfo).port};`);
     text = text
       .replace(/listen 3000;/, `listen 127.0.0.1:${ports.management};`)
       .replace(/listen 3001;/, `listen 127.0.0.1:${ports.events};`)
@@ -71,7 +74,11 @@ afterAll(async () => {
 const get = async (port: number, p: string, client?: string) => {
   const res = await fetch(`http://127.0.0.1:${port}${p}`, client ? { headers: { 'x-test-client': client } } : {});
   const text = await res.text();
-  return { status: res.status, body: (text.startsWith('{') ? JSON.parse(text) : text) as any, retryAfter: res.headers.get('retry-after') };
+  return {
+    status: res.status,
+    body: (text.startsWith('{') ? JSON.parse(text) : text) as any,
+    retryAfter: res.headers.get('retry-after'),
+  };
 };
 
 describe('compose gateway (deploy/nginx)', () => {
@@ -107,25 +114,39 @@ describe('compose gateway (deploy/nginx)', () => {
     expect(limited.length).toBeGreaterThan(20);
     // burst 20 (less what the tests above used) plus what the 10/s rate refills meanwhile
     expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(10);
-    expect(limited[0]).toEqual({ status: 429, retryAfter: '1', body: { error: { code: 'rate_limited', message: expect.any(String) } } });
+    expect(limited[0]).toEqual({
+      status: 429,
+      retryAfter: '1',
+      body: { error: { code: 'rate_limited', message: expect.any(String) } },
+    });
   });
 
   // 0a bytes (newlines) in the prefix: the gateway's map must match them too
   test('when many addresses of one IPv6 /64 send reports at once, then they share one allowance, while a client of another /64 is served', async () => {
-    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => get(ports.events, '/api/v1/events/', `2001:db8:a0a:a0a:${i.toString(16)}::${(i + 1).toString(16)}`)));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        get(ports.events, '/api/v1/events/', `2001:db8:a0a:a0a:${i.toString(16)}::${(i + 1).toString(16)}`),
+      ),
+    );
     expect(results.filter((r) => r.status === 429).length).toBeGreaterThan(20);
     expect((await get(ports.events, '/api/v1/events/', '2001:db8:a0a:a0b::1')).status).toBe(200);
     expect((await get(ports.management, '/api/v3/campaign/', '2001:db8:a0a:a0c::1')).status).toBe(200);
   });
 
   test('when an IPv4 client also arrives as IPv4-mapped IPv6, then both spellings share its allowance', async () => {
-    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => get(ports.management, '/api/v3/campaign/', i % 2 === 0 ? '192.0.2.9' : '::ffff:192.0.2.9')));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        get(ports.management, '/api/v3/campaign/', i % 2 === 0 ? '192.0.2.9' : '::ffff:192.0.2.9'),
+      ),
+    );
     expect(results.filter((r) => r.status === 429).length).toBeGreaterThan(30);
   });
 
   test('when one client sends a pixel burst within its allowance, then every hit passes', async () => {
     // a client of its own: no earlier burst has used its allowance
-    const results = await Promise.all(Array.from({ length: 150 }, () => get(ports.events, '/v1/v.gif?owner_id=1&name=impression', '198.51.100.150')));
+    const results = await Promise.all(
+      Array.from({ length: 150 }, () => get(ports.events, '/v1/v.gif?owner_id=1&name=impression', '198.51.100.150')),
+    );
     expect(results.filter((r) => r.status !== 200 || r.body.upstream !== 'events-ingest')).toEqual([]);
   });
 
@@ -133,12 +154,22 @@ describe('compose gateway (deploy/nginx)', () => {
     const hits = await Promise.all(
       Array.from({ length: 400 }, async () => {
         const res = await fetch(`http://127.0.0.1:${ports.events}/v1/v.gif?owner_id=1&name=impression`);
-        return { status: res.status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), size: (await res.arrayBuffer()).byteLength };
+        return {
+          status: res.status,
+          type: res.headers.get('content-type'),
+          cache: res.headers.get('cache-control'),
+          size: (await res.arrayBuffer()).byteLength,
+        };
       }),
     );
     const gifs = hits.filter((h) => h.type === 'image/gif');
     expect(hits.every((h) => h.status === 200)).toBe(true);
     expect(gifs.length).toBeGreaterThan(100);
-    expect(gifs[0]).toEqual({ status: 200, type: 'image/gif', cache: 'no-store, no-cache, must-revalidate, private', size: 43 });
+    expect(gifs[0]).toEqual({
+      status: 200,
+      type: 'image/gif',
+      cache: 'no-store, no-cache, must-revalidate, private',
+      size: 43,
+    });
   });
 });

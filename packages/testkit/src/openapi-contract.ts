@@ -33,7 +33,12 @@ export class OpenApiContract {
     this.ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: true, validateFormats: false });
     this.ajv.addSchema(this.document, 'openapi');
     for (const [template, item] of Object.entries<Json>(this.document.paths)) {
-      const regex = new RegExp(`^${template.replace(/\/$/, '').replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+      const regex = new RegExp(
+        `^${template
+          .replace(/\/$/, '')
+          .replace(/[.]/g, '\\.')
+          .replace(/\{[^}]+\}/g, '[^/]+')}/?$`,
+      );
       for (const method of METHODS) if (item[method]) this.templates.push({ method, template, regex });
     }
     // literal paths first, so /api/v3/campaign/x/ is not taken for /api/v3/{campaign_token}/{url_token}/
@@ -59,7 +64,8 @@ export class OpenApiContract {
     this.covered.add(name);
     const responses = this.document.paths[op.template][m].responses as Json;
     const status = String(res.status);
-    if (!responses[status]) return [`${name}: status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`];
+    if (!responses[status])
+      return [`${name}: status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`];
     let response = responses[status] as Json;
     let responsePointer = `#/${pointer('paths', op.template, m, 'responses', status)}`;
     if (response.$ref) {
@@ -67,9 +73,13 @@ export class OpenApiContract {
       response = this.resolve(responsePointer);
     }
     const content = response.content as Json | undefined;
-    if (!content) return res.body === undefined || res.body === '' ? [] : [`${name} ${status}: body sent but none documented`];
+    if (!content)
+      return res.body === undefined || res.body === '' ? [] : [`${name} ${status}: body sent but none documented`];
     const mediaType = (res.contentType ?? '').split(';')[0]?.trim() ?? '';
-    if (!content[mediaType]) return [`${name} ${status}: content type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`];
+    if (!content[mediaType])
+      return [
+        `${name} ${status}: content type ${mediaType || '(none)'} not documented (${Object.keys(content).join(', ')})`,
+      ];
     if (!mediaType.includes('json')) return [];
     const schemaRef = `openapi${responsePointer}/${pointer('content', mediaType, 'schema')}`;
     let validate = this.validators.get(schemaRef);
@@ -78,7 +88,9 @@ export class OpenApiContract {
       this.validators.set(schemaRef, validate);
     }
     if (validate(res.body)) return [];
-    return (validate.errors ?? []).map((e) => `${name} ${status}: body${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return (validate.errors ?? []).map(
+      (e) => `${name} ${status}: body${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+    );
   }
 
   private resolve(ref: string): Json {

@@ -21,7 +21,8 @@ export async function waitUntilReady(baseUrl: string, timeoutMs: number): Promis
     } catch (err) {
       last = err instanceof Error ? err.message : err;
     }
-    if (Date.now() > deadline) throw new Error(`${baseUrl} not ready after ${timeoutMs} ms (last: ${JSON.stringify(last)})`);
+    if (Date.now() > deadline)
+      throw new Error(`${baseUrl} not ready after ${timeoutMs} ms (last: ${JSON.stringify(last)})`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

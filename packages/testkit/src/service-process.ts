@@ -65,7 +65,10 @@ export function spawnService(name: ServiceName, env: Record<string, string | und
 const PORT_VARIABLE: Record<ServiceName, string> = { management: 'MANAGEMENT_PORT', events: 'EVENTS_PORT' };
 
 /** spawnService on a free port; resolves once it listens (services listen before they are ready). */
-export async function startServiceProcess(name: ServiceName, env: Record<string, string | undefined>): Promise<{ proc: ServiceProcess; baseUrl: string }> {
+export async function startServiceProcess(
+  name: ServiceName,
+  env: Record<string, string | undefined>,
+): Promise<{ proc: ServiceProcess; baseUrl: string }> {
   const port = await freePort();
   const proc = spawnService(name, { ...env, [PORT_VARIABLE[name]]: String(port) });
   try {
@@ -76,4 +79,3 @@ export async function startServiceProcess(name: ServiceName, env: Record<string,
   }
   return { proc, baseUrl: `http://127.0.0.1:${port}` };
 }
-

@@ -53,7 +53,11 @@ async function startLocal(): Promise<Run> {
   delete env.MONGO_URL;
   delete env.ADMIN_TOKEN;
   // its own process group, like a terminal's foreground job: Ctrl-C is a SIGINT to the group
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'scripts', 'start-local.mjs')], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'scripts', 'start-local.mjs')], {
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
@@ -96,9 +100,17 @@ describe('pnpm start (scripts/start-local.mjs)', () => {
     expect(first.output()).toContain(`data lives in`);
     expect(first.output()).toMatch(/pnpm start --fresh/);
     const adminToken = readFileSync(path.join(dir, 'admin-token'), 'utf8').trim();
-    const owner = await api('POST', '/admin/v1/accounts', adminToken, { email: `owner-${Date.now()}@example.com`, password: 'long enough password' });
+    const owner = await api('POST', '/admin/v1/accounts', adminToken, {
+      email: `owner-${Date.now()}@example.com`,
+      password: 'long enough password',
+    });
     expect(owner.status).toBe(201);
-    const created = await api('POST', '/api/v3/campaign/', owner.body.api_token, { name: 'Kept', start_date: '2026-03-01', end_date: '2026-05-31', category: 'Technology' });
+    const created = await api('POST', '/api/v3/campaign/', owner.body.api_token, {
+      name: 'Kept',
+      start_date: '2026-03-01',
+      end_date: '2026-05-31',
+      category: 'Technology',
+    });
     expect(created.status).toBe(200);
 
     process.kill(-first.child.pid!, 'SIGINT');

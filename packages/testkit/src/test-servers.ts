@@ -18,7 +18,10 @@ export async function startTestServers(env: NodeJS.ProcessEnv = process.env): Pr
   }
   const containers = await startContainers();
   if (containers) return { ...containers, source: 'containers' };
-  const [nats, mongo] = await Promise.all([startNatsServer(), startMongoStandIn({ heap: process.env.MONGO_STAND_IN_HEAP ?? TEST_STAND_IN_HEAP })]);
+  const [nats, mongo] = await Promise.all([
+    startNatsServer(),
+    startMongoStandIn({ heap: process.env.MONGO_STAND_IN_HEAP ?? TEST_STAND_IN_HEAP }),
+  ]);
   return {
     mongoUrl: mongo.url,
     natsUrl: nats.url,

@@ -21,7 +21,11 @@ const PIXEL_PATH = '/v1/v.gif';
 
 /** True for `/v1/v.gif` with or without a query string: the only path served outside Express. */
 function isPixelRequest(url: string | undefined): boolean {
-  return url !== undefined && url.startsWith(PIXEL_PATH) && (url.length === PIXEL_PATH.length || url.charCodeAt(PIXEL_PATH.length) === 63 /* ? */);
+  return (
+    url !== undefined &&
+    url.startsWith(PIXEL_PATH) &&
+    (url.length === PIXEL_PATH.length || url.charCodeAt(PIXEL_PATH.length) === 63) /* ? */
+  );
 }
 
 /**

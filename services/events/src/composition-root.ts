@@ -64,18 +64,36 @@ interface Worker {
  * creates streams and buckets, retrying each with backoff until it succeeds (services start in
  * any order); `signal` cancels those waits. Resolves once the service is ready.
  */
-export function startEvents(config: EventsConfig, logger: Logger, port = config.EVENTS_PORT, signal?: AbortSignal): Promise<EventsSystem> {
-  return startEarly({ logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, (boot, boundPort, onFailure) => startRoles(config, logger, boot, boundPort, onFailure));
+export function startEvents(
+  config: EventsConfig,
+  logger: Logger,
+  port = config.EVENTS_PORT,
+  signal?: AbortSignal,
+): Promise<EventsSystem> {
+  return startEarly(
+    { logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS },
+    (boot, boundPort, onFailure) => startRoles(config, logger, boot, boundPort, onFailure),
+  );
 }
 
-async function startRoles(config: EventsConfig, logger: Logger, boot: StartingServer, boundPort: number, onFailure: OnStartFailure): Promise<EventsSystem> {
+async function startRoles(
+  config: EventsConfig,
+  logger: Logger,
+  boot: StartingServer,
+  boundPort: number,
+  onFailure: OnStartFailure,
+): Promise<EventsSystem> {
   const roles = new Set(config.EVENTS_ROLES);
   const metrics = createRegistry('events');
-  const nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger }));
+  const nc = await boot.step('nats', () =>
+    connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger }),
+  );
   onFailure(() => nc.close());
   // ingest needs only NATS: it keeps taking events while MongoDB is down (they wait in the stream)
   const mongo: MongoHandle | undefined =
-    roles.has('consumer') || roles.has('reporting') || roles.has('rollup') ? await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB)) : undefined;
+    roles.has('consumer') || roles.has('reporting') || roles.has('rollup')
+      ? await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB))
+      : undefined;
   if (mongo) onFailure(() => mongo.close());
   // a JetStream cluster still electing its leaders answers with timeouts and 503s for a while
   await boot.step('jetstream', () => ensureStreams(nc, config, logger, roles.has('consumer')));
@@ -94,7 +112,10 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
       if (!owners.isReady()) throw new Error('owner registry not replayed yet');
     };
     const ingestMetrics = createIngestMetrics(metrics);
-    const sender = new JetStreamSender(nc, { attemptTimeoutMs: config.PUBLISH_ATTEMPT_TIMEOUT_MS, onRetry: ingestMetrics.retried });
+    const sender = new JetStreamSender(nc, {
+      attemptTimeoutMs: config.PUBLISH_ATTEMPT_TIMEOUT_MS,
+      onRetry: ingestMetrics.retried,
+    });
     const batches = new GroupCommitPublisher(sender, {
       subject: eventBatchSubject(config.EVENTS_SUBJECT_PREFIX),
       window: config.INGEST_PUBLISH_WINDOW,
@@ -116,13 +137,20 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
       perClient: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_IP, burst: config.PIXEL_BURST_PER_IP }),
       perOwner: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_OWNER, burst: config.PIXEL_BURST_PER_OWNER }),
     });
-    pixel = createPixelHandler({ ingest, metrics: ingestMetrics, logger, trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS });
+    pixel = createPixelHandler({
+      ingest,
+      metrics: ingestMetrics,
+      logger,
+      trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS,
+    });
   }
 
   // rollups: write marks for the consumer, the builder for the rollup role
   // index creation: retried like the other start-up steps (metrics are registered only after it succeeded)
   const rollups: RollupFeature | undefined = mongo
-    ? await boot.step('rollups', () => createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }))
+    ? await boot.step('rollups', () =>
+        createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }),
+      )
     : undefined;
   if (rollups?.worker) workers.push(rollups.worker);
   // stopped after the consumer (workers stop in reverse order): its last finished marks are stored
@@ -148,9 +176,21 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
 
   if (roles.has('consumer') && mongo && retention) {
     const writeConcern = { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J };
-    writer = new BucketWriter(mongo.db, logger, writeConcern, rollups?.writeMarks, bucketInsertTimeoutMs(config.ROLLUP_ABANDON_MS));
-    const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
-    workers.push(new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }));
+    writer = new BucketWriter(
+      mongo.db,
+      logger,
+      writeConcern,
+      rollups?.writeMarks,
+      bucketInsertTimeoutMs(config.ROLLUP_ABANDON_MS),
+    );
+    const handler = createBatchHandler({
+      writer,
+      deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS),
+      config,
+    });
+    workers.push(
+      new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }),
+    );
     // no API check: the stream's state is read lazily, at scrape time
     streamFillMetrics(metrics, await jetstreamManager(nc, { checkAPI: false }), config.EVENTS_STREAM);
     workers.push(retention);
@@ -168,7 +208,12 @@ async function startRoles(config: EventsConfig, logger: Logger, boot: StartingSe
     metrics,
     health: healthRouter(checks),
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
-    routers: [...(reporting?.routers ?? []), ...(mongo ? [createOperatorRoutes({ nc, db: mongo.db, config, logger, retention, rollups: rollups?.rebuild })] : [])],
+    routers: [
+      ...(reporting?.routers ?? []),
+      ...(mongo
+        ? [createOperatorRoutes({ nc, db: mongo.db, config, logger, retention, rollups: rollups?.rebuild })]
+        : []),
+    ],
   });
   const { server } = boot;
 

@@ -1,23 +1,36 @@
 import { loadEventsConfig } from './config';
 
 // production refuses guessable operator tokens (platform operator-token.ts): a random one
-const production = { NODE_ENV: 'production', ADMIN_TOKEN: '9b1c4e7a2f6d08e35a7c91b4d2e6f0a8c3b5d7e91f2a4c6e8b0d1f3a5c7e9b2d' };
+const production = {
+  NODE_ENV: 'production',
+  ADMIN_TOKEN: '9b1c4e7a2f6d08e35a7c91b4d2e6f0a8c3b5d7e91f2a4c6e8b0d1f3a5c7e9b2d',
+};
 
 describe('events configuration', () => {
   test('when production keeps the default write concern, then it starts with majority and journal', () => {
-    expect(loadEventsConfig(production)).toMatchObject({ EVENTS_WRITE_CONCERN_W: 'majority', EVENTS_WRITE_CONCERN_J: true });
+    expect(loadEventsConfig(production)).toMatchObject({
+      EVENTS_WRITE_CONCERN_W: 'majority',
+      EVENTS_WRITE_CONCERN_J: true,
+    });
   });
 
   test('when production turns the journal off, then it refuses to start naming the setting', () => {
-    expect(() => loadEventsConfig({ ...production, EVENTS_WRITE_CONCERN_J: 'false' })).toThrow(/EVENTS_WRITE_CONCERN_J.*refused in production/);
+    expect(() => loadEventsConfig({ ...production, EVENTS_WRITE_CONCERN_J: 'false' })).toThrow(
+      /EVENTS_WRITE_CONCERN_J.*refused in production/,
+    );
   });
 
   test('when production sets a member count instead of majority, then it refuses to start naming the setting', () => {
-    expect(() => loadEventsConfig({ ...production, EVENTS_WRITE_CONCERN_W: '1' })).toThrow(/EVENTS_WRITE_CONCERN_W.*majority/);
+    expect(() => loadEventsConfig({ ...production, EVENTS_WRITE_CONCERN_W: '1' })).toThrow(
+      /EVENTS_WRITE_CONCERN_W.*majority/,
+    );
   });
 
   test('when development or tests weaken the write concern, then it is accepted', () => {
-    expect(loadEventsConfig({ EVENTS_WRITE_CONCERN_W: '1', EVENTS_WRITE_CONCERN_J: 'false' })).toMatchObject({ EVENTS_WRITE_CONCERN_W: 1, EVENTS_WRITE_CONCERN_J: false });
+    expect(loadEventsConfig({ EVENTS_WRITE_CONCERN_W: '1', EVENTS_WRITE_CONCERN_J: 'false' })).toMatchObject({
+      EVENTS_WRITE_CONCERN_W: 1,
+      EVENTS_WRITE_CONCERN_J: false,
+    });
     expect(loadEventsConfig({ NODE_ENV: 'test', EVENTS_WRITE_CONCERN_J: 'false' }).EVENTS_WRITE_CONCERN_J).toBe(false);
   });
 

@@ -6,7 +6,6 @@ const GIB = 1024 ** 3;
 
 type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
 
-
 const name = Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/);
 const subject = Joi.string().pattern(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/);
 
@@ -33,7 +32,10 @@ const settings = {
   EVENTS_STREAM_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   EVENTS_STREAM_MAX_AGE_HOURS: Joi.number().integer().min(1).default(72),
   /** Byte and message limits of the events stream (discard new: past them the pixel answers 503). */
-  EVENTS_STREAM_MAX_BYTES: Joi.number().integer().min(-1).default(8 * GIB),
+  EVENTS_STREAM_MAX_BYTES: Joi.number()
+    .integer()
+    .min(-1)
+    .default(8 * GIB),
   EVENTS_STREAM_MAX_MSGS: Joi.number().integer().min(-1).default(20_000_000),
   EVENTS_DEDUPE_WINDOW_SECONDS: Joi.number().integer().min(120).default(300),
   // a leader election of a JetStream cluster takes 4-9 s: a pixel hit waits it out
@@ -50,7 +52,11 @@ const settings = {
   /** Group commit: at most this many events and bytes in one JetStream message. */
   INGEST_BATCH_MAX_EVENTS: Joi.number().integer().min(1).max(EVENT_BATCH_LIMITS.maxEvents).default(200),
   // a single event is at most ~90 KB encoded: the floor keeps room for it, the cap keeps messages under NATS's 1 MB payload
-  INGEST_BATCH_MAX_BYTES: Joi.number().integer().min(128 * 1024).max(512 * 1024).default(256 * 1024),
+  INGEST_BATCH_MAX_BYTES: Joi.number()
+    .integer()
+    .min(128 * 1024)
+    .max(512 * 1024)
+    .default(256 * 1024),
   /** Events waiting for a publish slot beyond which new hits get 503 at once (memory bound). */
   INGEST_MAX_WAITING_EVENTS: Joi.number().integer().min(1).default(50_000),
   /** Flood limits of the ingest role, per process: sustained hits per second (0 = off) and burst, per client address and per owner. */
@@ -111,7 +117,9 @@ const settings = {
   ROLLUP_BATCH_UNITS: Joi.number().integer().min(1).max(100000).default(500),
   /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */
   ROLLUP_RETENTION_DAYS: Joi.number().integer().min(0).default(0),
-  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('32kb'),
+  BODY_LIMIT: Joi.string()
+    .pattern(/^\d+(b|kb|mb)$/)
+    .default('32kb'),
 };
 
 export type EventsConfig = ConfigOf<typeof settings>;
@@ -120,22 +128,29 @@ const schema = configSchema(settings);
 
 export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   const raw = { ...env };
-  if (typeof raw.EVENTS_ROLES === 'string') (raw as Record<string, unknown>).EVENTS_ROLES = raw.EVENTS_ROLES.split(',').map((s) => s.trim());
+  if (typeof raw.EVENTS_ROLES === 'string')
+    (raw as Record<string, unknown>).EVENTS_ROLES = raw.EVENTS_ROLES.split(',').map((s) => s.trim());
   const config = loadConfig(schema, raw);
   // a DLQ subject inside the events stream would feed dead letters back to the consumer forever
   if (config.EVENTS_DEAD_LETTER_SUBJECT.startsWith(`${config.EVENTS_SUBJECT_PREFIX}.`)) {
-    throw new ConfigError('invalid configuration:\n  EVENTS_DEAD_LETTER_SUBJECT: must not be under EVENTS_SUBJECT_PREFIX');
+    throw new ConfigError(
+      'invalid configuration:\n  EVENTS_DEAD_LETTER_SUBJECT: must not be under EVENTS_SUBJECT_PREFIX',
+    );
   }
   if (config.PUBLISH_ATTEMPT_TIMEOUT_MS > config.PUBLISH_TIMEOUT_MS) {
     throw new ConfigError('invalid configuration:\n  PUBLISH_ATTEMPT_TIMEOUT_MS: must not exceed PUBLISH_TIMEOUT_MS');
   }
   if (config.ROLLUP_RETENTION_DAYS !== 0 && config.ROLLUP_RETENTION_DAYS < config.RETENTION_DAYS) {
     // a rollup dropped before its raw day would only make reports slower; keeping it longer is the point
-    throw new ConfigError('invalid configuration:\n  ROLLUP_RETENTION_DAYS: must be 0 (same as RETENTION_DAYS) or at least RETENTION_DAYS');
+    throw new ConfigError(
+      'invalid configuration:\n  ROLLUP_RETENTION_DAYS: must be 0 (same as RETENTION_DAYS) or at least RETENTION_DAYS',
+    );
   }
   if (config.CONSUMER_MAX_ACK_PENDING < 3 * config.CONSUMER_BATCH_SIZE) {
     // one batch is written, one waits and one is being fetched: the server must let all three be in flight
-    throw new ConfigError('invalid configuration:\n  CONSUMER_MAX_ACK_PENDING: must be at least 3 x CONSUMER_BATCH_SIZE');
+    throw new ConfigError(
+      'invalid configuration:\n  CONSUMER_MAX_ACK_PENDING: must be at least 3 x CONSUMER_BATCH_SIZE',
+    );
   }
   refuseWeakDurabilityInProduction(config);
   return config;
@@ -145,8 +160,14 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
 function refuseWeakDurabilityInProduction(config: EventsConfig): void {
   if (config.NODE_ENV !== 'production') return;
   const problems: string[] = [];
-  if (!config.EVENTS_WRITE_CONCERN_J) problems.push('  EVENTS_WRITE_CONCERN_J: false is refused in production (events would be acknowledged before they are journaled)');
+  if (!config.EVENTS_WRITE_CONCERN_J)
+    problems.push(
+      '  EVENTS_WRITE_CONCERN_J: false is refused in production (events would be acknowledged before they are journaled)',
+    );
   // a member count may be below the replica set's majority, which this process cannot know at start
-  if (config.EVENTS_WRITE_CONCERN_W !== 'majority') problems.push('  EVENTS_WRITE_CONCERN_W: only majority is accepted in production (a member count may be below the majority)');
+  if (config.EVENTS_WRITE_CONCERN_W !== 'majority')
+    problems.push(
+      '  EVENTS_WRITE_CONCERN_W: only majority is accepted in production (a member count may be below the majority)',
+    );
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n${problems.join('\n')}`);
 }

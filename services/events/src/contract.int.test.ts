@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { OpenApiContract, docsPageProblems } from '@cm/testkit';
-import { BROWSER_UA as BROWSER, TEST_ADMIN_TOKEN, startEventsHarness, type EventsHarness } from '../test/support/events-harness';
+import {
+  BROWSER_UA as BROWSER,
+  TEST_ADMIN_TOKEN,
+  startEventsHarness,
+  type EventsHarness,
+} from '../test/support/events-harness';
 
 /**
  * Every documented operation is called with good and bad input, and every live response is
@@ -37,12 +42,19 @@ test('when every documented operation is called, then every response matches the
   const ua = { headers: { 'user-agent': BROWSER } };
   // pixel
   await call('GET', `/v1/v.gif?owner_id=${owner}&name=impression&content_id=c1&campaign=spring`, ua);
-  await call('GET', `/v1/v.gif?owner_id=${owner}&name=click&r=${encodeURIComponent('https://example.com/landing')}`, ua);
+  await call(
+    'GET',
+    `/v1/v.gif?owner_id=${owner}&name=click&r=${encodeURIComponent('https://example.com/landing')}`,
+    ua,
+  );
   await call('GET', '/v1/v.gif?name=impression');
   await call('GET', `/v1/v.gif?owner_id=${owner}&name=click&r=javascript:alert(1)`);
   await call('GET', `/v1/v.gif?owner_id=${owner}&name=click&r=${encodeURIComponent('https://not-allowed.example/')}`);
   await call('GET', `/v1/v.gif?name=click&r=${encodeURIComponent('https://example.com/landing')}`, ua);
-  await call('POST', '/v1/v.gif', { headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER }, body: `owner_id=${owner}&name=impression` });
+  await call('POST', '/v1/v.gif', {
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER },
+    body: `owner_id=${owner}&name=impression`,
+  });
   await call('POST', '/v1/v.gif', { headers: { 'content-type': 'application/json' }, body: '{}' });
   await call('OPTIONS', '/v1/v.gif');
   await h.waitForStored(3, { owner_id: owner });
@@ -56,7 +68,8 @@ test('when every documented operation is called, then every response matches the
 
   // reports
   const report = `/api/v1/events/?api_key=${key.api_key}`;
-  const rows = (await call('POST', report, json({ owner_id: owner, group_by: 'content_id', metadata: 'campaign' }))).body;
+  const rows = (await call('POST', report, json({ owner_id: owner, group_by: 'content_id', metadata: 'campaign' })))
+    .body;
   expect(rows.length).toBeGreaterThan(0);
   await call('POST', report, json({ owner_id: owner }));
   await call('POST', report, json({ owner_id: owner, created__gte: 'yesterday' }));
@@ -66,7 +79,21 @@ test('when every documented operation is called, then every response matches the
   const today = new Date().toISOString().slice(0, 10);
   // today's UTC date in Kolkata may hold none of the events just sent (after 18:30 UTC they fall on
   // its next day): a named series is filled in every hour all the same
-  const series = (await call('POST', report, json({ owner_id: owner, name: 'impression', created__gte: today, created__lte: today, interval: 'hour', timezone: 'Asia/Kolkata', fill_zeros: true }))).body;
+  const series = (
+    await call(
+      'POST',
+      report,
+      json({
+        owner_id: owner,
+        name: 'impression',
+        created__gte: today,
+        created__lte: today,
+        interval: 'hour',
+        timezone: 'Asia/Kolkata',
+        fill_zeros: true,
+      }),
+    )
+  ).body;
   expect(series).toHaveLength(24);
   expect(series[0].time).toMatch(/\+05:30$/);
   await call('POST', report, json({ owner_id: owner, group_by: 'content_id', limit: 1, order_by: 'value' }));

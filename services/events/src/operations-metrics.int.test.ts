@@ -1,4 +1,9 @@
-import { BROWSER_UA as BROWSER, startEventsHarness, waitUntil, type EventsHarness } from '../test/support/events-harness';
+import {
+  BROWSER_UA as BROWSER,
+  startEventsHarness,
+  waitUntil,
+  type EventsHarness,
+} from '../test/support/events-harness';
 
 const BOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
@@ -22,9 +27,13 @@ function value(text: string, series: RegExp): number {
 
 test('when a browser and a bot hit the pixel, then /metrics tells stored from bot and times the publish', async () => {
   const owner = await h.registerOwner();
-  expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(200);
+  expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(
+    200,
+  );
   expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BOT } })).status).toBe(200);
-  expect((await h.pixel({ owner_id: '999', name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(200);
+  expect((await h.pixel({ owner_id: '999', name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(
+    200,
+  );
   expect((await h.pixel({ name: 'impression' })).status).toBe(400);
   const text = await scrape();
   expect(value(text, /^events_pixel_requests_total\{result="stored"/)).toBe(1);
@@ -42,7 +51,11 @@ test('when the registry has been replayed, then its size and readiness are expor
 });
 
 test('when a retention pass has run, then the time of the last success is exported', async () => {
-  await waitUntil(async () => value(await scrape(), /^events_retention_last_success_timestamp_seconds/) > 0, 5000, 'a retention pass');
+  await waitUntil(
+    async () => value(await scrape(), /^events_retention_last_success_timestamp_seconds/) > 0,
+    5000,
+    'a retention pass',
+  );
   const text = await scrape();
   expect(value(text, /^events_retention_last_success_timestamp_seconds/)).toBeGreaterThan(Date.now() / 1000 - 60);
   expect(value(text, /^events_retention_dropped_buckets_total/)).toBe(0);
@@ -50,9 +63,15 @@ test('when a retention pass has run, then the time of the last success is export
 
 test('when the consumer role runs, then the fill level of the events stream is exported against its limits', async () => {
   const owner = await h.registerOwner();
-  expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(200);
+  expect((await h.pixel({ owner_id: owner, name: 'impression' }, { headers: { 'user-agent': BROWSER } })).status).toBe(
+    200,
+  );
   // scrapes reuse the stream's state for up to 5 s: wait until one shows the stream holding something
-  await waitUntil(async () => value(await scrape(), /^events_stream_messages/) >= 1, 10_000, 'the stream state in /metrics');
+  await waitUntil(
+    async () => value(await scrape(), /^events_stream_messages/) >= 1,
+    10_000,
+    'the stream state in /metrics',
+  );
   const text = await scrape();
   const ratio = value(text, /^events_stream_fill_ratio/);
   const bytes = value(text, /^events_stream_bytes/);

@@ -28,7 +28,11 @@ export function retentionMetrics(registry: Registry): (dropped: string[]) => voi
     help: 'Unix time of the last successful retention pass (alert when it is older than a few intervals)',
     registers: [registry],
   });
-  const dropped = new prom.Counter({ name: 'events_retention_dropped_buckets_total', help: 'Day buckets dropped by retention', registers: [registry] });
+  const dropped = new prom.Counter({
+    name: 'events_retention_dropped_buckets_total',
+    help: 'Day buckets dropped by retention',
+    registers: [registry],
+  });
   return (names) => {
     lastRun.setToCurrentTime();
     dropped.inc(names.length);

@@ -65,6 +65,8 @@ describe('roles', () => {
     expect((await fetch(`${base}/api/v1/events/`, { method: 'POST' })).status).toBe(404);
     expect(((await (await fetch(`${base}/readyz`)).json()) as any).checks).toEqual({ nats: 'ok', mongo: 'ok' });
     expect(await (await fetch(`${base}/metrics`)).text()).toContain('events_rollup_lag_seconds');
-    expect((await fetch(`${base}/admin/v1/rollups`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${base}/admin/v1/rollups`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).status,
+    ).toBe(200);
   });
 });

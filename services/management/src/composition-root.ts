@@ -53,11 +53,27 @@ export interface ManagementOptions {
  * backoff until it answers (services start in any order); `signal` cancels those waits.
  * Resolves once the service is ready.
  */
-export function startManagement(config: ManagementConfig, logger: Logger, port = config.MANAGEMENT_PORT, signal?: AbortSignal, options: ManagementOptions = {}): Promise<ManagementSystem> {
-  return startEarly({ logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS }, (boot, boundPort, onFailure) => startParts(config, logger, boot, boundPort, onFailure, options));
+export function startManagement(
+  config: ManagementConfig,
+  logger: Logger,
+  port = config.MANAGEMENT_PORT,
+  signal?: AbortSignal,
+  options: ManagementOptions = {},
+): Promise<ManagementSystem> {
+  return startEarly(
+    { logger, signal, port, closeTimeoutMs: config.SHUTDOWN_TIMEOUT_MS },
+    (boot, boundPort, onFailure) => startParts(config, logger, boot, boundPort, onFailure, options),
+  );
 }
 
-async function startParts(config: ManagementConfig, logger: Logger, boot: StartingServer, boundPort: number, onFailure: OnStartFailure, options: ManagementOptions): Promise<ManagementSystem> {
+async function startParts(
+  config: ManagementConfig,
+  logger: Logger,
+  boot: StartingServer,
+  boundPort: number,
+  onFailure: OnStartFailure,
+  options: ManagementOptions,
+): Promise<ManagementSystem> {
   const mongo = await boot.step('mongo', () => connectMongo(config.MONGO_URL, config.MONGO_DB));
   onFailure(() => mongo.close());
   const nc = await boot.step('nats', () => connectNats({ url: config.NATS_URL, name: 'management', logger }));
@@ -108,7 +124,12 @@ async function startParts(config: ManagementConfig, logger: Logger, boot: Starti
     quota: config.QUOTA_REDIRECT_HOSTS_PER_USER,
   });
   const parsers = bodyParsers({ limit: config.BODY_LIMIT });
-  const rateLimited = new prom.Counter({ name: 'management_rate_limited_total', help: 'Requests refused with 429, by limit (user, expensive, auth_failures)', labelNames: ['limit'], registers: [metrics] });
+  const rateLimited = new prom.Counter({
+    name: 'management_rate_limited_total',
+    help: 'Requests refused with 429, by limit (user, expensive, auth_failures)',
+    labelNames: ['limit'],
+    registers: [metrics],
+  });
   const limits = apiRateLimits({
     perUserPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
     expensivePerMinute: config.API_EXPENSIVE_RATE_LIMIT_PER_MINUTE,

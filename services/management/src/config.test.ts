@@ -2,7 +2,10 @@ import { loadManagementConfig } from './config';
 
 const key = Buffer.alloc(32, 5).toString('base64');
 // production refuses guessable operator tokens (platform operator-token.ts): a random one
-const production = { NODE_ENV: 'production', ADMIN_TOKEN: '9b1c4e7a2f6d08e35a7c91b4d2e6f0a8c3b5d7e91f2a4c6e8b0d1f3a5c7e9b2d' };
+const production = {
+  NODE_ENV: 'production',
+  ADMIN_TOKEN: '9b1c4e7a2f6d08e35a7c91b4d2e6f0a8c3b5d7e91f2a4c6e8b0d1f3a5c7e9b2d',
+};
 
 describe('management configuration', () => {
   test('when production runs without the token keys, then it refuses to start naming both', () => {
@@ -21,13 +24,19 @@ describe('management configuration', () => {
 
   test('when a token key is malformed, then the message names the variable and the problem but not the value', () => {
     const short = Buffer.alloc(16, 1).toString('base64');
-    expect(() => loadManagementConfig({ TOKEN_ENCRYPTION_KEYS: `k1:${short}` })).toThrow(/TOKEN_ENCRYPTION_KEYS.*32 bytes/);
-    expect(() => loadManagementConfig({ TOKEN_ENCRYPTION_KEYS: `k1:${short}` })).toThrow(expect.objectContaining({ message: expect.not.stringContaining(short) }));
+    expect(() => loadManagementConfig({ TOKEN_ENCRYPTION_KEYS: `k1:${short}` })).toThrow(
+      /TOKEN_ENCRYPTION_KEYS.*32 bytes/,
+    );
+    expect(() => loadManagementConfig({ TOKEN_ENCRYPTION_KEYS: `k1:${short}` })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining(short) }),
+    );
     expect(() => loadManagementConfig({ TOKEN_LOOKUP_KEY_PREVIOUS: 'x' })).toThrow(/TOKEN_LOOKUP_KEY_PREVIOUS/);
   });
 
   test('when title fetch ports are given as a comma list, then they are parsed; the default is 80 and 443', () => {
-    expect(loadManagementConfig({ TITLE_FETCH_ALLOWED_PORTS: '80, 8080' }).TITLE_FETCH_ALLOWED_PORTS).toEqual([80, 8080]);
+    expect(loadManagementConfig({ TITLE_FETCH_ALLOWED_PORTS: '80, 8080' }).TITLE_FETCH_ALLOWED_PORTS).toEqual([
+      80, 8080,
+    ]);
     expect(loadManagementConfig({}).TITLE_FETCH_ALLOWED_PORTS).toEqual([80, 443]);
     expect(() => loadManagementConfig({ TITLE_FETCH_ALLOWED_PORTS: '80,http' })).toThrow(/TITLE_FETCH_ALLOWED_PORTS/);
   });
@@ -38,6 +47,13 @@ describe('management configuration', () => {
   });
 
   test('when the test-only loopback setting is used in production, then the service refuses to start', () => {
-    expect(() => loadManagementConfig({ ...production, TOKEN_ENCRYPTION_KEYS: `k1:${key}`, TOKEN_LOOKUP_KEY: key, TITLE_FETCH_ALLOW_LOOPBACK: 'true' })).toThrow(/test-only/);
+    expect(() =>
+      loadManagementConfig({
+        ...production,
+        TOKEN_ENCRYPTION_KEYS: `k1:${key}`,
+        TOKEN_LOOKUP_KEY: key,
+        TITLE_FETCH_ALLOW_LOOPBACK: 'true',
+      }),
+    ).toThrow(/test-only/);
   });
 });

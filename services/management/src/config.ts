@@ -1,5 +1,13 @@
 import Joi from 'joi';
-import { ConfigError, baseConfigSchema, configSchema, loadConfig, optionalSetting, setting, type ConfigOf } from '@cm/platform';
+import {
+  ConfigError,
+  baseConfigSchema,
+  configSchema,
+  loadConfig,
+  optionalSetting,
+  setting,
+  type ConfigOf,
+} from '@cm/platform';
 import { REDIRECT_HOSTS_MAX } from './redirect-hosts/redirect-host-schemas';
 import { parseEncryptionKeys, parseLookupKey } from './tokens/token-keys';
 
@@ -9,7 +17,12 @@ const EnvJoi = Joi.extend((joi) => ({
   base: joi.array(),
   coerce: {
     from: 'string',
-    method: (value: string) => ({ value: value.split(',').map((item) => item.trim()).filter((item) => item !== '') }),
+    method: (value: string) => ({
+      value: value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== ''),
+    }),
   },
 })) as typeof Joi & { commaList(): Joi.ArraySchema };
 
@@ -29,9 +42,15 @@ const requiredInProduction = (schema: Joi.StringSchema) =>
 const settings = {
   ...baseConfigSchema,
   MANAGEMENT_PORT: Joi.number().port().default(3000),
-  MONGO_DB: Joi.string().pattern(/^[A-Za-z0-9_-]{1,63}$/).default('management'),
-  BODY_LIMIT: Joi.string().pattern(/^\d+(b|kb|mb)$/).default('64kb'),
-  OWNER_REGISTRY_BUCKET: Joi.string().pattern(/^[A-Za-z0-9_-]+$/).default('owner_registry'),
+  MONGO_DB: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]{1,63}$/)
+    .default('management'),
+  BODY_LIMIT: Joi.string()
+    .pattern(/^\d+(b|kb|mb)$/)
+    .default('64kb'),
+  OWNER_REGISTRY_BUCKET: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]+$/)
+    .default('owner_registry'),
   /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
   OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   REGISTRY_RELAY_INTERVAL_MS: Joi.number().integer().min(100).default(5000),
@@ -42,7 +61,11 @@ const settings = {
   /** Tombstones of users that no longer exist are purged by reconciliation once this old. */
   REGISTRY_TOMBSTONE_TTL_DAYS: Joi.number().integer().min(1).max(3650).default(30),
   TITLE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(5000),
-  TITLE_FETCH_MAX_BYTES: Joi.number().integer().min(1024).max(10_000_000).default(512 * 1024),
+  TITLE_FETCH_MAX_BYTES: Joi.number()
+    .integer()
+    .min(1024)
+    .max(10_000_000)
+    .default(512 * 1024),
   TITLE_FETCH_MAX_REDIRECTS: Joi.number().integer().min(0).max(10).default(3),
   /** Test-only: lets the title fetcher reach loopback (tests serve pages on 127.0.0.1). */
   TITLE_FETCH_ALLOW_LOOPBACK: Joi.boolean().default(false),
@@ -53,7 +76,11 @@ const settings = {
   // false (the socket's address), a hop count, or a comma list of trusted proxy addresses/subnets
   /** Express `trust proxy`: which hops' X-Forwarded-For to believe for the client address. */
   TRUST_PROXY: setting<boolean | number | string>(
-    Joi.alternatives(Joi.boolean(), Joi.number().integer().min(0).max(10), Joi.string().pattern(/^[0-9A-Za-z.:/, ]{1,500}$/)).default(false),
+    Joi.alternatives(
+      Joi.boolean(),
+      Joi.number().integer().min(0).max(10),
+      Joi.string().pattern(/^[0-9A-Za-z.:/, ]{1,500}$/),
+    ).default(false),
   ),
   /** Quotas (409 `conflict` beyond them; operations.md section 13). */
   QUOTA_SUB_USERS_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(100),
@@ -68,7 +95,9 @@ const settings = {
   /** The lookup key being rotated out: still accepted until the rekey pass has redone every hash. */
   TOKEN_LOOKUP_KEY_PREVIOUS: optionalSetting(secretParsedBy(parseLookupKey)),
   /** Ports the title fetcher connects to (comma list in the environment). */
-  TITLE_FETCH_ALLOWED_PORTS: setting<number[]>(EnvJoi.commaList().items(Joi.number().integer().min(1).max(65535)).min(1).unique().default([80, 443])),
+  TITLE_FETCH_ALLOWED_PORTS: setting<number[]>(
+    EnvJoi.commaList().items(Joi.number().integer().min(1).max(65535)).min(1).unique().default([80, 443]),
+  ),
 };
 
 export type ManagementConfig = ConfigOf<typeof settings>;
@@ -78,7 +107,9 @@ const schema = configSchema(settings);
 export function loadManagementConfig(env: NodeJS.ProcessEnv): ManagementConfig {
   const config = loadConfig(schema, env);
   if (config.TITLE_FETCH_ALLOW_LOOPBACK && config.NODE_ENV === 'production') {
-    throw new ConfigError('invalid configuration:\n  TITLE_FETCH_ALLOW_LOOPBACK: a test-only setting, refused in production');
+    throw new ConfigError(
+      'invalid configuration:\n  TITLE_FETCH_ALLOW_LOOPBACK: a test-only setting, refused in production',
+    );
   }
   return config;
 }

@@ -1,15 +1,28 @@
 import { startMongoStandIn, type HttpResult, type LocalServer } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startManagementHarness, waitFor, type AccountView, type ManagementHarness } from '../test/support/management-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  startManagementHarness,
+  waitFor,
+  type AccountView,
+  type ManagementHarness,
+} from '../test/support/management-harness';
 
 // its own stand-in, stopped under the running service; short timeouts so a request fails in about a second
 let mongo: LocalServer;
 let h: ManagementHarness;
 let account: AccountView;
 
-const newAccount = () => h.request('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body: { email: `down${Date.now()}@example.com`, password: 'correct horse battery' } });
+const newAccount = () =>
+  h.request('POST', '/admin/v1/accounts', {
+    token: TEST_ADMIN_TOKEN,
+    body: { email: `down${Date.now()}@example.com`, password: 'correct horse battery' },
+  });
 
 function expectUnavailable(res: HttpResult): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: { error: { code: 'unavailable', message: expect.any(String) } } });
+  expect({ status: res.status, body: res.body }).toEqual({
+    status: 503,
+    body: { error: { code: 'unavailable', message: expect.any(String) } },
+  });
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 }
 
@@ -29,7 +42,12 @@ describe('when the database is unreachable under a running management service', 
 
     await mongo.stop();
     expectUnavailable(await h.request('GET', '/api/v3/campaign', { token: account.api_token }));
-    expectUnavailable(await h.request('POST', '/api/v3/campaign', { token: account.api_token, body: { name: 'Spring sale', start_date: '2024-03-01', end_date: '2024-03-31', category: 'Food / Drink' } }));
+    expectUnavailable(
+      await h.request('POST', '/api/v3/campaign', {
+        token: account.api_token,
+        body: { name: 'Spring sale', start_date: '2024-03-01', end_date: '2024-03-31', category: 'Food / Drink' },
+      }),
+    );
     expectUnavailable(await newAccount());
 
     mongo = await startMongoStandIn({ port: mongo.port });

@@ -17,13 +17,20 @@ afterAll(async () => {
 
 describe('HTTP behaviour shared by every endpoint', () => {
   test('when JSON is malformed, then 400 validation_error and never a 5xx', async () => {
-    const res = await h.request('POST', '/api/v3/user/', { token, body: '{"email": ', contentType: 'application/json' });
+    const res = await h.request('POST', '/api/v3/user/', {
+      token,
+      body: '{"email": ',
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
   });
 
   test('when the body is over the documented limit, then 413 payload_too_large', async () => {
-    const res = await h.request('POST', '/api/v3/user/', { token, body: { email: 'a@example.com', password: 'x'.repeat(5000) } });
+    const res = await h.request('POST', '/api/v3/user/', {
+      token,
+      body: { email: 'a@example.com', password: 'x'.repeat(5000) },
+    });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
   });
@@ -35,12 +42,20 @@ describe('HTTP behaviour shared by every endpoint', () => {
   });
 
   test('when the JSON body is an array or a scalar, then 400', async () => {
-    expect((await h.request('POST', '/api/v3/user/', { token, body: '[1,2]', contentType: 'application/json' })).status).toBe(400);
-    expect((await h.request('POST', '/api/v3/user/', { token, body: '"x"', contentType: 'application/json' })).status).toBe(400);
+    expect(
+      (await h.request('POST', '/api/v3/user/', { token, body: '[1,2]', contentType: 'application/json' })).status,
+    ).toBe(400);
+    expect(
+      (await h.request('POST', '/api/v3/user/', { token, body: '"x"', contentType: 'application/json' })).status,
+    ).toBe(400);
   });
 
   test('when a __proto__ key is sent, then 400 and nothing is polluted', async () => {
-    const res = await h.request('POST', '/api/v3/user/', { token, body: '{"email":"p@example.com","password":"long enough pw","__proto__":{"admin":true}}', contentType: 'application/json' });
+    const res = await h.request('POST', '/api/v3/user/', {
+      token,
+      body: '{"email":"p@example.com","password":"long enough pw","__proto__":{"admin":true}}',
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(400);
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
@@ -57,7 +72,7 @@ describe('HTTP behaviour shared by every endpoint', () => {
     expect((await h.request('GET', '/api/v3/user/', { token })).status).toBe(200);
   });
 
-  test('when a request arrives, then an X-Request-Id comes back (the caller\'s when sane)', async () => {
+  test("when a request arrives, then an X-Request-Id comes back (the caller's when sane)", async () => {
     const res = await h.request('GET', '/api/v3/user/', { token, headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers.get('x-request-id')).toBe('abc-123');
     const other = await h.request('GET', '/api/v3/user/', { token, headers: { 'x-request-id': 'bad id with spaces' } });
@@ -111,7 +126,12 @@ describe('process lifecycle', () => {
         port,
         method: 'POST',
         path: '/admin/v1/accounts',
-        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+        headers: {
+          authorization: `Bearer ${adminToken}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          expect: '100-continue',
+        },
       });
       req.once('continue', () => {
         child.kill('SIGTERM');

@@ -7,7 +7,11 @@ function main(): void {
   const config = loadManagementConfig(process.env);
   const logger = createLogger({ service: 'management', level: config.LOG_LEVEL });
   if (!config.ADMIN_TOKEN) logger.warn('ADMIN_TOKEN is not set: operator endpoints answer 401');
-  runService({ logger, start: (signal) => startManagement(config, logger, config.MANAGEMENT_PORT, signal), deadlineMs: config.SHUTDOWN_TIMEOUT_MS + 5000 });
+  runService({
+    logger,
+    start: (signal) => startManagement(config, logger, config.MANAGEMENT_PORT, signal),
+    deadlineMs: config.SHUTDOWN_TIMEOUT_MS + 5000,
+  });
 }
 
 try {

@@ -12,10 +12,19 @@ export interface AccountView {
 }
 
 export function formatAccount(a: AccountView): string {
-  return ['Account created.', formatFields([['unique_id', a.unique_id], ['email', a.email], ['user_name', a.user_name], ['api_token', a.api_token]])].join('\n');
+  return [
+    'Account created.',
+    formatFields([
+      ['unique_id', a.unique_id],
+      ['email', a.email],
+      ['user_name', a.user_name],
+      ['api_token', a.api_token],
+    ]),
+  ].join('\n');
 }
 
-const TOKEN_SHOWN_ONCE = 'Store the api_token now: this command shows it only once. The account owner sends it as "Authorization: Bearer <api_token>".';
+const TOKEN_SHOWN_ONCE =
+  'Store the api_token now: this command shows it only once. The account owner sends it as "Authorization: Bearer <api_token>".';
 
 /** One line from stdin, like `docker login --password-stdin`: the trailing newline is not part of it. */
 async function password(ctx: CommandContext): Promise<string> {
@@ -42,10 +51,19 @@ export const accountCreate: Command = {
   options: {
     email: { type: 'string', value: 'EMAIL', required: true, description: "the owner's e-mail address" },
     'password-stdin': { type: 'boolean', description: 'read the password from standard input (recommended)' },
-    password: { type: 'string', value: 'PASSWORD', description: 'the password (visible in shell history and ps: prefer --password-stdin)' },
+    password: {
+      type: 'string',
+      value: 'PASSWORD',
+      description: 'the password (visible in shell history and ps: prefer --password-stdin)',
+    },
     'user-name': { type: 'string', value: 'NAME', description: 'user name (default: the e-mail)' },
     timezone: { type: 'string', value: 'TZ', description: 'IANA timezone name, e.g. Europe/Berlin' },
-    country: { type: 'string', value: 'COUNTRY', multiple: true, description: 'target geography, an ISO-3166 English country name' },
+    country: {
+      type: 'string',
+      value: 'COUNTRY',
+      multiple: true,
+      description: 'target geography, an ISO-3166 English country name',
+    },
   },
   positionals: [],
   examples: [

@@ -14,7 +14,9 @@ export function formatRetentionRun(r: RetentionRunView): string {
   const kept = `${r.kept} day bucket${r.kept === 1 ? '' : 's'} kept.`;
   if (r.dropped.length === 0) return `No day bucket is past the ${r.retention_days}-day retention. ${kept}`;
   const n = `${r.dropped.length} expired day bucket${r.dropped.length === 1 ? '' : 's'}`;
-  const head = r.dry_run ? `Would drop ${n} (dry run: nothing was dropped; retention ${r.retention_days} days):` : `Dropped ${n} (retention ${r.retention_days} days):`;
+  const head = r.dry_run
+    ? `Would drop ${n} (dry run: nothing was dropped; retention ${r.retention_days} days):`
+    : `Dropped ${n} (retention ${r.retention_days} days):`;
   return [head, ...r.dropped.map((b) => `  ${b}`), kept].join('\n');
 }
 
@@ -37,7 +39,9 @@ export const bucketsDropExpired: Command = {
   service: 'events',
   async run(ctx) {
     const dryRun = flagOption(ctx.values, 'dry-run');
-    const result = await ctx.api.request<RetentionRunView>('events', 'POST', '/admin/v1/retention/run', { dry_run: dryRun });
+    const result = await ctx.api.request<RetentionRunView>('events', 'POST', '/admin/v1/retention/run', {
+      dry_run: dryRun,
+    });
     return { json: result, text: formatRetentionRun(result) };
   },
 };

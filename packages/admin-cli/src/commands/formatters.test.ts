@@ -50,7 +50,12 @@ describe('human output', () => {
   });
 
   test('when there is no consumer, no dead-letter stream and an empty stream, then each says so', () => {
-    const text = formatPipeline({ ...pipeline, stream: { ...pipeline.stream, messages: 0, first_seq: 0, last_seq: 0, first_ts: null, last_ts: null }, consumer: null, dead_letters: null });
+    const text = formatPipeline({
+      ...pipeline,
+      stream: { ...pipeline.stream, messages: 0, first_seq: 0, last_seq: 0, first_ts: null, last_ts: null },
+      consumer: null,
+      dead_letters: null,
+    });
     expect(text).toMatch(/first\s+none/);
     expect(text).toMatch(/last\s+none/);
     expect(text).toContain('Consumer: not created yet');
@@ -62,7 +67,11 @@ describe('human output', () => {
       { id: 'k1', created: '2026-03-01 00:00:00', owner_ids: ['1'] },
       { id: 'k2', created: '2026-03-02 00:00:00', owner_ids: ['1', '2', '3', '4', '5'] },
     ]);
-    expect(text.split('\n')).toEqual(['ID  CREATED (UTC)        OWNER IDS', 'k1  2026-03-01 00:00:00  1', 'k2  2026-03-02 00:00:00  1,2,3 (+2 more)']);
+    expect(text.split('\n')).toEqual([
+      'ID  CREATED (UTC)        OWNER IDS',
+      'k1  2026-03-01 00:00:00  1',
+      'k2  2026-03-02 00:00:00  1,2,3 (+2 more)',
+    ]);
     expect(formatKeyList([])).toBe('No API keys.');
   });
 
@@ -70,29 +79,57 @@ describe('human output', () => {
     const key = formatIssuedKey({ id: 'k1', api_key: 'ek_secret', owner_ids: ['1', '2'] });
     expect(key).toMatch(/owner_ids\s+1, 2/);
     expect(key.split('ek_secret')).toHaveLength(2);
-    const account = formatAccount({ unique_id: '17', email: 'a@example.com', user_name: 'a@example.com', api_token: 'Tk_s3cret' });
+    const account = formatAccount({
+      unique_id: '17',
+      email: 'a@example.com',
+      user_name: 'a@example.com',
+      api_token: 'Tk_s3cret',
+    });
     expect(account).toMatch(/unique_id\s+17\n/);
     expect(account.split('Tk_s3cret')).toHaveLength(2);
   });
 
   test('when retention ran, then dropped buckets are listed with the count kept; a dry run says nothing was dropped', () => {
-    expect(formatRetentionRun({ dry_run: false, retention_days: 10, dropped: ['events_20250101', 'events_20250102'], kept: 1 })).toBe(
+    expect(
+      formatRetentionRun({
+        dry_run: false,
+        retention_days: 10,
+        dropped: ['events_20250101', 'events_20250102'],
+        kept: 1,
+      }),
+    ).toBe(
       'Dropped 2 expired day buckets (retention 10 days):\n  events_20250101\n  events_20250102\n1 day bucket kept.',
     );
-    expect(formatRetentionRun({ dry_run: true, retention_days: 10, dropped: ['events_20250101'], kept: 3 })).toMatch(/^Would drop 1 expired day bucket \(dry run: nothing was dropped/);
-    expect(formatRetentionRun({ dry_run: false, retention_days: 400, dropped: [], kept: 0 })).toBe('No day bucket is past the 400-day retention. 0 day buckets kept.');
+    expect(formatRetentionRun({ dry_run: true, retention_days: 10, dropped: ['events_20250101'], kept: 3 })).toMatch(
+      /^Would drop 1 expired day bucket \(dry run: nothing was dropped/,
+    );
+    expect(formatRetentionRun({ dry_run: false, retention_days: 400, dropped: [], kept: 0 })).toBe(
+      'No day bucket is past the 400-day retention. 0 day buckets kept.',
+    );
   });
 
   test('when tokens are rekeyed, then the counts are shown and whether old keys may go', () => {
-    expect(formatRekey({ rekeyed: 3, unreadable: 0, remaining: 0 })).toBe('3 api tokens brought to the current keys; 0 remaining.\nEvery token is on the current keys: keys that are no longer first may be removed.');
-    expect(formatRekey({ rekeyed: 1, unreadable: 2, remaining: 2 })).toMatch(/^1 api token brought[\s\S]*2 cannot be opened[\s\S]*put the removed key back/);
+    expect(formatRekey({ rekeyed: 3, unreadable: 0, remaining: 0 })).toBe(
+      '3 api tokens brought to the current keys; 0 remaining.\nEvery token is on the current keys: keys that are no longer first may be removed.',
+    );
+    expect(formatRekey({ rekeyed: 1, unreadable: 2, remaining: 2 })).toMatch(
+      /^1 api token brought[\s\S]*2 cannot be opened[\s\S]*put the removed key back/,
+    );
   });
 });
 
 describe('formatRollupStatus', () => {
   test('when nothing is dirty, then it says rollups caught up; otherwise it lists the dirty sizes and the oldest hour', () => {
-    expect(formatRollupStatus({ dirty_units: { '1h': 0, '1d': 0 }, oldest_dirty_hour: null, pending_generations: 0 })).toBe('Rollups caught up: no unit written to since it was built.\nBuilds in flight: 0');
-    expect(formatRollupStatus({ dirty_units: { '1h': 3, '1d': 1, '2d': 0 }, oldest_dirty_hour: '2026-10-01T05:00:00.000Z', pending_generations: 2 })).toBe(
+    expect(
+      formatRollupStatus({ dirty_units: { '1h': 0, '1d': 0 }, oldest_dirty_hour: null, pending_generations: 0 }),
+    ).toBe('Rollups caught up: no unit written to since it was built.\nBuilds in flight: 0');
+    expect(
+      formatRollupStatus({
+        dirty_units: { '1h': 3, '1d': 1, '2d': 0 },
+        oldest_dirty_hour: '2026-10-01T05:00:00.000Z',
+        pending_generations: 2,
+      }),
+    ).toBe(
       'Dirty units (answered from smaller units or raw events until rebuilt): 1h 3, 1d 1\nOldest dirty hour: 2026-10-01T05:00:00.000Z\nBuilds in flight: 2',
     );
   });

@@ -10,10 +10,18 @@ export interface IssuedKeyView {
 }
 
 export function formatIssuedKey(k: IssuedKeyView): string {
-  return ['API key created.', formatFields([['id', k.id], ['owner_ids', k.owner_ids.join(', ')], ['api_key', k.api_key]])].join('\n');
+  return [
+    'API key created.',
+    formatFields([
+      ['id', k.id],
+      ['owner_ids', k.owner_ids.join(', ')],
+      ['api_key', k.api_key],
+    ]),
+  ].join('\n');
 }
 
-const KEY_SHOWN_ONCE = 'Store the api_key now: it is shown only this once (the service keeps only its hash). Revoke the key by its id.';
+const KEY_SHOWN_ONCE =
+  'Store the api_key now: it is shown only this once (the service keeps only its hash). Revoke the key by its id.';
 
 export const keysCreate: Command = {
   group: 'keys',
@@ -25,7 +33,13 @@ export const keysCreate: Command = {
     'printed once; list and revoke the key later by its id.',
   ].join('\n'),
   options: {
-    owner: { type: 'string', value: 'ID', multiple: true, required: true, description: "an owner id (a user's unique_id)" },
+    owner: {
+      type: 'string',
+      value: 'ID',
+      multiple: true,
+      required: true,
+      description: "an owner id (a user's unique_id)",
+    },
   },
   positionals: [],
   examples: [
@@ -34,7 +48,9 @@ export const keysCreate: Command = {
   ],
   service: 'events',
   async run(ctx) {
-    const key = await ctx.api.request<IssuedKeyView>('events', 'POST', '/admin/v1/api-keys', { owner_ids: listOption(ctx.values, 'owner') });
+    const key = await ctx.api.request<IssuedKeyView>('events', 'POST', '/admin/v1/api-keys', {
+      owner_ids: listOption(ctx.values, 'owner'),
+    });
     return { json: key, text: formatIssuedKey(key), notice: KEY_SHOWN_ONCE };
   },
 };

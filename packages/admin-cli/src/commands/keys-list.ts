@@ -18,7 +18,10 @@ function owners(ids: string[]): string {
 /** One row per key; long owner lists are shortened (--json has them all). */
 export function formatKeyList(keys: ApiKeyView[]): string {
   if (keys.length === 0) return 'No API keys.';
-  return formatTable(['ID', 'CREATED (UTC)', 'OWNER IDS'], keys.map((k) => [k.id, k.created, owners(k.owner_ids)]));
+  return formatTable(
+    ['ID', 'CREATED (UTC)', 'OWNER IDS'],
+    keys.map((k) => [k.id, k.created, owners(k.owner_ids)]),
+  );
 }
 
 export const keysList: Command = {
@@ -28,7 +31,10 @@ export const keysList: Command = {
   description: 'Calls GET /admin/v1/api-keys on the events service: id, creation time and owner ids of every key.',
   options: {},
   positionals: [],
-  examples: [`${PROGRAM} keys list`, `${PROGRAM} keys list --json | jq '.[] | select(.owner_ids | index("1718000000000123"))'`],
+  examples: [
+    `${PROGRAM} keys list`,
+    `${PROGRAM} keys list --json | jq '.[] | select(.owner_ids | index("1718000000000123"))'`,
+  ],
   service: 'events',
   async run(ctx) {
     const keys = await ctx.api.request<ApiKeyView[]>('events', 'GET', '/admin/v1/api-keys');

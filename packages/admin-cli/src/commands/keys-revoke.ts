@@ -11,7 +11,9 @@ export const keysRevoke: Command = {
     'key cache TTL (API_KEY_CACHE_TTL_MS, 30 s by default). An unknown id is a 404 (exit 1).',
   ].join('\n'),
   options: {},
-  positionals: [{ name: 'ID', description: "the key's id (from 'keys create' or 'keys list'), not the secret api_key" }],
+  positionals: [
+    { name: 'ID', description: "the key's id (from 'keys create' or 'keys list'), not the secret api_key" },
+  ],
   examples: [`${PROGRAM} keys revoke 01926f3e-8a4b-7c1d-9e2f-0a1b2c3d4e5f`],
   service: 'events',
   async run(ctx) {

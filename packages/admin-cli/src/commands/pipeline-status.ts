@@ -50,7 +50,10 @@ export function formatPipeline(p: PipelineView): string {
     `Stream ${s.name} (${s.subjects.join(', ')})`,
     formatFields(
       [
-        ['messages', `${formatCount(s.messages)} (${formatBytes(s.bytes)}; limit ${formatBytes(s.max_bytes)}, max age ${formatSeconds(s.max_age_seconds)})`],
+        [
+          'messages',
+          `${formatCount(s.messages)} (${formatBytes(s.bytes)}; limit ${formatBytes(s.max_bytes)}, max age ${formatSeconds(s.max_age_seconds)})`,
+        ],
         ['first', s.messages > 0 ? `seq ${formatCount(s.first_seq)}${at(s.first_ts)}` : 'none'],
         ['last', s.last_seq > 0 ? `seq ${formatCount(s.last_seq)}${at(s.last_ts)}` : 'none'],
         ['dedupe window', formatSeconds(s.duplicate_window_seconds)],
@@ -81,7 +84,17 @@ export function formatPipeline(p: PipelineView): string {
   }
   lines.push('');
   const d = p.dead_letters;
-  if (d) lines.push(`Dead letters ${d.name}`, formatFields([['messages', `${formatCount(d.messages)} (${formatBytes(d.bytes)})`], ['last', d.last_ts ?? 'none']], '  '));
+  if (d)
+    lines.push(
+      `Dead letters ${d.name}`,
+      formatFields(
+        [
+          ['messages', `${formatCount(d.messages)} (${formatBytes(d.bytes)})`],
+          ['last', d.last_ts ?? 'none'],
+        ],
+        '  ',
+      ),
+    );
   else lines.push('Dead letters: stream not found');
   return lines.join('\n');
 }

@@ -20,6 +20,12 @@ export const registryReconcile: Command = {
   async run(ctx) {
     const result = await ctx.api.request<{ corrections: number }>('management', 'POST', '/admin/v1/registry/reconcile');
     const n = result.corrections;
-    return { json: result, text: n === 0 ? 'The owner registry already matched the users collection.' : `Corrected ${n} owner registry key${n === 1 ? '' : 's'}.` };
+    return {
+      json: result,
+      text:
+        n === 0
+          ? 'The owner registry already matched the users collection.'
+          : `Corrected ${n} owner registry key${n === 1 ? '' : 's'}.`,
+    };
   },
 };

@@ -29,6 +29,9 @@ export const rollupsRebuild: Command = {
   async run(ctx) {
     const body = { from: stringOption(ctx.values, 'from'), to: stringOption(ctx.values, 'to') };
     const result = await ctx.api.request<RollupRebuildView>('events', 'POST', '/admin/v1/rollups/rebuild', body);
-    return { json: result, text: `Marked ${result.hours} hours (${result.from} .. ${result.to}) for rebuilding; the rollup role rebuilds them next.` };
+    return {
+      json: result,
+      text: `Marked ${result.hours} hours (${result.from} .. ${result.to}) for rebuilding; the rollup role rebuilds them next.`,
+    };
   },
 };

@@ -11,7 +11,9 @@ export interface RollupStatusView {
 export function formatRollupStatus(r: RollupStatusView): string {
   const dirty = Object.entries(r.dirty_units).filter(([, n]) => n > 0);
   const lines = [
-    dirty.length === 0 ? 'Rollups caught up: no unit written to since it was built.' : `Dirty units (answered from smaller units or raw events until rebuilt): ${dirty.map(([size, n]) => `${size} ${n}`).join(', ')}`,
+    dirty.length === 0
+      ? 'Rollups caught up: no unit written to since it was built.'
+      : `Dirty units (answered from smaller units or raw events until rebuilt): ${dirty.map(([size, n]) => `${size} ${n}`).join(', ')}`,
   ];
   if (r.oldest_dirty_hour) lines.push(`Oldest dirty hour: ${r.oldest_dirty_hour}`);
   lines.push(`Builds in flight: ${r.pending_generations}`);

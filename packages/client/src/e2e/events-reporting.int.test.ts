@@ -1,4 +1,9 @@
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, type EventsHarness } from '../../../../services/events/test/support/events-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  newOwnerId,
+  startEventsHarness,
+  type EventsHarness,
+} from '../../../../services/events/test/support/events-harness';
 import { AdminClient } from '../admin-client';
 import { ForbiddenError, NotFoundError, RateLimitedError, UnauthorizedError, ValidationError } from '../errors';
 import { EventsClient } from '../events-client';
@@ -14,16 +19,27 @@ afterAll(async () => {
 });
 
 // a real browser's User-Agent: the service does not count bots, and Node's fetch looks like one
-const BROWSER = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36' };
+const BROWSER = {
+  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36',
+};
 const operator = () => new AdminClient({ eventsUrl: h.baseUrl, adminToken: TEST_ADMIN_TOKEN });
 
 describe('EventsClient and AdminClient against the events service', () => {
   test('when pixel and click URLs built by the client are hit, then a key issued by the operator reports them', async () => {
     const owner = await h.registerOwner(undefined, ['shop.example']);
     const events = new EventsClient({ baseUrl: h.baseUrl });
-    const impression = events.pixelUrl({ owner_id: owner, name: 'impression', content_id: 'article-1', url: 'https://pub.example/a', metadata: { campaign: 'spring sale' } });
+    const impression = events.pixelUrl({
+      owner_id: owner,
+      name: 'impression',
+      content_id: 'article-1',
+      url: 'https://pub.example/a',
+      metadata: { campaign: 'spring sale' },
+    });
     for (let i = 0; i < 2; i++) expect((await fetch(impression, { headers: BROWSER })).status).toBe(200);
-    const click = events.clickUrl({ owner_id: owner, name: 'click', content_id: 'article-1', metadata: { campaign: 'spring sale' } }, 'https://shop.example/offer?id=7');
+    const click = events.clickUrl(
+      { owner_id: owner, name: 'click', content_id: 'article-1', metadata: { campaign: 'spring sale' } },
+      'https://shop.example/offer?id=7',
+    );
     const redirected = await fetch(click, { headers: BROWSER, redirect: 'manual' });
     expect(redirected.status).toBe(302);
     expect(redirected.headers.get('location')).toBe('https://shop.example/offer?id=7');
@@ -40,7 +56,9 @@ describe('EventsClient and AdminClient against the events service', () => {
       { name: 'click', content_id: 'article-1', value: 1, metadata: { campaign: 'spring sale' } },
       { name: 'impression', content_id: 'article-1', value: 2, metadata: { campaign: 'spring sale' } },
     ]);
-    expect(await reports.report({ owner_id: owner, name: 'impression', device_type: 'desktop' })).toEqual([{ name: 'impression', value: 2 }]);
+    expect(await reports.report({ owner_id: owner, name: 'impression', device_type: 'desktop' })).toEqual([
+      { name: 'impression', value: 2 },
+    ]);
   });
 
   test('when a report is out of scope, invalid, or its key revoked, then ForbiddenError, ValidationError, UnauthorizedError', async () => {
@@ -52,19 +70,26 @@ describe('EventsClient and AdminClient against the events service', () => {
     await expect(outOfScope).rejects.toMatchObject({ status: 403, code: 'forbidden' });
     const invalid = await reports.report({ owner_id: owner, group_by: 'device_type' }).catch((e: unknown) => e);
     expect(invalid).toBeInstanceOf(ValidationError);
-    expect((invalid as ValidationError).details).toContainEqual(expect.objectContaining({ field: expect.stringMatching(/^group_by/) }));
+    expect((invalid as ValidationError).details).toContainEqual(
+      expect.objectContaining({ field: expect.stringMatching(/^group_by/) }),
+    );
 
     await expect(operator().revokeApiKey(key.id)).resolves.toBeUndefined();
     const revoked = await reports.report({ owner_id: owner }).catch((e: unknown) => e);
     expect(revoked).toBeInstanceOf(UnauthorizedError);
     expect(`${(revoked as Error).message} ${JSON.stringify(revoked)}`).not.toContain(key.api_key);
     await expect(operator().revokeApiKey(key.id)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(new AdminClient({ eventsUrl: h.baseUrl, adminToken: 'not-the-admin-token' }).listApiKeys()).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      new AdminClient({ eventsUrl: h.baseUrl, adminToken: 'not-the-admin-token' }).listApiKeys(),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
   });
 
   test('when a key spends its rate limit, then RateLimitedError with retryAfterSeconds comes at once (longer than the retry policy would wait)', async () => {
     const owner = newOwnerId();
-    const reports = new EventsClient({ baseUrl: h.baseUrl, apiKey: (await operator().createApiKey({ owner_ids: [owner] })).api_key });
+    const reports = new EventsClient({
+      baseUrl: h.baseUrl,
+      apiKey: (await operator().createApiKey({ owner_ids: [owner] })).api_key,
+    });
     for (let i = 0; i < 3; i++) await reports.report({ owner_id: owner });
     const started = Date.now();
     const error = await reports.report({ owner_id: owner }).catch((e: unknown) => e);

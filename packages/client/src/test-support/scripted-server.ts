@@ -29,7 +29,13 @@ export async function startScriptedServer(replies: ScriptedReply[]): Promise<Scr
   const seen: SeenRequest[] = [];
   const server = http.createServer(async (req, res) => {
     // recorded on arrival, so a request the client abandons mid-way is still counted
-    const entry: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '', at: Date.now() };
+    const entry: SeenRequest = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body: '',
+      at: Date.now(),
+    };
     seen.push(entry);
     try {
       for await (const chunk of req) entry.body += chunk;
@@ -42,8 +48,12 @@ export async function startScriptedServer(replies: ScriptedReply[]): Promise<Scr
       req.socket.destroy();
       return;
     }
-    const text = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-    res.writeHead(reply.status ?? 200, { ...(text && typeof reply.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...reply.headers });
+    const text =
+      reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    res.writeHead(reply.status ?? 200, {
+      ...(text && typeof reply.body !== 'string' ? { 'content-type': 'application/json' } : {}),
+      ...reply.headers,
+    });
     res.end(text);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

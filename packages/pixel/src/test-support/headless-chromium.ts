@@ -20,7 +20,8 @@ const ARGS = [
 
 // Headless Chromium announces itself as HeadlessChrome, which the ingest rightly counts as a bot
 // (stored, never reported); the page under test stands for a real reader on a desktop browser.
-const DESKTOP_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+const DESKTOP_USER_AGENT =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 
 export interface HeadlessChromium {
   context: BrowserContext;
@@ -33,7 +34,9 @@ export interface HeadlessChromium {
  */
 export async function launchChromium(): Promise<HeadlessChromium> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install Debian's package (sudo apt-get install chromium; .ci/run does this) or set CHROMIUM_PATH`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: install Debian's package (sudo apt-get install chromium; .ci/run does this) or set CHROMIUM_PATH`,
+    );
   }
   const profile = mkdtempSync(path.join(os.tmpdir(), 'pixel-chromium-'));
   try {

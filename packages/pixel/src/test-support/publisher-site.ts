@@ -17,13 +17,15 @@ const PAGE = `<!doctype html>
 <body><p id="text">an article</p>
 <a id="offer" href="/landing?from=offer" data-track data-content-id="article-3">Offer</a></body></html>`;
 
-const LANDING = '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>landing</title></head><body>landed</body></html>';
+const LANDING =
+  '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>landing</title></head><body>landed</body></html>';
 
 /** A publisher's site on 127.0.0.1: /article (loads the snippet), /pixel.min.js, /landing. */
 export async function startPublisherSite(bundle: string): Promise<PublisherSite> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const send = (type: string, body: string) => res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+    const send = (type: string, body: string) =>
+      res.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
     if (path === '/article') send('text/html; charset=utf-8', PAGE);
     else if (path === '/landing') send('text/html; charset=utf-8', LANDING);
     else if (path === '/pixel.min.js') send('text/javascript; charset=utf-8', bundle);

@@ -10,7 +10,11 @@ import type { ApiKeyPrincipal, ApiKeyService } from './api-key-service';
  * that are not already known in this process are 429 (Retry-After) without a lookup, so guessing
  * keys cannot load the database. A known key is never slowed by others' failures.
  */
-export function apiKeyAuth(keys: ApiKeyService, failures: TokenBuckets | undefined, trustedProxyHops: number): RequestHandler {
+export function apiKeyAuth(
+  keys: ApiKeyService,
+  failures: TokenBuckets | undefined,
+  trustedProxyHops: number,
+): RequestHandler {
   return asyncHandler(async (req, res, next) => {
     const client = clientKey(req, trustedProxyHops);
     let principal = keys.cached(req.query.api_key);

@@ -17,7 +17,10 @@ afterAll(async () => {
 const badKey = (i: number) => `ek_${String(i % 10).repeat(43)}`;
 
 function reportFrom(h: ReportingHarness, xff: string, apiKey: string, owner: string) {
-  return h.request('POST', `/api/v1/events/?api_key=${encodeURIComponent(apiKey)}`, { headers: { 'x-forwarded-for': xff }, body: { owner_id: owner } });
+  return h.request('POST', `/api/v1/events/?api_key=${encodeURIComponent(apiKey)}`, {
+    headers: { 'x-forwarded-for': xff },
+    body: { owner_id: owner },
+  });
 }
 
 describe('failed API key lookups per client address', () => {
@@ -38,7 +41,8 @@ describe('failed API key lookups per client address', () => {
     const owner = newOwnerId();
     const good = await proxied.createKey([owner]);
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await reportFrom(proxied, `2001:db8:a:b::${i + 1}`, badKey(i), owner)).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await reportFrom(proxied, `2001:db8:a:b::${i + 1}`, badKey(i), owner)).status);
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     expect((await reportFrom(proxied, '2001:db8:a:c::1', good.api_key, owner)).status).toBe(200);
   });
@@ -46,7 +50,8 @@ describe('failed API key lookups per client address', () => {
   test('when no proxy is trusted and a client forges a different X-Forwarded-For each time, then it still spends one budget (its socket address)', async () => {
     const owner = newOwnerId();
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await reportFrom(direct, `203.0.113.${20 + i}`, badKey(i), owner)).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await reportFrom(direct, `203.0.113.${20 + i}`, badKey(i), owner)).status);
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
   });
 });

@@ -4,23 +4,36 @@ import { createApiKeySchema } from './api-key-schemas';
 import type { ApiKeyService } from './api-key-service';
 
 /** Operator endpoints for reporting API keys, behind ADMIN_TOKEN. */
-export function apiKeyRoutes(keys: ApiKeyService, adminToken: string | undefined, bodyParsers: RequestHandler[]): Router {
+export function apiKeyRoutes(
+  keys: ApiKeyService,
+  adminToken: string | undefined,
+  bodyParsers: RequestHandler[],
+): Router {
   const router = Router();
   router.use('/admin/v1/api-keys', adminAuth(adminToken), ...bodyParsers);
 
-  router.post('/admin/v1/api-keys', asyncHandler(async (req, res) => {
-    const input = validate(createApiKeySchema, req.body, 'api key', { convert: isFormBody(req) });
-    res.status(201).json(await keys.create(input.owner_ids));
-  }));
+  router.post(
+    '/admin/v1/api-keys',
+    asyncHandler(async (req, res) => {
+      const input = validate(createApiKeySchema, req.body, 'api key', { convert: isFormBody(req) });
+      res.status(201).json(await keys.create(input.owner_ids));
+    }),
+  );
 
-  router.get('/admin/v1/api-keys', asyncHandler(async (_req, res) => {
-    res.json(await keys.list());
-  }));
+  router.get(
+    '/admin/v1/api-keys',
+    asyncHandler(async (_req, res) => {
+      res.json(await keys.list());
+    }),
+  );
 
-  router.delete('/admin/v1/api-keys/:id', asyncHandler(async (req, res) => {
-    await keys.revoke(apiKeyIdOf(req.params.id));
-    res.status(204).end();
-  }));
+  router.delete(
+    '/admin/v1/api-keys/:id',
+    asyncHandler(async (req, res) => {
+      await keys.revoke(apiKeyIdOf(req.params.id));
+      res.status(204).end();
+    }),
+  );
 
   return router;
 }

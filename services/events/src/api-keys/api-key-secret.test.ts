@@ -15,7 +15,10 @@ describe('api key secrets', () => {
     expect(hashApiKey(key)).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  test.each([undefined, '', 'ek_short', ['ek_x'], 'x'.repeat(46), `ek_${'a'.repeat(42)}!`])('when %j is given, then it does not look like a key', (v) => {
-    expect(looksLikeApiKey(v)).toBe(false);
-  });
+  test.each([undefined, '', 'ek_short', ['ek_x'], 'x'.repeat(46), `ek_${'a'.repeat(42)}!`])(
+    'when %j is given, then it does not look like a key',
+    (v) => {
+      expect(looksLikeApiKey(v)).toBe(false);
+    },
+  );
 });

@@ -39,24 +39,40 @@ export class ApiKeyService {
   /** Bumped by every revocation: a lookup that raced one must not cache what it read. */
   private revocations = 0;
 
-  constructor(private readonly store: ApiKeyStore, opts: ApiKeyServiceOptions) {
+  constructor(
+    private readonly store: ApiKeyStore,
+    opts: ApiKeyServiceOptions,
+  ) {
     const now = opts.now;
     // an injected clock also drives the cache's TTL, so tests can pass it without waiting
     const clock = now ? { perf: { now: () => now().getTime() }, ttlResolution: 0 } : {};
-    this.cache = new LRUCache<string, CacheEntry>({ max: opts.cacheMaxEntries ?? 10_000, ttl: opts.cacheTtlMs, ...clock });
+    this.cache = new LRUCache<string, CacheEntry>({
+      max: opts.cacheMaxEntries ?? 10_000,
+      ttl: opts.cacheTtlMs,
+      ...clock,
+    });
     this.now = now ?? (() => new Date());
   }
 
   async create(ownerIds: string[]): Promise<CreatedApiKey> {
     const apiKey = generateApiKey();
-    const doc: ApiKeyDocument = { _id: randomUUID(), key_hash: hashApiKey(apiKey), owner_ids: ownerIds, created_at: this.now() };
+    const doc: ApiKeyDocument = {
+      _id: randomUUID(),
+      key_hash: hashApiKey(apiKey),
+      owner_ids: ownerIds,
+      created_at: this.now(),
+    };
     await this.store.insert(doc);
     this.cache.delete(doc.key_hash);
     return { id: doc._id, api_key: apiKey, owner_ids: doc.owner_ids };
   }
 
   async list(): Promise<ApiKeyView[]> {
-    return (await this.store.list()).map((doc) => ({ id: doc._id, owner_ids: doc.owner_ids, created: formatUtcDateTime(doc.created_at) }));
+    return (await this.store.list()).map((doc) => ({
+      id: doc._id,
+      owner_ids: doc.owner_ids,
+      created: formatUtcDateTime(doc.created_at),
+    }));
   }
 
   /** Takes effect at once in this process; other processes stop honouring the key within cacheTtlMs. */

@@ -1,7 +1,12 @@
 import { ApiKeyService } from './api-key-service';
 import { ApiKeyStore } from './api-key-store';
 import { hashApiKey } from './api-key-secret';
-import { REPORTING_ADMIN_TOKEN, newOwnerId, startReportingHarness, type ReportingHarness } from '../../test/support/reporting-harness';
+import {
+  REPORTING_ADMIN_TOKEN,
+  newOwnerId,
+  startReportingHarness,
+  type ReportingHarness,
+} from '../../test/support/reporting-harness';
 
 let h: ReportingHarness;
 
@@ -17,7 +22,14 @@ const admin = { token: REPORTING_ADMIN_TOKEN };
 describe('API key admin', () => {
   test('when the operator token is missing or wrong, then 401 on every admin endpoint and nothing is created', async () => {
     expect((await h.request('POST', '/admin/v1/api-keys', { body: { owner_ids: ['1'] } })).status).toBe(401);
-    expect((await h.request('POST', '/admin/v1/api-keys', { token: 'wrong-token-xxxxxxxxxxxxxx', body: { owner_ids: ['1'] } })).status).toBe(401);
+    expect(
+      (
+        await h.request('POST', '/admin/v1/api-keys', {
+          token: 'wrong-token-xxxxxxxxxxxxxx',
+          body: { owner_ids: ['1'] },
+        })
+      ).status,
+    ).toBe(401);
     const list = await h.request('GET', '/admin/v1/api-keys', { token: 'wrong-token-xxxxxxxxxxxxxx' });
     expect(list.status).toBe(401);
     expect(list.body.error.code).toBe('unauthorized');
@@ -29,7 +41,11 @@ describe('API key admin', () => {
     const owners = [newOwnerId(), newOwnerId()];
     const res = await h.request('POST', '/admin/v1/api-keys/', { ...admin, body: { owner_ids: owners } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), api_key: expect.stringMatching(/^ek_[A-Za-z0-9_-]{43}$/), owner_ids: owners });
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      api_key: expect.stringMatching(/^ek_[A-Za-z0-9_-]{43}$/),
+      owner_ids: owners,
+    });
     const stored = await h.db.collection('api_keys').findOne({ _id: res.body.id } as never);
     expect(stored).toMatchObject({ key_hash: hashApiKey(res.body.api_key), owner_ids: owners });
     expect(JSON.stringify(stored)).not.toContain(res.body.api_key);
@@ -40,7 +56,11 @@ describe('API key admin', () => {
     const list = await h.request('GET', '/admin/v1/api-keys', admin);
     expect(list.status).toBe(200);
     const item = list.body.find((k: { id: string }) => k.id === created.id);
-    expect(item).toEqual({ id: created.id, owner_ids: created.owner_ids, created: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) });
+    expect(item).toEqual({
+      id: created.id,
+      owner_ids: created.owner_ids,
+      created: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+    });
     expect(JSON.stringify(list.body)).not.toContain(created.api_key);
     expect(JSON.stringify(list.body)).not.toContain('key_hash');
   });
@@ -60,11 +80,14 @@ describe('API key admin', () => {
     expect((await h.request('DELETE', `/admin/v1/api-keys/${key.id}`, admin)).status).toBe(404);
   });
 
-  test.each(['not-a-uuid', '00000000-0000-0000-0000-000000000000', '%24gt'])('when deleting unknown id %s, then 404', async (id) => {
-    const res = await h.request('DELETE', `/admin/v1/api-keys/${id}`, admin);
-    expect(res.status).toBe(404);
-    expect(res.body.error.code).toBe('not_found');
-  });
+  test.each(['not-a-uuid', '00000000-0000-0000-0000-000000000000', '%24gt'])(
+    'when deleting unknown id %s, then 404',
+    async (id) => {
+      const res = await h.request('DELETE', `/admin/v1/api-keys/${id}`, admin);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    },
+  );
 
   test.each([
     ['no owner_ids', {}, 'owner_ids'],
@@ -82,8 +105,19 @@ describe('API key admin', () => {
   });
 
   test('when the create body is malformed JSON or not JSON/form, then 400 / 415', async () => {
-    expect((await h.request('POST', '/admin/v1/api-keys', { ...admin, body: '{"owner_ids":', contentType: 'application/json' })).status).toBe(400);
-    expect((await h.request('POST', '/admin/v1/api-keys', { ...admin, body: 'owner_ids', contentType: 'text/plain' })).status).toBe(415);
+    expect(
+      (
+        await h.request('POST', '/admin/v1/api-keys', {
+          ...admin,
+          body: '{"owner_ids":',
+          contentType: 'application/json',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await h.request('POST', '/admin/v1/api-keys', { ...admin, body: 'owner_ids', contentType: 'text/plain' }))
+        .status,
+    ).toBe(415);
   });
 });
 

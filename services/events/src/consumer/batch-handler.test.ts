@@ -6,7 +6,13 @@ import { toDelivery } from './delivery';
 import type { InsertResult } from './insert-results';
 import { RejectionCounts } from './rejection-counts';
 
-const config = { BUCKET_PREFIX: 'ev', RETENTION_DAYS: 30, CONSUMER_MAX_WRITE_ATTEMPTS: 3, CONSUMER_RETRY_BASE_MS: 100, CONSUMER_RETRY_MAX_MS: 1000 };
+const config = {
+  BUCKET_PREFIX: 'ev',
+  RETENTION_DAYS: 30,
+  CONSUMER_MAX_WRITE_ATTEMPTS: 3,
+  CONSUMER_RETRY_BASE_MS: 100,
+  CONSUMER_RETRY_MAX_MS: 1000,
+};
 const now = new Date('2026-11-22T12:00:00Z');
 
 let seq = 0;
@@ -24,14 +30,32 @@ function delivery(data: Uint8Array | string, deliveryCount = 1) {
 
 function event(partial: Partial<EventRecord> = {}): EventRecord {
   const id = `0193a000-0000-7000-8000-${String(++seq).padStart(12, '0')}`;
-  return { id, owner_id: '1', name: 'impression', url: '', content_id: '', device_type: 'desktop', bot: false, metadata: {}, created: '2026-11-22T10:00:00.000Z', ...partial };
+  return {
+    id,
+    owner_id: '1',
+    name: 'impression',
+    url: '',
+    content_id: '',
+    device_type: 'desktop',
+    bot: false,
+    metadata: {},
+    created: '2026-11-22T10:00:00.000Z',
+    ...partial,
+  };
 }
 
 const v1 = (e: EventRecord) => encodeEventMessage({ v: 1, ...e });
-const v2 = (...items: (EventRecord | Record<string, unknown>)[]) => encodeEventBatch(`b${++seq}`, items.map((e) => JSON.stringify(e)));
+const v2 = (...items: (EventRecord | Record<string, unknown>)[]) =>
+  encodeEventBatch(
+    `b${++seq}`,
+    items.map((e) => JSON.stringify(e)),
+  );
 
 /** A writer that records what it was asked to write and answers with scripted results. */
-function fakeWriter(answer: (bucket: string, docs: EventDocument[]) => InsertResult[] = (_b, docs) => docs.map(() => ({ status: 'written' }))) {
+function fakeWriter(
+  answer: (bucket: string, docs: EventDocument[]) => InsertResult[] = (_b, docs) =>
+    docs.map(() => ({ status: 'written' })),
+) {
   const calls: { bucket: string; ids: string[] }[] = [];
   return {
     calls,
@@ -57,7 +81,8 @@ function fakeDeadLetters(fail = false) {
   };
 }
 
-const handler = (writer = fakeWriter(), dlq = fakeDeadLetters()) => createBatchHandler({ writer, deadLetters: dlq, config, now: () => now });
+const handler = (writer = fakeWriter(), dlq = fakeDeadLetters()) =>
+  createBatchHandler({ writer, deadLetters: dlq, config, now: () => now });
 
 describe('batch handler', () => {
   test('when batches and single events span two days, then each day is one insert across all messages and every message is done', async () => {
@@ -85,8 +110,17 @@ describe('batch handler', () => {
     const bad = { ...event(), metadata: { 'a.b': 'x' } };
     const msg = delivery(v2(good[0]!, bad, good[1]!));
     const [outcome] = await handler(writer, dlq)([msg]);
-    expect(outcome).toEqual({ kind: 'done', events: [{ kind: 'written' }, { kind: 'dead_lettered', reason: expect.stringMatching(/^invalid event: .*metadata/) }, { kind: 'written' }] });
-    expect(dlq.sent).toEqual([{ seq: msg.msg.seq, index: 1, event: bad, reason: expect.stringMatching(/^invalid event/) }]);
+    expect(outcome).toEqual({
+      kind: 'done',
+      events: [
+        { kind: 'written' },
+        { kind: 'dead_lettered', reason: expect.stringMatching(/^invalid event: .*metadata/) },
+        { kind: 'written' },
+      ],
+    });
+    expect(dlq.sent).toEqual([
+      { seq: msg.msg.seq, index: 1, event: bad, reason: expect.stringMatching(/^invalid event/) },
+    ]);
     expect(writer.calls[0]!.ids).toEqual([good[0]!.id, good[1]!.id]);
   });
 
@@ -94,7 +128,12 @@ describe('batch handler', () => {
     const writer = fakeWriter();
     const dlq = fakeDeadLetters();
     const good = event();
-    const msgs = [delivery('not json'), delivery(v1(good)), delivery(JSON.stringify({ v: 1, ...event(), metadata: { 'a.b': 'x' } })), delivery(JSON.stringify({ v: 2, id: 'b', events: [] }))];
+    const msgs = [
+      delivery('not json'),
+      delivery(v1(good)),
+      delivery(JSON.stringify({ v: 1, ...event(), metadata: { 'a.b': 'x' } })),
+      delivery(JSON.stringify({ v: 2, id: 'b', events: [] })),
+    ];
     const outcomes = await handler(writer, dlq)(msgs);
     expect(outcomes.map((o) => o.kind)).toEqual(['dead_lettered', 'done', 'dead_lettered', 'dead_lettered']);
     expect(dlq.sent.map((s) => s.seq)).toEqual([msgs[0]!.msg.seq, msgs[2]!.msg.seq, msgs[3]!.msg.seq]);
@@ -104,14 +143,27 @@ describe('batch handler', () => {
 
   test('when the dead-letter publish fails, then the message is retried, never terminated', async () => {
     const whole = await handler(fakeWriter(), fakeDeadLetters(true))([delivery('nope', 2)]);
-    expect(whole[0]).toEqual({ kind: 'retry', reason: expect.stringContaining('dead-letter publish failed'), delayMs: 200, events: [] });
+    expect(whole[0]).toEqual({
+      kind: 'retry',
+      reason: expect.stringContaining('dead-letter publish failed'),
+      delayMs: 200,
+      events: [],
+    });
     const one = await handler(fakeWriter(), fakeDeadLetters(true))([delivery(v2(event(), { bad: true }), 1)]);
-    expect(one[0]).toMatchObject({ kind: 'retry', reason: expect.stringContaining('dead-letter publish failed'), delayMs: 100 });
+    expect(one[0]).toMatchObject({
+      kind: 'retry',
+      reason: expect.stringContaining('dead-letter publish failed'),
+      delayMs: 100,
+    });
   });
 
   test('when MongoDB fails the write as a whole, then every message is retried with a delay growing per delivery', async () => {
     const writer = fakeWriter((_b, docs) => docs.map(() => ({ status: 'failed', message: 'connection refused' })));
-    const outcomes = await handler(writer)([delivery(v2(event(), event()), 1), delivery(v1(event()), 3), delivery(v2(event()), 50)]);
+    const outcomes = await handler(writer)([
+      delivery(v2(event(), event()), 1),
+      delivery(v1(event()), 3),
+      delivery(v2(event()), 50),
+    ]);
     expect(outcomes.map((o) => (o.kind === 'retry' ? [o.reason, o.delayMs] : o.kind))).toEqual([
       ['connection refused', 100],
       ['connection refused', 400],
@@ -122,23 +174,33 @@ describe('batch handler', () => {
   test('when part of a batch was written before (a redelivery), then those events are duplicates and the message is done', async () => {
     const writer = fakeWriter((_b, docs) => docs.map((_d, i) => ({ status: i < 2 ? 'duplicate' : 'written' })));
     const [outcome] = await handler(writer)([delivery(v2(event(), event(), event()), 2)]);
-    expect(outcome).toEqual({ kind: 'done', events: [{ kind: 'duplicate' }, { kind: 'duplicate' }, { kind: 'written' }] });
+    expect(outcome).toEqual({
+      kind: 'done',
+      events: [{ kind: 'duplicate' }, { kind: 'duplicate' }, { kind: 'written' }],
+    });
   });
 
   test('when one event of a batch fails to be written, then the whole message is retried (its written batch-mates come back as duplicates)', async () => {
-    const writer = fakeWriter((_b, docs) => docs.map((_d, i) => (i === 1 ? { status: 'failed', message: 'not primary' } : { status: 'written' })));
+    const writer = fakeWriter((_b, docs) =>
+      docs.map((_d, i) => (i === 1 ? { status: 'failed', message: 'not primary' } : { status: 'written' })),
+    );
     const [outcome] = await handler(writer)([delivery(v2(event(), event(), event()))]);
     expect(outcome).toMatchObject({ kind: 'retry', reason: 'not primary', delayMs: 100 });
   });
 
   test('when MongoDB refuses one document, then it is retried until its refusals reach the attempts and then dead-lettered alone', async () => {
-    const writer = fakeWriter((_b, docs) => docs.map((d, i) => (i === 0 ? { status: 'rejected', message: 'document invalid' } : { status: 'written' })));
+    const writer = fakeWriter((_b, docs) =>
+      docs.map((d, i) => (i === 0 ? { status: 'rejected', message: 'document invalid' } : { status: 'written' })),
+    );
     const dlq = fakeDeadLetters();
     const refused = event();
     const handle = handler(writer, dlq);
     for (const n of [1, 2]) expect((await handle([delivery(v2(refused, event()), n)]))[0]!.kind).toBe('retry');
     const last = await handle([delivery(v2(refused, event()), 3)]);
-    expect(last[0]).toEqual({ kind: 'done', events: [{ kind: 'dead_lettered', reason: 'write rejected: document invalid' }, { kind: 'written' }] });
+    expect(last[0]).toEqual({
+      kind: 'done',
+      events: [{ kind: 'dead_lettered', reason: 'write rejected: document invalid' }, { kind: 'written' }],
+    });
     expect(dlq.sent).toEqual([expect.objectContaining({ index: 0, event: refused })]);
   });
 
@@ -158,13 +220,17 @@ describe('batch handler', () => {
     phase = 'coming back';
     expect((await handle([delivery(data, 21)]))[0]).toMatchObject({ kind: 'retry', reason: 'not ready yet' });
     phase = 'up';
-    expect(await handle([delivery(data, 22)])).toEqual([{ kind: 'done', events: [{ kind: 'written' }, { kind: 'written' }] }]);
+    expect(await handle([delivery(data, 22)])).toEqual([
+      { kind: 'done', events: [{ kind: 'written' }, { kind: 'written' }] },
+    ]);
     expect(dlq.sent).toEqual([]);
   });
 
   test('when an event was refused and then written, then its earlier refusals no longer count', async () => {
     let refuse = true;
-    const writer = fakeWriter((_b, docs) => docs.map((): InsertResult => (refuse ? { status: 'rejected', message: 'refused' } : { status: 'duplicate' })));
+    const writer = fakeWriter((_b, docs) =>
+      docs.map((): InsertResult => (refuse ? { status: 'rejected', message: 'refused' } : { status: 'duplicate' })),
+    );
     const dlq = fakeDeadLetters();
     const rejections = new RejectionCounts();
     const handle = createBatchHandler({ writer, deadLetters: dlq, config, now: () => now, rejections });
@@ -181,7 +247,9 @@ describe('batch handler', () => {
   test('when an event is older than the retention period, then it is dropped without a write', async () => {
     const writer = fakeWriter();
     const outcomes = await handler(writer)([delivery(v2(event({ created: '2026-10-01T00:00:00.000Z' })))]);
-    expect(outcomes).toEqual([{ kind: 'done', events: [{ kind: 'dropped', reason: 'older than the retention period' }] }]);
+    expect(outcomes).toEqual([
+      { kind: 'done', events: [{ kind: 'dropped', reason: 'older than the retention period' }] },
+    ]);
     expect(writer.calls).toEqual([]);
   });
 

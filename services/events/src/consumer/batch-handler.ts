@@ -4,19 +4,35 @@ import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument, type EventDocument } from '../storage/event-document';
 import { utcDayIndex } from '../storage/time-units';
 import type { BucketWriter } from './bucket-writer';
-import { deadLettered, dropped, duplicate, messageOutcome, retry, retryDelay, written, type EventOutcome, type Outcome } from './consumer-outcome';
+import {
+  deadLettered,
+  dropped,
+  duplicate,
+  messageOutcome,
+  retry,
+  retryDelay,
+  written,
+  type EventOutcome,
+  type Outcome,
+} from './consumer-outcome';
 import type { DeadLetters } from './dead-letters';
 import type { Delivery } from './delivery';
 import type { InsertResult } from './insert-results';
 import { RejectionCounts } from './rejection-counts';
-
 
 export type BatchHandler = (deliveries: Delivery[]) => Promise<Outcome[]>;
 
 export interface BatchHandlerDeps {
   writer: Pick<BucketWriter, 'write'>;
   deadLetters: Pick<DeadLetters, 'send' | 'sendEvent'>;
-  config: Pick<EventsConfig, 'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'CONSUMER_MAX_WRITE_ATTEMPTS' | 'CONSUMER_RETRY_BASE_MS' | 'CONSUMER_RETRY_MAX_MS'>;
+  config: Pick<
+    EventsConfig,
+    | 'BUCKET_PREFIX'
+    | 'RETENTION_DAYS'
+    | 'CONSUMER_MAX_WRITE_ATTEMPTS'
+    | 'CONSUMER_RETRY_BASE_MS'
+    | 'CONSUMER_RETRY_MAX_MS'
+  >;
   now?: () => Date;
   /** Refusals per event so far (the handler keeps its own unless given one). */
   rejections?: RejectionCounts;
@@ -45,7 +61,8 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
   const { config } = deps;
   const now = deps.now ?? (() => new Date());
   const rejections = deps.rejections ?? new RejectionCounts();
-  const delayFor = (d: Delivery): number => retryDelay(d.msg.info.deliveryCount, config.CONSUMER_RETRY_BASE_MS, config.CONSUMER_RETRY_MAX_MS);
+  const delayFor = (d: Delivery): number =>
+    retryDelay(d.msg.info.deliveryCount, config.CONSUMER_RETRY_BASE_MS, config.CONSUMER_RETRY_MAX_MS);
 
   /** What a write result means for an event, given how often the database refused that event. */
   const afterWrite = (id: string, result: InsertResult): EventOutcome | 'dead_letter' => {
@@ -67,7 +84,9 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
   };
 
   return async (deliveries) => {
-    const events: EventOutcome[][] = deliveries.map((d) => new Array<EventOutcome>(d.payload.ok ? d.payload.events.length : 0));
+    const events: EventOutcome[][] = deliveries.map(
+      (d) => new Array<EventOutcome>(d.payload.ok ? d.payload.events.length : 0),
+    );
     const whole: (Outcome | undefined)[] = new Array(deliveries.length);
     const toDeadLetter: (EventRef & { reason: string; raw: unknown; id?: string })[] = [];
     const byDay = new Map<number, DayGroup & { bucket: string }>();
@@ -89,7 +108,8 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
         // a batch nearly always spans one or two days: name each bucket once, not per event
         const day = utcDayIndex(doc.created);
         let group = byDay.get(day);
-        if (!group) byDay.set(day, (group = { bucket: bucketName(config.BUCKET_PREFIX, doc.created), refs: [], docs: [] }));
+        if (!group)
+          byDay.set(day, (group = { bucket: bucketName(config.BUCKET_PREFIX, doc.created), refs: [], docs: [] }));
         group.refs.push({ d: di, e: ei });
         group.docs.push(doc);
       });
@@ -100,7 +120,13 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
       group.refs.forEach((ref, j) => {
         const id = group.docs[j]!._id;
         const outcome = afterWrite(id, results[j]!);
-        if (outcome === 'dead_letter') toDeadLetter.push({ ...ref, id, reason: `write rejected: ${(results[j] as { message: string }).message}`, raw: recordAt(deliveries, ref) });
+        if (outcome === 'dead_letter')
+          toDeadLetter.push({
+            ...ref,
+            id,
+            reason: `write rejected: ${(results[j] as { message: string }).message}`,
+            raw: recordAt(deliveries, ref),
+          });
         else events[ref.d]![ref.e] = outcome;
       });
     }
@@ -123,11 +149,23 @@ export function createBatchHandler(deps: BatchHandlerDeps): BatchHandler {
           await deps.deadLetters.send(delivery.msg, reason);
           whole[di] = { kind: 'dead_lettered', reason };
         } catch (err) {
-          whole[di] = { kind: 'retry', reason: `dead-letter publish failed: ${String(err)}`, delayMs: delayFor(delivery), events: [] };
+          whole[di] = {
+            kind: 'retry',
+            reason: `dead-letter publish failed: ${String(err)}`,
+            delayMs: delayFor(delivery),
+            events: [],
+          };
         }
       }),
     ]);
-    return deliveries.map((d, di) => whole[di] ?? messageOutcome(Array.from(events[di]!, (o) => o ?? retry('no outcome')), () => delayFor(d)));
+    return deliveries.map(
+      (d, di) =>
+        whole[di] ??
+        messageOutcome(
+          Array.from(events[di]!, (o) => o ?? retry('no outcome')),
+          () => delayFor(d),
+        ),
+    );
   };
 }
 

@@ -2,7 +2,13 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument } from '../storage/event-document';
 import type { EventRecord } from '@cm/contracts';
-import { consumerSettled, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../test/support/events-harness';
+import {
+  consumerSettled,
+  startEventsHarness,
+  uniqueTag,
+  waitUntil,
+  type EventsHarness,
+} from '../../test/support/events-harness';
 import { DLQ_HEADERS } from './dead-letters';
 
 let h: EventsHarness;
@@ -39,11 +45,19 @@ describe('consumer with batch messages (contract v2)', () => {
     const dlq = `${h.config.EVENTS_STREAM}_DLQ`;
     const lettersBefore = (await jsm.streams.info(dlq)).state.messages;
     const bad = { owner_id: owner, name: 'x', device_type: 'tv', content_id: uniqueTag('bad') };
-    await h.publishBatch([{ owner_id: owner, content_id: good[0] }, { raw: bad }, { owner_id: owner, content_id: good[1] }]);
+    await h.publishBatch([
+      { owner_id: owner, content_id: good[0] },
+      { raw: bad },
+      { owner_id: owner, content_id: good[1] },
+    ]);
     const batchSeq = (await jsm.streams.info(h.config.EVENTS_STREAM)).state.last_seq;
     await h.waitForStored(2, { content_id: { $in: good } });
     await consumerSettled(h);
-    await waitUntil(async () => (await jsm.streams.info(dlq)).state.messages === lettersBefore + 1, 5000, 'one dead letter');
+    await waitUntil(
+      async () => (await jsm.streams.info(dlq)).state.messages === lettersBefore + 1,
+      5000,
+      'one dead letter',
+    );
     const letter = await jsm.streams.getMessage(dlq, { seq: (await jsm.streams.info(dlq)).state.last_seq });
     expect(letter?.json()).toEqual(bad);
     expect(letter?.header?.get(DLQ_HEADERS.batchIndex)).toBe('1');

@@ -71,7 +71,9 @@ export class BucketWriter {
     // an unknown outcome ('failed') may still land later: leave it started, so those hours stay on raw events.
     // Not awaited: until it is stored the units just stay on raw events (RollupMarks.drain on stop).
     if (marked !== undefined && results.every((r) => r.status !== 'failed')) {
-      this.marks?.end(marked).catch((err: unknown) => this.logger.warn('rollup finished mark failed', { error: String(err) }));
+      this.marks
+        ?.end(marked)
+        .catch((err: unknown) => this.logger.warn('rollup finished mark failed', { error: String(err) }));
     } else if (marked !== undefined) {
       this.marks?.lost(marked);
     }
@@ -84,7 +86,10 @@ export class BucketWriter {
     const now = Date.now();
     if (full && full.status === 'failed' && now - this.fullLoggedAt >= 60_000) {
       this.fullLoggedAt = now;
-      this.logger.error('the database is full: events wait in the stream (retried with backoff) until space is freed', { bucket, error: full.message });
+      this.logger.error('the database is full: events wait in the stream (retried with backoff) until space is freed', {
+        bucket,
+        error: full.message,
+      });
     }
     return results;
   }

@@ -32,7 +32,7 @@ export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
   });
   const events = new prom.Counter({
     name: 'events_consumer_events_total',
-    help: 'Events by outcome: written, duplicate (already stored), dropped (past retention), dead_lettered, retry (its message nak\'ed, redelivered later)',
+    help: "Events by outcome: written, duplicate (already stored), dropped (past retention), dead_lettered, retry (its message nak'ed, redelivered later)",
     labelNames: ['outcome'],
     registers: [registry],
   });
@@ -50,8 +50,16 @@ export function createConsumerMetrics(registry: Registry): ConsumerMetrics {
     registers: [registry],
   });
   const byAction = { ack: messages.labels('ack'), nak: messages.labels('nak'), term: messages.labels('term') };
-  const redeliveries = new prom.Counter({ name: 'events_consumer_redeliveries_total', help: 'Messages delivered more than once', registers: [registry] });
-  const lag = new prom.Gauge({ name: 'events_consumer_pending', help: 'Messages in the stream not yet delivered to the consumer (num_pending)', registers: [registry] });
+  const redeliveries = new prom.Counter({
+    name: 'events_consumer_redeliveries_total',
+    help: 'Messages delivered more than once',
+    registers: [registry],
+  });
+  const lag = new prom.Gauge({
+    name: 'events_consumer_pending',
+    help: 'Messages in the stream not yet delivered to the consumer (num_pending)',
+    registers: [registry],
+  });
   return {
     batch(messageCount, eventCount, seconds) {
       batchSize.observe(eventCount);

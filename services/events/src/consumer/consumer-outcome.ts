@@ -30,7 +30,9 @@ export type Outcome =
 /** The message's outcome from its events' outcomes: any retry makes the whole message a retry (after `delayMs()`). */
 export function messageOutcome(events: EventOutcome[], delayMs: () => number): Outcome {
   const again = events.find((e) => e.kind === 'retry');
-  return again ? { kind: 'retry', reason: (again as { reason: string }).reason, delayMs: delayMs(), events } : { kind: 'done', events };
+  return again
+    ? { kind: 'retry', reason: (again as { reason: string }).reason, delayMs: delayMs(), events }
+    : { kind: 'done', events };
 }
 
 export type Settlement = { action: 'ack' } | { action: 'term'; reason: string } | { action: 'nak'; delayMs: number };

@@ -3,7 +3,13 @@ import { v7 } from 'uuid';
 import { DLQ_HEADERS } from './dead-letters';
 import { bucketName } from '../storage/bucket-naming';
 import { toEventDocument } from '../storage/event-document';
-import { consumerSettled, startEventsHarness, waitUntil, type EventsHarness, uniqueTag } from '../../test/support/events-harness';
+import {
+  consumerSettled,
+  startEventsHarness,
+  waitUntil,
+  type EventsHarness,
+  uniqueTag,
+} from '../../test/support/events-harness';
 
 let h: EventsHarness;
 let owner: string;
@@ -50,7 +56,17 @@ describe('consumer', () => {
     const content_id = tag();
     const id = v7();
     const created = new Date().toISOString();
-    const doc = toEventDocument({ id, owner_id: owner, name: 'impression', url: '', content_id, device_type: 'desktop', bot: false, metadata: {}, created });
+    const doc = toEventDocument({
+      id,
+      owner_id: owner,
+      name: 'impression',
+      url: '',
+      content_id,
+      device_type: 'desktop',
+      bot: false,
+      metadata: {},
+      created,
+    });
     await h.db.collection(bucketName(h.config.BUCKET_PREFIX, doc.created)).insertOne(doc as never);
     await h.publishEvent({ id, owner_id: owner, content_id, created });
     await consumerSettled(h, 5000);
@@ -86,7 +102,9 @@ describe('consumer', () => {
     const days = ['2026-11-01T23:59:59.999Z', '2026-11-02T00:00:00.000Z', '2026-11-02T12:00:00.000Z'];
     const now = Date.now();
     // chosen relative to today so that retention keeps them whatever day the test runs
-    const created = days.map((d, i) => new Date(now - (3 - i) * 3_600_000 * 24 + (Date.parse(d) % 86_400_000) - (now % 86_400_000)).toISOString());
+    const created = days.map((d, i) =>
+      new Date(now - (3 - i) * 3_600_000 * 24 + (Date.parse(d) % 86_400_000) - (now % 86_400_000)).toISOString(),
+    );
     for (const c of created) await h.publishEvent({ owner_id: owner, content_id, created: c });
     const docs = await h.waitForStored(3, { content_id });
     for (const c of created) {
@@ -94,7 +112,9 @@ describe('consumer', () => {
       const inBucket = await h.db.collection(bucket).find({ content_id }).toArray();
       expect(inBucket.map((d) => (d.created as Date).toISOString())).toContain(c);
       const indexes = (await h.db.collection(bucket).indexes()).map((i) => i.name);
-      expect(indexes).toEqual(expect.arrayContaining(['owner_name_created', 'owner_content_created', 'owner_url_created']));
+      expect(indexes).toEqual(
+        expect.arrayContaining(['owner_name_created', 'owner_content_created', 'owner_url_created']),
+      );
     }
     expect(docs).toHaveLength(3);
   });
@@ -110,7 +130,13 @@ describe('consumer', () => {
 
   test('when the consumer has worked, then /metrics reports batch sizes, outcomes and the pending count', async () => {
     const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
-    for (const name of ['events_consumer_batch_size_bucket', 'events_consumer_events_total{outcome="written"', 'events_consumer_events_total{outcome="dead_lettered"', 'events_consumer_pending', 'events_consumer_redeliveries_total']) {
+    for (const name of [
+      'events_consumer_batch_size_bucket',
+      'events_consumer_events_total{outcome="written"',
+      'events_consumer_events_total{outcome="dead_lettered"',
+      'events_consumer_pending',
+      'events_consumer_redeliveries_total',
+    ]) {
       expect(text).toContain(name);
     }
   });

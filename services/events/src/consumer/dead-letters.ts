@@ -24,18 +24,30 @@ const encoder = new TextEncoder();
 export class DeadLetters {
   private readonly js: JetStreamClient;
 
-  constructor(nc: NatsConnection, private readonly subject: string, private readonly timeoutMs: number) {
+  constructor(
+    nc: NatsConnection,
+    private readonly subject: string,
+    private readonly timeoutMs: number,
+  ) {
     this.js = jetstream(nc);
   }
 
   async send(msg: JsMsg, reason: string): Promise<void> {
-    await this.js.publish(this.subject, msg.data, { msgID: `${msg.info.stream}:${msg.seq}`, headers: this.headersFor(msg, reason), timeout: this.timeoutMs });
+    await this.js.publish(this.subject, msg.data, {
+      msgID: `${msg.info.stream}:${msg.seq}`,
+      headers: this.headersFor(msg, reason),
+      timeout: this.timeoutMs,
+    });
   }
 
   async sendEvent(msg: JsMsg, index: number, event: unknown, reason: string): Promise<void> {
     const h = this.headersFor(msg, reason);
     h.set(DLQ_HEADERS.batchIndex, String(index));
-    await this.js.publish(this.subject, encoder.encode(JSON.stringify(event) ?? 'null'), { msgID: `${msg.info.stream}:${msg.seq}:${index}`, headers: h, timeout: this.timeoutMs });
+    await this.js.publish(this.subject, encoder.encode(JSON.stringify(event) ?? 'null'), {
+      msgID: `${msg.info.stream}:${msg.seq}:${index}`,
+      headers: h,
+      timeout: this.timeoutMs,
+    });
   }
 
   private headersFor(msg: JsMsg, reason: string): MsgHdrs {

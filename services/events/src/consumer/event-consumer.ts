@@ -12,7 +12,10 @@ export interface EventConsumerDeps {
   handler: BatchHandler;
   metrics: ConsumerMetrics;
   logger: Logger;
-  config: Pick<EventsConfig, 'EVENTS_STREAM' | 'CONSUMER_DURABLE' | 'CONSUMER_BATCH_SIZE' | 'CONSUMER_MAX_WAIT_MS' | 'CONSUMER_RETRY_BASE_MS'>;
+  config: Pick<
+    EventsConfig,
+    'EVENTS_STREAM' | 'CONSUMER_DURABLE' | 'CONSUMER_BATCH_SIZE' | 'CONSUMER_MAX_WAIT_MS' | 'CONSUMER_RETRY_BASE_MS'
+  >;
 }
 
 // the client refuses pull requests shorter than 1 s; CONSUMER_MAX_WAIT_MS below that is
@@ -81,7 +84,8 @@ export class EventConsumer {
     this.pending.push(delivery);
     this.pendingEvents += eventCount(delivery);
     if (this.pendingEvents >= this.deps.config.CONSUMER_BATCH_SIZE) return true;
-    if (this.pending.length === 1) this.timer = setTimeout(() => void this.flush(), this.deps.config.CONSUMER_MAX_WAIT_MS);
+    if (this.pending.length === 1)
+      this.timer = setTimeout(() => void this.flush(), this.deps.config.CONSUMER_MAX_WAIT_MS);
     return false;
   }
 
@@ -124,7 +128,12 @@ export class EventConsumer {
       outcomes = await handler(batch);
     } catch (err) {
       logger.error('batch handler failed', { error: String(err) });
-      outcomes = batch.map(() => ({ kind: 'retry', reason: 'handler failed', delayMs: config.CONSUMER_RETRY_BASE_MS, events: [] }));
+      outcomes = batch.map(() => ({
+        kind: 'retry',
+        reason: 'handler failed',
+        delayMs: config.CONSUMER_RETRY_BASE_MS,
+        events: [],
+      }));
     }
     const events = new Map<EventOutcome['kind'], number>();
     const settled = new Map<Settlement['action'], number>();
@@ -155,7 +164,8 @@ export class EventConsumer {
     if (redelivered > 0) metrics.redelivered(redelivered);
     const notWritten = (events.get('retry') ?? 0) + (events.get('dead_lettered') ?? 0);
     // one line per batch, not per message: an outage would otherwise flood the log
-    if (notWritten > 0) logger.warn('events not written', { count: notWritten, batch: eventTotal, first_reason: firstReason });
+    if (notWritten > 0)
+      logger.warn('events not written', { count: notWritten, batch: eventTotal, first_reason: firstReason });
     metrics.pending(batch[batch.length - 1]!.msg.info.pending);
     metrics.batch(batch.length, eventTotal, Number(process.hrtime.bigint() - started) / 1e9);
   }

@@ -2,17 +2,30 @@ import { insertResults } from './insert-results';
 
 describe('insertMany results', () => {
   test('when some documents were duplicates, then they are duplicates and the others were written', () => {
-    const err = { message: 'E11000', writeErrors: [{ index: 1, code: 11000 }, { index: 3, code: 11000 }] };
+    const err = {
+      message: 'E11000',
+      writeErrors: [
+        { index: 1, code: 11000 },
+        { index: 3, code: 11000 },
+      ],
+    };
     expect(insertResults(4, err).map((r) => r.status)).toEqual(['written', 'duplicate', 'written', 'duplicate']);
   });
 
   test('when the driver reports a single write error (not an array), then it is read the same', () => {
-    expect(insertResults(2, { writeErrors: { index: 0, code: 11000 } }).map((r) => r.status)).toEqual(['duplicate', 'written']);
+    expect(insertResults(2, { writeErrors: { index: 0, code: 11000 } }).map((r) => r.status)).toEqual([
+      'duplicate',
+      'written',
+    ]);
   });
 
   test('when a document is refused for another reason, then it alone is rejected with the server message', () => {
     const results = insertResults(3, { writeErrors: [{ index: 2, code: 2, errmsg: 'bad value' }] });
-    expect(results).toEqual([{ status: 'written' }, { status: 'written' }, { status: 'rejected', message: 'bad value' }]);
+    expect(results).toEqual([
+      { status: 'written' },
+      { status: 'written' },
+      { status: 'rejected', message: 'bad value' },
+    ]);
   });
 
   test('when the write failed as a whole (no per-document errors), then every document failed and will be retried', () => {
@@ -28,7 +41,14 @@ describe('insertMany results', () => {
   });
 
   test('when the store is full (per document or for the whole write), then those documents failed and wait for room, never rejected', () => {
-    const perDoc = { message: 'the MongoDB stand-in store is full: add heap', code: 11000, writeErrors: [{ index: 0, code: 11000 }, { index: 1, code: 14031, errmsg: 'full' }] };
+    const perDoc = {
+      message: 'the MongoDB stand-in store is full: add heap',
+      code: 11000,
+      writeErrors: [
+        { index: 0, code: 11000 },
+        { index: 1, code: 14031, errmsg: 'full' },
+      ],
+    };
     const results = insertResults(3, perDoc);
     expect(results.map((r) => r.status)).toEqual(['duplicate', 'failed', 'written']);
     expect(results[1]).toMatchObject({ storeFull: true, message: expect.stringContaining('the database is full') });

@@ -80,7 +80,8 @@ export function insertResults(count: number, err: unknown): InsertResult[] {
     if (we.index < 0 || we.index >= count) continue;
     if (we.code === DUPLICATE_KEY) results[we.index] = DUPLICATE;
     else if (full && we.code === OUT_OF_DISK_SPACE) results[we.index] = full;
-    else if (we.code !== undefined && TRANSIENT_CODES.has(we.code)) results[we.index] = { status: 'failed', message: we.errmsg ?? `write error ${String(we.code)}` };
+    else if (we.code !== undefined && TRANSIENT_CODES.has(we.code))
+      results[we.index] = { status: 'failed', message: we.errmsg ?? `write error ${String(we.code)}` };
     else results[we.index] = { status: 'rejected', message: we.errmsg ?? `write error ${String(we.code)}` };
   }
   return results;

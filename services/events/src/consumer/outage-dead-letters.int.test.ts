@@ -2,7 +2,13 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { MongoNetworkError } from 'mongodb';
 import { createLogger, createRegistry } from '@cm/platform';
 import type { EventDocument } from '../storage/event-document';
-import { consumerSettled, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../test/support/events-harness';
+import {
+  consumerSettled,
+  startEventsHarness,
+  uniqueTag,
+  waitUntil,
+  type EventsHarness,
+} from '../../test/support/events-harness';
 import { withInsertHook } from '../../test/support/insert-hook';
 import { createBatchHandler } from './batch-handler';
 import { BucketWriter } from './bucket-writer';
@@ -27,24 +33,49 @@ const db = () =>
     }
     if (state === 'coming back') {
       state = 'up';
-      throw Object.assign(new Error('interrupted'), { writeErrors: docs.map((_d, index) => ({ index, code: 11602, errmsg: 'operation was interrupted because of a replica set state change' })) });
+      throw Object.assign(new Error('interrupted'), {
+        writeErrors: docs.map((_d, index) => ({
+          index,
+          code: 11602,
+          errmsg: 'operation was interrupted because of a replica set state change',
+        })),
+      });
     }
     // a validator refuses this one document every time: a permanent rejection
     const refused = docs.flatMap((d, i) => (d.content_id === REFUSED ? [i] : []));
     if (refused.length === 0) return insert();
     const rest = docs.filter((d) => d.content_id !== REFUSED);
     if (rest.length > 0) await insert(rest).catch(() => undefined);
-    throw Object.assign(new Error('Document failed validation'), { writeErrors: refused.map((index) => ({ index, code: 121, errmsg: 'Document failed validation' })) });
+    throw Object.assign(new Error('Document failed validation'), {
+      writeErrors: refused.map((index) => ({ index, code: 121, errmsg: 'Document failed validation' })),
+    });
   });
 
 beforeAll(async () => {
-  h = await startEventsHarness({ CONSUMER_MAX_WRITE_ATTEMPTS: '3', CONSUMER_RETRY_BASE_MS: '10', CONSUMER_RETRY_MAX_MS: '50' });
+  h = await startEventsHarness({
+    CONSUMER_MAX_WRITE_ATTEMPTS: '3',
+    CONSUMER_RETRY_BASE_MS: '10',
+    CONSUMER_RETRY_MAX_MS: '50',
+  });
   // the service's own consumer makes way for one writing through the hooked database
   await h.stopSystem();
   const { config } = h;
-  const writer = new BucketWriter(db(), silent, { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J });
-  const handler = createBatchHandler({ writer, deadLetters: new DeadLetters(h.nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS), config });
-  consumer = new EventConsumer({ js: h.js, handler, metrics: createConsumerMetrics(createRegistry('outage_test')), logger: silent, config });
+  const writer = new BucketWriter(db(), silent, {
+    w: config.EVENTS_WRITE_CONCERN_W,
+    journal: config.EVENTS_WRITE_CONCERN_J,
+  });
+  const handler = createBatchHandler({
+    writer,
+    deadLetters: new DeadLetters(h.nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS),
+    config,
+  });
+  consumer = new EventConsumer({
+    js: h.js,
+    handler,
+    metrics: createConsumerMetrics(createRegistry('outage_test')),
+    logger: silent,
+    config,
+  });
   consumer.start();
 });
 afterAll(async () => {
@@ -83,8 +114,15 @@ describe('dead letters around a database outage', () => {
     const owner = '4242';
     const good = uniqueTag('good');
     const before = await deadLetters();
-    await h.publishBatch([{ owner_id: owner, content_id: good }, { owner_id: owner, content_id: REFUSED }]);
-    await waitUntil(async () => (await deadLetters()) === before + 1, 20_000, 'the refused event in the dead-letter stream');
+    await h.publishBatch([
+      { owner_id: owner, content_id: good },
+      { owner_id: owner, content_id: REFUSED },
+    ]);
+    await waitUntil(
+      async () => (await deadLetters()) === before + 1,
+      20_000,
+      'the refused event in the dead-letter stream',
+    );
     await consumerSettled(h);
     expect(await countsOf([good, REFUSED])).toEqual([1, 0]);
     expect(await deadLetters()).toBe(before + 1);

@@ -24,7 +24,10 @@ export class DeviceDetector {
   private readonly cache = new Map<string, DeviceInfo>();
 
   /** Agents longer than maxKeyLength are classified but not kept: the cache stays small in bytes too. */
-  constructor(private readonly maxEntries = 5000, private readonly maxKeyLength = 512) {}
+  constructor(
+    private readonly maxEntries = 5000,
+    private readonly maxKeyLength = 512,
+  ) {}
 
   detect(userAgent: string | undefined): DeviceInfo {
     if (!userAgent) return NO_AGENT;

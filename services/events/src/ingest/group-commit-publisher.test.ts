@@ -4,14 +4,28 @@ import type { PubAck } from './jetstream-sender';
 
 /** A scripted broker: records every message and lets the test decide when (and how) each is answered. */
 function scriptedSender() {
-  const sent: { subject: string; id: string; deadline: number; events: string[]; bytes: number; answer(ok: boolean): void }[] = [];
+  const sent: {
+    subject: string;
+    id: string;
+    deadline: number;
+    events: string[];
+    bytes: number;
+    answer(ok: boolean): void;
+  }[] = [];
   return {
     sent,
     send(subject: string, data: Uint8Array, id: string, deadline: number): Promise<PubAck> {
       return new Promise((resolve, reject) => {
         const payload = decodeEventPayload(data);
         const events = payload.ok ? payload.events.map((e) => (e.ok ? e.value.id : 'invalid')) : [];
-        sent.push({ subject, id, deadline, events, bytes: data.length, answer: (ok) => (ok ? resolve({ stream: 'S', seq: sent.length }) : reject(new Error('no ack'))) });
+        sent.push({
+          subject,
+          id,
+          deadline,
+          events,
+          bytes: data.length,
+          answer: (ok) => (ok ? resolve({ stream: 'S', seq: sent.length }) : reject(new Error('no ack'))),
+        });
       });
     },
   };
@@ -22,7 +36,17 @@ let n = 0;
 function event(size = 200): string {
   n++;
   const id = `0193a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
-  const base = { id, owner_id: '1', name: 'e', url: '', content_id: '', device_type: 'desktop', bot: false, metadata: {}, created: '2026-11-22T10:00:00.000Z' };
+  const base = {
+    id,
+    owner_id: '1',
+    name: 'e',
+    url: '',
+    content_id: '',
+    device_type: 'desktop',
+    bot: false,
+    metadata: {},
+    created: '2026-11-22T10:00:00.000Z',
+  };
   const pad = Math.max(0, size - JSON.stringify(base).length - 13);
   return JSON.stringify({ ...base, metadata: { p: 'x'.repeat(pad) } });
 }
@@ -129,7 +153,7 @@ describe('group commit publisher', () => {
     await expect(Promise.all(b)).resolves.toBeDefined();
   });
 
-  test('when a message is formed, then every attempt must end by the oldest event\'s arrival + timeoutMs, and each message has its own id', async () => {
+  test("when a message is formed, then every attempt must end by the oldest event's arrival + timeoutMs, and each message has its own id", async () => {
     const sender = scriptedSender();
     const p = publisher(sender, { timeoutMs: 3000 });
     const before = Date.now();

@@ -68,7 +68,10 @@ export class GroupCommitPublisher {
   private scheduled = false;
   private drained?: () => void;
 
-  constructor(private readonly sender: Pick<JetStreamSender, 'send'>, private readonly opts: GroupCommitOptions) {}
+  constructor(
+    private readonly sender: Pick<JetStreamSender, 'send'>,
+    private readonly opts: GroupCommitOptions,
+  ) {}
 
   /** Events waiting for a slot plus messages in flight (for metrics and shutdown). */
   get backlog(): { waiting: number; inFlight: number } {
@@ -76,7 +79,8 @@ export class GroupCommitPublisher {
   }
 
   publish(json: string): Promise<void> {
-    if (this.jsons.length >= this.opts.maxWaiting) return Promise.reject(new PublishRefusedError('too many events waiting for the broker'));
+    if (this.jsons.length >= this.opts.maxWaiting)
+      return Promise.reject(new PublishRefusedError('too many events waiting for the broker'));
     return new Promise((resolve, reject) => {
       this.jsons.push(json);
       this.sizes.push(Buffer.byteLength(json));

@@ -1,7 +1,14 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { decodeEventPayload, eventBatchSubject } from '@cm/contracts';
 import { PausableProxy } from '../../test/support/pausable-proxy';
-import { BROWSER_UA, consumerSettled, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../test/support/events-harness';
+import {
+  BROWSER_UA,
+  consumerSettled,
+  startEventsHarness,
+  uniqueTag,
+  waitUntil,
+  type EventsHarness,
+} from '../../test/support/events-harness';
 
 // The service reaches NATS through a proxy that can hold replies back or cut the connection.
 let proxy: PausableProxy;
@@ -11,7 +18,12 @@ let owner: string;
 beforeAll(async () => {
   const nats = new URL(process.env.NATS_URL!.split(',')[0]!);
   proxy = await PausableProxy.start({ host: nats.hostname, port: Number(nats.port) });
-  h = await startEventsHarness({ NATS_URL: proxy.url, PUBLISH_TIMEOUT_MS: '2500', PUBLISH_ATTEMPT_TIMEOUT_MS: '200', INGEST_PUBLISH_WINDOW: '1' });
+  h = await startEventsHarness({
+    NATS_URL: proxy.url,
+    PUBLISH_TIMEOUT_MS: '2500',
+    PUBLISH_ATTEMPT_TIMEOUT_MS: '200',
+    INGEST_PUBLISH_WINDOW: '1',
+  });
   owner = await h.registerOwner();
 });
 afterAll(async () => {
@@ -25,11 +37,18 @@ afterEach(async () => {
   await proxy.restore();
 });
 
-const hit = (content_id: string) => h.pixel({ owner_id: owner, name: 'impression', content_id }, { headers: { 'user-agent': BROWSER_UA } }).then((r) => r.status);
-const streamMessages = async () => (await (await jetstreamManager(h.nc)).streams.info(h.config.EVENTS_STREAM)).state.messages;
+const hit = (content_id: string) =>
+  h
+    .pixel({ owner_id: owner, name: 'impression', content_id }, { headers: { 'user-agent': BROWSER_UA } })
+    .then((r) => r.status);
+const streamMessages = async () =>
+  (await (await jetstreamManager(h.nc)).streams.info(h.config.EVENTS_STREAM)).state.messages;
 async function metric(name: string): Promise<number> {
   const text = await (await fetch(`${h.baseUrl}/metrics`)).text();
-  return text.split('\n').filter((l) => l.startsWith(name)).reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(name))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 }
 /** Each content_id is stored exactly once (or, with `atMostOnce`, never twice). */
 async function expectStoredOnce(ids: string[], atMostOnce = false): Promise<void> {
@@ -50,7 +69,9 @@ describe('group commit on the pixel path', () => {
     expect(await hit(content_id)).toBe(200);
     expect(Date.now() - started).toBeLessThan(500);
     expect(await streamMessages()).toBe(before + 1);
-    const last = await (await jetstreamManager(h.nc)).streams.getMessage(h.config.EVENTS_STREAM, { last_by_subj: eventBatchSubject(h.config.EVENTS_SUBJECT_PREFIX) });
+    const last = await (
+      await jetstreamManager(h.nc)
+    ).streams.getMessage(h.config.EVENTS_STREAM, { last_by_subj: eventBatchSubject(h.config.EVENTS_SUBJECT_PREFIX) });
     const payload = decodeEventPayload(last!.data);
     expect(payload.ok && payload.events.map((e) => e.ok && e.value.content_id)).toEqual([content_id]);
   });
@@ -74,7 +95,11 @@ describe('group commit on the pixel path', () => {
     proxy.holdReplies();
     const statuses = Promise.all(ids.map(hit));
     // past the 200 ms attempt timeout, more than once: the same message has gone out again twice
-    await waitUntil(async () => (await metric('events_ingest_publish_retries_total')) >= retriesBefore + 2, 10_000, 'two publish retries');
+    await waitUntil(
+      async () => (await metric('events_ingest_publish_retries_total')) >= retriesBefore + 2,
+      10_000,
+      'two publish retries',
+    );
     proxy.releaseReplies();
     expect(await statuses).toEqual(ids.map(() => 200));
     expect(await metric('events_ingest_publish_retries_total')).toBeGreaterThan(retriesBefore);
@@ -95,7 +120,11 @@ describe('group commit on the pixel path', () => {
     proxy.holdReplies();
     const statuses = Promise.all(inFlight.map(hit));
     // the batch went out and its ack is held back (the stream, behind the same proxy, cannot be asked)
-    await waitUntil(async () => (await metric('events_ingest_publish_retries_total')) > retriesBefore, 5000, 'the batch to wait for its ack');
+    await waitUntil(
+      async () => (await metric('events_ingest_publish_retries_total')) > retriesBefore,
+      5000,
+      'the batch to wait for its ack',
+    );
     await proxy.cut();
     // past the 2.5 s publish timeout: the broker did not come back in time
     expect(await statuses).toEqual(inFlight.map(() => 503));
@@ -104,7 +133,11 @@ describe('group commit on the pixel path', () => {
     const after = Array.from({ length: 5 }, () => uniqueTag('after'));
     expect(await Promise.all(after.map(hit))).toEqual(after.map(() => 200));
     // the acknowledged batch may come back from the stream only after ack_wait (its ack was cut off too)
-    await h.waitForStored(acknowledged.length + after.length, { content_id: { $in: [...acknowledged, ...after] } }, 15_000);
+    await h.waitForStored(
+      acknowledged.length + after.length,
+      { content_id: { $in: [...acknowledged, ...after] } },
+      15_000,
+    );
     // every message acknowledged by the consumer (redeliveries included): a second copy would be stored by now
     await consumerSettled(h, 15_000);
     await expectStoredOnce([...acknowledged, ...after]);
@@ -118,7 +151,11 @@ describe('group commit on the pixel path', () => {
     proxy.holdReplies();
     const statuses = Promise.all(ids.map(hit));
     // the batch went out and its ack is held back (the stream, behind the same proxy, cannot be asked)
-    await waitUntil(async () => (await metric('events_ingest_publish_retries_total')) > retriesBefore, 5000, 'the batch to wait for its ack');
+    await waitUntil(
+      async () => (await metric('events_ingest_publish_retries_total')) > retriesBefore,
+      5000,
+      'the batch to wait for its ack',
+    );
     let stopped = false;
     const stopping = h.stopSystem().then(() => (stopped = true));
     // the scenario: a while later the stop is still waiting for the held ack

@@ -1,6 +1,7 @@
 import { prom, type Registry } from '@cm/platform';
 
-export type PixelResult = 'stored' | 'bot' | 'unknown_owner' | 'rate_limited' | 'invalid' | 'bad_redirect' | 'unavailable';
+export type PixelResult =
+  'stored' | 'bot' | 'unknown_owner' | 'rate_limited' | 'invalid' | 'bad_redirect' | 'unavailable';
 
 export interface IngestMetrics {
   count(result: PixelResult): void;
@@ -37,7 +38,11 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
     registers: [registry],
   });
   const scopes = { ip: limitedBy.labels('ip'), owner: limitedBy.labels('owner') };
-  const redirects = new prom.Counter({ name: 'events_pixel_redirects_total', help: 'Pixel hits answered with a 302 to r', registers: [registry] });
+  const redirects = new prom.Counter({
+    name: 'events_pixel_redirects_total',
+    help: 'Pixel hits answered with a 302 to r',
+    registers: [registry],
+  });
   const duration = new prom.Histogram({
     name: 'events_pixel_duration_seconds',
     help: 'Pixel latency including the JetStream publish ack',
@@ -56,7 +61,11 @@ export function createIngestMetrics(registry: Registry): IngestMetrics {
     buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
     registers: [registry],
   });
-  const batchBytes = new prom.Counter({ name: 'events_ingest_published_bytes_total', help: 'Bytes of acknowledged group-commit messages', registers: [registry] });
+  const batchBytes = new prom.Counter({
+    name: 'events_ingest_published_bytes_total',
+    help: 'Bytes of acknowledged group-commit messages',
+    registers: [registry],
+  });
   const retries = new prom.Counter({
     name: 'events_ingest_publish_retries_total',
     help: 'Publish attempts repeated under the same message id (no responders during a leader election, lost acks after a reconnect, attempt timeouts)',

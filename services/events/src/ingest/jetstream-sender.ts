@@ -60,7 +60,10 @@ export class JetStreamSender {
   private sub?: Subscription;
   private sweeper?: NodeJS.Timeout;
 
-  constructor(private readonly nc: NatsConnection, private readonly opts: SenderOptions) {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly opts: SenderOptions,
+  ) {
     this.retryBaseMs = opts.retryBaseMs ?? 50;
   }
 
@@ -95,7 +98,18 @@ export class JetStreamSender {
       const token = (this.next++).toString(36);
       const h = headers();
       h.set('Nats-Msg-Id', msgId);
-      const p: Pending = { subject, data, headers: h, deadline, attemptDeadline: Infinity, nextAttemptAt: 0, attempts: 0, lastError: 'not sent', resolve, reject };
+      const p: Pending = {
+        subject,
+        data,
+        headers: h,
+        deadline,
+        attemptDeadline: Infinity,
+        nextAttemptAt: 0,
+        attempts: 0,
+        lastError: 'not sent',
+        resolve,
+        reject,
+      };
       this.pending.set(token, p);
       if (this.connected) this.attempt(token, p, Date.now());
     });
@@ -133,7 +147,9 @@ export class JetStreamSender {
   private failed(p: Pending, reason: string, now: number, pause = true): void {
     p.lastError = reason;
     p.attemptDeadline = Infinity;
-    p.nextAttemptAt = pause ? now + Math.min(MAX_BACKOFF_MS, this.retryBaseMs * 2 ** Math.min(p.attempts - 1, 10)) : now;
+    p.nextAttemptAt = pause
+      ? now + Math.min(MAX_BACKOFF_MS, this.retryBaseMs * 2 ** Math.min(p.attempts - 1, 10))
+      : now;
   }
 
   private settle(msg: Msg): void {

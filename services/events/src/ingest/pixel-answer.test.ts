@@ -31,9 +31,12 @@ describe('the pixel answer table', () => {
     },
   );
 
-  test.each(eventOutcomes(R))('when r is allowed and the event is %s, then the answer is a 302 to r', (_name, outcome) => {
-    expect(decidePixelAnswer(outcome)).toEqual({ kind: 'redirect', location: R });
-  });
+  test.each(eventOutcomes(R))(
+    'when r is allowed and the event is %s, then the answer is a 302 to r',
+    (_name, outcome) => {
+      expect(decidePixelAnswer(outcome)).toEqual({ kind: 'redirect', location: R });
+    },
+  );
 
   test('when r is refused, then the answer is a 400 naming r with the refusal, and no redirect', () => {
     const answer = decidePixelAnswer({ kind: 'bad_redirect', message: 'r must be given once' });
@@ -47,16 +50,22 @@ describe('the pixel answer table', () => {
   test('when r cannot be decided because the owner registry is loading, then the answer is a 503 saying so, retry after 1 s', () => {
     const answer = decidePixelAnswer({ kind: 'registry_loading' });
     expect(answer).toMatchObject({ kind: 'error', headers: ['Retry-After', '1'] });
-    if (answer.kind === 'error') expect(answer.error).toMatchObject({ status: 503, message: 'the owner registry is still loading, try again' });
+    if (answer.kind === 'error')
+      expect(answer.error).toMatchObject({ status: 503, message: 'the owner registry is still loading, try again' });
   });
 
   test('when the event is invalid, then the 400 carries the validation error naming the fields', () => {
-    expect(decidePixelAnswer({ kind: 'invalid', error: invalid, redirect: undefined })).toEqual({ kind: 'error', error: invalid, headers: [] });
+    expect(decidePixelAnswer({ kind: 'invalid', error: invalid, redirect: undefined })).toEqual({
+      kind: 'error',
+      error: invalid,
+      headers: [],
+    });
   });
 
   test('when the event could not be stored, then the answer is a 503 asking to try again after 1 s', () => {
     const answer = decidePixelAnswer({ kind: 'unavailable', reason: 'not acknowledged', redirect: undefined });
     expect(answer).toMatchObject({ kind: 'error', headers: ['Retry-After', '1'] });
-    if (answer.kind === 'error') expect(answer.error).toMatchObject({ status: 503, message: 'event could not be stored, try again' });
+    if (answer.kind === 'error')
+      expect(answer.error).toMatchObject({ status: 503, message: 'event could not be stored, try again' });
   });
 });

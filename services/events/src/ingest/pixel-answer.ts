@@ -4,14 +4,20 @@ import type { PixelOutcome } from './pixel-ingest';
 
 /** The HTTP answer to one pixel hit. `headers`: extra headers of an error answer. */
 export type PixelAnswer =
-  | { kind: 'gif' }
-  | { kind: 'redirect'; location: string }
-  | { kind: 'error'; error: AppError; headers: string[] };
+  { kind: 'gif' } | { kind: 'redirect'; location: string } | { kind: 'error'; error: AppError; headers: string[] };
 
 const RETRY_SOON = ['Retry-After', '1'];
 const GIF: PixelAnswer = { kind: 'gif' };
-const UNAVAILABLE: PixelAnswer = { kind: 'error', error: new UnavailableError('event could not be stored, try again'), headers: RETRY_SOON };
-const REGISTRY_LOADING: PixelAnswer = { kind: 'error', error: new UnavailableError('the owner registry is still loading, try again'), headers: RETRY_SOON };
+const UNAVAILABLE: PixelAnswer = {
+  kind: 'error',
+  error: new UnavailableError('event could not be stored, try again'),
+  headers: RETRY_SOON,
+};
+const REGISTRY_LOADING: PixelAnswer = {
+  kind: 'error',
+  error: new UnavailableError('the owner registry is still loading, try again'),
+  headers: RETRY_SOON,
+};
 const NO_HEADERS: string[] = [];
 
 /**
@@ -27,7 +33,11 @@ const NO_HEADERS: string[] = [];
 export function decidePixelAnswer(outcome: PixelOutcome): PixelAnswer {
   switch (outcome.kind) {
     case 'bad_redirect':
-      return { kind: 'error', error: new ValidationError('invalid redirect target', [{ field: 'r', message: outcome.message }]), headers: NO_HEADERS };
+      return {
+        kind: 'error',
+        error: new ValidationError('invalid redirect target', [{ field: 'r', message: outcome.message }]),
+        headers: NO_HEADERS,
+      };
     case 'registry_loading':
       return REGISTRY_LOADING;
   }
@@ -59,19 +69,29 @@ const NO_STORE = 'no-store, no-cache, must-revalidate, private';
 // Everything that can be decided once is decided here: header lists are flat arrays that
 // writeHead copies without validating a header object per request.
 const GIF_HEADERS = [
-  'Content-Type', 'image/gif',
-  'Content-Length', String(TRANSPARENT_GIF.length),
-  'Cache-Control', NO_STORE,
-  'Access-Control-Allow-Origin', '*',
+  'Content-Type',
+  'image/gif',
+  'Content-Length',
+  String(TRANSPARENT_GIF.length),
+  'Cache-Control',
+  NO_STORE,
+  'Access-Control-Allow-Origin',
+  '*',
 ];
 
 const PREFLIGHT_HEADERS = [
-  'Access-Control-Allow-Origin', '*',
-  'Access-Control-Allow-Methods', 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers', 'Content-Type',
-  'Access-Control-Max-Age', '86400',
-  'Cache-Control', NO_STORE,
-  'Content-Length', '0',
+  'Access-Control-Allow-Origin',
+  '*',
+  'Access-Control-Allow-Methods',
+  'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers',
+  'Content-Type',
+  'Access-Control-Max-Age',
+  '86400',
+  'Cache-Control',
+  NO_STORE,
+  'Content-Length',
+  '0',
 ];
 
 function sendGif(res: http.ServerResponse): void {
@@ -80,7 +100,16 @@ function sendGif(res: http.ServerResponse): void {
 }
 
 function sendRedirect(res: http.ServerResponse, location: string): void {
-  res.writeHead(302, ['Location', location, 'Cache-Control', NO_STORE, 'Access-Control-Allow-Origin', '*', 'Content-Length', '0']);
+  res.writeHead(302, [
+    'Location',
+    location,
+    'Cache-Control',
+    NO_STORE,
+    'Access-Control-Allow-Origin',
+    '*',
+    'Content-Length',
+    '0',
+  ]);
   res.end();
 }
 
@@ -93,10 +122,14 @@ export function sendPreflight(res: http.ServerResponse): void {
 export function sendError(res: http.ServerResponse, err: AppError, extraHeaders: string[] = []): void {
   const body = Buffer.from(JSON.stringify(errorBody(err)));
   res.writeHead(err.status, [
-    'Content-Type', 'application/json; charset=utf-8',
-    'Content-Length', String(body.length),
-    'Cache-Control', NO_STORE,
-    'Access-Control-Allow-Origin', '*',
+    'Content-Type',
+    'application/json; charset=utf-8',
+    'Content-Length',
+    String(body.length),
+    'Cache-Control',
+    NO_STORE,
+    'Access-Control-Allow-Origin',
+    '*',
     ...extraHeaders,
   ]);
   res.end(body);

@@ -36,7 +36,12 @@ function resultOf(outcome: PixelOutcome): PixelResult {
 export function createPixelHandler(deps: PixelHandlerDeps): http.RequestListener {
   const { ingest, metrics, logger, trustedProxyHops } = deps;
   const respond = async (req: http.IncomingMessage, res: http.ServerResponse, params: RawParams, started: bigint) => {
-    const outcome = await ingest.record(params, req.headers['user-agent'], req.headers.referer, clientKey(req, trustedProxyHops));
+    const outcome = await ingest.record(
+      params,
+      req.headers['user-agent'],
+      req.headers.referer,
+      clientKey(req, trustedProxyHops),
+    );
     const answer = decidePixelAnswer(outcome);
     metrics.count(resultOf(outcome));
     if (outcome.kind === 'rate_limited') metrics.limited(outcome.scope);
@@ -44,7 +49,8 @@ export function createPixelHandler(deps: PixelHandlerDeps): http.RequestListener
     if (answer.kind === 'redirect') metrics.redirected();
     sendAnswer(res, answer);
     // a refused or undecidable r is answered before any event work: kept out of the latency histogram
-    if (outcome.kind !== 'bad_redirect' && outcome.kind !== 'registry_loading') metrics.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    if (outcome.kind !== 'bad_redirect' && outcome.kind !== 'registry_loading')
+      metrics.observe(Number(process.hrtime.bigint() - started) / 1e9);
   };
 
   const fail = (res: http.ServerResponse, err: unknown) => {

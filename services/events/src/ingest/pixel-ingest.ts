@@ -45,7 +45,12 @@ const LIMITED_OWNER: PixelOutcome = { kind: 'rate_limited', scope: 'owner', redi
 export class PixelIngest {
   constructor(private readonly deps: PixelIngestDeps) {}
 
-  async record(params: RawParams, userAgent: string | undefined, referer: string | undefined, client: string): Promise<PixelOutcome> {
+  async record(
+    params: RawParams,
+    userAgent: string | undefined,
+    referer: string | undefined,
+    client: string,
+  ): Promise<PixelOutcome> {
     const { owners, sink, devices, perClient, perOwner } = this.deps;
     // decided in memory before any I/O, so a refusal takes the same time for any owner
     const redirect = decideRedirect(params.get('r'), params.get('owner_id'), owners);
@@ -64,7 +69,8 @@ export class PixelIngest {
     if (!sink.available) return { kind: 'unavailable', reason: 'broker disconnected', redirect: location };
     if (!owners.isReady()) return { kind: 'unavailable', reason: 'owner registry not loaded yet', redirect: location };
     const now = Date.now();
-    if (!perClient.tryTake(client, now)) return location === undefined ? LIMITED_CLIENT : { kind: 'rate_limited', scope: 'ip', redirect: location };
+    if (!perClient.tryTake(client, now))
+      return location === undefined ? LIMITED_CLIENT : { kind: 'rate_limited', scope: 'ip', redirect: location };
     if (!owners.has(event.owner_id)) {
       // a bounded server round trip, so the answer does not come measurably sooner than a stored hit
       try {
@@ -75,7 +81,8 @@ export class PixelIngest {
       }
     }
     // only known owners get a bucket: the key space is the registry, not whatever a sender invents
-    if (!perOwner.tryTake(event.owner_id, now)) return location === undefined ? LIMITED_OWNER : { kind: 'rate_limited', scope: 'owner', redirect: location };
+    if (!perOwner.tryTake(event.owner_id, now))
+      return location === undefined ? LIMITED_OWNER : { kind: 'rate_limited', scope: 'owner', redirect: location };
     const device = devices.detect(userAgent);
     const record: EventRecord = {
       id: this.deps.newId(),

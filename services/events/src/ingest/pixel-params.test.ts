@@ -15,7 +15,9 @@ const fieldsOf = (fn: () => unknown): string[] => {
 
 describe('pixel parameters', () => {
   test('when the named parameters are given, then they become the event and the rest is metadata', () => {
-    expect(parse('owner_id=42&name=impression&url=https%3A%2F%2Fa.example%2F&content_id=c1&utm_source=mail&cb=123')).toEqual({
+    expect(
+      parse('owner_id=42&name=impression&url=https%3A%2F%2Fa.example%2F&content_id=c1&utm_source=mail&cb=123'),
+    ).toEqual({
       owner_id: '42',
       name: 'impression',
       url: 'https://a.example/',
@@ -31,13 +33,19 @@ describe('pixel parameters', () => {
   test('when url is missing or empty, then the Referer is used, truncated to 2048 characters', () => {
     expect(parse('owner_id=1&name=a', 'https://ref.example/').url).toBe('https://ref.example/');
     expect(parse('owner_id=1&name=a&url=', 'https://ref.example/').url).toBe('https://ref.example/');
-    expect(parse('owner_id=1&name=a&url=https%3A%2F%2Fown.example', 'https://ref.example/').url).toBe('https://own.example');
+    expect(parse('owner_id=1&name=a&url=https%3A%2F%2Fown.example', 'https://ref.example/').url).toBe(
+      'https://own.example',
+    );
     expect(parse('owner_id=1&name=a', `https://ref.example/${'x'.repeat(3000)}`).url).toHaveLength(2048);
     expect(parse('owner_id=1&name=a').url).toBe('');
   });
 
   test('when metadata names are unsafe for MongoDB, then they are escaped', () => {
-    expect(parse('owner_id=1&name=a&%24set=1&a.b=2&__proto__=3').metadata).toEqual({ '%24set': '1', 'a%2Eb': '2', '%5F_proto__': '3' });
+    expect(parse('owner_id=1&name=a&%24set=1&a.b=2&__proto__=3').metadata).toEqual({
+      '%24set': '1',
+      'a%2Eb': '2',
+      '%5F_proto__': '3',
+    });
   });
 
   test('when a parameter has no name, then it is ignored', () => {
@@ -49,8 +57,13 @@ describe('pixel parameters', () => {
   });
 
   test('when values are at the limits, then they are accepted', () => {
-    const meta = Array.from({ length: 20 }, (_, i) => `${'k'.repeat(62)}${String(i).padStart(2, '0')}=${'v'.repeat(512)}`).join('&');
-    const event = parse(`owner_id=${'9'.repeat(32)}&name=${'n'.repeat(128)}&content_id=${'c'.repeat(256)}&url=${'u'.repeat(2048)}&${meta}`);
+    const meta = Array.from(
+      { length: 20 },
+      (_, i) => `${'k'.repeat(62)}${String(i).padStart(2, '0')}=${'v'.repeat(512)}`,
+    ).join('&');
+    const event = parse(
+      `owner_id=${'9'.repeat(32)}&name=${'n'.repeat(128)}&content_id=${'c'.repeat(256)}&url=${'u'.repeat(2048)}&${meta}`,
+    );
     expect(Object.keys(event.metadata)).toHaveLength(20);
   });
 
@@ -100,7 +113,8 @@ describe('the fast limit check', () => {
   };
   const around = (limit: number) => [0, 1, limit - 1, limit, limit + 1][rand(5)]!;
   const pick = <T>(xs: T[]): T => xs[rand(xs.length)]!;
-  const value = (limit: number): unknown => pick<unknown>(['x'.repeat(Math.max(0, around(limit))), undefined, ['a', 'b'], '']);
+  const value = (limit: number): unknown =>
+    pick<unknown>(['x'.repeat(Math.max(0, around(limit))), undefined, ['a', 'b'], '']);
 
   test('when thousands of inputs near the limits are checked, then it never accepts what Joi refuses, and accepts typical valid hits', () => {
     let agreedValid = 0;

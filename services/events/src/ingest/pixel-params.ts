@@ -26,7 +26,8 @@ export const eventSchema = Joi.object({
 }).prefs({ abortEarly: false, convert: false });
 
 const DIGITS = /^\d+$/;
-const text = (v: unknown, min: number, max: number): boolean => typeof v === 'string' && v.length >= min && v.length <= max;
+const text = (v: unknown, min: number, max: number): boolean =>
+  typeof v === 'string' && v.length >= min && v.length <= max;
 
 /**
  * A check that implies eventSchema accepts the input, for the hot path: Joi's validation of
@@ -66,7 +67,10 @@ function detailFor(d: Joi.ValidationErrorItem): ErrorDetail {
     case 'object.max':
       return { field, message: `at most ${EVENT_LIMITS.metadataKeys} metadata parameters are stored` };
     case 'object.unknown':
-      return { field, message: `metadata parameter names must be at most ${EVENT_LIMITS.metadataKeyMax} characters once escaped` };
+      return {
+        field,
+        message: `metadata parameter names must be at most ${EVENT_LIMITS.metadataKeyMax} characters once escaped`,
+      };
     default:
       return { field, message: d.message };
   }

@@ -26,7 +26,7 @@ describe('pixel redirects (r)', () => {
   });
 
   test('when r has non-ASCII characters, then the Location is its encoded form', async () => {
-    const res = await h.pixel({ owner_id: owner, name: 'click', r: 'https://bücher.example/ä ö' .replace(' ', '%20') });
+    const res = await h.pixel({ owner_id: owner, name: 'click', r: 'https://bücher.example/ä ö'.replace(' ', '%20') });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('https://xn--bcher-kva.example/%C3%A4%20%C3%B6');
   });
@@ -72,16 +72,22 @@ describe('pixel redirects (r)', () => {
     ['an allowed host behind credentials', () => owner, 'https://dest.example@phish.example/'],
     ['an unknown owner', () => newOwnerId(), 'https://dest.example/'],
     ['no owner_id at all', () => undefined, 'https://dest.example/'],
-  ])('when r names %s, then 400, no redirect and nothing stored (never an open redirect)', async (_what, ownerOf, r) => {
-    const content_id = tag();
-    const ownerId = ownerOf();
-    const res = await h.pixel({ ...(ownerId ? { owner_id: ownerId } : {}), name: 'click', content_id, r });
-    expect(res.status).toBe(400);
-    expect(res.headers.get('location')).toBeNull();
-    const body = (await res.json()) as any;
-    expect(body.error).toMatchObject({ code: 'validation_error', details: [{ field: 'r', message: expect.stringMatching(/^r /) }] });
-    expect(await h.storedAfterMarker(owner, { content_id })).toEqual([]);
-  });
+  ])(
+    'when r names %s, then 400, no redirect and nothing stored (never an open redirect)',
+    async (_what, ownerOf, r) => {
+      const content_id = tag();
+      const ownerId = ownerOf();
+      const res = await h.pixel({ ...(ownerId ? { owner_id: ownerId } : {}), name: 'click', content_id, r });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      const body = (await res.json()) as any;
+      expect(body.error).toMatchObject({
+        code: 'validation_error',
+        details: [{ field: 'r', message: expect.stringMatching(/^r /) }],
+      });
+      expect(await h.storedAfterMarker(owner, { content_id })).toEqual([]);
+    },
+  );
 
   test('when r is refused for an unknown owner and for a known owner with a foreign host, then the two answers are byte-identical (owners cannot be enumerated)', async () => {
     const answer = async (ownerId: string) => {
@@ -129,27 +135,52 @@ describe('pixel POST (sendBeacon) and CORS', () => {
   test('when a beacon posts a text/plain query string or no body at all, then it is stored', async () => {
     const c1 = tag();
     const c2 = tag();
-    const text = await fetch(`${h.baseUrl}/v1/v.gif`, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: `owner_id=${owner}&name=beacon&content_id=${c1}` });
-    const empty = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=beacon&content_id=${c2}`, { method: 'POST' });
+    const text = await fetch(`${h.baseUrl}/v1/v.gif`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      body: `owner_id=${owner}&name=beacon&content_id=${c1}`,
+    });
+    const empty = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=beacon&content_id=${c2}`, {
+      method: 'POST',
+    });
     expect([text.status, empty.status]).toEqual([200, 200]);
     await h.waitForStored(1, { content_id: c1 });
     await h.waitForStored(1, { content_id: c2 });
   });
 
   test('when a beacon repeats a query parameter in its body, then 400', async () => {
-    const res = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'name=b' });
+    const res = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'name=b',
+    });
     expect(res.status).toBe(400);
   });
 
   test('when a beacon body has another content type or is too large, then 415 or 413', async () => {
-    const json = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const json = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
     expect(json.status).toBe(415);
-    const big = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: `x=${'y'.repeat(70_000)}` });
+    const big = await fetch(`${h.baseUrl}/v1/v.gif?owner_id=${owner}&name=a`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: `x=${'y'.repeat(70_000)}`,
+    });
     expect(big.status).toBe(413);
   });
 
   test('when a browser sends a preflight for the pixel, then 204 allowing GET and POST from any origin', async () => {
-    const res = await fetch(`${h.baseUrl}/v1/v.gif`, { method: 'OPTIONS', headers: { origin: 'https://pub.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const res = await fetch(`${h.baseUrl}/v1/v.gif`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://pub.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');

@@ -35,7 +35,9 @@ export function readBeaconBody(req: http.IncomingMessage, maxBytes = BEACON_BODY
   const type = req.headers['content-type'];
   if (!type || !ACCEPTED.test(type)) {
     req.resume();
-    return Promise.reject(new UnsupportedMediaTypeError('send the beacon as application/x-www-form-urlencoded or text/plain'));
+    return Promise.reject(
+      new UnsupportedMediaTypeError('send the beacon as application/x-www-form-urlencoded or text/plain'),
+    );
   }
   if (declared > maxBytes) {
     req.resume();

@@ -1,5 +1,11 @@
 import { TRANSPARENT_GIF } from './pixel-answer';
-import { newOwnerId, startEventsHarness, type EventsHarness, uniqueTag, BROWSER_UA } from '../../test/support/events-harness';
+import {
+  newOwnerId,
+  startEventsHarness,
+  type EventsHarness,
+  uniqueTag,
+  BROWSER_UA,
+} from '../../test/support/events-harness';
 
 let h: EventsHarness;
 let owner: string;
@@ -13,8 +19,10 @@ afterAll(async () => {
 });
 
 const CHROME_DESKTOP = BROWSER_UA;
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
-const IPAD = 'Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.0 Mobile/15E148 Safari/604.1';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const IPAD =
+  'Mozilla/5.0 (iPad; CPU OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.0 Mobile/15E148 Safari/604.1';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 
 const tag = () => uniqueTag('c');
@@ -22,7 +30,10 @@ const tag = () => uniqueTag('c');
 describe('pixel GET /v1/v.gif', () => {
   test('when owner_id and name are given, then 200 with the 43-byte GIF, no-store caching and CORS, and the event is stored', async () => {
     const content_id = tag();
-    const res = await h.pixel({ owner_id: owner, name: 'impression', content_id, url: 'https://pub.example/a' }, { headers: { 'user-agent': CHROME_DESKTOP } });
+    const res = await h.pixel(
+      { owner_id: owner, name: 'impression', content_id, url: 'https://pub.example/a' },
+      { headers: { 'user-agent': CHROME_DESKTOP } },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/gif');
     expect(res.headers.get('cache-control')).toBe('no-store, no-cache, must-revalidate, private');
@@ -31,7 +42,15 @@ describe('pixel GET /v1/v.gif', () => {
     expect(body.length).toBe(43);
     expect(body.equals(TRANSPARENT_GIF)).toBe(true);
     const [doc] = await h.waitForStored(1, { content_id });
-    expect(doc).toMatchObject({ owner_id: owner, name: 'impression', url: 'https://pub.example/a', content_id, device_type: 'desktop', bot: false, metadata: {} });
+    expect(doc).toMatchObject({
+      owner_id: owner,
+      name: 'impression',
+      url: 'https://pub.example/a',
+      content_id,
+      device_type: 'desktop',
+      bot: false,
+      metadata: {},
+    });
     expect(doc!._id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(doc!.created).toBeInstanceOf(Date);
     expect(Math.abs(doc!.created.getTime() - Date.now())).toBeLessThan(10_000);
@@ -39,7 +58,14 @@ describe('pixel GET /v1/v.gif', () => {
 
   test('when url is not given, then the Referer is the url', async () => {
     const content_id = tag();
-    expect((await h.pixel({ owner_id: owner, name: 'impression', content_id }, { headers: { referer: 'https://pub.example/from-referer' } })).status).toBe(200);
+    expect(
+      (
+        await h.pixel(
+          { owner_id: owner, name: 'impression', content_id },
+          { headers: { referer: 'https://pub.example/from-referer' } },
+        )
+      ).status,
+    ).toBe(200);
     const [doc] = await h.waitForStored(1, { content_id });
     expect(doc!.url).toBe('https://pub.example/from-referer');
   });
@@ -59,8 +85,20 @@ describe('pixel GET /v1/v.gif', () => {
     ['content_id is too long', { owner_id: 'OWNER', name: 'impression', content_id: 'x'.repeat(257) }, 'content_id'],
     ['url is too long', { owner_id: 'OWNER', name: 'impression', url: `https://a.example/${'x'.repeat(2048)}` }, 'url'],
     ['a metadata value is too long', { owner_id: 'OWNER', name: 'impression', note: 'x'.repeat(513) }, 'metadata.note'],
-    ['a metadata name is too long', { owner_id: 'OWNER', name: 'impression', ['k'.repeat(65)]: 'v' }, `metadata.${'k'.repeat(65)}`],
-    ['there are too many metadata parameters', { owner_id: 'OWNER', name: 'impression', ...Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`m${i}`, 'v'])) }, 'metadata'],
+    [
+      'a metadata name is too long',
+      { owner_id: 'OWNER', name: 'impression', ['k'.repeat(65)]: 'v' },
+      `metadata.${'k'.repeat(65)}`,
+    ],
+    [
+      'there are too many metadata parameters',
+      {
+        owner_id: 'OWNER',
+        name: 'impression',
+        ...Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`m${i}`, 'v'])),
+      },
+      'metadata',
+    ],
   ])('when %s, then 400 naming the field and nothing is stored', async (_what, params, field) => {
     const content_id = tag();
     const p: Record<string, string> = { content_id, ...params };
@@ -83,7 +121,9 @@ describe('pixel GET /v1/v.gif', () => {
 
   test('when exactly 20 metadata parameters of maximum size are sent, then all are stored', async () => {
     const content_id = tag();
-    const meta = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(62)}`, 'v'.repeat(512)]));
+    const meta = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(62)}`, 'v'.repeat(512)]),
+    );
     expect((await h.pixel({ owner_id: owner, name: 'impression', content_id, ...meta })).status).toBe(200);
     const [doc] = await h.waitForStored(1, { content_id });
     expect(doc!.metadata).toEqual(meta);
@@ -124,11 +164,21 @@ describe('pixel GET /v1/v.gif', () => {
 
   test('when metadata names start with $, contain dots, NUL or % or are __proto__, then they are stored escaped and nothing else changes', async () => {
     const content_id = tag();
-    const res = await h.pixel(`owner_id=${owner}&name=impression&content_id=${content_id}&%24where=1&a.b.c=2&x%00y=3&50%25=4&__proto__=5&plain=6&%24gt.x=7`);
+    const res = await h.pixel(
+      `owner_id=${owner}&name=impression&content_id=${content_id}&%24where=1&a.b.c=2&x%00y=3&50%25=4&__proto__=5&plain=6&%24gt.x=7`,
+    );
     expect(res.status).toBe(200);
     const [doc] = await h.waitForStored(1, { content_id });
     const meta = doc!.metadata;
-    expect(meta).toEqual({ '%24where': '1', 'a%2Eb%2Ec': '2', 'x%00y': '3', '50%25': '4', '%5F_proto__': '5', plain: '6', '%24gt%2Ex': '7' });
+    expect(meta).toEqual({
+      '%24where': '1',
+      'a%2Eb%2Ec': '2',
+      'x%00y': '3',
+      '50%25': '4',
+      '%5F_proto__': '5',
+      plain: '6',
+      '%24gt%2Ex': '7',
+    });
     expect(Object.getPrototypeOf(meta)).toBe(Object.prototype);
   });
 });

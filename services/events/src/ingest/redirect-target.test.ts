@@ -52,9 +52,24 @@ describe('redirect decision (only to hosts the owner allows)', () => {
 
   test.each([
     ['no r', undefined, '42', { kind: 'none' }],
-    ['an allowed host', 'https://shop.example/offer?x=1', '42', { kind: 'allowed', location: 'https://shop.example/offer?x=1' }],
-    ['an allowed host in capitals', 'HTTPS://SHOP.EXAMPLE/a', '42', { kind: 'allowed', location: 'https://shop.example/a' }],
-    ['a subdomain of a wildcard entry', 'https://www.news.example/', '42', { kind: 'allowed', location: 'https://www.news.example/' }],
+    [
+      'an allowed host',
+      'https://shop.example/offer?x=1',
+      '42',
+      { kind: 'allowed', location: 'https://shop.example/offer?x=1' },
+    ],
+    [
+      'an allowed host in capitals',
+      'HTTPS://SHOP.EXAMPLE/a',
+      '42',
+      { kind: 'allowed', location: 'https://shop.example/a' },
+    ],
+    [
+      'a subdomain of a wildcard entry',
+      'https://www.news.example/',
+      '42',
+      { kind: 'allowed', location: 'https://www.news.example/' },
+    ],
   ])('when %s, then the decision is right', (_what, r, owner, decision) => {
     expect(decideRedirect(r, owner, owners)).toEqual(decision);
   });

@@ -56,7 +56,11 @@ const NOT_ALLOWED: RedirectDecision = { kind: 'refused', message: 'r is only fol
  * never an open redirect. Both refusals are decided in memory before any I/O: they differ in
  * time by at most a scan of the owner's (at most 1000) hosts, microseconds under network jitter.
  */
-export function decideRedirect(r: string | string[] | undefined, ownerId: string | string[] | undefined, owners: OwnerLookup): RedirectDecision {
+export function decideRedirect(
+  r: string | string[] | undefined,
+  ownerId: string | string[] | undefined,
+  owners: OwnerLookup,
+): RedirectDecision {
   if (r === undefined) return NONE;
   if (typeof r !== 'string') return { kind: 'refused', message: 'r must be given once' };
   const target = checkRedirectTarget(r);

@@ -1,6 +1,14 @@
 import { Router } from 'express';
 import type { Db } from 'mongodb';
-import { adminAuth, asyncHandler, bodyParsers, isFormBody, validate, type Logger, type NatsConnection } from '@cm/platform';
+import {
+  adminAuth,
+  asyncHandler,
+  bodyParsers,
+  isFormBody,
+  validate,
+  type Logger,
+  type NatsConnection,
+} from '@cm/platform';
 import type { EventsConfig } from '../config';
 import type { RetentionJob } from '../retention/retention-job';
 import { deadLetterStreamConfig, eventStreamConfig, writerConsumerConfig } from '../stream/stream-config';
@@ -40,29 +48,52 @@ export function createOperatorRoutes(deps: OperatorRoutesDeps): Router {
     consumer: writerConsumerConfig(config).durable_name ?? config.CONSUMER_DURABLE,
     deadLetterStream: deadLetterStreamConfig(config).name,
   });
-  router.get('/admin/v1/pipeline', auth, asyncHandler(async (_req, res) => {
-    res.json(await pipeline.status());
-  }));
+  router.get(
+    '/admin/v1/pipeline',
+    auth,
+    asyncHandler(async (_req, res) => {
+      res.json(await pipeline.status());
+    }),
+  );
 
   if (db && deps.retention) {
-    const retention = new RetentionRunner(db, deps.retention, { prefix: config.BUCKET_PREFIX, retentionDays: config.RETENTION_DAYS }, logger);
-    router.post('/admin/v1/retention/run', auth, ...bodyParsers({ limit: config.BODY_LIMIT }), asyncHandler(async (req, res) => {
-      const input = validate(retentionRunSchema, req.body, 'retention run', { convert: isFormBody(req) });
-      res.json(await retention.run(input.dry_run));
-    }));
+    const retention = new RetentionRunner(
+      db,
+      deps.retention,
+      { prefix: config.BUCKET_PREFIX, retentionDays: config.RETENTION_DAYS },
+      logger,
+    );
+    router.post(
+      '/admin/v1/retention/run',
+      auth,
+      ...bodyParsers({ limit: config.BODY_LIMIT }),
+      asyncHandler(async (req, res) => {
+        const input = validate(retentionRunSchema, req.body, 'retention run', { convert: isFormBody(req) });
+        res.json(await retention.run(input.dry_run));
+      }),
+    );
   }
 
   const rollups = deps.rollups;
   if (rollups) {
-    router.get('/admin/v1/rollups', auth, asyncHandler(async (_req, res) => {
-      res.json(await rollups.status());
-    }));
-    router.post('/admin/v1/rollups/rebuild', auth, ...bodyParsers({ limit: config.BODY_LIMIT }), asyncHandler(async (req, res) => {
-      const input = validate(rollupRebuildSchema, req.body, 'rollup rebuild', { convert: true });
-      const result = await rollups.rebuild(input.from, input.to);
-      logger.info('operator rollup rebuild', { ...result });
-      res.json(result);
-    }));
+    router.get(
+      '/admin/v1/rollups',
+      auth,
+      asyncHandler(async (_req, res) => {
+        res.json(await rollups.status());
+      }),
+    );
+    router.post(
+      '/admin/v1/rollups/rebuild',
+      auth,
+      ...bodyParsers({ limit: config.BODY_LIMIT }),
+      asyncHandler(async (req, res) => {
+        const input = validate(rollupRebuildSchema, req.body, 'rollup rebuild', { convert: true });
+        const result = await rollups.rebuild(input.from, input.to);
+        logger.info('operator rollup rebuild', { ...result });
+        res.json(result);
+      }),
+    );
   }
 
   return router;

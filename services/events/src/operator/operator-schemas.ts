@@ -19,7 +19,9 @@ const utcDay = Joi.string()
   .pattern(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
   .custom((value: string, helpers) => {
     const d = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value ? d : helpers.message({ custom: 'must be a real calendar day YYYY-MM-DD (UTC)' });
+    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value
+      ? d
+      : helpers.message({ custom: 'must be a real calendar day YYYY-MM-DD (UTC)' });
   });
 
 export const rollupRebuildSchema = Joi.object<RollupRebuildInput>({

@@ -8,7 +8,13 @@ import { RollupMarks } from '../rollups/rollup-marks';
 import { bucketName } from '../storage/bucket-naming';
 import { BUILDER_DEFAULTS, prng, randomEvents } from '../../test/support/rollup-fixture';
 import { writerConsumerConfig } from '../stream/stream-config';
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../../test/support/events-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  newOwnerId,
+  startEventsHarness,
+  waitUntil,
+  type EventsHarness,
+} from '../../test/support/events-harness';
 
 // a reporting-only process: the operator routes are mounted, but no consumer drains the stream,
 // so the test controls the writer consumer and sees its lag exactly
@@ -21,7 +27,11 @@ afterAll(async () => {
   await h.stop();
 });
 
-async function call(method: string, path: string, opts: { token?: string | null; body?: string; contentType?: string } = {}) {
+async function call(
+  method: string,
+  path: string,
+  opts: { token?: string | null; body?: string; contentType?: string } = {},
+) {
   const headers: Record<string, string> = {};
   const token = opts.token === undefined ? TEST_ADMIN_TOKEN : opts.token;
   if (token) headers.authorization = `Bearer ${token}`;
@@ -47,7 +57,14 @@ describe('GET /admin/v1/pipeline', () => {
     const res = await call('GET', '/admin/v1/pipeline/');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      stream: expect.objectContaining({ name: h.config.EVENTS_STREAM, subjects: [`${h.config.EVENTS_SUBJECT_PREFIX}.>`], messages: 0, duplicate_window_seconds: 300, replicas: 1, max_bytes: h.config.EVENTS_STREAM_MAX_BYTES }),
+      stream: expect.objectContaining({
+        name: h.config.EVENTS_STREAM,
+        subjects: [`${h.config.EVENTS_SUBJECT_PREFIX}.>`],
+        messages: 0,
+        duplicate_window_seconds: 300,
+        replicas: 1,
+        max_bytes: h.config.EVENTS_STREAM_MAX_BYTES,
+      }),
       consumer: null,
       dead_letters: { name: `${h.config.EVENTS_STREAM}_DLQ`, messages: 0, bytes: 0, last_ts: null },
     });
@@ -101,7 +118,9 @@ describe('POST /admin/v1/retention/run', () => {
 
   test('when the body is malformed JSON or plain text, then 400 / 415', async () => {
     expect((await call('POST', '/admin/v1/retention/run', { body: '{"dry_run":' })).status).toBe(400);
-    expect((await call('POST', '/admin/v1/retention/run', { body: 'dry_run', contentType: 'text/plain' })).status).toBe(415);
+    expect((await call('POST', '/admin/v1/retention/run', { body: 'dry_run', contentType: 'text/plain' })).status).toBe(
+      415,
+    );
   });
 
   test('when a dry run is asked, then expired buckets are named and kept; a real run drops only them; a second run drops nothing', async () => {
@@ -110,7 +129,10 @@ describe('POST /admin/v1/retention/run', () => {
     const other = `${prefix()}_notes`;
     for (const name of [...expired, ...fresh, other]) await h.db.collection(name).insertOne({ marker: name });
 
-    const dry = await call('POST', '/admin/v1/retention/run', { body: 'dry_run=true', contentType: 'application/x-www-form-urlencoded' });
+    const dry = await call('POST', '/admin/v1/retention/run', {
+      body: 'dry_run=true',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(dry.status).toBe(200);
     expect(dry.body).toEqual({ dry_run: true, retention_days: 10, dropped: expired, kept: 2 });
     for (const name of expired) expect(await collections()).toContain(name);
@@ -135,7 +157,12 @@ describe('POST /admin/v1/retention/run with rollups', () => {
     const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 0 });
     const day = Math.floor(daysAgo(50).getTime() / 86_400_000) * 86_400_000;
     const old = bucketName(h.config.BUCKET_PREFIX, new Date(day));
-    const writer = new BucketWriter(h.db, createLogger({ service: 't', level: 'error', silent: true }), { w: 'majority', journal: true }, held);
+    const writer = new BucketWriter(
+      h.db,
+      createLogger({ service: 't', level: 'error', silent: true }),
+      { w: 'majority', journal: true },
+      held,
+    );
     await writer.write(old, randomEvents(prng(5), 40, day, day + 86_400_000));
     await held.drain();
     await new RollupBuilder(h.db, marks, cells, { ...BUILDER_DEFAULTS, prefix: h.config.BUCKET_PREFIX }).runOnce();
@@ -168,11 +195,17 @@ describe('pipeline with a running consumer', () => {
     for (let i = 0; i < 2; i++) await all.publishEvent({ owner_id: owner });
     await all.waitForStored(2);
     let body: any;
-    await waitUntil(async () => {
-      const res = await fetch(`${all.baseUrl}/admin/v1/pipeline`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
-      body = await res.json();
-      return body.consumer?.last_acked.stream_seq === 2;
-    }, 5000, 'the consumer to acknowledge both events');
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${all.baseUrl}/admin/v1/pipeline`, {
+          headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        });
+        body = await res.json();
+        return body.consumer?.last_acked.stream_seq === 2;
+      },
+      5000,
+      'the consumer to acknowledge both events',
+    );
     expect(body.consumer).toMatchObject({ num_pending: 0, num_ack_pending: 0, last_delivered: { stream_seq: 2 } });
     expect(body.consumer.last_delivered.last_active).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     expect(body.stream.messages).toBe(2);

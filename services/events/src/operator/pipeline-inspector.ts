@@ -10,7 +10,12 @@ export interface PipelineNames {
 }
 
 function isNotFound(err: unknown): boolean {
-  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamNotFound || err.code === JetStreamApiCodes.ConsumerNotFound || err.status === 404);
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamNotFound ||
+      err.code === JetStreamApiCodes.ConsumerNotFound ||
+      err.status === 404)
+  );
 }
 
 /** A missing optional object is null; any other failure propagates. */
@@ -30,7 +35,10 @@ async function orNull<T>(lookup: Promise<T>): Promise<T | null> {
 export class PipelineInspector {
   private manager?: Promise<JetStreamManager>;
 
-  constructor(private readonly nc: NatsConnection, private readonly names: PipelineNames) {}
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly names: PipelineNames,
+  ) {}
 
   async status(): Promise<PipelineView> {
     const { stream, consumer, deadLetterStream } = this.names;

@@ -3,9 +3,26 @@ import { consumerStatusView, deadLetterStatusView, jetStreamTime, streamStatusVi
 
 const streamInfo = (state: Partial<StreamInfo['state']>, config: Partial<StreamInfo['config']> = {}) =>
   ({
-    config: { name: 'EVENTS', subjects: ['events.v1.>'], duplicate_window: 300e9, max_age: 72 * 3600e9, max_bytes: -1, num_replicas: 3, ...config },
+    config: {
+      name: 'EVENTS',
+      subjects: ['events.v1.>'],
+      duplicate_window: 300e9,
+      max_age: 72 * 3600e9,
+      max_bytes: -1,
+      num_replicas: 3,
+      ...config,
+    },
     created: '2026-01-01T00:00:00Z',
-    state: { messages: 0, bytes: 0, first_seq: 0, first_ts: '0001-01-01T00:00:00Z', last_seq: 0, last_ts: '0001-01-01T00:00:00Z', consumer_count: 1, ...state },
+    state: {
+      messages: 0,
+      bytes: 0,
+      first_seq: 0,
+      first_ts: '0001-01-01T00:00:00Z',
+      last_seq: 0,
+      last_ts: '0001-01-01T00:00:00Z',
+      consumer_count: 1,
+      ...state,
+    },
   }) as unknown as StreamInfo;
 
 describe('pipeline view', () => {
@@ -19,7 +36,14 @@ describe('pipeline view', () => {
 
   test('when the stream holds messages, then counts, sequences, times and settings are shown in seconds', () => {
     const view = streamStatusView(
-      streamInfo({ messages: 5, bytes: 1200, first_seq: 3, first_ts: '2026-03-04T05:06:07.5Z', last_seq: 7, last_ts: '2026-03-04T06:00:00Z' }),
+      streamInfo({
+        messages: 5,
+        bytes: 1200,
+        first_seq: 3,
+        first_ts: '2026-03-04T05:06:07.5Z',
+        last_seq: 7,
+        last_ts: '2026-03-04T06:00:00Z',
+      }),
     );
     expect(view).toEqual({
       name: 'EVENTS',
@@ -39,7 +63,15 @@ describe('pipeline view', () => {
   });
 
   test('when the stream is empty after its messages aged out, then first_ts is null and last_seq is kept', () => {
-    const view = streamStatusView(streamInfo({ messages: 0, first_seq: 8, first_ts: '2026-03-04T06:00:00Z', last_seq: 7, last_ts: '2026-03-04T06:00:00Z' }));
+    const view = streamStatusView(
+      streamInfo({
+        messages: 0,
+        first_seq: 8,
+        first_ts: '2026-03-04T06:00:00Z',
+        last_seq: 7,
+        last_ts: '2026-03-04T06:00:00Z',
+      }),
+    );
     expect(view).toMatchObject({ messages: 0, first_ts: null, last_seq: 7, last_ts: '2026-03-04 06:00:00' });
   });
 
@@ -66,6 +98,11 @@ describe('pipeline view', () => {
 
   test('when the dead-letter stream is read, then its name, count, size and last time are shown', () => {
     const info = streamInfo({ messages: 2, bytes: 300, last_ts: '2026-03-04T06:00:00Z' }, { name: 'EVENTS_DLQ' });
-    expect(deadLetterStatusView(info)).toEqual({ name: 'EVENTS_DLQ', messages: 2, bytes: 300, last_ts: '2026-03-04 06:00:00' });
+    expect(deadLetterStatusView(info)).toEqual({
+      name: 'EVENTS_DLQ',
+      messages: 2,
+      bytes: 300,
+      last_ts: '2026-03-04 06:00:00',
+    });
   });
 });

@@ -85,7 +85,11 @@ export function streamStatusView(info: StreamInfo): StreamStatusView {
 }
 
 function deliveryPoint(s: SequenceInfo | undefined): DeliveryPointView {
-  return { stream_seq: s?.stream_seq ?? 0, consumer_seq: s?.consumer_seq ?? 0, last_active: jetStreamTime(s?.last_active) };
+  return {
+    stream_seq: s?.stream_seq ?? 0,
+    consumer_seq: s?.consumer_seq ?? 0,
+    last_active: jetStreamTime(s?.last_active),
+  };
 }
 
 export function consumerStatusView(info: ConsumerInfo): ConsumerStatusView {
@@ -101,5 +105,10 @@ export function consumerStatusView(info: ConsumerInfo): ConsumerStatusView {
 }
 
 export function deadLetterStatusView(info: StreamInfo): DeadLetterStatusView {
-  return { name: info.config.name, messages: info.state.messages, bytes: info.state.bytes, last_ts: jetStreamTime(info.state.last_ts) };
+  return {
+    name: info.config.name,
+    messages: info.state.messages,
+    bytes: info.state.bytes,
+    last_ts: jetStreamTime(info.state.last_ts),
+  };
 }

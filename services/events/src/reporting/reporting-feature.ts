@@ -77,13 +77,28 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     maxGroupBytes: deps.maxGroupBytes,
   });
   // per minute, with a minute's worth as the burst
-  const limiter = new TokenBuckets({ perSecond: config.REPORT_RATE_LIMIT_PER_MINUTE / 60, burst: config.REPORT_RATE_LIMIT_PER_MINUTE });
-  const failures = new TokenBuckets({ perSecond: config.API_KEY_FAILED_LOOKUPS_PER_MINUTE / 60, burst: config.API_KEY_FAILED_LOOKUPS_PER_MINUTE });
+  const limiter = new TokenBuckets({
+    perSecond: config.REPORT_RATE_LIMIT_PER_MINUTE / 60,
+    burst: config.REPORT_RATE_LIMIT_PER_MINUTE,
+  });
+  const failures = new TokenBuckets({
+    perSecond: config.API_KEY_FAILED_LOOKUPS_PER_MINUTE / 60,
+    burst: config.API_KEY_FAILED_LOOKUPS_PER_MINUTE,
+  });
   const concurrency = new KeyConcurrency(config.REPORT_CONCURRENCY_PER_KEY);
 
   return {
     routers: [
-      reportRoutes({ reports, keys, failures, trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS, limiter, concurrency, metrics, bodyLimit: config.BODY_LIMIT }),
+      reportRoutes({
+        reports,
+        keys,
+        failures,
+        trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS,
+        limiter,
+        concurrency,
+        metrics,
+        bodyLimit: config.BODY_LIMIT,
+      }),
       apiKeyRoutes(keys, config.ADMIN_TOKEN, bodyParsers({ limit: config.BODY_LIMIT })),
     ],
     // nothing runs in the background: requests are answered on demand

@@ -4,7 +4,17 @@ const now = new Date('2026-11-22T10:00:00Z');
 
 describe('retention', () => {
   test('when buckets are listed, then only buckets whose whole day is older than the retention are expired', () => {
-    const names = ['events_20261122', 'events_20261121', 'events_20261120', 'events_20261119', 'events_20250101', 'api_keys', 'events_x_20200101', 'other_20200101', 'events_2020010'];
+    const names = [
+      'events_20261122',
+      'events_20261121',
+      'events_20261120',
+      'events_20261119',
+      'events_20250101',
+      'api_keys',
+      'events_x_20200101',
+      'other_20200101',
+      'events_2020010',
+    ];
     // 2 days: the 20th ended at 21st 00:00, more than 48 h before now? no (34 h): kept; the 19th ended 58 h ago: expired
     expect(expiredBuckets(names, 'events', now, 2)).toEqual(['events_20261119', 'events_20250101']);
   });

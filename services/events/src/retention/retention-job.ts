@@ -23,13 +23,19 @@ export class RetentionJob {
   private timer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
 
-  constructor(private readonly db: Db, private readonly opts: RetentionOptions, private readonly logger: Logger) {}
+  constructor(
+    private readonly db: Db,
+    private readonly opts: RetentionOptions,
+    private readonly logger: Logger,
+  ) {}
 
   /** One pass; returns the dropped bucket names. */
   async runOnce(now = new Date()): Promise<string[]> {
     // rollups first: once their marks are gone reports read those days from raw, which still exist
     const rollups = this.opts.rollups;
-    const droppedUnits = rollups ? await rollups.dropBefore(firstKeptDay(now, Math.max(rollups.retentionDays, this.opts.retentionDays))) : 0;
+    const droppedUnits = rollups
+      ? await rollups.dropBefore(firstKeptDay(now, Math.max(rollups.retentionDays, this.opts.retentionDays)))
+      : 0;
     if (droppedUnits > 0) this.logger.info('retention dropped rollup units', { units: droppedUnits });
     const collections = await this.db.listCollections({}, { nameOnly: true }).toArray();
     const names = collections.map((c) => c.name);

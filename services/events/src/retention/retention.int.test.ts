@@ -20,10 +20,18 @@ describe('retention', () => {
     const prefix = h.config.BUCKET_PREFIX;
     const keep = [bucketName(prefix, daysAgo(0)), bucketName(prefix, daysAgo(5)), bucketName(prefix, daysAgo(10))];
     const drop = [bucketName(prefix, daysAgo(12)), bucketName(prefix, daysAgo(400))];
-    const others = [`${prefix}_notes`, `other_${bucketName(prefix, daysAgo(400)).slice(prefix.length + 1)}`, `${prefix}_2020010`];
+    const others = [
+      `${prefix}_notes`,
+      `other_${bucketName(prefix, daysAgo(400)).slice(prefix.length + 1)}`,
+      `${prefix}_2020010`,
+    ];
     for (const name of [...keep, ...drop, ...others]) await h.db.collection(name).insertOne({ marker: name });
 
-    const job = new RetentionJob(h.db, { prefix, retentionDays: 10, intervalMs: 60_000 }, createLogger({ service: 't', level: 'error', silent: true }));
+    const job = new RetentionJob(
+      h.db,
+      { prefix, retentionDays: 10, intervalMs: 60_000 },
+      createLogger({ service: 't', level: 'error', silent: true }),
+    );
     expect((await job.runOnce()).sort()).toEqual([...drop].sort());
     const left = await names();
     for (const name of [...keep, ...others]) expect(left).toContain(name);

@@ -87,13 +87,26 @@ export interface PackLimits {
 export const DEFAULT_PACK_LIMITS: PackLimits = { maxEntries: 1000, maxBytes: 4_000_000 };
 
 /** Packs one owner's cells (sorted by name, content_id, url) into fine and coarse documents. */
-export function packCells(owner: string, g: string, cells: readonly FineCell[], limits: PackLimits = DEFAULT_PACK_LIMITS): CellDocument[] {
+export function packCells(
+  owner: string,
+  g: string,
+  cells: readonly FineCell[],
+  limits: PackLimits = DEFAULT_PACK_LIMITS,
+): CellDocument[] {
   const maxBytes = Math.min(limits.maxBytes, MAX_PAGE_BYTES);
-  const full = (page: PageBytes, e: string, l?: string) => page.count >= limits.maxEntries || (page.count > 0 && page.sizeWith(e, l) > maxBytes);
+  const full = (page: PageBytes, e: string, l?: string) =>
+    page.count >= limits.maxEntries || (page.count > 0 && page.sizeWith(e, l) > maxBytes);
   const docs: CellDocument[] = [];
   const pagesOf = new Map<string, number>();
   const coarse = new Map<string, Coarse>();
-  const fineHeader = (name: string, p: number) => ({ _id: cellId('f', g, owner, name, p), o: owner, g, k: 'f' as const, n: name, p });
+  const fineHeader = (name: string, p: number) => ({
+    _id: cellId('f', g, owner, name, p),
+    o: owner,
+    g,
+    k: 'f' as const,
+    n: name,
+    p,
+  });
   let name = '';
   let pageNo = 0;
   let page: PageBytes | undefined;

@@ -38,7 +38,11 @@ export function manifestPartId(g: string, part: number): string {
 }
 
 /** One generation's manifest documents, head first. */
-export function splitManifest(g: string, ids: readonly string[], limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS): ManifestDocument[] {
+export function splitManifest(
+  g: string,
+  ids: readonly string[],
+  limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS,
+): ManifestDocument[] {
   // the fields around the ids, on the largest part id
   const base = BSON.calculateObjectSize({ _id: manifestPartId(g, ids.length), g, ids: [], parts: ids.length });
   const parts: string[][] = [[]];
@@ -52,11 +56,15 @@ export function splitManifest(g: string, ids: readonly string[], limits: Manifes
     bytes += elementBytes(last.length, id);
     last.push(id);
   }
-  return parts.map((list, i) => (i === 0 ? { _id: g, g, ids: list, parts: parts.length } : { _id: manifestPartId(g, i), g, ids: list }));
+  return parts.map((list, i) =>
+    i === 0 ? { _id: g, g, ids: list, parts: parts.length } : { _id: manifestPartId(g, i), g, ids: list },
+  );
 }
 
 function partIdsOf(heads: readonly ManifestDocument[]): string[] {
-  return heads.flatMap((h) => Array.from({ length: Math.max(0, (h.parts ?? 1) - 1) }, (_, i) => manifestPartId(h._id, i + 1)));
+  return heads.flatMap((h) =>
+    Array.from({ length: Math.max(0, (h.parts ?? 1) - 1) }, (_, i) => manifestPartId(h._id, i + 1)),
+  );
 }
 
 /** A string in a BSON array: type byte, index as key (text and terminator), length, UTF-8 text and terminator. */
@@ -66,7 +74,10 @@ function elementBytes(index: number, id: string): number {
 
 /** Reads and drops whole manifests (every part) by `_id` only. */
 export class CellManifests {
-  constructor(readonly collection: Collection<ManifestDocument>, private readonly limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS) {}
+  constructor(
+    readonly collection: Collection<ManifestDocument>,
+    private readonly limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS,
+  ) {}
 
   /** The head first, so whoever finds any part of it (a sweep) finds them all. */
   async write(g: string, ids: readonly string[]): Promise<void> {
@@ -81,20 +92,26 @@ export class CellManifests {
     const heads = await this.byIds(unique);
     const partIds = partIdsOf(heads);
     const parts = await this.byIds(partIds);
-    return { ids: [...heads, ...parts].flatMap((m) => m.ids), complete: heads.length === unique.length && parts.length === partIds.length };
+    return {
+      ids: [...heads, ...parts].flatMap((m) => m.ids),
+      complete: heads.length === unique.length && parts.length === partIds.length,
+    };
   }
 
   /** Removes every part, the heads last (a drop that dies midway leaves the heads for the next). */
   async drop(gens: readonly string[]): Promise<void> {
     const heads = await this.byIds([...new Set(gens)]);
     const partIds = partIdsOf(heads);
-    for (let i = 0; i < partIds.length; i += ID_CHUNK) await this.collection.deleteMany({ _id: { $in: partIds.slice(i, i + ID_CHUNK) } });
-    for (let i = 0; i < gens.length; i += ID_CHUNK) await this.collection.deleteMany({ _id: { $in: gens.slice(i, i + ID_CHUNK) } });
+    for (let i = 0; i < partIds.length; i += ID_CHUNK)
+      await this.collection.deleteMany({ _id: { $in: partIds.slice(i, i + ID_CHUNK) } });
+    for (let i = 0; i < gens.length; i += ID_CHUNK)
+      await this.collection.deleteMany({ _id: { $in: gens.slice(i, i + ID_CHUNK) } });
   }
 
   private async byIds(ids: readonly string[]): Promise<ManifestDocument[]> {
     const out: ManifestDocument[] = [];
-    for (let i = 0; i < ids.length; i += ID_CHUNK) out.push(...(await this.collection.find({ _id: { $in: ids.slice(i, i + ID_CHUNK) } }).toArray()));
+    for (let i = 0; i < ids.length; i += ID_CHUNK)
+      out.push(...(await this.collection.find({ _id: { $in: ids.slice(i, i + ID_CHUNK) } }).toArray()));
     return out;
   }
 }

@@ -26,16 +26,23 @@ export class CellStore {
 
   /** Writes a generation: its manifest first, then its documents. */
   async insert(g: string, docs: readonly CellDocument[]): Promise<void> {
-    await this.manifests.write(g, docs.map((d) => d._id));
+    await this.manifests.write(
+      g,
+      docs.map((d) => d._id),
+    );
     for (let i = 0; i < docs.length; i += INSERT_CHUNK) {
-      await this.collection.insertMany(docs.slice(i, i + INSERT_CHUNK).map((d) => ({ ...d })), { ordered: false });
+      await this.collection.insertMany(
+        docs.slice(i, i + INSERT_CHUNK).map((d) => ({ ...d })),
+        { ordered: false },
+      );
     }
   }
 
   async dropGenerations(gens: readonly string[]): Promise<void> {
     if (gens.length === 0) return;
     const { ids } = await this.manifests.read(gens);
-    for (let i = 0; i < ids.length; i += ID_CHUNK) await this.collection.deleteMany({ _id: { $in: ids.slice(i, i + ID_CHUNK) } });
+    for (let i = 0; i < ids.length; i += ID_CHUNK)
+      await this.collection.deleteMany({ _id: { $in: ids.slice(i, i + ID_CHUNK) } });
     await this.manifests.drop(gens);
   }
 
@@ -52,7 +59,8 @@ export class CellStore {
       else byOwner.set(owner, [id]);
     }
     for (const ids of byOwner.values()) {
-      for (let i = 0; i < ids.length; i += ID_CHUNK) yield* await this.collection.find({ _id: { $in: ids.slice(i, i + ID_CHUNK) } }).toArray();
+      for (let i = 0; i < ids.length; i += ID_CHUNK)
+        yield* await this.collection.find({ _id: { $in: ids.slice(i, i + ID_CHUNK) } }).toArray();
     }
   }
 
@@ -62,7 +70,14 @@ export class CellStore {
    * asked for; an owner with very many names has them in list documents, read first). Latest
    * events only when the report wants metadata.
    */
-  async *forReport(owner: string, gens: readonly string[], kind: 'c' | 'f', names: ReadonlySet<string> | undefined, withLatest: boolean, maxTimeMS: number): AsyncGenerator<CellDocument> {
+  async *forReport(
+    owner: string,
+    gens: readonly string[],
+    kind: 'c' | 'f',
+    names: ReadonlySet<string> | undefined,
+    withLatest: boolean,
+    maxTimeMS: number,
+  ): AsyncGenerator<CellDocument> {
     const projection = withLatest ? {} : { l: 0 };
     const find = (ids: string[]) => this.collection.find({ _id: { $in: ids } }, { projection, maxTimeMS }).toArray();
     const more: string[] = [];
@@ -76,7 +91,8 @@ export class CellStore {
         else more.push(...finePageIds(dir, names));
       }
     }
-    for (const ids of chunks(lists)) for (const list of await find(ids)) more.push(...finePageIds(fineListOf(list), names));
+    for (const ids of chunks(lists))
+      for (const list of await find(ids)) more.push(...finePageIds(fineListOf(list), names));
     for (const ids of chunks(more)) yield* await find(ids);
   }
 }

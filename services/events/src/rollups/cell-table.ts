@@ -47,7 +47,9 @@ export class CellTable {
   /** The cells grouped by owner (owners in code-unit order, cells by name, content_id, url). */
   byOwner(): Map<string, FineCell[]> {
     const out = new Map<string, FineCell[]>();
-    const sorted = [...this.cells.values()].sort((a, b) => cmp(a.owner, b.owner) || cmp(a.name, b.name) || cmp(a.contentId, b.contentId) || cmp(a.url, b.url));
+    const sorted = [...this.cells.values()].sort(
+      (a, b) => cmp(a.owner, b.owner) || cmp(a.name, b.name) || cmp(a.contentId, b.contentId) || cmp(a.url, b.url),
+    );
     for (const cell of sorted) {
       const list = out.get(cell.owner);
       if (list) list.push(cell);

@@ -10,7 +10,12 @@ function fakeMarks() {
     calls.push({ kind, units: units.length });
     return Promise.resolve();
   };
-  const marks: MarkWrites = { start: record('start'), finish: record('finish'), touch: record('touch'), drain: () => Promise.resolve() };
+  const marks: MarkWrites = {
+    start: record('start'),
+    finish: record('finish'),
+    touch: record('touch'),
+    drain: () => Promise.resolve(),
+  };
   return { marks, touches: () => calls.filter((c) => c.kind === 'touch').length, calls };
 }
 

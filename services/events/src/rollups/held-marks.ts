@@ -48,7 +48,10 @@ export class HeldMarks implements WriteMarks<Hold[]> {
   private readonly now: () => number;
   private readonly refreshMs: number;
 
-  constructor(private readonly marks: MarkWrites, private readonly opts: HeldMarksOptions) {
+  constructor(
+    private readonly marks: MarkWrites,
+    private readonly opts: HeldMarksOptions,
+  ) {
     this.now = opts.now ?? Date.now;
     this.refreshMs = opts.refreshMs ?? opts.holdMs;
   }

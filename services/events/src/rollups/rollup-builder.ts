@@ -50,12 +50,29 @@ export class RollupBuilder {
   private readonly now: () => Date;
   private readonly failures: UnitFailures;
 
-  constructor(db: Db, private readonly marks: RollupMarks, cells: CellStore, private readonly opts: RollupBuilderOptions) {
+  constructor(
+    db: Db,
+    private readonly marks: RollupMarks,
+    cells: CellStore,
+    private readonly opts: RollupBuilderOptions,
+  ) {
     this.now = opts.now ?? (() => new Date());
     this.commit = new UnitCommit(marks.collection, cells, opts.hooks);
     const failures = (this.failures = new UnitFailures(opts.failureBackoff));
-    const outcomes = { built: (mark: MarkDocument) => failures.built(mark._id), failed: (mark: MarkDocument, err: unknown) => failures.failed(mark, err, this.now().getTime()) };
-    this.builders = new UnitBuilders({ db, marks, cells, commit: this.commit, prefix: opts.prefix, pack: opts.pack, now: this.now, outcomes });
+    const outcomes = {
+      built: (mark: MarkDocument) => failures.built(mark._id),
+      failed: (mark: MarkDocument, err: unknown) => failures.failed(mark, err, this.now().getTime()),
+    };
+    this.builders = new UnitBuilders({
+      db,
+      marks,
+      cells,
+      commit: this.commit,
+      prefix: opts.prefix,
+      pack: opts.pack,
+      now: this.now,
+      outcomes,
+    });
   }
 
   async runOnce(): Promise<BuildPass> {
@@ -76,7 +93,8 @@ export class RollupBuilder {
       waiting += atLevel.length - ready.length;
       if (level === 0) {
         // an hour waiting after a failed build still counts as lag
-        for (const m of due) oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.t }) + this.opts.graceMs);
+        for (const m of due)
+          oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.t }) + this.opts.graceMs);
         for (const [day, hours] of byDay(ready)) built[0]! += await this.builders.buildHours(day, hours);
         continue;
       }

@@ -2,7 +2,14 @@ import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
 import { bucketName } from '../storage/bucket-naming';
 import type { EventDocument } from '../storage/event-document';
 import { randomReportBody } from '../../test/support/random-report';
-import { OWNERS, PREFIX, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
+import {
+  OWNERS,
+  PREFIX,
+  prng,
+  randomEvents,
+  startRollupFixture,
+  type RollupFixture,
+} from '../../test/support/rollup-fixture';
 import { isBuilt } from './mark-document';
 
 // Crash tests for the rollup builder: killed at every step of a build (a hook that throws stops
@@ -26,7 +33,10 @@ class Killed extends Error {}
 async function expectExact(queries = 25): Promise<void> {
   for (let i = 0; i < queries; i++) {
     const body = randomReportBody(random, FROM, TO);
-    const [rolled, raw] = await Promise.all([f.rolled.report(caller, body).catch((e: Error) => e.message), f.raw.report(caller, body).catch((e: Error) => e.message)]);
+    const [rolled, raw] = await Promise.all([
+      f.rolled.report(caller, body).catch((e: Error) => e.message),
+      f.raw.report(caller, body).catch((e: Error) => e.message),
+    ]);
     expect({ body, rows: rolled }).toEqual({ body, rows: raw });
   }
 }
@@ -50,32 +60,36 @@ describe('rollup builder crashes', () => {
     ['after writing an hour’s cells, before publishing', 'afterCells', '0:', 1],
     ['after writing a day’s merged cells, before publishing', 'afterCells', '4:', 1],
     ['after reserving a 2-day block', 'afterReserve', '5:', 1],
-  ] as const)('when the builder is killed %s, then answers stay exact and the next run repairs everything', async (_label, hook, level, nth) => {
-    await f.write(randomEvents(random, 150, FROM, TO));
-    await f.builder().runOnce();
-    // late events: dirty units whose rebuild replaces a published generation
-    await f.write(randomEvents(random, 40, FROM, TO));
-    let calls = 0;
-    const dying = f.builder({
-      hooks: {
-        [hook]: (unitId: string) => {
-          if (unitId.startsWith(level) && ++calls === nth) throw new Killed(`killed ${hook} ${unitId}`);
+  ] as const)(
+    'when the builder is killed %s, then answers stay exact and the next run repairs everything',
+    async (_label, hook, level, nth) => {
+      await f.write(randomEvents(random, 150, FROM, TO));
+      await f.builder().runOnce();
+      // late events: dirty units whose rebuild replaces a published generation
+      await f.write(randomEvents(random, 40, FROM, TO));
+      let calls = 0;
+      const dying = f.builder({
+        hooks: {
+          [hook]: (unitId: string) => {
+            if (unitId.startsWith(level) && ++calls === nth) throw new Killed(`killed ${hook} ${unitId}`);
+          },
         },
-      },
-    });
-    await expect(dying.runOnce()).rejects.toBeInstanceOf(Killed);
-    await expectExact();
+      });
+      await expect(dying.runOnce()).rejects.toBeInstanceOf(Killed);
+      await expectExact();
 
-    // the next run: its sweep treats the dead build's reservation as abandoned
-    // its clock runs 5 ms ahead, so the reservation is past abandonMs without waiting
-    const next = f.builder({ abandonMs: 1, now: () => new Date(Date.now() + 5) });
-    for (let i = 0; i < 3; i++) await next.runOnce();
-    expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
-    await expectNoOrphans();
-    const usedBefore = f.usage.rollupUnits;
-    await expectExact();
-    expect(f.usage.rollupUnits).toBeGreaterThan(usedBefore);
-  }, 60_000);
+      // the next run: its sweep treats the dead build's reservation as abandoned
+      // its clock runs 5 ms ahead, so the reservation is past abandonMs without waiting
+      const next = f.builder({ abandonMs: 1, now: () => new Date(Date.now() + 5) });
+      for (let i = 0; i < 3; i++) await next.runOnce();
+      expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
+      await expectNoOrphans();
+      const usedBefore = f.usage.rollupUnits;
+      await expectExact();
+      expect(f.usage.rollupUnits).toBeGreaterThan(usedBefore);
+    },
+    60_000,
+  );
 
   test('when two builders run at once, then each unit is published once, answers are exact and nothing is left behind', async () => {
     await f.write(randomEvents(random, 150, FROM, TO));
@@ -94,7 +108,9 @@ describe('rollup builder crashes', () => {
     // the dead writer: started marked, documents inserted, finished never marked
     const docs = randomEvents(random, 20, FROM + 86_400_000, FROM + 86_400_000 + 3_600_000);
     const ids = await f.marks.begin(docs.map((d) => d.created));
-    await f.db.collection<EventDocument>(bucketName(PREFIX, docs[0]!.created)).insertMany(docs.filter((d) => bucketName(PREFIX, d.created) === bucketName(PREFIX, docs[0]!.created)));
+    await f.db
+      .collection<EventDocument>(bucketName(PREFIX, docs[0]!.created))
+      .insertMany(docs.filter((d) => bucketName(PREFIX, d.created) === bucketName(PREFIX, docs[0]!.created)));
     await f.builder().runOnce();
     const hour = (await f.marks.collection.findOne({ _id: ids[0] }))!;
     expect(hour.s).toBe(hour.f + 1);

@@ -3,7 +3,14 @@ import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
 import { RetentionJob } from '../retention/retention-job';
 import { bucketDay, bucketName } from '../storage/bucket-naming';
 import { randomReportBody } from '../../test/support/random-report';
-import { OWNERS, PREFIX, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
+import {
+  OWNERS,
+  PREFIX,
+  prng,
+  randomEvents,
+  startRollupFixture,
+  type RollupFixture,
+} from '../../test/support/rollup-fixture';
 import { RollupRebuild } from './rollup-rebuild';
 import { RollupRetention } from './rollup-retention';
 import { unitEnd } from './rollup-units';
@@ -29,15 +36,27 @@ afterEach(async () => {
 });
 
 /** Runs random queries on both services and fails on the first difference (with seed and query). */
-async function compareRandomQueries(phase: string, from = FROM - 2 * DAY, to = TO + 2 * DAY, queries = QUERIES_PER_CHECK, fixed: Array<Record<string, unknown>> = [], minRollupUnits = queries): Promise<number> {
+async function compareRandomQueries(
+  phase: string,
+  from = FROM - 2 * DAY,
+  to = TO + 2 * DAY,
+  queries = QUERIES_PER_CHECK,
+  fixed: Array<Record<string, unknown>> = [],
+  minRollupUnits = queries,
+): Promise<number> {
   let compared = 0;
   let rows = 0;
   const before = f.usage.rollupUnits;
   for (let i = 0; i < queries; i++) {
     const body = fixed[i] ?? randomReportBody(random, from, to);
-    const [rolled, raw] = await Promise.all([answer(() => f.rolled.report(caller, body)), answer(() => f.raw.report(caller, body))]);
+    const [rolled, raw] = await Promise.all([
+      answer(() => f.rolled.report(caller, body)),
+      answer(() => f.raw.report(caller, body)),
+    ]);
     if (JSON.stringify(rolled) !== JSON.stringify(raw)) {
-      throw new Error(`seed ${SEED}, ${phase}, query ${i}: ${JSON.stringify(body)}\nrollups: ${JSON.stringify(rolled).slice(0, 2000)}\nraw:     ${JSON.stringify(raw).slice(0, 2000)}`);
+      throw new Error(
+        `seed ${SEED}, ${phase}, query ${i}: ${JSON.stringify(body)}\nrollups: ${JSON.stringify(rolled).slice(0, 2000)}\nraw:     ${JSON.stringify(raw).slice(0, 2000)}`,
+      );
     }
     compared++;
     if (Array.isArray(raw)) rows += raw.length;
@@ -108,7 +127,14 @@ const RETENTION_QUERIES = Math.max(12, Math.round(QUERIES_PER_CHECK / 20));
 /** Reports over the whole window first: they use the largest units, which random ranges rarely cover. */
 const WHOLE_WINDOW = OWNERS.flatMap((owner) => [
   { owner_id: owner, created__gte: '2026-10-10', created__lte: '2026-10-26' },
-  { owner_id: owner, created__gte: '2026-10-10', created__lte: '2026-10-26', interval: 'week', group_by: 'url', metadata: 'campaign' },
+  {
+    owner_id: owner,
+    created__gte: '2026-10-10',
+    created__lte: '2026-10-26',
+    interval: 'week',
+    group_by: 'url',
+    metadata: 'campaign',
+  },
 ]);
 const silent = createLogger({ service: 'rollup-differential', level: 'error', silent: true });
 
@@ -121,7 +147,16 @@ async function retainFrom(cutoff: number): Promise<Date> {
   const cutoffDay = Math.floor(cutoff / DAY) * DAY;
   const now = new Date(cutoffDay + 10 * DAY + 3_600_000);
   const rollups = new RollupRetention(f.marks, f.cells);
-  await new RetentionJob(f.db, { prefix: PREFIX, retentionDays: 10, intervalMs: 60_000, rollups: { retentionDays: 10, dropBefore: (c) => rollups.dropBefore(c) } }, silent).runOnce(now);
+  await new RetentionJob(
+    f.db,
+    {
+      prefix: PREFIX,
+      retentionDays: 10,
+      intervalMs: 60_000,
+      rollups: { retentionDays: 10, dropBefore: (c) => rollups.dropBefore(c) },
+    },
+    silent,
+  ).runOnce(now);
   if (cutoff > cutoffDay) {
     await rollups.dropBefore(cutoff);
     await f.db.collection(bucketName(PREFIX, new Date(cutoffDay))).deleteMany({ created: { $lt: new Date(cutoff) } });
@@ -156,12 +191,30 @@ describe(`rollups vs raw events after retention (seed ${SEED})`, () => {
       await f.write(randomEvents(random, 30, Math.max(cutoff, RET_TO - 2 * DAY), RET_TO), 13);
       await f.builder().runOnce();
       expect(await buildableDirty()).toEqual([]);
-      let compared = await compareRandomQueries(`cutoff ${at}, late writes`, RET_FROM - DAY, RET_TO + DAY, RETENTION_QUERIES, WHOLE_WINDOW, RETENTION_QUERIES / 4);
+      let compared = await compareRandomQueries(
+        `cutoff ${at}, late writes`,
+        RET_FROM - DAY,
+        RET_TO + DAY,
+        RETENTION_QUERIES,
+        WHOLE_WINDOW,
+        RETENTION_QUERIES / 4,
+      );
 
-      await new RollupRebuild(f.marks, { rawRetentionDays: 10, maxDays: 400 }).rebuild(new Date(cutoff), new Date(RET_TO - DAY), now);
+      await new RollupRebuild(f.marks, { rawRetentionDays: 10, maxDays: 400 }).rebuild(
+        new Date(cutoff),
+        new Date(RET_TO - DAY),
+        now,
+      );
       await f.builder().runOnce();
       expect(await buildableDirty()).toEqual([]);
-      compared += await compareRandomQueries(`cutoff ${at}, rebuilt`, RET_FROM - DAY, RET_TO + DAY, RETENTION_QUERIES, WHOLE_WINDOW, RETENTION_QUERIES / 4);
+      compared += await compareRandomQueries(
+        `cutoff ${at}, rebuilt`,
+        RET_FROM - DAY,
+        RET_TO + DAY,
+        RETENTION_QUERIES,
+        WHOLE_WINDOW,
+        RETENTION_QUERIES / 4,
+      );
       expect(compared).toBe(2 * RETENTION_QUERIES);
     },
     60_000,

@@ -2,7 +2,13 @@ import { Writable } from 'node:stream';
 import winston from 'winston';
 import { createLogger, prom } from '@cm/platform';
 import { expectRandomReportsEqualRaw } from '../../test/support/compare-reports';
-import { BUILDER_DEFAULTS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
+import {
+  BUILDER_DEFAULTS,
+  prng,
+  randomEvents,
+  startRollupFixture,
+  type RollupFixture,
+} from '../../test/support/rollup-fixture';
 import type { CellDocument } from './cell-document';
 import { CellStore } from './cell-store';
 import { RollupBuilder } from './rollup-builder';
@@ -48,7 +54,11 @@ test('when one unit fails on every attempt, then every other unit is built, repo
   const lines: string[] = [];
   const logger = createLogger({ service: 'rollup-failing-unit-test', level: 'warn' });
   logger.clear();
-  logger.add(new winston.transports.Stream({ stream: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) }));
+  logger.add(
+    new winston.transports.Stream({
+      stream: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }),
+    }),
+  );
   const registry = new prom.Registry();
   let clock = Date.now();
   const builder = new RollupBuilder(f.db, f.marks, cells, { ...BUILDER_DEFAULTS, now: () => new Date(clock) });
@@ -69,7 +79,11 @@ test('when one unit fails on every attempt, then every other unit is built, repo
   expect(counted).toEqual([expect.objectContaining({ labels: { level: '1h' }, value: 3 })]);
   const logged = lines.filter((l) => l.includes('rollup unit build failed'));
   expect(logged).toHaveLength(1);
-  expect(JSON.parse(logged[0]!)).toMatchObject({ unit: cells.refused, unit_size: '1h', error: 'cells refused by the test' });
+  expect(JSON.parse(logged[0]!)).toMatchObject({
+    unit: cells.refused,
+    unit_size: '1h',
+    error: 'cells refused by the test',
+  });
 
   // differential: reports over random ranges equal raw events while the unit keeps failing
   const used = f.usage.rollupUnits;

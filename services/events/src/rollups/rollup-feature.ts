@@ -12,7 +12,14 @@ import { RollupWorker } from './rollup-worker';
 
 export type RollupConfig = Pick<
   EventsConfig,
-  'BUCKET_PREFIX' | 'RETENTION_DAYS' | 'REPORT_MAX_RANGE_DAYS' | 'ROLLUP_INTERVAL_MS' | 'ROLLUP_GRACE_MS' | 'ROLLUP_ABANDON_MS' | 'ROLLUP_BATCH_UNITS' | 'ROLLUP_RETENTION_DAYS'
+  | 'BUCKET_PREFIX'
+  | 'RETENTION_DAYS'
+  | 'REPORT_MAX_RANGE_DAYS'
+  | 'ROLLUP_INTERVAL_MS'
+  | 'ROLLUP_GRACE_MS'
+  | 'ROLLUP_ABANDON_MS'
+  | 'ROLLUP_BATCH_UNITS'
+  | 'ROLLUP_RETENTION_DAYS'
 >;
 
 export interface RollupFeature {
@@ -27,7 +34,13 @@ export interface RollupFeature {
 }
 
 /** Wires rollups: marks for the writer, retention, the operator commands, and (for the rollup role) the builder loop. */
-export async function createRollupFeature(deps: { db: Db; config: RollupConfig; metrics: Registry; logger: Logger; builder: boolean }): Promise<RollupFeature> {
+export async function createRollupFeature(deps: {
+  db: Db;
+  config: RollupConfig;
+  metrics: Registry;
+  logger: Logger;
+  builder: boolean;
+}): Promise<RollupFeature> {
   const { db, config } = deps;
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
@@ -39,8 +52,14 @@ export async function createRollupFeature(deps: { db: Db; config: RollupConfig; 
       lingerMs: 1000,
       onError: (err) => deps.logger.warn('rollup finished mark failed', { error: String(err) }),
     }),
-    retention: { retentionDays: config.ROLLUP_RETENTION_DAYS || config.RETENTION_DAYS, dropBefore: (cutoff) => retention.dropBefore(cutoff) },
-    rebuild: new RollupRebuild(marks, { rawRetentionDays: config.RETENTION_DAYS, maxDays: config.REPORT_MAX_RANGE_DAYS }),
+    retention: {
+      retentionDays: config.ROLLUP_RETENTION_DAYS || config.RETENTION_DAYS,
+      dropBefore: (cutoff) => retention.dropBefore(cutoff),
+    },
+    rebuild: new RollupRebuild(marks, {
+      rawRetentionDays: config.RETENTION_DAYS,
+      maxDays: config.REPORT_MAX_RANGE_DAYS,
+    }),
   };
   if (deps.builder) {
     const builder = new RollupBuilder(db, marks, cells, {
@@ -50,7 +69,13 @@ export async function createRollupFeature(deps: { db: Db; config: RollupConfig; 
       batchUnits: config.ROLLUP_BATCH_UNITS,
       rawRetentionDays: config.RETENTION_DAYS,
     });
-    feature.worker = new RollupWorker(builder, marks, createRollupMetrics(deps.metrics), { intervalMs: config.ROLLUP_INTERVAL_MS }, deps.logger);
+    feature.worker = new RollupWorker(
+      builder,
+      marks,
+      createRollupMetrics(deps.metrics),
+      { intervalMs: config.ROLLUP_INTERVAL_MS },
+      deps.logger,
+    );
   }
   return feature;
 }

@@ -1,7 +1,14 @@
 import { BSON } from 'mongodb';
 import { v7 } from 'uuid';
 import { bothAnswers, expectRandomReportsEqualRaw } from '../../test/support/compare-reports';
-import { BUILDER_DEFAULTS, OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
+import {
+  BUILDER_DEFAULTS,
+  OWNERS,
+  prng,
+  randomEvents,
+  startRollupFixture,
+  type RollupFixture,
+} from '../../test/support/rollup-fixture';
 import type { EventDocument } from '../storage/event-document';
 import { CellStore } from './cell-store';
 import type { ManifestDocument } from './cell-manifests';
@@ -24,17 +31,33 @@ function pixelBurst(owner: string, count: number, hour: number): EventDocument[]
   const metadata = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, '\u0001'.repeat(512)]));
   return Array.from({ length: count }, (_, i) => {
     const t = hour + i * 1000;
-    return { _id: v7({ msecs: t }), owner_id: owner, name: 'pixel', url: 'https://a.example/p', content_id: `c${i}`, device_type: 'desktop', bot: false, metadata, created: new Date(t) };
+    return {
+      _id: v7({ msecs: t }),
+      owner_id: owner,
+      name: 'pixel',
+      url: 'https://a.example/p',
+      content_id: `c${i}`,
+      device_type: 'desktop',
+      bot: false,
+      metadata,
+      created: new Date(t),
+    };
   });
 }
 
 test('when pixel beacons fill one owner’s hour with control-character metadata (over 16 MB as JSON), then its pages stay under the limit, every unit is built and reports equal raw events', async () => {
   // 400 x 20 x 512 characters: about 4 MB counted in characters, about 24 MB written as JSON
   await f.write(pixelBurst(OWNERS[0]!, 400, FROM + 3_600_000));
-  await f.write(randomEvents(random, 200, FROM + 2 * 86_400_000, FROM + 3 * 86_400_000).map((e) => ({ ...e, owner_id: OWNERS[1]! })));
+  await f.write(
+    randomEvents(random, 200, FROM + 2 * 86_400_000, FROM + 3 * 86_400_000).map((e) => ({
+      ...e,
+      owner_id: OWNERS[1]!,
+    })),
+  );
   await f.builder().runOnce();
   expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
-  for (const doc of await f.cells.collection.find({}).toArray()) expect(BSON.calculateObjectSize(doc)).toBeLessThanOrEqual(DEFAULT_PACK_LIMITS.maxBytes);
+  for (const doc of await f.cells.collection.find({}).toArray())
+    expect(BSON.calculateObjectSize(doc)).toBeLessThanOrEqual(DEFAULT_PACK_LIMITS.maxBytes);
 
   const range = { created__gte: '2026-10-20', created__lte: '2026-10-23' };
   for (const body of [

@@ -7,7 +7,11 @@ const MARKS_COLLECTION = 'rollup_marks';
 
 const MARK_INDEXES: IndexDefinition[] = [
   // reports and builds look marks up by _id only (computed unit ids): hash lookups everywhere
-  { key: { dirty: 1, l: 1, t: 1 }, options: { name: 'dirty_level_start' }, serves: 'RollupBuilder and the status endpoint: the dirty units' },
+  {
+    key: { dirty: 1, l: 1, t: 1 },
+    options: { name: 'dirty_level_start' },
+    serves: 'RollupBuilder and the status endpoint: the dirty units',
+  },
   { key: { t: 1 }, options: { name: 'start' }, serves: 'RollupRetention: the units that start before the cutoff' },
 ];
 
@@ -37,7 +41,10 @@ export class RollupMarks {
   private flushing?: Promise<void>;
   private finishTimer?: NodeJS.Timeout;
 
-  constructor(db: Db, private readonly now: () => Date = () => new Date()) {
+  constructor(
+    db: Db,
+    private readonly now: () => Date = () => new Date(),
+  ) {
     this.collection = db.collection<MarkDocument>(MARKS_COLLECTION);
   }
 

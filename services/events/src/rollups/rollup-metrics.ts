@@ -9,17 +9,38 @@ export interface RollupMetrics {
 
 /** Builder progress: how far behind it is, how much is dirty, how much it (re)built. */
 export function createRollupMetrics(registry: Registry): RollupMetrics {
-  const lag = new prom.Gauge({ name: 'events_rollup_lag_seconds', help: 'Seconds since the oldest dirty hour became ready to build (0 when rollups caught up)', registers: [registry] });
-  const dirty = new prom.Gauge({ name: 'events_rollup_dirty_hours', help: 'Hours written to since their rollup was built (answered from raw events until rebuilt)', registers: [registry] });
-  const rebuilds = new prom.Counter({ name: 'events_rollup_rebuilds_total', help: 'Rollup units built or rebuilt, by level (1h, 2h, 4h, 8h, 1d, 2d .. 32d)', labelNames: ['level'], registers: [registry] });
-  const failures = new prom.Counter({ name: 'events_rollup_pass_failures_total', help: 'Builder passes that failed (retried on the next interval)', registers: [registry] });
+  const lag = new prom.Gauge({
+    name: 'events_rollup_lag_seconds',
+    help: 'Seconds since the oldest dirty hour became ready to build (0 when rollups caught up)',
+    registers: [registry],
+  });
+  const dirty = new prom.Gauge({
+    name: 'events_rollup_dirty_hours',
+    help: 'Hours written to since their rollup was built (answered from raw events until rebuilt)',
+    registers: [registry],
+  });
+  const rebuilds = new prom.Counter({
+    name: 'events_rollup_rebuilds_total',
+    help: 'Rollup units built or rebuilt, by level (1h, 2h, 4h, 8h, 1d, 2d .. 32d)',
+    labelNames: ['level'],
+    registers: [registry],
+  });
+  const failures = new prom.Counter({
+    name: 'events_rollup_pass_failures_total',
+    help: 'Builder passes that failed (retried on the next interval)',
+    registers: [registry],
+  });
   const unitFailures = new prom.Counter({
     name: 'events_rollup_unit_failures_total',
     help: 'Rollup unit builds that failed and were given up (the unit is retried later, with a growing wait; other units go on), by level',
     labelNames: ['level'],
     registers: [registry],
   });
-  const swept = new prom.Counter({ name: 'events_rollup_swept_generations_total', help: 'Cell generations of builds that died before publishing, dropped by the sweep', registers: [registry] });
+  const swept = new prom.Counter({
+    name: 'events_rollup_swept_generations_total',
+    help: 'Cell generations of builds that died before publishing, dropped by the sweep',
+    registers: [registry],
+  });
   return {
     observe(pass, dirtyHours) {
       lag.set(pass.lagSeconds);

@@ -28,16 +28,27 @@ export interface RollupStatus {
  * only slower). Days whose raw events retention dropped cannot be rebuilt and are refused.
  */
 export class RollupRebuild {
-  constructor(private readonly marks: RollupMarks, private readonly opts: { rawRetentionDays: number; maxDays: number }) {}
+  constructor(
+    private readonly marks: RollupMarks,
+    private readonly opts: { rawRetentionDays: number; maxDays: number },
+  ) {}
 
   async rebuild(fromDay: Date, toDay: Date, now = new Date()): Promise<RebuildResult> {
     const from = utcDayStart(fromDay.getTime());
     const to = utcDayStart(toDay.getTime());
     if (from > to) throw new ValidationError('invalid body', [{ field: 'to', message: 'must not be before from' }]);
-    if ((to - from) / DAY_MS + 1 > this.opts.maxDays) throw new ValidationError('invalid body', [{ field: 'from', message: `at most ${this.opts.maxDays} days at a time` }]);
+    if ((to - from) / DAY_MS + 1 > this.opts.maxDays)
+      throw new ValidationError('invalid body', [
+        { field: 'from', message: `at most ${this.opts.maxDays} days at a time` },
+      ]);
     const firstRaw = firstKeptDay(now, this.opts.rawRetentionDays);
     if (from < firstRaw) {
-      throw new ValidationError('invalid body', [{ field: 'from', message: `days before ${day(firstRaw)} have no raw events any more (RETENTION_DAYS); their rollups cannot be rebuilt` }]);
+      throw new ValidationError('invalid body', [
+        {
+          field: 'from',
+          message: `days before ${day(firstRaw)} have no raw events any more (RETENTION_DAYS); their rollups cannot be rebuilt`,
+        },
+      ]);
     }
     const hours = Array.from({ length: ((to - from) / DAY_MS + 1) * 24 }, (_, i) => new Date(from + i * HOUR_MS));
     const ids = await this.marks.begin(hours);
@@ -47,8 +58,12 @@ export class RollupRebuild {
 
   async status(): Promise<RollupStatus> {
     // retired units (retention removed some of their days) are never built: not counted as waiting
-    const dirty = (await this.marks.collection.find({ dirty: true }, { projection: { l: 1, t: 1, retired: 1 } }).toArray()).filter((m) => !m.retired);
-    const pending = await this.marks.collection.find({ 'pending.0': { $exists: true } }, { projection: { pending: 1 } }).toArray();
+    const dirty = (
+      await this.marks.collection.find({ dirty: true }, { projection: { l: 1, t: 1, retired: 1 } }).toArray()
+    ).filter((m) => !m.retired);
+    const pending = await this.marks.collection
+      .find({ 'pending.0': { $exists: true } }, { projection: { pending: 1 } })
+      .toArray();
     const counts = Object.fromEntries(LEVEL_NAMES.map((name) => [name, 0]));
     let oldest: number | undefined;
     for (const m of dirty) {

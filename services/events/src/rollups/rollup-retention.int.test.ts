@@ -2,7 +2,14 @@ import { createLogger } from '@cm/platform';
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
 import { RetentionJob } from '../retention/retention-job';
 import { bucketName } from '../storage/bucket-naming';
-import { OWNERS, PREFIX, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
+import {
+  OWNERS,
+  PREFIX,
+  prng,
+  randomEvents,
+  startRollupFixture,
+  type RollupFixture,
+} from '../../test/support/rollup-fixture';
 import { CellStore } from './cell-store';
 import { RollupRebuild } from './rollup-rebuild';
 import { RollupRetention } from './rollup-retention';
@@ -14,13 +21,17 @@ const recentDay = today - 2 * DAY;
 const caller: ApiKeyPrincipal = { id: 'retention', ownerIds: new Set(OWNERS) };
 const silent = createLogger({ service: 'rollup-retention-test', level: 'error', silent: true });
 const day = (t: number) => new Date(t).toISOString().slice(0, 10);
-const report = (fx: RollupFixture, service: 'rolled' | 'raw', t: number) => fx[service].report(caller, { owner_id: OWNERS[0], created__gte: day(t), created__lte: day(t) });
+const report = (fx: RollupFixture, service: 'rolled' | 'raw', t: number) =>
+  fx[service].report(caller, { owner_id: OWNERS[0], created__gte: day(t), created__lte: day(t) });
 
 let f: RollupFixture;
 const random = prng(3);
 beforeEach(async () => {
   f = await startRollupFixture();
-  await f.write([...randomEvents(random, 120, oldDay, oldDay + DAY), ...randomEvents(random, 120, recentDay, recentDay + DAY)]);
+  await f.write([
+    ...randomEvents(random, 120, oldDay, oldDay + DAY),
+    ...randomEvents(random, 120, recentDay, recentDay + DAY),
+  ]);
   await f.builder().runOnce();
 });
 afterEach(async () => {
@@ -29,7 +40,16 @@ afterEach(async () => {
 
 function retentionJob(rollupDays: number): RetentionJob {
   const retention = new RollupRetention(f.marks, new CellStore(f.db));
-  return new RetentionJob(f.db, { prefix: PREFIX, retentionDays: 10, intervalMs: 60_000, rollups: { retentionDays: rollupDays, dropBefore: (c) => retention.dropBefore(c) } }, silent);
+  return new RetentionJob(
+    f.db,
+    {
+      prefix: PREFIX,
+      retentionDays: 10,
+      intervalMs: 60_000,
+      rollups: { retentionDays: rollupDays, dropBefore: (c) => retention.dropBefore(c) },
+    },
+    silent,
+  );
 }
 
 describe('rollup retention', () => {
@@ -55,7 +75,9 @@ describe('rollup retention', () => {
     await retentionJob(30).runOnce();
     expect(await report(f, 'raw', oldDay)).toEqual([]);
     expect(await report(f, 'rolled', oldDay)).toEqual(before);
-    await expect(new RollupRebuild(f.marks, { rawRetentionDays: 10, maxDays: 400 }).rebuild(new Date(oldDay), new Date(recentDay))).rejects.toThrow(/invalid body/);
+    await expect(
+      new RollupRebuild(f.marks, { rawRetentionDays: 10, maxDays: 400 }).rebuild(new Date(oldDay), new Date(recentDay)),
+    ).rejects.toThrow(/invalid body/);
     // a builder never recomputes an hour whose raw events are gone, even if it were marked
     await f.marks.begin([new Date(oldDay + 3_600_000)]).then((ids) => f.marks.end(ids));
     await f.builder({ rawRetentionDays: 10 }).runOnce();

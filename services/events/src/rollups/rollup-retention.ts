@@ -13,13 +13,18 @@ import { LEVELS, unitAt, unitEnd, unitId } from './rollup-units';
  * or raw events; it goes once the cutoff passes its end.
  */
 export class RollupRetention {
-  constructor(private readonly marks: RollupMarks, private readonly cells: CellStore) {}
+  constructor(
+    private readonly marks: RollupMarks,
+    private readonly cells: CellStore,
+  ) {}
 
   /** Retires the units `cutoff` (epoch ms) falls inside, drops those wholly before it; returns how many units went. */
   async dropBefore(cutoff: number, now = new Date()): Promise<number> {
     // retired first: a crash before the deletions leaves no parent that could be built or used without them
     await this.retireAround(cutoff, now);
-    const before = await this.marks.collection.find({ t: { $lt: cutoff } }, { projection: { l: 1, t: 1, b: 1, pending: 1 } }).toArray();
+    const before = await this.marks.collection
+      .find({ t: { $lt: cutoff } }, { projection: { l: 1, t: 1, b: 1, pending: 1 } })
+      .toArray();
     const doomed = before.filter((m) => unitEnd({ level: m.l, start: m.t }) <= cutoff);
     if (doomed.length === 0) return 0;
     await this.marks.collection.deleteMany({ _id: { $in: doomed.map((m) => m._id) } });
@@ -39,13 +44,18 @@ export class RollupRetention {
       straddling.map((unit) => ({
         updateOne: {
           filter: { _id: unitId(unit) },
-          update: { $set: { retired: true as const, dirty: false }, $setOnInsert: { l: unit.level, t: unit.start, s: 0, f: 0, at: now } },
+          update: {
+            $set: { retired: true as const, dirty: false },
+            $setOnInsert: { l: unit.level, t: unit.start, s: 0, f: 0, at: now },
+          },
           upsert: true,
         },
       })),
       { ordered: false },
     );
-    const built = await this.marks.collection.find({ _id: { $in: straddling.map(unitId) }, b: { $exists: true } }, { projection: { b: 1 } }).toArray();
+    const built = await this.marks.collection
+      .find({ _id: { $in: straddling.map(unitId) }, b: { $exists: true } }, { projection: { b: 1 } })
+      .toArray();
     for (const mark of built) {
       await this.marks.collection.updateOne({ _id: mark._id, 'b.g': mark.b!.g }, { $unset: { b: '' } });
       await this.cells.dropGenerations([mark.b!.g]);

@@ -1,5 +1,14 @@
 import { DAY_MS, HOUR_MS } from '../storage/time-units';
-import { DAY_LEVEL, childrenOf, parseUnitId, touchedUnits, unitAt, unitEnd, unitId, unitsContaining } from './rollup-units';
+import {
+  DAY_LEVEL,
+  childrenOf,
+  parseUnitId,
+  touchedUnits,
+  unitAt,
+  unitEnd,
+  unitId,
+  unitsContaining,
+} from './rollup-units';
 
 const at = Date.parse('2026-10-15T13:45:00Z');
 

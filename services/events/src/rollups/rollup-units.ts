@@ -53,7 +53,8 @@ export function unitsContaining(at: number): UnitRef[] {
 /** The units a unit is merged from: a day from its three 8-hour blocks, any other block from its two halves. */
 export function childrenOf(unit: UnitRef): UnitRef[] {
   if (unit.level === 0) return [];
-  if (unit.level === DAY_LEVEL) return [0, 1, 2].map((i) => ({ level: DAY_LEVEL - 1, start: unit.start + i * 8 * HOUR_MS }));
+  if (unit.level === DAY_LEVEL)
+    return [0, 1, 2].map((i) => ({ level: DAY_LEVEL - 1, start: unit.start + i * 8 * HOUR_MS }));
   const half = unitSizeMs(unit.level - 1);
   return [
     { level: unit.level - 1, start: unit.start },

@@ -44,10 +44,15 @@ export class RollupWorker {
     this.metrics.observe(pass, dirtyHours);
     // once per unit until it builds again: a unit that keeps failing is retried, not logged again
     for (const f of pass.failed) {
-      if (f.first) this.logger.warn('rollup unit build failed; its spans are answered from smaller units or raw events until it builds', { unit: f.unit, unit_size: LEVEL_NAMES[f.level], error: f.error });
+      if (f.first)
+        this.logger.warn(
+          'rollup unit build failed; its spans are answered from smaller units or raw events until it builds',
+          { unit: f.unit, unit_size: LEVEL_NAMES[f.level], error: f.error },
+        );
     }
     const built = pass.built.reduce((a, b) => a + b, 0);
-    if (built > 0) this.logger.debug('rollup pass', { built: pass.built, waiting: pass.waiting, lag_seconds: pass.lagSeconds });
+    if (built > 0)
+      this.logger.debug('rollup pass', { built: pass.built, waiting: pass.waiting, lag_seconds: pass.lagSeconds });
     return built > 0;
   }
 

@@ -51,9 +51,15 @@ afterAll(async () => {
 });
 
 async function expectExact(): Promise<void> {
-  const bodies = [...OWNERS.map((owner_id) => ({ owner_id, created__gte: DAY.from, created__lte: DAY.to })), ...Array.from({ length: 10 }, () => randomReportBody(random, HOUR, HOUR + 3_600_000))];
+  const bodies = [
+    ...OWNERS.map((owner_id) => ({ owner_id, created__gte: DAY.from, created__lte: DAY.to })),
+    ...Array.from({ length: 10 }, () => randomReportBody(random, HOUR, HOUR + 3_600_000)),
+  ];
   for (const body of bodies) {
-    const [rolled, raw] = await Promise.all([f.rolled.report(caller, body).catch((e: Error) => e.message), f.raw.report(caller, body).catch((e: Error) => e.message)]);
+    const [rolled, raw] = await Promise.all([
+      f.rolled.report(caller, body).catch((e: Error) => e.message),
+      f.raw.report(caller, body).catch((e: Error) => e.message),
+    ]);
     expect({ body, rows: rolled }).toEqual({ body, rows: raw });
   }
 }
@@ -66,13 +72,21 @@ describe('a slow write and ROLLUP_ABANDON_MS', () => {
     expect((await builder.runOnce()).built[0]).toBeGreaterThan(0);
     const built = (await hourMark()).b;
 
-    const slowDocs = randomEvents(random, 5, HOUR, HOUR + 3_600_000).map((d, i) => ({ ...d, content_id: SLOW, created: new Date(HOUR + 60_000 * (i + 1)) }));
+    const slowDocs = randomEvents(random, 5, HOUR, HOUR + 3_600_000).map((d, i) => ({
+      ...d,
+      content_id: SLOW,
+      created: new Date(HOUR + 60_000 * (i + 1)),
+    }));
     const writing = f.writer.write(bucketName('events', new Date(HOUR)), slowDocs);
     await entered.promise;
     // the write stays in flight for twice the abandon time; each interval its marks are stored again
     for (let waited = 0; waited <= 2 * ABANDON_MS; waited += REFRESH_MS) {
       clock += REFRESH_MS;
-      await waitUntil(async () => (await hourMark()).at.getTime() === clock, 5000, 'the write in flight to refresh its marks');
+      await waitUntil(
+        async () => (await hourMark()).at.getTime() === clock,
+        5000,
+        'the write in flight to refresh its marks',
+      );
     }
     expect(await hourMark()).toMatchObject({ s: 2, f: 1, b: built });
     expect((await builder.runOnce()).built.every((n) => n === 0)).toBe(true);

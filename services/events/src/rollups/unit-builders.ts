@@ -57,7 +57,9 @@ export class UnitBuilders {
       const to = Math.max(...reserved.map((r) => r.mark.t)) + HOUR_MS;
       for (const r of reserved) tables.set(Math.round((r.mark.t - dayStart) / HOUR_MS), new CellTable());
       const bucket = this.deps.db.collection(bucketName(this.deps.prefix, new Date(dayStart)));
-      for await (const doc of bucket.aggregate(buildHourPipeline(new Date(from), new Date(to)), { allowDiskUse: true })) {
+      for await (const doc of bucket.aggregate(buildHourPipeline(new Date(from), new Date(to)), {
+        allowDiskUse: true,
+      })) {
         const row = readHourRow(doc);
         tables.get(row.hour)?.addDeviceRow(row);
       }
@@ -129,7 +131,14 @@ export class UnitBuilders {
         }
         const side = JSON.parse(doc.l) as unknown[];
         (JSON.parse(doc.e) as FineEntry[]).forEach((entry, i) => {
-          table.add(decodeCellValue(entry, FINE_KEYS, side[i], { owner: doc.o, name: doc.n ?? '', contentId: entry[0], url: entry[1] }));
+          table.add(
+            decodeCellValue(entry, FINE_KEYS, side[i], {
+              owner: doc.o,
+              name: doc.n ?? '',
+              contentId: entry[0],
+              url: entry[1],
+            }),
+          );
         });
       }
       flush();

@@ -34,12 +34,19 @@ async function runHook(hook: () => void | Promise<void>): Promise<void> {
  * and retention did not retire the unit; the winner drops the replaced generation, a loser its own.
  */
 export class UnitCommit {
-  constructor(private readonly marks: Collection<MarkDocument>, private readonly cells: CellStore, private readonly hooks: BuildHooks = {}) {}
+  constructor(
+    private readonly marks: Collection<MarkDocument>,
+    private readonly cells: CellStore,
+    private readonly hooks: BuildHooks = {},
+  ) {}
 
   /** A new generation id reserved on the unit's mark, or undefined when the mark moved on already. */
   async reserve(snapshot: MarkDocument, now: Date): Promise<string | undefined> {
     const g = `${snapshot._id}@${now.getTime().toString(36)}-${randomBytes(6).toString('hex')}`;
-    const res = await this.marks.updateOne({ _id: snapshot._id, s: snapshot.s, f: snapshot.f, retired: { $exists: false } }, { $push: { pending: { g, at: now } } });
+    const res = await this.marks.updateOne(
+      { _id: snapshot._id, s: snapshot.s, f: snapshot.f, retired: { $exists: false } },
+      { $push: { pending: { g, at: now } } },
+    );
     if (res.modifiedCount !== 1) return undefined;
     await runHook(() => this.hooks.afterReserve?.(snapshot._id));
     return g;
@@ -49,10 +56,19 @@ export class UnitCommit {
   async commit(snapshot: MarkDocument, g: string, docs: readonly CellDocument[]): Promise<boolean> {
     await this.cells.insert(g, docs);
     await runHook(() => this.hooks.afterCells?.(snapshot._id));
-    const filter: Filter<MarkDocument> = { _id: snapshot._id, s: snapshot.s, f: snapshot.f, 'pending.g': g, retired: { $exists: false } };
+    const filter: Filter<MarkDocument> = {
+      _id: snapshot._id,
+      s: snapshot.s,
+      f: snapshot.f,
+      'pending.g': g,
+      retired: { $exists: false },
+    };
     if (snapshot.b) filter['b.g'] = snapshot.b.g;
     else filter.b = { $exists: false };
-    const res = await this.marks.updateOne(filter, { $set: { b: { s: snapshot.s, f: snapshot.f, g }, dirty: false }, $pull: { pending: { g } } });
+    const res = await this.marks.updateOne(filter, {
+      $set: { b: { s: snapshot.s, f: snapshot.f, g }, dirty: false },
+      $pull: { pending: { g } },
+    });
     if (res.modifiedCount === 1) {
       // published: a failure from here on must not be taken for a failed build (whose cleanup
       // would drop these cells); the replaced generation is unreachable, a failed drop only

@@ -48,8 +48,16 @@ export class UnitFailures {
 
   failed(mark: MarkDocument, err: unknown, now: number): void {
     const count = (this.failing.get(mark._id)?.count ?? 0) + 1;
-    this.failing.set(mark._id, { count, retryAt: now + Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(count - 1, 30)) });
-    this.pass.push({ unit: mark._id, level: mark.l, error: err instanceof Error ? err.message : String(err), first: count === 1 });
+    this.failing.set(mark._id, {
+      count,
+      retryAt: now + Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(count - 1, 30)),
+    });
+    this.pass.push({
+      unit: mark._id,
+      level: mark.l,
+      error: err instanceof Error ? err.message : String(err),
+      first: count === 1,
+    });
   }
 
   built(unit: string): void {

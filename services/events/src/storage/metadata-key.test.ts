@@ -19,7 +19,21 @@ describe('metadata keys', () => {
   });
 
   test('when keys that differ only in escaped characters are encoded, then no two are stored under the same name', () => {
-    const keys = ['a.b', 'a_b', 'a%2Eb', 'a%252Eb', '$x', '%24x', '__proto__', '%5F_proto__', '_%5F_proto__', '.$.%\0', '', '%', '%25'];
+    const keys = [
+      'a.b',
+      'a_b',
+      'a%2Eb',
+      'a%252Eb',
+      '$x',
+      '%24x',
+      '__proto__',
+      '%5F_proto__',
+      '_%5F_proto__',
+      '.$.%\0',
+      '',
+      '%',
+      '%25',
+    ];
     const stored = keys.map(encodeMetadataKey);
     expect(new Set(stored).size).toBe(keys.length);
   });

@@ -8,7 +8,11 @@ function isNotFound(err: unknown): boolean {
   return e?.api_error?.code === 404 || e?.code === 404 || /not found/i.test(String(e?.message));
 }
 
-async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & { name: string }, logger: Logger): Promise<void> {
+async function ensureStream(
+  jsm: JetStreamManager,
+  cfg: Partial<StreamConfig> & { name: string },
+  logger: Logger,
+): Promise<void> {
   try {
     await jsm.streams.info(cfg.name);
   } catch (err) {
@@ -23,7 +27,12 @@ async function ensureStream(jsm: JetStreamManager, cfg: Partial<StreamConfig> & 
 }
 
 /** Idempotent: creates or updates the events stream, the dead-letter stream and the writer consumer. */
-export async function ensureStreams(nc: NatsConnection, config: EventsConfig, logger: Logger, withConsumer: boolean): Promise<void> {
+export async function ensureStreams(
+  nc: NatsConnection,
+  config: EventsConfig,
+  logger: Logger,
+  withConsumer: boolean,
+): Promise<void> {
   const jsm = await jetstreamManager(nc);
   await ensureStream(jsm, eventStreamConfig(config), logger);
   await ensureStream(jsm, deadLetterStreamConfig(config), logger);
@@ -37,6 +46,12 @@ export async function ensureStreams(nc: NatsConnection, config: EventsConfig, lo
     logger.info('consumer created', { stream: config.EVENTS_STREAM, durable: config.CONSUMER_DURABLE });
     return;
   }
-  const { durable_name: _d, filter_subject: _f, ack_policy: _a, deliver_policy: _p, ...updatable } = consumer as ConsumerConfig;
+  const {
+    durable_name: _d,
+    filter_subject: _f,
+    ack_policy: _a,
+    deliver_policy: _p,
+    ...updatable
+  } = consumer as ConsumerConfig;
   await jsm.consumers.update(config.EVENTS_STREAM, config.CONSUMER_DURABLE, updatable);
 }

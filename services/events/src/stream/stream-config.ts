@@ -1,4 +1,12 @@
-import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType, type ConsumerConfig, type StreamConfig } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type StreamConfig,
+} from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { EVENT_BATCH_LIMITS } from '@cm/contracts';
 import type { EventsConfig } from '../config';
@@ -18,7 +26,10 @@ type StreamSettings = Pick<
   | 'EVENTS_DLQ_MAX_BYTES'
 >;
 
-type ConsumerSettings = Pick<EventsConfig, 'CONSUMER_DURABLE' | 'CONSUMER_ACK_WAIT_MS' | 'CONSUMER_MAX_ACK_PENDING' | 'EVENTS_SUBJECT_PREFIX'>;
+type ConsumerSettings = Pick<
+  EventsConfig,
+  'CONSUMER_DURABLE' | 'CONSUMER_ACK_WAIT_MS' | 'CONSUMER_MAX_ACK_PENDING' | 'EVENTS_SUBJECT_PREFIX'
+>;
 
 /** A group-commit message is bounded by INGEST_BATCH_MAX_BYTES (at most 512 KB); this refuses anything absurd. */
 const MAX_EVENT_MESSAGE_BYTES = EVENT_BATCH_LIMITS.maxBytes;

@@ -28,7 +28,10 @@ export function streamFillMetrics(registry: Registry, jsm: JetStreamManager, str
       state = {
         bytes: info.state.bytes,
         messages: info.state.messages,
-        ratio: Math.max(ofLimit(info.state.bytes, info.config.max_bytes), ofLimit(info.state.messages, info.config.max_msgs)),
+        ratio: Math.max(
+          ofLimit(info.state.bytes, info.config.max_bytes),
+          ofLimit(info.state.messages, info.config.max_msgs),
+        ),
       };
     } catch {
       // broker unreachable: keep the last known state (readiness reports the outage)
@@ -42,7 +45,11 @@ export function streamFillMetrics(registry: Registry, jsm: JetStreamManager, str
       value: () => state.ratio,
     },
     { name: 'events_stream_bytes', help: 'Bytes held by the events stream', value: () => state.bytes },
-    { name: 'events_stream_messages', help: 'Messages held by the events stream (each carries one or more events)', value: () => state.messages },
+    {
+      name: 'events_stream_messages',
+      help: 'Messages held by the events stream (each carries one or more events)',
+      value: () => state.messages,
+    },
   ];
   for (const { name, help, value } of gauges) {
     new prom.Gauge({

@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
 import { encodeOwnerRecord } from '@cm/contracts';
-import { startNatsCluster, startServiceProcess, uniqueName, waitUntilReady, type NatsCluster, type ServiceProcess } from '@cm/testkit';
+import {
+  startNatsCluster,
+  startServiceProcess,
+  uniqueName,
+  waitUntilReady,
+  type NatsCluster,
+  type ServiceProcess,
+} from '@cm/testkit';
 import { checkCounts, summarizeLoad, type LoadSummary, type PixelHit } from './load-summary';
 import { startPixelLoad } from './pixel-load';
 import { ReportReader } from './report-reader';
@@ -35,7 +42,8 @@ export interface FailoverResult {
   drainMs: number;
 }
 
-const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+const BROWSER_UA =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
@@ -64,7 +72,11 @@ async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolea
 export async function runFailoverScenario(opts: FailoverScenarioOptions): Promise<FailoverResult> {
   const say = opts.log ?? (() => undefined);
   const adminToken = `cluster-${randomBytes(16).toString('hex')}`;
-  const names = { EVENTS_STREAM: uniqueName('EVENTS'), OWNER_REGISTRY_BUCKET: uniqueName('owners'), CONSUMER_DURABLE: uniqueName('writer') };
+  const names = {
+    EVENTS_STREAM: uniqueName('EVENTS'),
+    OWNER_REGISTRY_BUCKET: uniqueName('owners'),
+    CONSUMER_DURABLE: uniqueName('writer'),
+  };
   let cluster: NatsCluster | undefined;
   let service: ServiceProcess | undefined;
   try {
@@ -97,9 +109,23 @@ export async function runFailoverScenario(opts: FailoverScenarioOptions): Promis
     const owner = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
     const nc = await connect({ servers: cluster.url.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     const kv = await new Kvm(nc).open(names.OWNER_REGISTRY_BUCKET);
-    await kv.put(owner, encodeOwnerRecord({ owner_id: owner, account_id: owner, created_at: new Date().toISOString(), revision: 1, redirect_hosts: [] }));
+    await kv.put(
+      owner,
+      encodeOwnerRecord({
+        owner_id: owner,
+        account_id: owner,
+        created_at: new Date().toISOString(),
+        revision: 1,
+        redirect_hosts: [],
+      }),
+    );
     await nc.close();
-    await until('the owner in the ingest registry', async () => (await fetch(`${base}/metrics`)).text(), (t) => /events_owner_registry_owners\{[^}]*\} 1\b/.test(t), 20_000);
+    await until(
+      'the owner in the ingest registry',
+      async () => (await fetch(`${base}/metrics`)).text(),
+      (t) => /events_owner_registry_owners\{[^}]*\} 1\b/.test(t),
+      20_000,
+    );
     const reports = await ReportReader.create(base, adminToken, owner);
 
     const wallStart = Date.now();
@@ -109,12 +135,21 @@ export async function runFailoverScenario(opts: FailoverScenarioOptions): Promis
       actions.push({ atMs: Math.round(load.elapsedMs()), what });
       say(`${(load.elapsedMs() / 1000).toFixed(1)} s: ${what}`);
     };
-    const allCurrent = () => until('every replica current', () => cluster!.currentReplicas(names.EVENTS_STREAM), (r) => r.length === 3, 60_000);
+    const allCurrent = () =>
+      until(
+        'every replica current',
+        () => cluster!.currentReplicas(names.EVENTS_STREAM),
+        (r) => r.length === 3,
+        60_000,
+      );
 
     await sleep(opts.phaseMs);
     const leader = await cluster.streamLeader(names.EVENTS_STREAM);
     const follower = cluster.nodes.map((n) => n.name).find((n) => n !== leader)!;
-    for (const [role, node] of [['follower', follower], ['stream leader', leader]] as const) {
+    for (const [role, node] of [
+      ['follower', follower],
+      ['stream leader', leader],
+    ] as const) {
       await cluster.kill(node);
       act(`kill -9 ${node} (${role})`);
       await sleep(opts.phaseMs);
@@ -127,18 +162,40 @@ export async function runFailoverScenario(opts: FailoverScenarioOptions): Promis
     const hits = await load.stop();
     const loadEnd = Date.now();
     const acknowledged = hits.filter((h) => h.status === 200).map((h) => h.contentId);
-    say(`load done: ${hits.length} requests, ${acknowledged.length} acknowledged; waiting for the consumer to write them`);
+    say(
+      `load done: ${hits.length} requests, ${acknowledged.length} acknowledged; waiting for the consumer to write them`,
+    );
 
-    await until('every acknowledged event reported', () => reports.total(), (n) => n >= acknowledged.length, 120_000);
+    await until(
+      'every acknowledged event reported',
+      () => reports.total(),
+      (n) => n >= acknowledged.length,
+      120_000,
+    );
     const drainMs = Date.now() - loadEnd;
     const counted = await reports.countsByContentId(hits.map((h) => h.contentId));
     const { lost, duplicated } = checkCounts(acknowledged, counted);
-    return { summary: summarizeLoad(hits), hits, acknowledged: acknowledged.length, lost, duplicated, actions, serviceLog: serviceLogTimeline(service.output(), wallStart), drainMs };
+    return {
+      summary: summarizeLoad(hits),
+      hits,
+      acknowledged: acknowledged.length,
+      lost,
+      duplicated,
+      actions,
+      serviceLog: serviceLogTimeline(service.output(), wallStart),
+      drainMs,
+    };
   } catch (err) {
     // what the service said is the first thing to read when the scenario fails
-    const said = service ? serviceLogTimeline(service.output(), Date.now()).map((g) => `  ${g.level} x${g.count}: ${g.what}`) : [];
-    const writer = await cluster?.consumerState(names.EVENTS_STREAM, names.CONSUMER_DURABLE).catch((e: unknown) => String(e));
-    throw new Error(`${err instanceof Error ? err.message : String(err)}\nwriter consumer: ${JSON.stringify(writer)}\nthe service logged:\n${said.join('\n')}`);
+    const said = service
+      ? serviceLogTimeline(service.output(), Date.now()).map((g) => `  ${g.level} x${g.count}: ${g.what}`)
+      : [];
+    const writer = await cluster
+      ?.consumerState(names.EVENTS_STREAM, names.CONSUMER_DURABLE)
+      .catch((e: unknown) => String(e));
+    throw new Error(
+      `${err instanceof Error ? err.message : String(err)}\nwriter consumer: ${JSON.stringify(writer)}\nthe service logged:\n${said.join('\n')}`,
+    );
   } finally {
     await service?.stop('SIGTERM');
     await cluster?.stop();

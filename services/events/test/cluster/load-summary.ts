@@ -45,7 +45,8 @@ export function summarizeLoad(hits: PixelHit[]): LoadSummary {
   }
   const ok = byStatus['200'] ?? 0;
   const latencies = sorted.map((h) => h.endMs - h.startMs).sort((a, b) => a - b);
-  const p99 = latencies.length === 0 ? 0 : latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)]!;
+  const p99 =
+    latencies.length === 0 ? 0 : latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)]!;
   return {
     total: hits.length,
     ok,

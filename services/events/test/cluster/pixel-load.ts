@@ -33,8 +33,16 @@ export function startPixelLoad(opts: PixelLoadOptions, prefix = 'k'): PixelLoad 
     const n = ++seq;
     const contentId = `${prefix}${n}`;
     const startMs = elapsedMs();
-    const query = new URLSearchParams({ owner_id: opts.ownerId, name: 'impression', content_id: contentId, url: 'https://pub.example/cluster' });
-    const p = fetch(`${opts.baseUrl}/v1/v.gif?${query}`, { headers: { 'user-agent': opts.userAgent }, signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000) })
+    const query = new URLSearchParams({
+      owner_id: opts.ownerId,
+      name: 'impression',
+      content_id: contentId,
+      url: 'https://pub.example/cluster',
+    });
+    const p = fetch(`${opts.baseUrl}/v1/v.gif?${query}`, {
+      headers: { 'user-agent': opts.userAgent },
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
+    })
       .then(async (res) => {
         await res.arrayBuffer();
         return res.status;

@@ -12,7 +12,12 @@ let h: EventsHarness;
 
 beforeAll(async () => {
   nats = await startNatsServer({ maxFileStore: '8MB' });
-  h = await startEventsHarness({ NATS_URL: nats.url, EVENTS_STREAM_MAX_BYTES: String(4 * MB), EVENTS_DLQ_MAX_BYTES: String(MB), EVENTS_ROLES: 'ingest' });
+  h = await startEventsHarness({
+    NATS_URL: nats.url,
+    EVENTS_STREAM_MAX_BYTES: String(4 * MB),
+    EVENTS_DLQ_MAX_BYTES: String(MB),
+    EVENTS_ROLES: 'ingest',
+  });
 }, 60000);
 afterAll(async () => {
   await h?.stop();

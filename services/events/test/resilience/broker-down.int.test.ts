@@ -29,7 +29,11 @@ describe('when the broker is down', () => {
     await h.waitForStored(1, { content_id: 'before' });
 
     await nats.stop();
-    await waitUntil(async () => (await h.pixel({ owner_id: owner, name: 'impression', content_id: 'probe' })).status === 503, 5000, 'the pixel to notice the outage');
+    await waitUntil(
+      async () => (await h.pixel({ owner_id: owner, name: 'impression', content_id: 'probe' })).status === 503,
+      5000,
+      'the pixel to notice the outage',
+    );
 
     const started = Date.now();
     const down = await h.pixel({ owner_id: owner, name: 'impression', content_id: 'during' });
@@ -38,7 +42,12 @@ describe('when the broker is down', () => {
     expect(down.headers.get('retry-after')).toBe('1');
     expect(await down.json()).toEqual({ error: { code: 'unavailable', message: expect.any(String) } });
 
-    const click = await h.pixel({ owner_id: owner, name: 'click', content_id: 'during', r: 'https://dest.example/landing' });
+    const click = await h.pixel({
+      owner_id: owner,
+      name: 'click',
+      content_id: 'during',
+      r: 'https://dest.example/landing',
+    });
     expect(click.status).toBe(302);
     expect(click.headers.get('location')).toBe('https://dest.example/landing');
 
@@ -48,7 +57,11 @@ describe('when the broker is down', () => {
     expect((await fetch(`${h.baseUrl}/healthz`)).status).toBe(200);
 
     nats = await startNatsServer({ port: nats.port, storeDir });
-    await waitUntil(async () => (await h.pixel({ owner_id: owner, name: 'impression', content_id: 'after' })).status === 200, 15000, 'the pixel to recover');
+    await waitUntil(
+      async () => (await h.pixel({ owner_id: owner, name: 'impression', content_id: 'after' })).status === 200,
+      15000,
+      'the pixel to recover',
+    );
     await h.waitForStored(1, { content_id: 'after' }, 10000);
     expect(await h.storedEvents({ content_id: 'during' })).toEqual([]);
     expect((await fetch(`${h.baseUrl}/readyz`)).status).toBe(200);

@@ -1,5 +1,11 @@
 import { httpRequester, startMongoStandIn, type HttpResult, type LocalServer } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, newOwnerId, startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  newOwnerId,
+  startEventsHarness,
+  waitUntil,
+  type EventsHarness,
+} from '../support/events-harness';
 
 // its own stand-in, stopped under the running service; short timeouts so a request fails in about a second
 let mongo: LocalServer;
@@ -7,12 +13,16 @@ let h: EventsHarness;
 const owner = newOwnerId();
 let apiKey: string;
 
-const request = (method: string, path: string, body?: unknown, token?: string) => httpRequester(h.baseUrl)(method, path, { body, token });
+const request = (method: string, path: string, body?: unknown, token?: string) =>
+  httpRequester(h.baseUrl)(method, path, { body, token });
 const report = (key: string) => request('POST', `/api/v1/events/?api_key=${key}`, { owner_id: owner });
 const createKey = () => request('POST', '/admin/v1/api-keys', { owner_ids: [owner] }, TEST_ADMIN_TOKEN);
 
 function expectUnavailable(res: HttpResult): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: { error: { code: 'unavailable', message: expect.any(String) } } });
+  expect({ status: res.status, body: res.body }).toEqual({
+    status: 503,
+    body: { error: { code: 'unavailable', message: expect.any(String) } },
+  });
   expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 }
 
@@ -41,7 +51,11 @@ describe('when the database is unreachable under a running events service', () =
     mongo = await startMongoStandIn({ port: mongo.port });
     // the stand-in comes back empty: a new key, then its report
     let created: HttpResult | undefined;
-    await waitUntil(async () => (created = await createKey()).status === 201, 30_000, 'a key created after the database returned');
+    await waitUntil(
+      async () => (created = await createKey()).status === 201,
+      30_000,
+      'a key created after the database returned',
+    );
     const again = await report(created!.body.api_key);
     expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: [] });
   }, 90_000);

@@ -5,7 +5,11 @@ let h: EventsHarness;
 let owner: string;
 
 beforeAll(async () => {
-  h = await startEventsHarness({ CONSUMER_BATCH_SIZE: '50', CONSUMER_MAX_WAIT_MS: '100', CONSUMER_ACK_WAIT_MS: '2000' });
+  h = await startEventsHarness({
+    CONSUMER_BATCH_SIZE: '50',
+    CONSUMER_MAX_WAIT_MS: '100',
+    CONSUMER_ACK_WAIT_MS: '2000',
+  });
   owner = await h.registerOwner();
 });
 afterAll(async () => {
@@ -15,10 +19,13 @@ afterAll(async () => {
 /** Keep-alive GETs on one socket each, like a browser or load balancer would send them. */
 function hit(agent: http.Agent, port: number, contentId: string): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.get({ agent, host: '127.0.0.1', port, path: `/v1/v.gif?owner_id=${owner}&name=impression&content_id=${contentId}` }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.get(
+      { agent, host: '127.0.0.1', port, path: `/v1/v.gif?owner_id=${owner}&name=impression&content_id=${contentId}` },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', () => resolve(0));
   });
 }
@@ -49,7 +56,11 @@ describe('graceful stop under load', () => {
     expect(sent).toBeGreaterThan(acknowledged.length);
 
     await h.restart();
-    await waitUntil(async () => (await h.storedEvents({ owner_id: owner })).length >= acknowledged.length, 20_000, 'every acknowledged hit to be stored');
+    await waitUntil(
+      async () => (await h.storedEvents({ owner_id: owner })).length >= acknowledged.length,
+      20_000,
+      'every acknowledged hit to be stored',
+    );
     // anything published but not acknowledged would show up as an extra document once the consumer has taken the whole stream
     await consumerSettled(h, 20_000);
     const stored = (await h.storedEvents({ owner_id: owner })).map((d) => d.content_id);

@@ -30,7 +30,12 @@ describe('when MongoDB is down for a while', () => {
       acknowledged.push(content_id);
     }
     // the consumer has failed a few times (nak with delay) before the database returns
-    const retries = async () => Number(/events_consumer_events_total\{outcome="retry"[^}]*\} (\d+)/.exec(await (await fetch(`${h.baseUrl}/metrics`)).text())?.[1] ?? 0);
+    const retries = async () =>
+      Number(
+        /events_consumer_events_total\{outcome="retry"[^}]*\} (\d+)/.exec(
+          await (await fetch(`${h.baseUrl}/metrics`)).text(),
+        )?.[1] ?? 0,
+      );
     await waitUntil(async () => (await retries()) >= 2, 20_000, 'the consumer to retry while MongoDB is down');
     mongo = await startMongoStandIn({ port: mongo.port });
 

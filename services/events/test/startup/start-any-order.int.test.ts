@@ -1,4 +1,15 @@
-import { freePort, readiness, spawnService, startServiceProcess, startMongoStandIn, startNatsServer, uniqueName, waitUntilReady, type LocalServer, type ServiceProcess } from '@cm/testkit';
+import {
+  freePort,
+  readiness,
+  spawnService,
+  startServiceProcess,
+  startMongoStandIn,
+  startNatsServer,
+  uniqueName,
+  waitUntilReady,
+  type LocalServer,
+  type ServiceProcess,
+} from '@cm/testkit';
 
 /** Services start in any order: the events service starts before its dependencies and waits for them. */
 const running: ServiceProcess[] = [];
@@ -34,10 +45,15 @@ describe('events service start-up order', () => {
     const { proc, base } = await startEventsProcess({ NATS_URL: `nats://127.0.0.1:${natsPort}` });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     await proc.waitForOutput(/"attempt":2,"dependency":"nats".*"message":"waiting for nats"/, 10000);
-    expect(await readiness(base)).toEqual({ status: 503, body: { status: 'unavailable', checks: { nats: 'unavailable' }, waiting_for: 'nats' } });
+    expect(await readiness(base)).toEqual({
+      status: 503,
+      body: { status: 'unavailable', checks: { nats: 'unavailable' }, waiting_for: 'nats' },
+    });
     const pixel = await fetch(`${base}/v1/v.gif?owner_id=1&name=impression`);
     expect(pixel.status).toBe(503);
-    expect(await pixel.json()).toEqual({ error: { code: 'unavailable', message: expect.stringContaining('waiting for nats') } });
+    expect(await pixel.json()).toEqual({
+      error: { code: 'unavailable', message: expect.stringContaining('waiting for nats') },
+    });
 
     servers.push(await startNatsServer({ port: natsPort }));
     await waitUntilReady(base, 20000);
@@ -49,7 +65,10 @@ describe('events service start-up order', () => {
     const mongoPort = await freePort();
     const { proc, base } = await startEventsProcess({ MONGO_URL: `mongodb://127.0.0.1:${mongoPort}` });
     await proc.waitForOutput(/waiting for mongo/, 15000);
-    expect(await readiness(base)).toMatchObject({ status: 503, body: { checks: { nats: 'ok', mongo: 'unavailable' }, waiting_for: 'mongo' } });
+    expect(await readiness(base)).toMatchObject({
+      status: 503,
+      body: { checks: { nats: 'ok', mongo: 'unavailable' }, waiting_for: 'mongo' },
+    });
 
     servers.push(await startMongoStandIn({ port: mongoPort, heap: '256m' }));
     await waitUntilReady(base, 30000);
@@ -66,11 +85,19 @@ describe('events service start-up order', () => {
 
   test('when a dependency is misconfigured (an unparseable MongoDB URL), then it exits 1 at once naming it, without retrying', async () => {
     const port = await freePort();
-    const proc = spawnService('events', { NODE_ENV: 'test', EVENTS_PORT: String(port), MONGO_URL: 'mongodb://127.0.0.1:99999', NATS_URL: process.env.NATS_URL, LOG_LEVEL: 'info' });
+    const proc = spawnService('events', {
+      NODE_ENV: 'test',
+      EVENTS_PORT: String(port),
+      MONGO_URL: 'mongodb://127.0.0.1:99999',
+      NATS_URL: process.env.NATS_URL,
+      LOG_LEVEL: 'info',
+    });
     running.push(proc);
     const { code } = await proc.exited;
     expect(code).toBe(1);
-    expect(proc.output()).toMatch(/"error":"mongo: MONGO_URL cannot be used: .*not retried.*"message":"start-up failed"/);
+    expect(proc.output()).toMatch(
+      /"error":"mongo: MONGO_URL cannot be used: .*not retried.*"message":"start-up failed"/,
+    );
     expect(proc.output()).not.toMatch(/waiting for mongo/);
   }, 20000);
 });

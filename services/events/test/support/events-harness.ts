@@ -3,7 +3,13 @@ import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';
 import { v7 } from 'uuid';
-import { encodeEventBatch, encodeOwnerRecord, eventBatchSubject, type EventMessage, type EventRecord } from '@cm/contracts';
+import {
+  encodeEventBatch,
+  encodeOwnerRecord,
+  eventBatchSubject,
+  type EventMessage,
+  type EventRecord,
+} from '@cm/contracts';
 import { createLogger } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
 import { startEvents, type EventsSystem } from '../../src/composition-root';
@@ -29,11 +35,18 @@ export interface EventsHarness {
   /** Publishes a v1 event message straight to the stream (tests choose ids and timestamps). */
   publishEvent(msg: Partial<EventMessage> & { owner_id: string }, msgID?: string): Promise<EventMessage>;
   /** Publishes a v2 batch message as ingest would (items are completed into events unless `raw`); returns the items as sent. */
-  publishBatch(items: ((Partial<EventRecord> & { owner_id: string }) | { raw: unknown })[], msgID?: string): Promise<unknown[]>;
+  publishBatch(
+    items: ((Partial<EventRecord> & { owner_id: string }) | { raw: unknown })[],
+    msgID?: string,
+  ): Promise<unknown[]>;
   /** Every stored event in every day bucket, optionally only those matching `filter`. */
   storedEvents(filter?: Partial<Record<keyof EventDocument, unknown>>): Promise<EventDocument[]>;
   /** Polls storedEvents until `count` documents match (or the timeout passes) and returns them. */
-  waitForStored(count: number, filter?: Partial<Record<keyof EventDocument, unknown>>, timeoutMs?: number): Promise<EventDocument[]>;
+  waitForStored(
+    count: number,
+    filter?: Partial<Record<keyof EventDocument, unknown>>,
+    timeoutMs?: number,
+  ): Promise<EventDocument[]>;
   /**
    * Sends a valid pixel hit for `ownerId` after whatever the test sent, waits until it is stored, then returns what `filter` matches:
    * the consumer stores in stream order, so "nothing matches" then means nothing was stored rather than "not yet".
@@ -47,7 +60,8 @@ export interface EventsHarness {
 }
 
 /** A desktop Chrome User-Agent: hits sent with it are counted (tools' own agents are bots). */
-export const BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+export const BROWSER_UA =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
 
 let tagCounter = 0;
 
@@ -64,7 +78,16 @@ export function newOwnerId(): string {
 
 /** A valid event of now with a fresh id (the fields a test does not care about). */
 function newEvent(): Omit<EventRecord, 'owner_id'> {
-  return { id: v7(), name: 'impression', url: '', content_id: '', device_type: 'desktop', bot: false, metadata: {}, created: new Date().toISOString() };
+  return {
+    id: v7(),
+    name: 'impression',
+    url: '',
+    content_id: '',
+    device_type: 'desktop',
+    bot: false,
+    metadata: {},
+    created: new Date().toISOString(),
+  };
 }
 
 /** Waits until the writer consumer has delivered and settled (acked, nak'ed or terminated) every stored message. */
@@ -81,7 +104,11 @@ export async function consumerSettled(h: Pick<EventsHarness, 'nc' | 'config'>, t
 }
 
 /** Polls until check() is true. A check that throws counts as "not yet" (e.g. a bucket being created). */
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -90,7 +117,10 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, timeout
     } catch (err) {
       lastError = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -143,7 +173,13 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
     const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
     const buckets = names.filter((n) => bucketDay(config.BUCKET_PREFIX, n)).sort();
     const docs: EventDocument[] = [];
-    for (const b of buckets) docs.push(...(await db.collection<EventDocument>(b).find(filter as never).toArray()));
+    for (const b of buckets)
+      docs.push(
+        ...(await db
+          .collection<EventDocument>(b)
+          .find(filter as never)
+          .toArray()),
+      );
     return docs;
   };
 
@@ -164,7 +200,16 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
     },
     async registerOwner(ownerId = newOwnerId(), redirectHosts: string[] = []) {
       const revision = Date.now();
-      await kv.put(ownerId, encodeOwnerRecord({ owner_id: ownerId, account_id: ownerId, created_at: new Date().toISOString(), revision, redirect_hosts: redirectHosts }));
+      await kv.put(
+        ownerId,
+        encodeOwnerRecord({
+          owner_id: ownerId,
+          account_id: ownerId,
+          created_at: new Date().toISOString(),
+          revision,
+          redirect_hosts: redirectHosts,
+        }),
+      );
       const known = () => system.owners?.redirectHosts(ownerId)?.join() === redirectHosts.join();
       await waitUntil(() => (system.owners ? known() : true), 5000, `owner ${ownerId} in the registry`);
       return ownerId;
@@ -175,23 +220,39 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
     },
     async publishEvent(partial, msgID) {
       const msg: EventMessage = { v: 1, ...newEvent(), ...partial };
-      await js.publish(`${config.EVENTS_SUBJECT_PREFIX}.${msg.owner_id}`, JSON.stringify(msg), { msgID: msgID ?? msg.id });
+      await js.publish(`${config.EVENTS_SUBJECT_PREFIX}.${msg.owner_id}`, JSON.stringify(msg), {
+        msgID: msgID ?? msg.id,
+      });
       return msg;
     },
     async publishBatch(items, msgID = `batch-${v7()}`) {
       const events = items.map((item) => ('raw' in item ? item.raw : { ...newEvent(), ...item }));
-      await js.publish(eventBatchSubject(config.EVENTS_SUBJECT_PREFIX), encodeEventBatch(msgID, events.map((e) => JSON.stringify(e))), { msgID });
+      await js.publish(
+        eventBatchSubject(config.EVENTS_SUBJECT_PREFIX),
+        encodeEventBatch(
+          msgID,
+          events.map((e) => JSON.stringify(e)),
+        ),
+        { msgID },
+      );
       return events;
     },
     storedEvents,
     async waitForStored(count, filter = {}, timeoutMs = 5000) {
       let docs: EventDocument[] = [];
-      await waitUntil(async () => (docs = await storedEvents(filter)).length >= count, timeoutMs, `${count} stored events`);
+      await waitUntil(
+        async () => (docs = await storedEvents(filter)).length >= count,
+        timeoutMs,
+        `${count} stored events`,
+      );
       return docs;
     },
     async storedAfterMarker(ownerId, filter) {
       const content_id = uniqueTag('marker');
-      const res = await harness.pixel({ owner_id: ownerId, name: 'marker', content_id }, { headers: { 'user-agent': BROWSER_UA } });
+      const res = await harness.pixel(
+        { owner_id: ownerId, name: 'marker', content_id },
+        { headers: { 'user-agent': BROWSER_UA } },
+      );
       if (res.status !== 200) throw new Error(`the marker hit was answered ${res.status}`);
       await harness.waitForStored(1, { content_id });
       return storedEvents(filter);
@@ -207,7 +268,8 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
       await stopSystem().catch(() => undefined);
       try {
         const jsm = await jetstreamManager(nc);
-        for (const s of [config.EVENTS_STREAM, `${config.EVENTS_STREAM}_DLQ`, `KV_${config.OWNER_REGISTRY_BUCKET}`]) await jsm.streams.delete(s).catch(() => undefined);
+        for (const s of [config.EVENTS_STREAM, `${config.EVENTS_STREAM}_DLQ`, `KV_${config.OWNER_REGISTRY_BUCKET}`])
+          await jsm.streams.delete(s).catch(() => undefined);
         await db.dropDatabase().catch(() => undefined);
       } finally {
         await nc.close();

@@ -2,7 +2,10 @@ import type { Collection, Db } from 'mongodb';
 import type { EventDocument } from '../../src/storage/event-document';
 
 /** Decides what one insertMany does: call `insert` to run the real one (or not, and throw instead); may wait first. */
-export type InsertHook = (docs: EventDocument[], insert: (docs?: EventDocument[]) => Promise<unknown>) => Promise<unknown>;
+export type InsertHook = (
+  docs: EventDocument[],
+  insert: (docs?: EventDocument[]) => Promise<unknown>,
+) => Promise<unknown>;
 
 /**
  * The same database over the same real connection, except that every collection's insertMany goes
@@ -12,7 +15,8 @@ export type InsertHook = (docs: EventDocument[], insert: (docs?: EventDocument[]
 export function withInsertHook(db: Db, hook: InsertHook): Db {
   return new Proxy(db, {
     get(target, prop) {
-      if (prop === 'collection') return (name: string) => hookedCollection(target.collection<EventDocument>(name), hook);
+      if (prop === 'collection')
+        return (name: string) => hookedCollection(target.collection<EventDocument>(name), hook);
       const value: unknown = Reflect.get(target, prop);
       return typeof value === 'function' ? value.bind(target) : value;
     },

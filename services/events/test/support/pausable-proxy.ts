@@ -11,7 +11,10 @@ export class PausableProxy {
   private listening = true;
   private readonly heldChunks = new Map<net.Socket, Buffer[]>();
 
-  private constructor(private readonly server: net.Server, readonly port: number) {}
+  private constructor(
+    private readonly server: net.Server,
+    readonly port: number,
+  ) {}
 
   static async start(target: { host: string; port: number }): Promise<PausableProxy> {
     let proxy: PausableProxy | undefined;
@@ -32,7 +35,8 @@ export class PausableProxy {
 
   releaseReplies(): void {
     this.held = false;
-    for (const [client, chunks] of this.heldChunks) for (const chunk of chunks) if (!client.destroyed) client.write(chunk);
+    for (const [client, chunks] of this.heldChunks)
+      for (const chunk of chunks) if (!client.destroyed) client.write(chunk);
     this.heldChunks.clear();
   }
 

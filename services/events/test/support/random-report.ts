@@ -1,8 +1,21 @@
 import { OWNERS } from './rollup-fixture';
 
-const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'America/Santiago'];
+const ZONES = [
+  'UTC',
+  'Europe/Berlin',
+  'America/New_York',
+  'Asia/Kolkata',
+  'Asia/Kathmandu',
+  'Australia/Lord_Howe',
+  'America/Santiago',
+];
 const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
-const MAX_SPAN: Record<string, number> = { hour: 1.5 * 86_400_000, day: 60 * 86_400_000, week: 120 * 86_400_000, month: 200 * 86_400_000 };
+const MAX_SPAN: Record<string, number> = {
+  hour: 1.5 * 86_400_000,
+  day: 60 * 86_400_000,
+  week: 120 * 86_400_000,
+  month: 200 * 86_400_000,
+};
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const spec = (t: number) => {

@@ -31,7 +31,11 @@ export function referenceHourBuckets(zone: string, from: number, to: number): Re
     const offset = p.timeZoneName === 'GMT' ? '+00:00' : p.timeZoneName!.slice(3);
     const hourKey = `${p.year}-${p.month}-${p.day}T${p.hour}|${offset}`;
     if (hourKey !== key) {
-      out.push({ label: `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:00${offset}`, start: t, end: t + MINUTE_MS });
+      out.push({
+        label: `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:00${offset}`,
+        start: t,
+        end: t + MINUTE_MS,
+      });
       key = hourKey;
     } else {
       out[out.length - 1]!.end = t + MINUTE_MS;
@@ -41,7 +45,10 @@ export function referenceHourBuckets(zone: string, from: number, to: number): Re
 }
 
 /** How many of the instants fall in each bucket, by label. */
-export function countByBucket(buckets: ReadonlyArray<{ label: string; start: number; end: number }>, instants: readonly number[]): Record<string, number> {
+export function countByBucket(
+  buckets: ReadonlyArray<{ label: string; start: number; end: number }>,
+  instants: readonly number[],
+): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const at of instants) {
     const b = buckets.find((x) => x.start <= at && at < x.end);

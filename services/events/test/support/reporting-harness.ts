@@ -25,7 +25,6 @@ import type { EventDocument } from '../../src/storage/event-document';
 
 export const REPORTING_ADMIN_TOKEN = 'reporting-admin-token-0123456789';
 
-
 export interface ReportingHarness {
   baseUrl: string;
   config: EventsConfig;
@@ -39,7 +38,10 @@ export interface ReportingHarness {
   /** Creates an API key through the admin endpoint and returns the create response. */
   createKey(ownerIds: string[]): Promise<{ id: string; api_key: string; owner_ids: string[] }>;
   /** Inserts stored events straight into their day buckets (as the consumer would), indexes included. */
-  insertEvents(events: Array<Partial<EventDocument> & Pick<EventDocument, 'owner_id' | 'created'>>, bucketOf?: (e: EventDocument) => string): Promise<EventDocument[]>;
+  insertEvents(
+    events: Array<Partial<EventDocument> & Pick<EventDocument, 'owner_id' | 'created'>>,
+    bucketOf?: (e: EventDocument) => string,
+  ): Promise<EventDocument[]>;
   stop(): Promise<void>;
   /** Stops the server and closes the connection, keeping the database (another harness shares it). */
   stopServerOnly(): Promise<void>;
@@ -56,7 +58,10 @@ export function newOwnerId(): string {
  * The reporting feature's routers on a real Express app (platform middleware around them, as the
  * events app mounts them) on port 0, against the test run's MongoDB with its own database.
  */
-export async function startReportingHarness(env: Record<string, string> = {}, opts: { maxGroupBytes?: number } = {}): Promise<ReportingHarness> {
+export async function startReportingHarness(
+  env: Record<string, string> = {},
+  opts: { maxGroupBytes?: number } = {},
+): Promise<ReportingHarness> {
   const config = loadEventsConfig({
     NODE_ENV: 'test',
     MONGO_URL: process.env.MONGO_URL,
@@ -68,11 +73,21 @@ export async function startReportingHarness(env: Record<string, string> = {}, op
   const logLines: string[] = [];
   const logger = createLogger({ service: 'reporting-test', level: 'http' });
   logger.clear();
-  logger.add(new winston.transports.Stream({ stream: new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) }) }));
+  logger.add(
+    new winston.transports.Stream({
+      stream: new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) }),
+    }),
+  );
 
   const mongo = await connectMongo(config.MONGO_URL, config.MONGO_DB);
   const metrics = createRegistry('events-reporting-test');
-  const feature = await createReportingFeature({ db: mongo.db, logger, metrics, config, maxGroupBytes: opts.maxGroupBytes });
+  const feature = await createReportingFeature({
+    db: mongo.db,
+    logger,
+    metrics,
+    config,
+    maxGroupBytes: opts.maxGroupBytes,
+  });
   const app = express();
   app.use(requestContext(logger));
   app.use(metricsRouter(metrics));
@@ -92,9 +107,15 @@ export async function startReportingHarness(env: Record<string, string> = {}, op
     db: mongo.db,
     logLines,
     request,
-    report: (apiKey, body) => request('POST', `/api/v1/events/${apiKey === undefined ? '' : `?api_key=${encodeURIComponent(apiKey)}`}`, { body }),
+    report: (apiKey, body) =>
+      request('POST', `/api/v1/events/${apiKey === undefined ? '' : `?api_key=${encodeURIComponent(apiKey)}`}`, {
+        body,
+      }),
     async createKey(ownerIds) {
-      const res = await request('POST', '/admin/v1/api-keys', { token: REPORTING_ADMIN_TOKEN, body: { owner_ids: ownerIds } });
+      const res = await request('POST', '/admin/v1/api-keys', {
+        token: REPORTING_ADMIN_TOKEN,
+        body: { owner_ids: ownerIds },
+      });
       if (res.status !== 201) throw new Error(`createKey: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     },

@@ -77,14 +77,25 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
   await marks.init();
   // the consumer's marks: held open per unit while writes keep coming
   const held = new HeldMarks(marks, { holdMs: limits.holdMs ?? 10_000, lingerMs: 1000, now });
-  const writer = new BucketWriter(limits.insertHook ? withInsertHook(db, limits.insertHook) : db, silent, { w: 'majority', journal: true }, held);
+  const writer = new BucketWriter(
+    limits.insertHook ? withInsertHook(db, limits.insertHook) : db,
+    silent,
+    { w: 'majority', journal: true },
+    held,
+  );
   const options = { prefix: PREFIX, maxRangeDays: 400, concurrency: 8, queryTimeoutMs: 30_000, deadlineMs: 60_000 };
   const usage = { rollupUnits: 0, rawParts: 0 };
   const onPlan = (plan: ReportPlan) => {
     usage.rollupUnits += plan.rollup.length;
     usage.rawParts += plan.raw.length;
   };
-  const serviceLimits = { maxRangeDays: 400, maxBuckets: 10_000, deadlineMs: 60_000, maxGroups: limits.maxGroups ?? 100_000, maxRankedGroups: 1_000_000 };
+  const serviceLimits = {
+    maxRangeDays: 400,
+    maxBuckets: 10_000,
+    deadlineMs: 60_000,
+    maxGroups: limits.maxGroups ?? 100_000,
+    maxRankedGroups: 1_000_000,
+  };
   return {
     db,
     marks,
@@ -92,7 +103,10 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
     cells,
     writer,
     builder: (opts = {}) => new RollupBuilder(db, marks, cells, { ...BUILDER_DEFAULTS, ...opts }),
-    rolled: new ReportService(new PlannedCountSource(db, { ...options, onPlan, rollups: { marks: marks.collection, cells } }), serviceLimits),
+    rolled: new ReportService(
+      new PlannedCountSource(db, { ...options, onPlan, rollups: { marks: marks.collection, cells } }),
+      serviceLimits,
+    ),
     usage,
     raw: new ReportService(new PlannedCountSource(db, options), serviceLimits),
     async write(docs, batch = 50) {
@@ -127,8 +141,10 @@ export function randomEvents(random: () => number, count: number, from: number, 
   for (let i = 0; i < count; i++) {
     let t = from + Math.floor(random() * (to - from));
     const r = random();
-    if (r < 0.1) t = Math.floor(t / 3_600_000) * 3_600_000; // on an hour edge
-    else if (r < 0.15) t = Math.floor(t / 3_600_000) * 3_600_000 - 1; // the last ms before one
+    if (r < 0.1)
+      t = Math.floor(t / 3_600_000) * 3_600_000; // on an hour edge
+    else if (r < 0.15)
+      t = Math.floor(t / 3_600_000) * 3_600_000 - 1; // the last ms before one
     else if (r < 0.2 && out.length > 0) t = out[out.length - 1]!.created.getTime(); // same ms as another event
     const metadata: Record<string, string> = {};
     if (random() < 0.8) metadata.campaign = pick(['spring', 'autumn', 'x.y', '']);

@@ -24,7 +24,13 @@ export interface CampaignFeatureDeps {
   logger: Logger;
   config: Pick<
     ManagementConfig,
-    'TITLE_FETCH_TIMEOUT_MS' | 'TITLE_FETCH_MAX_BYTES' | 'TITLE_FETCH_MAX_REDIRECTS' | 'TITLE_FETCH_ALLOW_LOOPBACK' | 'TITLE_FETCH_ALLOWED_PORTS' | 'QUOTA_CAMPAIGNS_PER_USER' | 'QUOTA_CONTENT_PER_CAMPAIGN'
+    | 'TITLE_FETCH_TIMEOUT_MS'
+    | 'TITLE_FETCH_MAX_BYTES'
+    | 'TITLE_FETCH_MAX_REDIRECTS'
+    | 'TITLE_FETCH_ALLOW_LOOPBACK'
+    | 'TITLE_FETCH_ALLOWED_PORTS'
+    | 'QUOTA_CAMPAIGNS_PER_USER'
+    | 'QUOTA_CONTENT_PER_CAMPAIGN'
   >;
   /** The owner's IANA time zone, built by the composition root from the user store (this feature never reads users). */
   timezoneOf: TimezoneOf;
@@ -84,7 +90,14 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     stopGraceMs: TITLE_FETCH_STOP_GRACE_MS,
     onOutcome: (outcome) => titleFetches.inc({ outcome }),
   });
-  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: deps.timezoneOf, hostsChanged: deps.hostsChanged, maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER, cursors: deps.cursors, now: deps.now });
+  const campaigns = new CampaignService({
+    store: campaignStore,
+    timezoneOf: deps.timezoneOf,
+    hostsChanged: deps.hostsChanged,
+    maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER,
+    cursors: deps.cursors,
+    now: deps.now,
+  });
   const content = new ContentService({
     store: contentStore,
     titles,

@@ -4,13 +4,33 @@ import { calendarDate } from './calendar-date';
 
 /** The API's campaign categories, exact spelling. */
 const CATEGORIES = [
-  'Alcohol', 'Auto', 'Beauty', 'Charity', 'Education', 'Entertainment', 'Fashion', 'Finance', 'Food / Drink',
-  'Health & Fitness', 'Retail', 'Technology', 'Travel & Tourism', 'Other',
+  'Alcohol',
+  'Auto',
+  'Beauty',
+  'Charity',
+  'Education',
+  'Entertainment',
+  'Fashion',
+  'Finance',
+  'Food / Drink',
+  'Health & Fitness',
+  'Retail',
+  'Technology',
+  'Travel & Tourism',
+  'Other',
 ] as const;
 
 /** The API's campaign objectives, exact spelling. */
 const OBJECTIVES = [
-  'Page Views', 'Uniques', 'Social Engagement', 'Attention', 'Reach', 'Combination', 'Conversion', 'Brand Lift', 'Brand Awareness',
+  'Page Views',
+  'Uniques',
+  'Social Engagement',
+  'Attention',
+  'Reach',
+  'Combination',
+  'Conversion',
+  'Brand Lift',
+  'Brand Awareness',
 ] as const;
 
 const NAME_MAX_LENGTH = 200;
@@ -28,7 +48,8 @@ export interface CampaignFields {
   objective: string | null;
 }
 
-export type CreateCampaignInput = Pick<CampaignFields, 'name' | 'start_date' | 'end_date' | 'category'> & Partial<CampaignFields>;
+export type CreateCampaignInput = Pick<CampaignFields, 'name' | 'start_date' | 'end_date' | 'category'> &
+  Partial<CampaignFields>;
 export type EditCampaignInput = Partial<CampaignFields>;
 
 /** Trims without failing on surrounding spaces: JSON is validated without conversion, where Joi's trim() would reject. */
@@ -46,7 +67,9 @@ const fields = {
   brand: trimmedText(BRAND_MAX_LENGTH).allow(null, ''),
   reach: Joi.number().integer().min(0).max(Number.MAX_SAFE_INTEGER).allow(null, ''),
   target_geography: targetGeography.allow(null),
-  objective: Joi.string().valid(...OBJECTIVES).allow(null, ''),
+  objective: Joi.string()
+    .valid(...OBJECTIVES)
+    .allow(null, ''),
 };
 
 /** Create: four required fields; unknown fields are 400. */

@@ -27,13 +27,23 @@ describe('CampaignService over an in-memory store', () => {
   test('when a campaign is created with the required fields only, then unset optionals are null / [] and it is listed with its time', async () => {
     const { service } = setup();
     const created = await service.create(alice, valid);
-    expect(created).toEqual({ ...valid, token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), brand: null, reach: null, objective: null, target_geography: [], last_modified: '2024-03-10 12:00:00' });
+    expect(created).toEqual({
+      ...valid,
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      brand: null,
+      reach: null,
+      objective: null,
+      target_geography: [],
+      last_modified: '2024-03-10 12:00:00',
+    });
     expect(await service.list(alice)).toEqual([created]);
   });
 
   test('when start_date is after end_date, then a validation error naming start_date and nothing is stored', async () => {
     const { service, store } = setup();
-    await expect(service.create(alice, { ...valid, start_date: '2024-04-01' })).rejects.toMatchObject({ details: [{ field: 'start_date' }] });
+    await expect(service.create(alice, { ...valid, start_date: '2024-04-01' })).rejects.toMatchObject({
+      details: [{ field: 'start_date' }],
+    });
     await expect(service.create(alice, { ...valid, start_date: '2024-04-01' })).rejects.toBeInstanceOf(ValidationError);
     expect(store.docs.size).toBe(0);
   });
@@ -61,7 +71,14 @@ describe('CampaignService over an in-memory store', () => {
     const created = await service.create(alice, { ...valid, brand: 'Acme', reach: 10 });
     pass(60_000);
     expect(await service.edit(alice, created.token, { end_date: '2024-04-30', objective: 'Reach' })).toEqual({
-      token: created.token, start_date: valid.start_date, end_date: '2024-04-30', category: valid.category, brand: 'Acme', reach: 10, target_geography: [], objective: 'Reach',
+      token: created.token,
+      start_date: valid.start_date,
+      end_date: '2024-04-30',
+      category: valid.category,
+      brand: 'Acme',
+      reach: 10,
+      target_geography: [],
+      objective: 'Reach',
     });
     expect((await service.list(alice))[0]!.last_modified).toBe('2024-03-10 12:01:00');
   });

@@ -40,7 +40,10 @@ const EDIT_ATTEMPTS = 3;
 function requireDatesInOrder(fields: Pick<CampaignFields, 'start_date' | 'end_date'>): void {
   if (fields.start_date > fields.end_date) {
     throw new ValidationError('invalid campaign', [
-      { field: 'start_date', message: `start_date (${fields.start_date}) must not be after end_date (${fields.end_date})` },
+      {
+        field: 'start_date',
+        message: `start_date (${fields.start_date}) must not be after end_date (${fields.end_date})`,
+      },
     ]);
   }
 }
@@ -58,14 +61,25 @@ export class CampaignService {
   }
 
   /** The same list, `limit` at a time (opt-in pagination). */
-  async listPage(caller: AuthenticatedUser, limit: number, cursor: string | undefined): Promise<Page<CampaignListView>> {
-    return this.deps.cursors.page(CURSOR_LIST, limit, cursor, (after, n) => this.deps.store.listPage(caller.unique_id, after, n), toCampaignListView);
+  async listPage(
+    caller: AuthenticatedUser,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<Page<CampaignListView>> {
+    return this.deps.cursors.page(
+      CURSOR_LIST,
+      limit,
+      cursor,
+      (after, n) => this.deps.store.listPage(caller.unique_id, after, n),
+      toCampaignListView,
+    );
   }
 
   /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */
   async create(caller: AuthenticatedUser, input: CreateCampaignInput): Promise<CampaignListView> {
     requireDatesInOrder(input);
-    if ((await this.deps.store.count(caller.unique_id, this.deps.maxCampaigns)) >= this.deps.maxCampaigns) throw quotaExceeded('campaigns per user', this.deps.maxCampaigns, 'campaign');
+    if ((await this.deps.store.count(caller.unique_id, this.deps.maxCampaigns)) >= this.deps.maxCampaigns)
+      throw quotaExceeded('campaigns per user', this.deps.maxCampaigns, 'campaign');
     const now = this.now();
     for (let attempt = 0; ; attempt++) {
       const doc: CampaignDocument = {
@@ -103,7 +117,10 @@ export class CampaignService {
       const current = await this.deps.store.findSummary(caller.unique_id, token);
       if (!current) throw new NotFoundError('no such campaign');
       if (Object.keys(input).length === 0) return toCampaignEditView(current);
-      requireDatesInOrder({ start_date: input.start_date ?? current.start_date, end_date: input.end_date ?? current.end_date });
+      requireDatesInOrder({
+        start_date: input.start_date ?? current.start_date,
+        end_date: input.end_date ?? current.end_date,
+      });
       const updated = await this.deps.store.update(caller.unique_id, token, current.version, input, this.now());
       if (updated) return toCampaignEditView(updated);
     }
@@ -111,7 +128,10 @@ export class CampaignService {
   }
 
   async read(caller: AuthenticatedUser, token: string): Promise<CampaignReadView> {
-    const [doc, timezone] = await Promise.all([this.deps.store.findWithContent(caller.unique_id, token), this.deps.timezoneOf(caller.unique_id)]);
+    const [doc, timezone] = await Promise.all([
+      this.deps.store.findWithContent(caller.unique_id, token),
+      this.deps.timezoneOf(caller.unique_id),
+    ]);
     if (!doc) throw new NotFoundError('no such campaign');
     return toCampaignReadView(doc, todayIn(timezone, this.now()));
   }

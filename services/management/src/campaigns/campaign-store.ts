@@ -32,7 +32,13 @@ export interface CampaignStore {
   count(ownerId: string, atMost: number): Promise<number>;
   findSummary(ownerId: string, token: string): Promise<CampaignSummary | null>;
   findWithContent(ownerId: string, token: string): Promise<CampaignDocument | null>;
-  update(ownerId: string, token: string, version: number, patch: Partial<CampaignFields>, now: Date): Promise<CampaignSummary | null>;
+  update(
+    ownerId: string,
+    token: string,
+    version: number,
+    patch: Partial<CampaignFields>,
+    now: Date,
+  ): Promise<CampaignSummary | null>;
   delete(ownerId: string, token: string): Promise<boolean>;
   deleteAllForOwner(ownerId: string): Promise<number>;
 }
@@ -47,9 +53,17 @@ export class MongoCampaignStore implements CampaignStore {
   async init(): Promise<void> {
     await ensureIndexes(this.campaigns, [
       // GET /campaign/: an owner's campaigns in creation order (and its pages); deleteAllForOwner; count (quota); MongoContentStore.distinctHosts
-      { key: { owner_id: 1, created_at: 1 }, options: { name: 'owner_created' }, serves: 'list, listPage, deleteAllForOwner, count, distinctHosts' },
+      {
+        key: { owner_id: 1, created_at: 1 },
+        options: { name: 'owner_created' },
+        serves: 'list, listPage, deleteAllForOwner, count, distinctHosts',
+      },
       // title fetch recovery after a restart: items whose title was never fetched
-      { key: { 'content.title_state': 1 }, options: { name: 'content_title_state' }, serves: 'MongoContentStore.pendingTitles' },
+      {
+        key: { 'content.title_state': 1 },
+        options: { name: 'content_title_state' },
+        serves: 'MongoContentStore.pendingTitles',
+      },
     ]);
   }
 
@@ -64,7 +78,11 @@ export class MongoCampaignStore implements CampaignStore {
   /** One page in list order, fetching one more than `limit` to know whether another page follows. */
   listPage(ownerId: string, after: PagePosition | undefined, limit: number): Promise<CampaignSummary[]> {
     const filter = { owner_id: ownerId, ...afterPosition(after) } as Filter<CampaignDocument>;
-    return this.campaigns.find(filter, WITHOUT_CONTENT).sort({ created_at: 1, _id: 1 }).limit(limit + 1).toArray();
+    return this.campaigns
+      .find(filter, WITHOUT_CONTENT)
+      .sort({ created_at: 1, _id: 1 })
+      .limit(limit + 1)
+      .toArray();
   }
 
   /** The owner's campaigns, counted up to `atMost` (a quota check need not count further). */
@@ -81,7 +99,13 @@ export class MongoCampaignStore implements CampaignStore {
   }
 
   /** Applies the patch only if nobody edited the campaign since `version` was read; null otherwise (or when gone). */
-  update(ownerId: string, token: string, version: number, patch: Partial<CampaignFields>, now: Date): Promise<CampaignSummary | null> {
+  update(
+    ownerId: string,
+    token: string,
+    version: number,
+    patch: Partial<CampaignFields>,
+    now: Date,
+  ): Promise<CampaignSummary | null> {
     return this.campaigns.findOneAndUpdate(
       { _id: token, owner_id: ownerId, version },
       { $set: { ...patch, last_modified: now }, $inc: { version: 1 } },

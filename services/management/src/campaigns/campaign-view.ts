@@ -42,5 +42,9 @@ export function toCampaignListView(doc: CampaignSummary): CampaignListView {
 
 /** `today` is the owner's local date, which decides each item's state. */
 export function toCampaignReadView(doc: CampaignDocument, today: string): CampaignReadView {
-  return { name: doc.name, ...toCampaignEditView(doc), content: doc.content.map((item) => toContentView(item, doc, today)) };
+  return {
+    name: doc.name,
+    ...toCampaignEditView(doc),
+    content: doc.content.map((item) => toContentView(item, doc, today)),
+  };
 }

@@ -13,7 +13,18 @@ afterAll(async () => {
 });
 
 const valid = { name: 'Spring sale', start_date: '2024-03-01', end_date: '2024-03-31', category: 'Food / Drink' };
-const LIST_FIELDS = ['brand', 'category', 'end_date', 'last_modified', 'name', 'objective', 'reach', 'start_date', 'target_geography', 'token'];
+const LIST_FIELDS = [
+  'brand',
+  'category',
+  'end_date',
+  'last_modified',
+  'name',
+  'objective',
+  'reach',
+  'start_date',
+  'target_geography',
+  'token',
+];
 const DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 async function createCampaign(token: string, body: object = valid) {
@@ -42,12 +53,25 @@ describe('create and list campaigns', () => {
 
   test('when a campaign is created with every field, then they are returned, a single country as a list', async () => {
     const owner = await h.createAccount();
-    const body = { ...valid, brand: 'Acme', reach: 5000, target_geography: 'germany', objective: 'Brand Lift', category: 'Health & Fitness' };
+    const body = {
+      ...valid,
+      brand: 'Acme',
+      reach: 5000,
+      target_geography: 'germany',
+      objective: 'Brand Lift',
+      category: 'Health & Fitness',
+    };
     const created = await createCampaign(owner.api_token, body);
-    expect(created).toMatchObject({ brand: 'Acme', reach: 5000, target_geography: ['Germany'], objective: 'Brand Lift', category: 'Health & Fitness' });
+    expect(created).toMatchObject({
+      brand: 'Acme',
+      reach: 5000,
+      target_geography: ['Germany'],
+      objective: 'Brand Lift',
+      category: 'Health & Fitness',
+    });
   });
 
-  test('when campaigns are listed, then only the caller\'s own come back, in creation order, without trailing slash too', async () => {
+  test("when campaigns are listed, then only the caller's own come back, in creation order, without trailing slash too", async () => {
     const owner = await h.createAccount();
     const other = await h.createAccount();
     const a = await createCampaign(owner.api_token, { ...valid, name: 'A' });
@@ -65,7 +89,11 @@ describe('create and list campaigns', () => {
     const form = new URLSearchParams({ ...valid, reach: '42', brand: '' });
     form.append('target_geography', 'France');
     form.append('target_geography', 'Spain');
-    const res = await h.request('POST', '/api/v3/campaign', { token: owner.api_token, body: form.toString(), contentType: 'application/x-www-form-urlencoded' });
+    const res = await h.request('POST', '/api/v3/campaign', {
+      token: owner.api_token,
+      body: form.toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ reach: 42, brand: null, target_geography: ['France', 'Spain'] });
   });
@@ -100,8 +128,19 @@ describe('create and list campaigns', () => {
 
   test('when the body is malformed JSON or too large, then 400 / 413, never 5xx', async () => {
     const owner = await h.createAccount();
-    expect((await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: '{"name":', contentType: 'application/json' })).status).toBe(400);
-    const huge = await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { ...valid, brand: 'x'.repeat(100_000) } });
+    expect(
+      (
+        await h.request('POST', '/api/v3/campaign/', {
+          token: owner.api_token,
+          body: '{"name":',
+          contentType: 'application/json',
+        })
+      ).status,
+    ).toBe(400);
+    const huge = await h.request('POST', '/api/v3/campaign/', {
+      token: owner.api_token,
+      body: { ...valid, brand: 'x'.repeat(100_000) },
+    });
     expect(huge.status).toBe(413);
   });
 });
@@ -111,7 +150,10 @@ describe('edit campaigns', () => {
     const owner = await h.createAccount();
     const created = await createCampaign(owner.api_token, { ...valid, brand: 'Acme', reach: 10 });
     passSeconds(1.1);
-    const res = await h.request('POST', `/api/v3/campaign/${created.token}/`, { token: owner.api_token, body: { end_date: '2024-04-30', objective: 'Reach', target_geography: ['Italy'] } });
+    const res = await h.request('POST', `/api/v3/campaign/${created.token}/`, {
+      token: owner.api_token,
+      body: { end_date: '2024-04-30', objective: 'Reach', target_geography: ['Italy'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       token: created.token,
@@ -130,8 +172,17 @@ describe('edit campaigns', () => {
 
   test('when optional fields are set to null, then they are cleared', async () => {
     const owner = await h.createAccount();
-    const created = await createCampaign(owner.api_token, { ...valid, brand: 'Acme', reach: 10, objective: 'Reach', target_geography: 'Italy' });
-    const res = await h.request('POST', `/api/v3/campaign/${created.token}`, { token: owner.api_token, body: { brand: null, reach: null, objective: null, target_geography: null } });
+    const created = await createCampaign(owner.api_token, {
+      ...valid,
+      brand: 'Acme',
+      reach: 10,
+      objective: 'Reach',
+      target_geography: 'Italy',
+    });
+    const res = await h.request('POST', `/api/v3/campaign/${created.token}`, {
+      token: owner.api_token,
+      body: { brand: null, reach: null, objective: null, target_geography: null },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ brand: null, reach: null, objective: null, target_geography: [] });
   });
@@ -139,7 +190,10 @@ describe('edit campaigns', () => {
   test('when an edit would put start_date after the stored end_date, then 400 with details and nothing changes', async () => {
     const owner = await h.createAccount();
     const created = await createCampaign(owner.api_token);
-    const res = await h.request('POST', `/api/v3/campaign/${created.token}/`, { token: owner.api_token, body: { start_date: '2024-05-01' } });
+    const res = await h.request('POST', `/api/v3/campaign/${created.token}/`, {
+      token: owner.api_token,
+      body: { start_date: '2024-05-01' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0]).toEqual({ field: 'start_date', message: expect.stringContaining('end_date') });
     const after = await h.request('GET', `/api/v3/campaign/${created.token}/`, { token: owner.api_token });
@@ -158,7 +212,9 @@ describe('edit campaigns', () => {
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual(editFields);
     expect((await h.request('GET', '/api/v3/campaign/', { token: owner.api_token })).body).toEqual([created]);
-    expect((await h.request('POST', '/api/v3/campaign/AAAAAAAAAAAAAAAAAAAAAA/', { token: owner.api_token })).status).toBe(404);
+    expect(
+      (await h.request('POST', '/api/v3/campaign/AAAAAAAAAAAAAAAAAAAAAA/', { token: owner.api_token })).status,
+    ).toBe(404);
   });
 
   test.each([
@@ -193,7 +249,9 @@ describe('read and delete campaigns', () => {
     expect(del.status).toBe(204);
     expect(del.body).toBeUndefined();
     expect((await h.request('GET', `/api/v3/campaign/${created.token}/`, { token: owner.api_token })).status).toBe(404);
-    expect((await h.request('DELETE', `/api/v3/campaign/${created.token}/`, { token: owner.api_token })).status).toBe(404);
+    expect((await h.request('DELETE', `/api/v3/campaign/${created.token}/`, { token: owner.api_token })).status).toBe(
+      404,
+    );
     expect((await h.request('GET', '/api/v3/campaign/', { token: owner.api_token })).body).toEqual([]);
   });
 
@@ -201,7 +259,9 @@ describe('read and delete campaigns', () => {
     const owner = await h.createAccount();
     for (const token of ['A'.repeat(43), 'not%20a%20token', 'x'.repeat(65)]) {
       expect((await h.request('GET', `/api/v3/campaign/${token}/`, { token: owner.api_token })).status).toBe(404);
-      expect((await h.request('POST', `/api/v3/campaign/${token}/`, { token: owner.api_token, body: { name: 'x' } })).status).toBe(404);
+      expect(
+        (await h.request('POST', `/api/v3/campaign/${token}/`, { token: owner.api_token, body: { name: 'x' } })).status,
+      ).toBe(404);
       expect((await h.request('DELETE', `/api/v3/campaign/${token}/`, { token: owner.api_token })).status).toBe(404);
     }
   });

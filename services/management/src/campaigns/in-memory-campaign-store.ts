@@ -50,7 +50,13 @@ export class InMemoryCampaignStore implements CampaignStore {
     return doc ? structuredClone(doc) : null;
   }
 
-  async update(ownerId: string, token: string, version: number, patch: Partial<CampaignFields>, now: Date): Promise<CampaignSummary | null> {
+  async update(
+    ownerId: string,
+    token: string,
+    version: number,
+    patch: Partial<CampaignFields>,
+    now: Date,
+  ): Promise<CampaignSummary | null> {
     const doc = this.find(ownerId, token);
     if (!doc || doc.version !== version) return null;
     Object.assign(doc, structuredClone(patch), { last_modified: now, version: doc.version + 1 });

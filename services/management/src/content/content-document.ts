@@ -1,5 +1,16 @@
 /** The API's content types, exact spelling. */
-export const CONTENT_TYPES = ['Article', 'Content Hub', 'Image Gallery', 'Infographic', 'List', 'Quiz', 'RSS Feed', 'Video & Article', 'Video', 'Long Form'] as const;
+export const CONTENT_TYPES = [
+  'Article',
+  'Content Hub',
+  'Image Gallery',
+  'Infographic',
+  'List',
+  'Quiz',
+  'RSS Feed',
+  'Video & Article',
+  'Video',
+  'Long Form',
+] as const;
 
 /** pending: not fetched yet (re-queued at start-up); done: fetched (title may be ""); failed: gave up, title stays "". */
 export type TitleState = 'pending' | 'done' | 'failed';

@@ -13,11 +13,14 @@ import type { ContentService } from './content-service';
 export function contentRoutes(content: ContentService): Router {
   const router = Router();
 
-  router.post('/campaign/:campaign_token/content', asyncHandler(async (req, res) => {
-    const campaignToken = pathToken(req.params.campaign_token, 'campaign');
-    const input = validate(addContentSchema, req.body, 'content', { convert: isFormBody(req) });
-    res.status(200).json(await content.add(callerOf(req), campaignToken, input));
-  }));
+  router.post(
+    '/campaign/:campaign_token/content',
+    asyncHandler(async (req, res) => {
+      const campaignToken = pathToken(req.params.campaign_token, 'campaign');
+      const input = validate(addContentSchema, req.body, 'content', { convert: isFormBody(req) });
+      res.status(200).json(await content.add(callerOf(req), campaignToken, input));
+    }),
+  );
 
   const edit = asyncHandler(async (req: Request<{ campaign_token: string; url_token: string }>, res) => {
     const campaignToken = pathToken(req.params.campaign_token, 'campaign');
@@ -29,10 +32,17 @@ export function contentRoutes(content: ContentService): Router {
   // The API's documented path for edit content, without the /campaign segment.
   router.post('/:campaign_token/:url_token', edit);
 
-  router.delete('/campaign/:campaign_token/:url_token', asyncHandler(async (req, res) => {
-    await content.remove(callerOf(req), pathToken(req.params.campaign_token, 'campaign'), pathToken(req.params.url_token, 'content'));
-    res.status(204).end();
-  }));
+  router.delete(
+    '/campaign/:campaign_token/:url_token',
+    asyncHandler(async (req, res) => {
+      await content.remove(
+        callerOf(req),
+        pathToken(req.params.campaign_token, 'campaign'),
+        pathToken(req.params.url_token, 'content'),
+      );
+      res.status(204).end();
+    }),
+  );
 
   return router;
 }

@@ -15,7 +15,14 @@ const march = { name: 'Spring sale', start_date: '2024-03-01', end_date: '2024-0
 function setup({ maxItems = 3, placement = { place: 'free', revision: 1 } as HostPlacement, revision = 1 } = {}) {
   const campaignStore = new InMemoryCampaignStore();
   const now = () => new Date('2024-03-10T12:00:00Z');
-  const campaigns = new CampaignService({ store: campaignStore, timezoneOf: async () => 'UTC', hostsChanged: async () => {}, maxCampaigns: 10, cursors: new PageCursors(Buffer.alloc(32, 3)), now });
+  const campaigns = new CampaignService({
+    store: campaignStore,
+    timezoneOf: async () => 'UTC',
+    hostsChanged: async () => {},
+    maxCampaigns: 10,
+    cursors: new PageCursors(Buffer.alloc(32, 3)),
+    now,
+  });
   const titles: PendingTitle[] = [];
   const hostsChanged: string[] = [];
   const store = new InMemoryContentStore(campaignStore, maxItems);
@@ -37,8 +44,17 @@ describe('ContentService over in-memory stores', () => {
     const { campaigns, service, titles, hostsChanged } = setup();
     const { token: campaign } = await campaigns.create(alice, march);
     const view = await service.add(alice, campaign, { url: 'https://shop.example/a', content_type: 'Article' });
-    expect(view).toEqual({ url: 'https://shop.example/a', content_type: 'Article', added: '2024-03-10 12:00:00', token: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/), state: 'active', title: '' });
-    expect(titles).toEqual([{ owner_id: alice.unique_id, campaign_token: campaign, token: view.token, url: 'https://shop.example/a' }]);
+    expect(view).toEqual({
+      url: 'https://shop.example/a',
+      content_type: 'Article',
+      added: '2024-03-10 12:00:00',
+      token: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      state: 'active',
+      title: '',
+    });
+    expect(titles).toEqual([
+      { owner_id: alice.unique_id, campaign_token: campaign, token: view.token, url: 'https://shop.example/a' },
+    ]);
     expect(hostsChanged).toEqual([alice.unique_id]);
   });
 
@@ -52,7 +68,9 @@ describe('ContentService over in-memory stores', () => {
     const { campaigns, campaignStore, service } = setup();
     const { token } = await campaigns.create(alice, march);
     await service.add(alice, token, { url: 'https://shop.example/a' });
-    await expect(service.add(alice, token, { url: 'https://shop.example/a' })).rejects.toMatchObject({ details: [{ field: 'url' }] });
+    await expect(service.add(alice, token, { url: 'https://shop.example/a' })).rejects.toMatchObject({
+      details: [{ field: 'url' }],
+    });
     await expect(service.add(alice, token, { url: 'https://shop.example/a' })).rejects.toBeInstanceOf(ConflictError);
     expect(campaignStore.docs.get(token)!.content).toHaveLength(1);
   });
@@ -61,14 +79,18 @@ describe('ContentService over in-memory stores', () => {
     const { campaigns, service, titles } = setup({ maxItems: 1 });
     const { token } = await campaigns.create(alice, march);
     await service.add(alice, token, { url: 'https://shop.example/a' });
-    await expect(service.add(alice, token, { url: 'https://shop.example/b' })).rejects.toThrow(/quota exceeded: content items per campaign/);
+    await expect(service.add(alice, token, { url: 'https://shop.example/b' })).rejects.toThrow(
+      /quota exceeded: content items per campaign/,
+    );
     expect(titles).toHaveLength(1);
   });
 
   test("when the owner's record has no room for the host, then a quota conflict before anything is stored", async () => {
     const { campaigns, campaignStore, service } = setup({ placement: { place: 'full', revision: 1 } });
     const { token } = await campaigns.create(alice, march);
-    await expect(service.add(alice, token, { url: 'https://shop.example/a' })).rejects.toThrow(/quota exceeded: redirect hosts/);
+    await expect(service.add(alice, token, { url: 'https://shop.example/a' })).rejects.toThrow(
+      /quota exceeded: redirect hosts/,
+    );
     expect(campaignStore.docs.get(token)!.content).toEqual([]);
   });
 
@@ -91,7 +113,9 @@ describe('ContentService over in-memory stores', () => {
     await expect(service.add(bob, token, { url: 'https://shop.example/b' })).rejects.toBeInstanceOf(NotFoundError);
     await expect(service.setContentType(bob, token, item.token, 'Video')).rejects.toBeInstanceOf(NotFoundError);
     await expect(service.remove(bob, token, item.token)).rejects.toBeInstanceOf(NotFoundError);
-    expect(campaignStore.docs.get(token)!.content).toEqual([expect.objectContaining({ token: item.token, content_type: null })]);
+    expect(campaignStore.docs.get(token)!.content).toEqual([
+      expect.objectContaining({ token: item.token, content_type: null }),
+    ]);
   });
 
   test('when the content type is set, then it is answered; when the item is removed, then hosts are announced and it is gone', async () => {

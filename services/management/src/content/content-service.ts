@@ -57,16 +57,26 @@ export class ContentService {
     if (placement.place === 'full') {
       throw quotaExceeded(RECORD_QUOTA, OWNER_RECORD_LIMITS.redirectHosts, 'url');
     }
-    const [outcome, timezone] = await Promise.all([this.deps.store.add(caller.unique_id, campaignToken, item), this.deps.timezoneOf(caller.unique_id)]);
+    const [outcome, timezone] = await Promise.all([
+      this.deps.store.add(caller.unique_id, campaignToken, item),
+      this.deps.timezoneOf(caller.unique_id),
+    ]);
     switch (outcome.kind) {
       case 'not_found':
         throw new NotFoundError('no such campaign');
       case 'duplicate':
-        throw new ConflictError('this URL is already in the campaign', [{ field: 'url', message: `is already in the campaign as content ${item.token}` }]);
+        throw new ConflictError('this URL is already in the campaign', [
+          { field: 'url', message: `is already in the campaign as content ${item.token}` },
+        ]);
       case 'full':
         throw quotaExceeded('content items per campaign', this.deps.maxItemsPerCampaign, 'url');
     }
-    this.deps.titles.request({ owner_id: caller.unique_id, campaign_token: campaignToken, token: item.token, url: item.url });
+    this.deps.titles.request({
+      owner_id: caller.unique_id,
+      campaign_token: campaignToken,
+      token: item.token,
+      url: item.url,
+    });
     if (await this.mustAnnounce(caller.unique_id, placement)) await this.deps.hostsChanged(caller.unique_id);
     return toContentView(item, outcome.campaign, todayIn(timezone, now));
   }
@@ -84,7 +94,12 @@ export class ContentService {
     return (await this.deps.recordRevision(ownerId)) !== placement.revision;
   }
 
-  async setContentType(caller: AuthenticatedUser, campaignToken: string, token: string, contentType: string): Promise<ContentView> {
+  async setContentType(
+    caller: AuthenticatedUser,
+    campaignToken: string,
+    token: string,
+    contentType: string,
+  ): Promise<ContentView> {
     const [updated, timezone] = await Promise.all([
       this.deps.store.setContentType(caller.unique_id, campaignToken, token, contentType),
       this.deps.timezoneOf(caller.unique_id),
@@ -94,7 +109,8 @@ export class ContentService {
   }
 
   async remove(caller: AuthenticatedUser, campaignToken: string, token: string): Promise<void> {
-    if (!(await this.deps.store.remove(caller.unique_id, campaignToken, token))) throw new NotFoundError('no such content in this campaign');
+    if (!(await this.deps.store.remove(caller.unique_id, campaignToken, token)))
+      throw new NotFoundError('no such content in this campaign');
     await this.deps.hostsChanged(caller.unique_id);
   }
 }

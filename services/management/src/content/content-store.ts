@@ -4,10 +4,7 @@ import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument, TitleState } from './content-document';
 
 export type AddOutcome =
-  | { kind: 'added'; campaign: CampaignSummary }
-  | { kind: 'not_found' }
-  | { kind: 'duplicate' }
-  | { kind: 'full' };
+  { kind: 'added'; campaign: CampaignSummary } | { kind: 'not_found' } | { kind: 'duplicate' } | { kind: 'full' };
 
 /** A content item whose title is still to be fetched, with the ids that scope the later update. */
 export interface PendingTitle {
@@ -22,7 +19,12 @@ const DATES_ONLY = { projection: { start_date: 1, end_date: 1 } } as const;
 /** What the content service and the title fetcher need from storage; calls that come from a request name the owner. */
 export interface ContentStore {
   add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome>;
-  setContentType(ownerId: string, campaignToken: string, token: string, contentType: string): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null>;
+  setContentType(
+    ownerId: string,
+    campaignToken: string,
+    token: string,
+    contentType: string,
+  ): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null>;
   remove(ownerId: string, campaignToken: string, token: string): Promise<boolean>;
   setTitle(job: PendingTitle, title: string, state: TitleState): Promise<void>;
   pendingTitles(limit: number): Promise<PendingTitle[]>;
@@ -43,19 +45,32 @@ export class MongoContentStore implements ContentStore {
   /** One atomic push guarded by "URL not there yet" and "below the limit"; the reason is looked up only on refusal. */
   async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
     const campaign = await this.campaigns.findOneAndUpdate(
-      { _id: campaignToken, owner_id: ownerId, 'content.token': { $ne: item.token }, [`content.${this.maxItems - 1}`]: { $exists: false } },
+      {
+        _id: campaignToken,
+        owner_id: ownerId,
+        'content.token': { $ne: item.token },
+        [`content.${this.maxItems - 1}`]: { $exists: false },
+      },
       { $push: { content: item } },
       { ...DATES_ONLY, returnDocument: 'after' },
     );
     if (campaign) return { kind: 'added', campaign: campaign as CampaignSummary };
-    const current = await this.campaigns.findOne({ _id: campaignToken, owner_id: ownerId }, { projection: { 'content.token': 1 } });
+    const current = await this.campaigns.findOne(
+      { _id: campaignToken, owner_id: ownerId },
+      { projection: { 'content.token': 1 } },
+    );
     if (!current) return { kind: 'not_found' };
     if (current.content.some((c) => c.token === item.token)) return { kind: 'duplicate' };
     return { kind: 'full' };
   }
 
   /** The campaign's dates and the updated item, or null when the campaign or item is unknown. */
-  async setContentType(ownerId: string, campaignToken: string, token: string, contentType: string): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null> {
+  async setContentType(
+    ownerId: string,
+    campaignToken: string,
+    token: string,
+    contentType: string,
+  ): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null> {
     const campaign = await this.campaigns.findOneAndUpdate(
       { _id: campaignToken, owner_id: ownerId, 'content.token': token },
       { $set: { 'content.$.content_type': contentType } },
@@ -66,7 +81,10 @@ export class MongoContentStore implements ContentStore {
   }
 
   async remove(ownerId: string, campaignToken: string, token: string): Promise<boolean> {
-    const result = await this.campaigns.updateOne({ _id: campaignToken, owner_id: ownerId, 'content.token': token }, { $pull: { content: { token } } });
+    const result = await this.campaigns.updateOne(
+      { _id: campaignToken, owner_id: ownerId, 'content.token': token },
+      { $pull: { content: { token } } },
+    );
     return result.modifiedCount === 1;
   }
 
@@ -103,10 +121,16 @@ export class MongoContentStore implements ContentStore {
    */
   async backfillHosts(): Promise<number> {
     let backfilled = 0;
-    const legacy = this.campaigns.find({ content: { $elemMatch: { host: { $exists: false } } } }, { projection: { 'content.token': 1, 'content.url': 1, 'content.host': 1 } });
+    const legacy = this.campaigns.find(
+      { content: { $elemMatch: { host: { $exists: false } } } },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.host': 1 } },
+    );
     for await (const campaign of legacy) {
       for (const item of campaign.content.filter((c) => c.host === undefined)) {
-        await this.campaigns.updateOne({ _id: campaign._id, 'content.token': item.token }, { $set: { 'content.$.host': redirectHostOf(item.url) } });
+        await this.campaigns.updateOne(
+          { _id: campaign._id, 'content.token': item.token },
+          { $set: { 'content.$.host': redirectHostOf(item.url) } },
+        );
         backfilled++;
       }
     }
@@ -129,7 +153,11 @@ export class MongoContentStore implements ContentStore {
       .limit(limit)
       .toArray();
     return docs
-      .flatMap((doc) => doc.content.filter((c) => c.title_state === 'pending').map((c) => ({ owner_id: doc.owner_id, campaign_token: doc._id, token: c.token, url: c.url })))
+      .flatMap((doc) =>
+        doc.content
+          .filter((c) => c.title_state === 'pending')
+          .map((c) => ({ owner_id: doc.owner_id, campaign_token: doc._id, token: c.token, url: c.url })),
+      )
       .slice(0, limit);
   }
 }

@@ -12,8 +12,16 @@ describe('normalizeContentUrl', () => {
   });
 
   test.each([
-    'ftp://example.com/a', 'javascript:alert(1)', 'data:text/html,hi', '/relative/path', '//example.com/a', 'example.com',
-    'https://user:pw@example.com/', 'http://', 'not a url', `https://example.com/${'a'.repeat(URL_MAX_LENGTH)}`,
+    'ftp://example.com/a',
+    'javascript:alert(1)',
+    'data:text/html,hi',
+    '/relative/path',
+    '//example.com/a',
+    'example.com',
+    'https://user:pw@example.com/',
+    'http://',
+    'not a url',
+    `https://example.com/${'a'.repeat(URL_MAX_LENGTH)}`,
   ])('when %j is given, then it is refused', (input) => {
     expect(normalizeContentUrl(input)).toBeUndefined();
   });

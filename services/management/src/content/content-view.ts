@@ -12,7 +12,11 @@ export interface ContentView {
   title: string;
 }
 
-export function toContentView(item: ContentDocument, campaign: { start_date: string; end_date: string }, today: string): ContentView {
+export function toContentView(
+  item: ContentDocument,
+  campaign: { start_date: string; end_date: string },
+  today: string,
+): ContentView {
   return {
     url: item.url,
     content_type: item.content_type,

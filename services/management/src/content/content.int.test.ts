@@ -1,4 +1,8 @@
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  startManagementHarness,
+  type ManagementHarness,
+} from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 
@@ -15,11 +19,19 @@ const DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /** `YYYY-mm-dd` in a time zone, `days` from now (computed independently of the code under test). */
 function dayIn(timezone: string, days = 0): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(Date.now() + days * 86_400_000));
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone: timezone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(Date.now() + days * 86_400_000));
 }
 
 async function accountIn(timezone: string) {
-  const res = await h.request('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body: { email: `tz-${Date.now()}-${Math.random()}@example.com`, password: 'long enough pw', timezone } });
+  const res = await h.request('POST', '/admin/v1/accounts', {
+    token: TEST_ADMIN_TOKEN,
+    body: { email: `tz-${Date.now()}-${Math.random()}@example.com`, password: 'long enough pw', timezone },
+  });
   return res.body as { api_token: string; unique_id: string };
 }
 
@@ -29,13 +41,17 @@ async function campaign(token: string, dates = { start_date: dayIn('UTC', -1), e
   return res.body.token as string;
 }
 
-const addContent = (token: string, campaignToken: string, body: unknown) => h.request('POST', `/api/v3/campaign/${campaignToken}/content/`, { token, body });
+const addContent = (token: string, campaignToken: string, body: unknown) =>
+  h.request('POST', `/api/v3/campaign/${campaignToken}/content/`, { token, body });
 
 describe('add content', () => {
   test('when content is added, then 200 with the item, a URL-derived token and an empty title', async () => {
     const owner = await h.createAccount();
     const c = await campaign(owner.api_token);
-    const res = await addContent(owner.api_token, c, { url: 'HTTPS://192.0.2.1:443/article?id=1', content_type: 'Video & Article' });
+    const res = await addContent(owner.api_token, c, {
+      url: 'HTTPS://192.0.2.1:443/article?id=1',
+      content_type: 'Video & Article',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       url: 'https://192.0.2.1/article?id=1',
@@ -52,7 +68,10 @@ describe('add content', () => {
   test('when content_type is left out, then it is null', async () => {
     const owner = await h.createAccount();
     const c = await campaign(owner.api_token);
-    const res = await h.request('POST', `/api/v3/campaign/${c}/content`, { token: owner.api_token, body: { url: 'http://192.0.2.1/' } });
+    const res = await h.request('POST', `/api/v3/campaign/${c}/content`, {
+      token: owner.api_token,
+      body: { url: 'http://192.0.2.1/' },
+    });
     expect(res.status).toBe(200);
     expect(res.body.content_type).toBeNull();
   });
@@ -66,7 +85,9 @@ describe('add content', () => {
     const dupe = await addContent(owner.api_token, c1, { url: 'https://192.0.2.1/same' });
     expect(dupe.status).toBe(409);
     expect(dupe.body.error.code).toBe('conflict');
-    expect((await h.request('GET', `/api/v3/campaign/${c1}/`, { token: owner.api_token })).body.content).toHaveLength(1);
+    expect((await h.request('GET', `/api/v3/campaign/${c1}/`, { token: owner.api_token })).body.content).toHaveLength(
+      1,
+    );
   });
 
   test.each([
@@ -101,26 +122,46 @@ describe('add content', () => {
     const { MongoClient } = await import('mongodb');
     const client = await MongoClient.connect(process.env.MONGO_URL!);
     try {
-      const filler = Array.from({ length: MAX_CONTENT_PER_CAMPAIGN }, (_, i) => ({ token: `filler${i}`, url: `https://192.0.2.1/${i}`, content_type: null, added: new Date(), title: 'x', title_state: 'done' }));
-      await client.db(h.config.MONGO_DB).collection('campaigns').updateOne({ _id: c } as never, { $set: { content: filler } });
+      const filler = Array.from({ length: MAX_CONTENT_PER_CAMPAIGN }, (_, i) => ({
+        token: `filler${i}`,
+        url: `https://192.0.2.1/${i}`,
+        content_type: null,
+        added: new Date(),
+        title: 'x',
+        title_state: 'done',
+      }));
+      await client
+        .db(h.config.MONGO_DB)
+        .collection('campaigns')
+        .updateOne({ _id: c } as never, { $set: { content: filler } });
     } finally {
       await client.close();
     }
     const res = await addContent(owner.api_token, c, { url: 'https://192.0.2.1/one-too-many' });
     expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({ code: 'conflict', message: 'quota exceeded: content items per campaign (at most 1000)', details: [{ field: 'url', message: expect.stringContaining('at most 1000') }] });
+    expect(res.body.error).toEqual({
+      code: 'conflict',
+      message: 'quota exceeded: content items per campaign (at most 1000)',
+      details: [{ field: 'url', message: expect.stringContaining('at most 1000') }],
+    });
   });
 });
 
 describe('edit and delete content', () => {
-  test.each(['/api/v3/:c/:u/', '/api/v3/campaign/:c/:u', '/api/v3/:c/:u'])('when content_type is edited at %s, then 200 with the item', async (pattern) => {
-    const owner = await h.createAccount();
-    const c = await campaign(owner.api_token);
-    const item = (await addContent(owner.api_token, c, { url: 'https://192.0.2.1/e', content_type: 'Article' })).body;
-    const res = await h.request('POST', pattern.replace(':c', c).replace(':u', item.token), { token: owner.api_token, body: { content_type: 'Quiz' } });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...item, content_type: 'Quiz' });
-  });
+  test.each(['/api/v3/:c/:u/', '/api/v3/campaign/:c/:u', '/api/v3/:c/:u'])(
+    'when content_type is edited at %s, then 200 with the item',
+    async (pattern) => {
+      const owner = await h.createAccount();
+      const c = await campaign(owner.api_token);
+      const item = (await addContent(owner.api_token, c, { url: 'https://192.0.2.1/e', content_type: 'Article' })).body;
+      const res = await h.request('POST', pattern.replace(':c', c).replace(':u', item.token), {
+        token: owner.api_token,
+        body: { content_type: 'Quiz' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ...item, content_type: 'Quiz' });
+    },
+  );
 
   test.each([
     ['no content_type', {}],
@@ -144,7 +185,9 @@ describe('edit and delete content', () => {
     expect(del.status).toBe(204);
     expect(del.body).toBeUndefined();
     expect((await h.request('GET', `/api/v3/campaign/${c}`, { token: owner.api_token })).body.content).toEqual([]);
-    expect((await h.request('DELETE', `/api/v3/campaign/${c}/${item.token}/`, { token: owner.api_token })).status).toBe(404);
+    expect((await h.request('DELETE', `/api/v3/campaign/${c}/${item.token}/`, { token: owner.api_token })).status).toBe(
+      404,
+    );
     expect((await addContent(owner.api_token, c, { url: 'https://192.0.2.1/d' })).status).toBe(200);
   });
 
@@ -152,9 +195,21 @@ describe('edit and delete content', () => {
     const owner = await h.createAccount();
     const c = await campaign(owner.api_token);
     const unknown = 'C'.repeat(22);
-    expect((await h.request('POST', `/api/v3/${c}/${unknown}/`, { token: owner.api_token, body: { content_type: 'Quiz' } })).status).toBe(404);
-    expect((await h.request('POST', `/api/v3/${'D'.repeat(43)}/${unknown}/`, { token: owner.api_token, body: { content_type: 'Quiz' } })).status).toBe(404);
-    expect((await h.request('DELETE', `/api/v3/campaign/${c}/${unknown}/`, { token: owner.api_token })).status).toBe(404);
+    expect(
+      (await h.request('POST', `/api/v3/${c}/${unknown}/`, { token: owner.api_token, body: { content_type: 'Quiz' } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await h.request('POST', `/api/v3/${'D'.repeat(43)}/${unknown}/`, {
+          token: owner.api_token,
+          body: { content_type: 'Quiz' },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await h.request('DELETE', `/api/v3/campaign/${c}/${unknown}/`, { token: owner.api_token })).status).toBe(
+      404,
+    );
   });
 
   test("when another user edits or deletes a campaign's content, then 404 and the item is untouched", async () => {
@@ -162,8 +217,17 @@ describe('edit and delete content', () => {
     const intruder = await h.createAccount();
     const c = await campaign(owner.api_token);
     const item = (await addContent(owner.api_token, c, { url: 'https://192.0.2.1/mine', content_type: 'List' })).body;
-    expect((await h.request('POST', `/api/v3/${c}/${item.token}/`, { token: intruder.api_token, body: { content_type: 'Quiz' } })).status).toBe(404);
-    expect((await h.request('DELETE', `/api/v3/campaign/${c}/${item.token}/`, { token: intruder.api_token })).status).toBe(404);
+    expect(
+      (
+        await h.request('POST', `/api/v3/${c}/${item.token}/`, {
+          token: intruder.api_token,
+          body: { content_type: 'Quiz' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await h.request('DELETE', `/api/v3/campaign/${c}/${item.token}/`, { token: intruder.api_token })).status,
+    ).toBe(404);
     expect((await h.request('GET', `/api/v3/campaign/${c}/`, { token: owner.api_token })).body.content).toEqual([item]);
   });
 
@@ -172,7 +236,14 @@ describe('edit and delete content', () => {
     const c = await campaign(owner.api_token);
     const item = (await addContent(owner.api_token, c, { url: 'https://192.0.2.1/cascade' })).body;
     expect((await h.request('DELETE', `/api/v3/campaign/${c}/`, { token: owner.api_token })).status).toBe(204);
-    expect((await h.request('POST', `/api/v3/${c}/${item.token}/`, { token: owner.api_token, body: { content_type: 'Quiz' } })).status).toBe(404);
+    expect(
+      (
+        await h.request('POST', `/api/v3/${c}/${item.token}/`, {
+          token: owner.api_token,
+          body: { content_type: 'Quiz' },
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
@@ -187,7 +258,9 @@ describe('content state', () => {
     const c = await campaign(owner.api_token, { start_date: dayIn('UTC', from), end_date: dayIn('UTC', to) });
     const added = await addContent(owner.api_token, c, { url: 'https://192.0.2.1/s' });
     expect(added.body.state).toBe(state);
-    expect((await h.request('GET', `/api/v3/campaign/${c}/`, { token: owner.api_token })).body.content[0].state).toBe(state);
+    expect((await h.request('GET', `/api/v3/campaign/${c}/`, { token: owner.api_token })).body.content[0].state).toBe(
+      state,
+    );
   });
 
   test("when the campaign's only day is today in Kiritimati (UTC+14), then it is active for an owner there and inactive for one in Pago Pago (UTC-11)", async () => {
@@ -204,7 +277,12 @@ describe('content state', () => {
     const owner = await accountIn('UTC');
     const c = await campaign(owner.api_token, { start_date: dayIn('UTC', 5), end_date: dayIn('UTC', 9) });
     await addContent(owner.api_token, c, { url: 'https://192.0.2.1/later' });
-    await h.request('POST', `/api/v3/campaign/${c}/`, { token: owner.api_token, body: { start_date: dayIn('UTC', -1) } });
-    expect((await h.request('GET', `/api/v3/campaign/${c}/`, { token: owner.api_token })).body.content[0].state).toBe('active');
+    await h.request('POST', `/api/v3/campaign/${c}/`, {
+      token: owner.api_token,
+      body: { start_date: dayIn('UTC', -1) },
+    });
+    expect((await h.request('GET', `/api/v3/campaign/${c}/`, { token: owner.api_token })).body.content[0].state).toBe(
+      'active',
+    );
   });
 });

@@ -24,7 +24,12 @@ export class InMemoryContentStore implements ContentStore {
     return { kind: 'added', campaign: datesOf(campaign) };
   }
 
-  async setContentType(ownerId: string, campaignToken: string, token: string, contentType: string): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null> {
+  async setContentType(
+    ownerId: string,
+    campaignToken: string,
+    token: string,
+    contentType: string,
+  ): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null> {
     const campaign = this.find(ownerId, campaignToken);
     const item = campaign?.content.find((c) => c.token === token);
     if (!campaign || !item) return null;
@@ -48,7 +53,11 @@ export class InMemoryContentStore implements ContentStore {
   async pendingTitles(limit: number): Promise<PendingTitle[]> {
     return [...this.campaigns.docs.values()]
       .sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
-      .flatMap((doc) => doc.content.filter((c) => c.title_state === 'pending').map((c) => ({ owner_id: doc.owner_id, campaign_token: doc._id, token: c.token, url: c.url })))
+      .flatMap((doc) =>
+        doc.content
+          .filter((c) => c.title_state === 'pending')
+          .map((c) => ({ owner_id: doc.owner_id, campaign_token: doc._id, token: c.token, url: c.url })),
+      )
       .slice(0, limit);
   }
 

@@ -39,7 +39,8 @@ export interface ApiRateLimits {
  */
 export function apiRateLimits(settings: RateLimitSettings): ApiRateLimits {
   // a full bucket holds one minute's worth
-  const buckets = (perMinute: number) => new TokenBuckets({ perSecond: perMinute / 60, burst: perMinute, now: settings.now });
+  const buckets = (perMinute: number) =>
+    new TokenBuckets({ perSecond: perMinute / 60, burst: perMinute, now: settings.now });
   const perUser = buckets(settings.perUserPerMinute);
   const expensive = buckets(settings.expensivePerMinute);
   const failures = buckets(settings.authFailuresPerMinute);
@@ -48,14 +49,16 @@ export function apiRateLimits(settings: RateLimitSettings): ApiRateLimits {
     settings.onLimited(limit);
     throw new RateLimitedError(result.retryAfterSeconds);
   };
-  const byUser = (limit: RateLimitName, bucketsOf: TokenBuckets): RequestHandler => (req, _res, next) => {
-    try {
-      enforce(limit, bucketsOf.take(callerOf(req).unique_id));
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
+  const byUser =
+    (limit: RateLimitName, bucketsOf: TokenBuckets): RequestHandler =>
+    (req, _res, next) => {
+      try {
+        enforce(limit, bucketsOf.take(callerOf(req).unique_id));
+        next();
+      } catch (err) {
+        next(err);
+      }
+    };
   return {
     authFailures: {
       beforeAuth: (client) => enforce('auth_failures', failures.check(client)),

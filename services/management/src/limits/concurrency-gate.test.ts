@@ -13,11 +13,13 @@ describe('ConcurrencyGate', () => {
     const [t0, t1, t2, t3] = [deferred(), deferred(), deferred(), deferred()];
     const tasks = [t0, t1, t2, t3];
     const started: number[] = [];
-    const runs = tasks.map((task, i) => gate.run(async () => {
-      started.push(i);
-      await task.done;
-      return i;
-    }));
+    const runs = tasks.map((task, i) =>
+      gate.run(async () => {
+        started.push(i);
+        await task.done;
+        return i;
+      }),
+    );
     await Promise.resolve();
     expect(started).toEqual([0, 1]);
     t1.finish();

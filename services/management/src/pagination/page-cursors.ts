@@ -42,7 +42,8 @@ export class PageCursors {
     }
     if (!Array.isArray(value) || value.length !== 2) throw invalidCursor();
     const [ms, id] = value as unknown[];
-    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || typeof id !== 'string' || !ID_SHAPE.test(id)) throw invalidCursor();
+    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || typeof id !== 'string' || !ID_SHAPE.test(id))
+      throw invalidCursor();
     return { created_at: new Date(ms), id };
   }
 

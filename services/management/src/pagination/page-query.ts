@@ -31,8 +31,16 @@ export function afterPosition(after: PagePosition | undefined): Record<string, u
 }
 
 /** `docs` was fetched with limit + 1: the extra one only says that there is a next page. */
-export function toPage<D extends { _id: string; created_at: Date }, T>(docs: D[], limit: number, view: (doc: D) => T, cursorAt: (position: PagePosition) => string): Page<T> {
+export function toPage<D extends { _id: string; created_at: Date }, T>(
+  docs: D[],
+  limit: number,
+  view: (doc: D) => T,
+  cursorAt: (position: PagePosition) => string,
+): Page<T> {
   const items = docs.slice(0, limit);
   const last = items[items.length - 1];
-  return { items: items.map(view), next_cursor: docs.length > limit && last ? cursorAt({ created_at: last.created_at, id: last._id }) : null };
+  return {
+    items: items.map(view),
+    next_cursor: docs.length > limit && last ? cursorAt({ created_at: last.created_at, id: last._id }) : null,
+  };
 }

@@ -15,7 +15,11 @@ async function allPages(token: string, path: string, limit: number): Promise<{ p
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const res: { status: number; body: { items: unknown[]; next_cursor: string | null } } = await h.request('GET', `${path}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+    const res: { status: number; body: { items: unknown[]; next_cursor: string | null } } = await h.request(
+      'GET',
+      `${path}?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { token },
+    );
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['items', 'next_cursor']);
     items.push(...res.body.items);
@@ -28,12 +32,15 @@ async function allPages(token: string, path: string, limit: number): Promise<{ p
 describe('opt-in pagination', () => {
   test('when campaigns are listed with limit, then the pages together are the plain list in the same order', async () => {
     const owner = await h.createAccount();
-    for (let i = 0; i < 5; i++) await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { ...CAMPAIGN, name: `C${i}` } });
+    for (let i = 0; i < 5; i++)
+      await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { ...CAMPAIGN, name: `C${i}` } });
     const plain = (await h.request('GET', '/api/v3/campaign/', { token: owner.api_token })).body;
     expect(plain).toHaveLength(5);
     expect(await allPages(owner.api_token, '/api/v3/campaign/', 2)).toEqual({ pages: 3, items: plain });
     expect(await allPages(owner.api_token, '/api/v3/campaign/', 5)).toEqual({ pages: 1, items: plain });
-    expect((await h.request('GET', '/api/v3/campaign/?limit=200', { token: (await h.createAccount()).api_token })).body).toEqual({ items: [], next_cursor: null });
+    expect(
+      (await h.request('GET', '/api/v3/campaign/?limit=200', { token: (await h.createAccount()).api_token })).body,
+    ).toEqual({ items: [], next_cursor: null });
   });
 
   test('when sub-users are listed with limit, then the pages together are the plain list, tokens included', async () => {
@@ -48,7 +55,12 @@ describe('opt-in pagination', () => {
   test("when a cursor is used by another user, then it only positions that user's own list", async () => {
     const a = await h.createAccount();
     const b = await h.createAccount();
-    for (const owner of [a, b]) for (let i = 0; i < 2; i++) await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { ...CAMPAIGN, name: `${owner.unique_id}-${i}` } });
+    for (const owner of [a, b])
+      for (let i = 0; i < 2; i++)
+        await h.request('POST', '/api/v3/campaign/', {
+          token: owner.api_token,
+          body: { ...CAMPAIGN, name: `${owner.unique_id}-${i}` },
+        });
     const cursor = (await h.request('GET', '/api/v3/campaign/?limit=1', { token: a.api_token })).body.next_cursor;
     const res = await h.request('GET', `/api/v3/campaign/?limit=10&cursor=${cursor}`, { token: b.api_token });
     expect(res.status).toBe(200);
@@ -79,7 +91,7 @@ describe('opt-in pagination', () => {
     }
   });
 
-  test("when a users cursor is given to the campaigns list, then 400 naming cursor", async () => {
+  test('when a users cursor is given to the campaigns list, then 400 naming cursor', async () => {
     const owner = await h.createAccount();
     await h.createSubUser(owner.api_token);
     await h.createSubUser(owner.api_token);

@@ -14,8 +14,12 @@ describe('PageCursors', () => {
 
   test('when a cursor is used for another list or with another key, then it is refused', () => {
     const cursor = cursors.encode('campaigns', position);
-    expect(() => cursors.decode('users', cursor)).toThrow(expect.objectContaining({ status: 400, details: [expect.objectContaining({ field: 'cursor' })] }));
-    expect(() => new PageCursors(Buffer.alloc(32, 5)).decode('campaigns', cursor)).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => cursors.decode('users', cursor)).toThrow(
+      expect.objectContaining({ status: 400, details: [expect.objectContaining({ field: 'cursor' })] }),
+    );
+    expect(() => new PageCursors(Buffer.alloc(32, 5)).decode('campaigns', cursor)).toThrow(
+      expect.objectContaining({ status: 400 }),
+    );
   });
 
   const forged = (value: unknown) => {
@@ -31,7 +35,9 @@ describe('PageCursors', () => {
     ['an operator in the payload', forged([{ $gt: 0 }, { $ne: null }])],
     ['a short MAC', `${cursors.encode('campaigns', position).split('.')[0]}.AAAA`],
   ])('when the cursor is %s, then it is a 400 naming cursor', (_name, cursor) => {
-    expect(() => cursors.decode('campaigns', cursor)).toThrow(expect.objectContaining({ status: 400, details: [expect.objectContaining({ field: 'cursor' })] }));
+    expect(() => cursors.decode('campaigns', cursor)).toThrow(
+      expect.objectContaining({ status: 400, details: [expect.objectContaining({ field: 'cursor' })] }),
+    );
   });
 });
 
@@ -58,16 +64,42 @@ describe('pageQuerySchema', () => {
 describe('afterPosition and toPage', () => {
   test('when there is no position, then the filter adds nothing; else it continues after (created_at, _id)', () => {
     expect(afterPosition(undefined)).toEqual({});
-    expect(afterPosition(position)).toEqual({ $or: [{ created_at: { $gt: position.created_at } }, { created_at: position.created_at, _id: { $gt: position.id } }] });
+    expect(afterPosition(position)).toEqual({
+      $or: [
+        { created_at: { $gt: position.created_at } },
+        { created_at: position.created_at, _id: { $gt: position.id } },
+      ],
+    });
   });
 
   const docs = [1, 2, 3].map((n) => ({ _id: `id${n}`, created_at: new Date(n * 1000) }));
   test('when one more document than the limit came back, then the page has a cursor at its last item', () => {
-    expect(toPage(docs, 2, (d) => d._id, (p) => `${p.id}@${p.created_at.getTime()}`)).toEqual({ items: ['id1', 'id2'], next_cursor: 'id2@2000' });
+    expect(
+      toPage(
+        docs,
+        2,
+        (d) => d._id,
+        (p) => `${p.id}@${p.created_at.getTime()}`,
+      ),
+    ).toEqual({ items: ['id1', 'id2'], next_cursor: 'id2@2000' });
   });
 
   test('when no more than the limit came back, then it is the last page', () => {
-    expect(toPage(docs, 3, (d) => d._id, () => 'x')).toEqual({ items: ['id1', 'id2', 'id3'], next_cursor: null });
-    expect(toPage([], 3, (d: (typeof docs)[number]) => d._id, () => 'x')).toEqual({ items: [], next_cursor: null });
+    expect(
+      toPage(
+        docs,
+        3,
+        (d) => d._id,
+        () => 'x',
+      ),
+    ).toEqual({ items: ['id1', 'id2', 'id3'], next_cursor: null });
+    expect(
+      toPage(
+        [],
+        3,
+        (d: (typeof docs)[number]) => d._id,
+        () => 'x',
+      ),
+    ).toEqual({ items: [], next_cursor: null });
   });
 });

@@ -5,5 +5,7 @@ import { ConflictError } from '@cm/platform';
  * message naming the quota, the detail naming the field of the request it concerns.
  */
 export function quotaExceeded(quota: string, limit: number, field: string): ConflictError {
-  return new ConflictError(`quota exceeded: ${quota} (at most ${limit})`, [{ field, message: `quota exceeded: ${quota} (at most ${limit})` }]);
+  return new ConflictError(`quota exceeded: ${quota} (at most ${limit})`, [
+    { field, message: `quota exceeded: ${quota} (at most ${limit})` },
+  ]);
 }

@@ -8,14 +8,20 @@ import type { RedirectHostService } from './redirect-host-service';
 export function redirectHostRoutes(redirectHosts: RedirectHostService): Router {
   const router = Router();
 
-  router.get('/redirect-hosts', asyncHandler(async (req, res) => {
-    res.json(await redirectHosts.get(callerOf(req)));
-  }));
+  router.get(
+    '/redirect-hosts',
+    asyncHandler(async (req, res) => {
+      res.json(await redirectHosts.get(callerOf(req)));
+    }),
+  );
 
-  router.put('/redirect-hosts', asyncHandler(async (req, res) => {
-    const input = validate(setRedirectHostsSchema, req.body, 'redirect hosts', { convert: isFormBody(req) });
-    res.json(await redirectHosts.set(callerOf(req), input.hosts));
-  }));
+  router.put(
+    '/redirect-hosts',
+    asyncHandler(async (req, res) => {
+      const input = validate(setRedirectHostsSchema, req.body, 'redirect hosts', { convert: isFormBody(req) });
+      res.json(await redirectHosts.set(callerOf(req), input.hosts));
+    }),
+  );
 
   return router;
 }

@@ -16,8 +16,22 @@ describe('normalizeRedirectHost', () => {
   });
 
   test.each([
-    'https://example.com', 'example.com:8080', 'example.com/path', 'user@example.com', '*.', '*', '*.*.example.com', '*example.com',
-    '[::1]', 'exa mple.com', '', '-bad.example', `${'a'.repeat(64)}.example`, 'a..b', 'example.com?x', '%65xample.com',
+    'https://example.com',
+    'example.com:8080',
+    'example.com/path',
+    'user@example.com',
+    '*.',
+    '*',
+    '*.*.example.com',
+    '*example.com',
+    '[::1]',
+    'exa mple.com',
+    '',
+    '-bad.example',
+    `${'a'.repeat(64)}.example`,
+    'a..b',
+    'example.com?x',
+    '%65xample.com',
   ])('when the entry is %j, then it is refused', (input) => {
     expect(normalizeRedirectHost(input)).toBeUndefined();
   });
@@ -25,7 +39,9 @@ describe('normalizeRedirectHost', () => {
 
 describe('setRedirectHostsSchema', () => {
   test('when hosts repeat after normalisation, then each is kept once in the order given', () => {
-    expect(validate(setRedirectHostsSchema, { hosts: ['B.example', 'a.example', 'b.example.'] })).toEqual({ hosts: ['b.example', 'a.example'] });
+    expect(validate(setRedirectHostsSchema, { hosts: ['B.example', 'a.example', 'b.example.'] })).toEqual({
+      hosts: ['b.example', 'a.example'],
+    });
   });
 
   test('when a form sends one host, then it is a list of one', () => {
@@ -33,12 +49,16 @@ describe('setRedirectHostsSchema', () => {
   });
 
   test('when wildcards name domains below a public suffix, then they are accepted', () => {
-    expect(validate(setRedirectHostsSchema, { hosts: ['*.example.com', '*.Example.CO.UK', '*.user.github.io'] })).toEqual({ hosts: ['*.example.com', '*.example.co.uk', '*.user.github.io'] });
+    expect(
+      validate(setRedirectHostsSchema, { hosts: ['*.example.com', '*.Example.CO.UK', '*.user.github.io'] }),
+    ).toEqual({ hosts: ['*.example.com', '*.example.co.uk', '*.user.github.io'] });
   });
 
   test('when an entry is a public suffix, then the message says so', () => {
     expect(() => validate(setRedirectHostsSchema, { hosts: ['*.co.uk'] }, 'redirect hosts')).toThrow(
-      expect.objectContaining({ details: [expect.objectContaining({ field: 'hosts.0', message: expect.stringContaining('public suffix') })] }),
+      expect.objectContaining({
+        details: [expect.objectContaining({ field: 'hosts.0', message: expect.stringContaining('public suffix') })],
+      }),
     );
   });
 
@@ -66,6 +86,13 @@ describe('setRedirectHostsSchema', () => {
     ['a bare public suffix', { hosts: ['com'] }],
     ['a bare two-label public suffix', { hosts: ['co.uk'] }],
   ])('when the body has %s, then validation fails naming the field', (_name, body) => {
-    expect(() => validate(setRedirectHostsSchema, body, 'redirect hosts')).toThrow(expect.objectContaining({ status: 400, details: expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^(hosts|owner_id)/) })]) }));
+    expect(() => validate(setRedirectHostsSchema, body, 'redirect hosts')).toThrow(
+      expect.objectContaining({
+        status: 400,
+        details: expect.arrayContaining([
+          expect.objectContaining({ field: expect.stringMatching(/^(hosts|owner_id)/) }),
+        ]),
+      }),
+    );
   });
 });

@@ -38,7 +38,8 @@ const hostEntry = Joi.string()
   })
   .messages({
     'any.invalid': '{{#label}} must be a hostname or *. followed by a hostname (no scheme, port or path)',
-    'host.publicSuffix': '{{#label}} must not be a public suffix or a wildcard over one (com, co.uk, *.com, *.github.io): name a domain registered under it',
+    'host.publicSuffix':
+      '{{#label}} must not be a public suffix or a wildcard over one (com, co.uk, *.com, *.github.io): name a domain registered under it',
   });
 
 /** PUT /api/v3/redirect-hosts/: the whole explicit list, replacing the stored one. */

@@ -9,7 +9,9 @@ const ghost: AuthenticatedUser = { unique_id: '9009', account_id: '9009', role: 
 
 /** The two user-store calls the service makes, over live users in a Map (a write bumps the record revision as the store does). */
 function setup(contentHosts: string[] = [], quota = 3) {
-  const users = new Map<string, Pick<UserDocument, 'redirect_hosts' | 'revision'>>([[alice.unique_id, { redirect_hosts: [], revision: 1 }]]);
+  const users = new Map<string, Pick<UserDocument, 'redirect_hosts' | 'revision'>>([
+    [alice.unique_id, { redirect_hosts: [], revision: 1 }],
+  ]);
   const announced: string[] = [];
   const service = new RedirectHostService({
     store: {
@@ -32,7 +34,10 @@ function setup(contentHosts: string[] = [], quota = 3) {
 describe('RedirectHostService over an in-memory user record', () => {
   test('when hosts are set, then they are answered with the content hosts, read back and announced', async () => {
     const { service, announced } = setup(['shop.example']);
-    expect(await service.set(alice, ['dest.example'])).toEqual({ hosts: ['dest.example'], content_hosts: ['shop.example'] });
+    expect(await service.set(alice, ['dest.example'])).toEqual({
+      hosts: ['dest.example'],
+      content_hosts: ['shop.example'],
+    });
     expect(await service.get(alice)).toEqual({ hosts: ['dest.example'], content_hosts: ['shop.example'] });
     expect(announced).toEqual([alice.unique_id]);
   });

@@ -47,17 +47,23 @@ export class RedirectHostService {
   }
 
   async get(caller: AuthenticatedUser): Promise<RedirectHostsView> {
-    const [user, contentHosts] = await Promise.all([this.deps.store.findLive(caller.unique_id), this.deps.contentHosts(caller.unique_id)]);
+    const [user, contentHosts] = await Promise.all([
+      this.deps.store.findLive(caller.unique_id),
+      this.deps.contentHosts(caller.unique_id),
+    ]);
     if (!user) throw new NotFoundError('no such user');
     return { hosts: user.redirect_hosts ?? [], content_hosts: contentHosts };
   }
 
   /** Replaces the caller's explicit list (already normalised, without repeats). */
   async set(caller: AuthenticatedUser, hosts: string[]): Promise<RedirectHostsView> {
-    if (hosts.length > this.deps.quota) throw quotaExceeded('explicit redirect hosts per user', this.deps.quota, 'hosts');
+    if (hosts.length > this.deps.quota)
+      throw quotaExceeded('explicit redirect hosts per user', this.deps.quota, 'hosts');
     const contentHosts = await this.deps.contentHosts(caller.unique_id);
-    if (new Set([...hosts, ...contentHosts]).size > OWNER_RECORD_LIMITS.redirectHosts) throw quotaExceeded(RECORD_QUOTA, OWNER_RECORD_LIMITS.redirectHosts, 'hosts');
-    if (!(await this.deps.store.setRedirectHosts(caller.unique_id, hosts, this.now()))) throw new NotFoundError('no such user');
+    if (new Set([...hosts, ...contentHosts]).size > OWNER_RECORD_LIMITS.redirectHosts)
+      throw quotaExceeded(RECORD_QUOTA, OWNER_RECORD_LIMITS.redirectHosts, 'hosts');
+    if (!(await this.deps.store.setRedirectHosts(caller.unique_id, hosts, this.now())))
+      throw new NotFoundError('no such user');
     await this.deps.announcer.announce(caller.unique_id);
     return { hosts, content_hosts: contentHosts };
   }

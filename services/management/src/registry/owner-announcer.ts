@@ -38,7 +38,8 @@ export class OwnerAnnouncer {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.deps.syncTimeoutMs)));
     try {
-      if ((await Promise.race([publishing, late])) === 'late') this.deps.logger.warn('owner registry publish is slow; the relay will finish it', { user_id: userId });
+      if ((await Promise.race([publishing, late])) === 'late')
+        this.deps.logger.warn('owner registry publish is slow; the relay will finish it', { user_id: userId });
     } catch (err) {
       this.deps.logger.warn('owner registry publish deferred to the relay', { user_id: userId, error: String(err) });
     } finally {
@@ -55,7 +56,10 @@ export class OwnerAnnouncer {
     try {
       if (!(await this.deps.store.bump(ownerId))) return;
     } catch (err) {
-      this.deps.logger.warn('owner record revision not written; reconciliation will repair it', { user_id: ownerId, error: String(err) });
+      this.deps.logger.warn('owner record revision not written; reconciliation will repair it', {
+        user_id: ownerId,
+        error: String(err),
+      });
       return;
     }
     await this.announce(ownerId);

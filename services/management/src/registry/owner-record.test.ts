@@ -1,7 +1,13 @@
 import { OWNER_RECORD_LIMITS } from '@cm/contracts';
 import { buildOwnerRecord, redirectHostOf, sameOwnerState, type RegistryUser } from './owner-record';
 
-const user: RegistryUser = { _id: '111', account_id: '100', created_at: new Date('2026-01-02T03:04:05.000Z'), revision: 7, redirect_hosts: ['shop.example', '*.cdn.example'] };
+const user: RegistryUser = {
+  _id: '111',
+  account_id: '100',
+  created_at: new Date('2026-01-02T03:04:05.000Z'),
+  revision: 7,
+  redirect_hosts: ['shop.example', '*.cdn.example'],
+};
 
 describe('buildOwnerRecord', () => {
   test('when a user has explicit hosts and content hosts, then the explicit come first, the content hosts sorted, no repeats', () => {
@@ -15,21 +21,33 @@ describe('buildOwnerRecord', () => {
   });
 
   test('when the explicit list holds a wildcard over a public suffix (stored before those were refused), then the record leaves it out', () => {
-    expect(buildOwnerRecord({ ...user, redirect_hosts: ['*.com', 'shop.example', '*.github.io'] }, []).redirect_hosts).toEqual(['shop.example']);
+    expect(
+      buildOwnerRecord({ ...user, redirect_hosts: ['*.com', 'shop.example', '*.github.io'] }, []).redirect_hosts,
+    ).toEqual(['shop.example']);
   });
 
   test('when a user has no explicit list (a document from before redirect hosts), then only the content hosts count', () => {
-    expect(buildOwnerRecord({ ...user, redirect_hosts: undefined }, ['a.example']).redirect_hosts).toEqual(['a.example']);
+    expect(buildOwnerRecord({ ...user, redirect_hosts: undefined }, ['a.example']).redirect_hosts).toEqual([
+      'a.example',
+    ]);
   });
 
   test('when the user is deleted, then the record is a tombstone without hosts at the user revision', () => {
     expect(buildOwnerRecord({ ...user, deleted_at: new Date() }, ['a.example'])).toEqual({
-      owner_id: '111', account_id: '100', created_at: '2026-01-02T03:04:05.000Z', revision: 7, redirect_hosts: [], deleted: true,
+      owner_id: '111',
+      account_id: '100',
+      created_at: '2026-01-02T03:04:05.000Z',
+      revision: 7,
+      redirect_hosts: [],
+      deleted: true,
     });
   });
 
   test('when there are more hosts than a record may hold, then it is cut at the contract limit, explicit hosts kept', () => {
-    const many = Array.from({ length: OWNER_RECORD_LIMITS.redirectHosts + 10 }, (_, i) => `h${String(i).padStart(5, '0')}.example`);
+    const many = Array.from(
+      { length: OWNER_RECORD_LIMITS.redirectHosts + 10 },
+      (_, i) => `h${String(i).padStart(5, '0')}.example`,
+    );
     const record = buildOwnerRecord(user, many);
     expect(record.redirect_hosts).toHaveLength(OWNER_RECORD_LIMITS.redirectHosts);
     expect(record.redirect_hosts.slice(0, 2)).toEqual(['shop.example', '*.cdn.example']);

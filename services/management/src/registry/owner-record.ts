@@ -36,7 +36,13 @@ export function buildOwnerRecord(user: RegistryUser, contentHosts: readonly stri
 /** Equal apart from the revision: what the bucket holds says the same as what the users collection says. */
 export function sameOwnerState(a: OwnerRecord, b: OwnerRecord): boolean {
   const hosts = (r: OwnerRecord) => JSON.stringify([...r.redirect_hosts].sort());
-  return a.owner_id === b.owner_id && a.account_id === b.account_id && a.created_at === b.created_at && Boolean(a.deleted) === Boolean(b.deleted) && hosts(a) === hosts(b);
+  return (
+    a.owner_id === b.owner_id &&
+    a.account_id === b.account_id &&
+    a.created_at === b.created_at &&
+    Boolean(a.deleted) === Boolean(b.deleted) &&
+    hosts(a) === hosts(b)
+  );
 }
 
 /**

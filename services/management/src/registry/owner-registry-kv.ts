@@ -1,7 +1,13 @@
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@cm/platform';
-import { decodeOwnerRecord, encodeOwnerRecord, ownerKey, ownerRegistryBucketOptions, type OwnerRecord } from '@cm/contracts';
+import {
+  decodeOwnerRecord,
+  encodeOwnerRecord,
+  ownerKey,
+  ownerRegistryBucketOptions,
+  type OwnerRecord,
+} from '@cm/contracts';
 
 /** One live key of the bucket as read by `entries()`. */
 export interface RegistryEntry {
@@ -22,7 +28,11 @@ const CAS_ATTEMPTS = 5;
 const SNAPSHOT_TIMEOUT_MS = 30_000;
 
 function isWrongLastSequence(err: unknown): boolean {
-  return err instanceof JetStreamApiError && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
 }
 
 /**

@@ -19,9 +19,23 @@ describe('owner records', () => {
   test('when a user is created, then its record is in the bucket before the create call returns, and nothing is left pending', async () => {
     const owner = await h.createAccount();
     const sub = await h.createSubUser(owner.api_token);
-    expect(await h.ownerRecord(sub.unique_id)).toEqual({ owner_id: sub.unique_id, account_id: owner.unique_id, created_at: expect.any(String), revision: 1, redirect_hosts: [] });
-    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ owner_id: owner.unique_id, account_id: owner.unique_id, revision: 1 });
-    const pending = await (await h.db()).collection('users').countDocuments({ _id: { $in: [owner.unique_id, sub.unique_id] } as never, registry_pending: true });
+    expect(await h.ownerRecord(sub.unique_id)).toEqual({
+      owner_id: sub.unique_id,
+      account_id: owner.unique_id,
+      created_at: expect.any(String),
+      revision: 1,
+      redirect_hosts: [],
+    });
+    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({
+      owner_id: owner.unique_id,
+      account_id: owner.unique_id,
+      revision: 1,
+    });
+    const pending = await (
+      await h.db()
+    )
+      .collection('users')
+      .countDocuments({ _id: { $in: [owner.unique_id, sub.unique_id] } as never, registry_pending: true });
     expect(pending).toBe(0);
   });
 
@@ -29,7 +43,8 @@ describe('owner records', () => {
     const owner = await h.createAccount();
     const token = owner.api_token;
     const campaign = (await h.request('POST', '/api/v3/campaign/', { token, body: CAMPAIGN })).body;
-    const add = (url: string) => h.request('POST', `/api/v3/campaign/${campaign.token}/content/`, { token, body: { url } });
+    const add = (url: string) =>
+      h.request('POST', `/api/v3/campaign/${campaign.token}/content/`, { token, body: { url } });
     const a = (await add('https://Shop.Example:8443/a')).body;
     await add('https://bücher.example/b');
     await add('https://shop.example/c');
@@ -51,11 +66,21 @@ describe('owner records', () => {
     const sub = await h.createSubUser(owner.api_token);
     await h.request('POST', '/api/v3/campaign/', { token: sub.api_token, body: CAMPAIGN });
     expect((await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token })).status).toBe(204);
-    expect(await h.ownerRecord(sub.unique_id)).toEqual({ owner_id: sub.unique_id, account_id: owner.unique_id, created_at: expect.any(String), revision: 2, redirect_hosts: [], deleted: true });
+    expect(await h.ownerRecord(sub.unique_id)).toEqual({
+      owner_id: sub.unique_id,
+      account_id: owner.unique_id,
+      created_at: expect.any(String),
+      revision: 2,
+      redirect_hosts: [],
+      deleted: true,
+    });
     const db = await h.db();
     expect(await db.collection('users').countDocuments({ _id: sub.unique_id as never })).toBe(0);
     expect(await db.collection('campaigns').countDocuments({ owner_id: sub.unique_id })).toBe(0);
-    const again = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: { email: sub.email, password: 'long enough pw' } });
+    const again = await h.request('POST', '/api/v3/user/', {
+      token: owner.api_token,
+      body: { email: sub.email, password: 'long enough pw' },
+    });
     expect(again.status).toBe(200);
     expect(again.body.unique_id).not.toBe(sub.unique_id);
   });
@@ -63,10 +88,20 @@ describe('owner records', () => {
   test('when the bucket holds a newer revision than management writes, then the older write is skipped (no resurrection)', async () => {
     const owner = await h.createAccount();
     const kv = await h.registryBucket();
-    const tombstone = { owner_id: owner.unique_id, account_id: owner.unique_id, created_at: 'x', revision: 50, redirect_hosts: [], deleted: true };
+    const tombstone = {
+      owner_id: owner.unique_id,
+      account_id: owner.unique_id,
+      created_at: 'x',
+      revision: 50,
+      redirect_hosts: [],
+      deleted: true,
+    };
     await kv.put(owner.unique_id, encodeOwnerRecord(tombstone));
     const campaign = (await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: CAMPAIGN })).body;
-    await h.request('POST', `/api/v3/campaign/${campaign.token}/content/`, { token: owner.api_token, body: { url: 'https://late.example/' } });
+    await h.request('POST', `/api/v3/campaign/${campaign.token}/content/`, {
+      token: owner.api_token,
+      body: { url: 'https://late.example/' },
+    });
     expect(await h.ownerRecord(owner.unique_id)).toEqual(tombstone);
   });
 
@@ -74,13 +109,33 @@ describe('owner records', () => {
     const id = `7${Date.now()}`.slice(0, 15);
     const now = new Date();
     await (await h.db()).collection('users').insertOne({
-      _id: id as never, account_id: id, role: 'owner', user_name: 'crashed', email: `crash-${id}@example.com`, email_key: `crash-${id}@example.com`,
-      password_hash: 'scrypt$x', api_token_enc: 'v1.dev.a.b.c', api_token_hash: `crash-${id}`, token_keys: 'x', timezone: 'UTC', target_geography: [],
-      created_at: now, updated_at: now, revision: 1, registry_pending: true, redirect_hosts: ['relay.example'],
+      _id: id as never,
+      account_id: id,
+      role: 'owner',
+      user_name: 'crashed',
+      email: `crash-${id}@example.com`,
+      email_key: `crash-${id}@example.com`,
+      password_hash: 'scrypt$x',
+      api_token_enc: 'v1.dev.a.b.c',
+      api_token_hash: `crash-${id}`,
+      token_keys: 'x',
+      timezone: 'UTC',
+      target_geography: [],
+      created_at: now,
+      updated_at: now,
+      revision: 1,
+      registry_pending: true,
+      redirect_hosts: ['relay.example'],
     });
-    const record = await waitFor(() => h.ownerRecord(id), (r) => r !== undefined);
+    const record = await waitFor(
+      () => h.ownerRecord(id),
+      (r) => r !== undefined,
+    );
     expect(record).toMatchObject({ owner_id: id, revision: 1, redirect_hosts: ['relay.example'] });
-    await waitFor(() => (h.db().then((db) => db.collection('users').countDocuments({ _id: id as never, registry_pending: true }))), (n) => n === 0);
+    await waitFor(
+      () => h.db().then((db) => db.collection('users').countDocuments({ _id: id as never, registry_pending: true })),
+      (n) => n === 0,
+    );
   });
 });
 
@@ -88,23 +143,40 @@ describe('when NATS is down', () => {
   test('when users are created and deleted while NATS is unreachable, then the calls answer within the bound and the relay publishes once NATS is back', async () => {
     const storeDir = mkdtempSync(path.join(os.tmpdir(), 'mgmt-nats-'));
     let nats = await startNatsServer({ storeDir });
-    const down = await startManagementHarness({ NATS_URL: nats.url, REGISTRY_SYNC_TIMEOUT_MS: '300', REGISTRY_RELAY_INTERVAL_MS: '200', OWNER_REGISTRY_BUCKET: uniqueName('owners') });
+    const down = await startManagementHarness({
+      NATS_URL: nats.url,
+      REGISTRY_SYNC_TIMEOUT_MS: '300',
+      REGISTRY_RELAY_INTERVAL_MS: '200',
+      OWNER_REGISTRY_BUCKET: uniqueName('owners'),
+    });
     try {
       const owner = await down.createAccount();
       const gone = await down.createSubUser(owner.api_token);
       await nats.stop();
       const started = Date.now();
       const sub = await down.createSubUser(owner.api_token);
-      expect((await down.request('DELETE', `/api/v3/user/${gone.unique_id}/`, { token: owner.api_token })).status).toBe(204);
+      expect((await down.request('DELETE', `/api/v3/user/${gone.unique_id}/`, { token: owner.api_token })).status).toBe(
+        204,
+      );
       expect(Date.now() - started).toBeLessThan(4000);
       expect(await down.metric('management_registry_outbox_pending')).toBe(2);
       // the deleted user's token is refused at once, NATS or not
       expect((await down.request('GET', '/api/v3/campaign/', { token: gone.api_token })).status).toBe(401);
 
       nats = await startNatsServer({ port: nats.port, storeDir });
-      const record = await waitFor(() => down.ownerRecord(sub.unique_id), (r) => r !== undefined, 20000);
+      const record = await waitFor(
+        () => down.ownerRecord(sub.unique_id),
+        (r) => r !== undefined,
+        20000,
+      );
       expect(record).toMatchObject({ owner_id: sub.unique_id, revision: 1 });
-      expect(await waitFor(() => down.ownerRecord(gone.unique_id), (r) => r?.deleted === true, 20000)).toMatchObject({ revision: 2, deleted: true });
+      expect(
+        await waitFor(
+          () => down.ownerRecord(gone.unique_id),
+          (r) => r?.deleted === true,
+          20000,
+        ),
+      ).toMatchObject({ revision: 2, deleted: true });
     } finally {
       await down.stop();
       await nats.stop();

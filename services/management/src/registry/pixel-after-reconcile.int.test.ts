@@ -2,7 +2,13 @@ import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { encodeOwnerRecord, ownerRegistryBucketOptions, type OwnerRecord } from '@cm/contracts';
 import { uniqueName } from '@cm/testkit';
-import { BROWSER_UA, startEventsHarness, uniqueTag, waitUntil, type EventsHarness } from '../../../events/test/support/events-harness';
+import {
+  BROWSER_UA,
+  startEventsHarness,
+  uniqueTag,
+  waitUntil,
+  type EventsHarness,
+} from '../../../events/test/support/events-harness';
 import { startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
 
 // Cross-service: management's reconciliation removes an owner that has no user, and the events
@@ -13,7 +19,13 @@ let nc: NatsConnection;
 let events: EventsHarness;
 let management: ManagementHarness | undefined;
 
-const staleRecord = (id: string): OwnerRecord => ({ owner_id: id, account_id: id, created_at: new Date().toISOString(), revision: 1, redirect_hosts: [] });
+const staleRecord = (id: string): OwnerRecord => ({
+  owner_id: id,
+  account_id: id,
+  created_at: new Date().toISOString(),
+  revision: 1,
+  redirect_hosts: [],
+});
 let ids = 0;
 const noSuchUser = () => `6${Date.now()}${++ids}`.slice(0, 15);
 
@@ -22,7 +34,11 @@ async function putStale(id: string): Promise<void> {
   await kv.put(id, encodeOwnerRecord(staleRecord(id)));
 }
 
-const hit = (ownerId: string, contentId: string) => events.pixel({ owner_id: ownerId, name: 'impression', content_id: contentId }, { headers: { 'user-agent': BROWSER_UA } });
+const hit = (ownerId: string, contentId: string) =>
+  events.pixel(
+    { owner_id: ownerId, name: 'impression', content_id: contentId },
+    { headers: { 'user-agent': BROWSER_UA } },
+  );
 
 beforeAll(async () => {
   nc = await connect({ servers: process.env.NATS_URL! });
@@ -43,15 +59,26 @@ test('when the registry holds an owner without a user, then within one reconcile
   await events.waitForStored(1, { content_id: storedBefore });
 
   // the start-up pass removes it
-  management = await startManagementHarness({ OWNER_REGISTRY_BUCKET: bucket, REGISTRY_RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS) });
-  await waitUntil(() => !(events.system.owners?.has(beforeStart) ?? true), 5000, 'the stale owner gone from ingest after the start-up pass');
+  management = await startManagementHarness({
+    OWNER_REGISTRY_BUCKET: bucket,
+    REGISTRY_RECONCILE_INTERVAL_MS: String(RECONCILE_INTERVAL_MS),
+  });
+  await waitUntil(
+    () => !(events.system.owners?.has(beforeStart) ?? true),
+    5000,
+    'the stale owner gone from ingest after the start-up pass',
+  );
 
   // one that appears later is removed by a periodic pass, within the period (plus propagation)
   const later = noSuchUser();
   await putStale(later);
   await waitUntil(() => events.system.owners?.has(later) ?? false, 5000, 'the later stale owner known to ingest');
   const appeared = Date.now();
-  await waitUntil(() => !(events.system.owners?.has(later) ?? true), RECONCILE_INTERVAL_MS + 4000, 'the later stale owner gone from ingest');
+  await waitUntil(
+    () => !(events.system.owners?.has(later) ?? true),
+    RECONCILE_INTERVAL_MS + 4000,
+    'the later stale owner gone from ingest',
+  );
   expect(Date.now() - appeared).toBeLessThan(RECONCILE_INTERVAL_MS + 4000);
 
   // hits for both are answered but not stored; a real user's hit sent after them is stored

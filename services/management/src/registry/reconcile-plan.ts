@@ -33,7 +33,11 @@ export function planUserCorrection(desired: OwnerRecord, entry: RegistryEntry | 
 export function planOrphanKey(entry: RegistryEntry, now: Date, tombstoneTtlMs: number): Correction {
   if (!entry.record) return { action: 'purge', kind: 'invalid' };
   if (!entry.record.deleted) {
-    return { action: 'tombstone', kind: 'stale', record: { ...entry.record, revision: entry.record.revision + 1, redirect_hosts: [], deleted: true } };
+    return {
+      action: 'tombstone',
+      kind: 'stale',
+      record: { ...entry.record, revision: entry.record.revision + 1, redirect_hosts: [], deleted: true },
+    };
   }
   if (now.getTime() - entry.written.getTime() > tombstoneTtlMs) return { action: 'purge', kind: 'expired_tombstone' };
   return { action: 'none' };

@@ -1,5 +1,10 @@
 import { encodeOwnerRecord, type OwnerRecord } from '@cm/contracts';
-import { TEST_ADMIN_TOKEN, startManagementHarness, waitFor, type ManagementHarness } from '../../test/support/management-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  startManagementHarness,
+  waitFor,
+  type ManagementHarness,
+} from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 beforeAll(async () => {
@@ -17,7 +22,13 @@ const reconcile = async () => {
 const corrections = (kind: string) => h.metric('management_registry_corrections_total', ['kind', kind]);
 let ids = 0;
 const unknownId = () => `8${Date.now()}${++ids}`.slice(0, 15);
-const liveRecord = (id: string, revision = 3): OwnerRecord => ({ owner_id: id, account_id: id, created_at: '2026-01-01T00:00:00.000Z', revision, redirect_hosts: ['stale.example'] });
+const liveRecord = (id: string, revision = 3): OwnerRecord => ({
+  owner_id: id,
+  account_id: id,
+  created_at: '2026-01-01T00:00:00.000Z',
+  revision,
+  redirect_hosts: ['stale.example'],
+});
 
 describe('owner registry reconciliation', () => {
   test('when the bucket has a live record for a user that does not exist, then a pass replaces it by a tombstone one revision higher', async () => {
@@ -47,9 +58,17 @@ describe('owner registry reconciliation', () => {
     const users = (await h.db()).collection<{ _id: string; revision: number; redirect_hosts: string[] }>('users');
     await users.updateOne({ _id: owner.unique_id }, { $set: { redirect_hosts: stored } });
     const revision = (await users.findOne({ _id: owner.unique_id }))!.revision;
-    await (await h.registryBucket()).put(owner.unique_id, encodeOwnerRecord({ ...(await h.ownerRecord(owner.unique_id))!, revision, redirect_hosts: stored }));
+    await (
+      await h.registryBucket()
+    ).put(
+      owner.unique_id,
+      encodeOwnerRecord({ ...(await h.ownerRecord(owner.unique_id))!, revision, redirect_hosts: stored }),
+    );
     await reconcile();
-    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ revision: revision + 1, redirect_hosts: ['shop.example'] });
+    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({
+      revision: revision + 1,
+      redirect_hosts: ['shop.example'],
+    });
   });
 
   test("when a user's key is missing, then a pass puts its record back at its revision", async () => {
@@ -58,16 +77,30 @@ describe('owner registry reconciliation', () => {
     await (await h.registryBucket()).purge(owner.unique_id);
     expect(await h.ownerRecord(owner.unique_id)).toBeUndefined();
     await reconcile();
-    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ owner_id: owner.unique_id, revision: 1, redirect_hosts: [] });
+    expect(await h.ownerRecord(owner.unique_id)).toMatchObject({
+      owner_id: owner.unique_id,
+      revision: 1,
+      redirect_hosts: [],
+    });
     expect(await corrections('missing')).toBe(before + 1);
   });
 
   test('when the bucket holds an older revision, then a pass writes the current one', async () => {
     const owner = await h.createAccount();
-    const campaign = (await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { name: 'R', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' } })).body;
-    await h.request('POST', `/api/v3/campaign/${campaign.token}/content/`, { token: owner.api_token, body: { url: 'https://current.example/a' } });
+    const campaign = (
+      await h.request('POST', '/api/v3/campaign/', {
+        token: owner.api_token,
+        body: { name: 'R', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' },
+      })
+    ).body;
+    await h.request('POST', `/api/v3/campaign/${campaign.token}/content/`, {
+      token: owner.api_token,
+      body: { url: 'https://current.example/a' },
+    });
     const current = await h.ownerRecord(owner.unique_id);
-    await (await h.registryBucket()).put(owner.unique_id, encodeOwnerRecord({ ...current!, revision: 1, redirect_hosts: ['old.example'] }));
+    await (
+      await h.registryBucket()
+    ).put(owner.unique_id, encodeOwnerRecord({ ...current!, revision: 1, redirect_hosts: ['old.example'] }));
     await reconcile();
     expect(await h.ownerRecord(owner.unique_id)).toEqual(current);
   });
@@ -76,9 +109,26 @@ describe('owner registry reconciliation', () => {
     const owner = await h.createAccount();
     const db = await h.db();
     // a content URL written straight into the campaign, as if the process died before the revision bump
-    const campaign = (await h.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { name: 'D', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' } })).body;
+    const campaign = (
+      await h.request('POST', '/api/v3/campaign/', {
+        token: owner.api_token,
+        body: { name: 'D', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' },
+      })
+    ).body;
     const before = await corrections('diverged');
-    await db.collection('campaigns').updateOne({ _id: campaign.token } as never, { $push: { content: { token: 'x'.repeat(22), url: 'https://crashed.example/', host: 'crashed.example', content_type: null, added: new Date(), title: '', title_state: 'done' } } as never });
+    await db.collection('campaigns').updateOne({ _id: campaign.token } as never, {
+      $push: {
+        content: {
+          token: 'x'.repeat(22),
+          url: 'https://crashed.example/',
+          host: 'crashed.example',
+          content_type: null,
+          added: new Date(),
+          title: '',
+          title_state: 'done',
+        },
+      } as never,
+    });
     await reconcile();
     expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ revision: 2, redirect_hosts: ['crashed.example'] });
     expect((await db.collection('users').findOne({ _id: owner.unique_id as never }))?.revision).toBe(2);
@@ -87,7 +137,12 @@ describe('owner registry reconciliation', () => {
 
   test('when a live user has a tombstone of a higher revision (an id restored from a backup), then the user moves past it and is live again', async () => {
     const owner = await h.createAccount();
-    await (await h.registryBucket()).put(owner.unique_id, encodeOwnerRecord({ ...(await h.ownerRecord(owner.unique_id))!, revision: 9, deleted: true }));
+    await (
+      await h.registryBucket()
+    ).put(
+      owner.unique_id,
+      encodeOwnerRecord({ ...(await h.ownerRecord(owner.unique_id))!, revision: 9, deleted: true }),
+    );
     await reconcile();
     expect(await h.ownerRecord(owner.unique_id)).toMatchObject({ revision: 10, redirect_hosts: [] });
     expect((await h.ownerRecord(owner.unique_id))?.deleted).toBeUndefined();
@@ -123,8 +178,16 @@ describe('upgrade from the outbox version', () => {
   test('when content items have no host and the old outbox collection exists, then the first pass backfills the hosts, announces them and drops the outbox', async () => {
     const first = await startManagementHarness();
     const owner = await first.createAccount();
-    const campaign = (await first.request('POST', '/api/v3/campaign/', { token: owner.api_token, body: { name: 'U', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' } })).body;
-    await first.request('POST', `/api/v3/campaign/${campaign.token}/content/`, { token: owner.api_token, body: { url: 'https://legacy.example/a' } });
+    const campaign = (
+      await first.request('POST', '/api/v3/campaign/', {
+        token: owner.api_token,
+        body: { name: 'U', start_date: '2026-01-01', end_date: '2026-02-01', category: 'Other' },
+      })
+    ).body;
+    await first.request('POST', `/api/v3/campaign/${campaign.token}/content/`, {
+      token: owner.api_token,
+      body: { url: 'https://legacy.example/a' },
+    });
     await first.stop();
     const db = await h.db().then((own) => own.client.db(first.config.MONGO_DB));
     // as the previous version left them: items without host, users without revision, an outbox entry
@@ -132,11 +195,19 @@ describe('upgrade from the outbox version', () => {
     await db.collection('users').updateOne({ _id: owner.unique_id as never }, { $unset: { revision: '' } });
     await db.collection('registry_outbox').insertOne({ _id: owner.unique_id as never, queued_at: new Date() });
 
-    const upgraded = await startManagementHarness({ MONGO_DB: first.config.MONGO_DB, OWNER_REGISTRY_BUCKET: first.config.OWNER_REGISTRY_BUCKET });
+    const upgraded = await startManagementHarness({
+      MONGO_DB: first.config.MONGO_DB,
+      OWNER_REGISTRY_BUCKET: first.config.OWNER_REGISTRY_BUCKET,
+    });
     try {
       const udb = await upgraded.db();
-      await waitFor(() => udb.listCollections({}, { nameOnly: true }).toArray(), (collections) => collections.every((c) => c.name !== 'registry_outbox'));
-      expect((await udb.collection('campaigns').findOne({ _id: campaign.token } as never))?.content[0].host).toBe('legacy.example');
+      await waitFor(
+        () => udb.listCollections({}, { nameOnly: true }).toArray(),
+        (collections) => collections.every((c) => c.name !== 'registry_outbox'),
+      );
+      expect((await udb.collection('campaigns').findOne({ _id: campaign.token } as never))?.content[0].host).toBe(
+        'legacy.example',
+      );
       expect(await upgraded.ownerRecord(owner.unique_id)).toMatchObject({ redirect_hosts: ['legacy.example'] });
     } finally {
       await upgraded.stop();

@@ -9,9 +9,12 @@ import { noParameters } from '../validation/no-parameters';
  */
 export function registryAdminRoutes(reconciler: { run(): Promise<number> }): Router {
   const router = Router();
-  router.post('/registry/reconcile', asyncHandler(async (req, res) => {
-    validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
-    res.json({ corrections: await reconciler.run() });
-  }));
+  router.post(
+    '/registry/reconcile',
+    asyncHandler(async (req, res) => {
+      validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
+      res.json({ corrections: await reconciler.run() });
+    }),
+  );
   return router;
 }

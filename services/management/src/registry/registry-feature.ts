@@ -15,7 +15,12 @@ export interface RegistryFeatureDeps {
   db: Db;
   config: Pick<
     ManagementConfig,
-    'OWNER_REGISTRY_BUCKET' | 'OWNER_REGISTRY_REPLICAS' | 'REGISTRY_RELAY_INTERVAL_MS' | 'REGISTRY_SYNC_TIMEOUT_MS' | 'REGISTRY_RECONCILE_INTERVAL_MS' | 'REGISTRY_TOMBSTONE_TTL_DAYS'
+    | 'OWNER_REGISTRY_BUCKET'
+    | 'OWNER_REGISTRY_REPLICAS'
+    | 'REGISTRY_RELAY_INTERVAL_MS'
+    | 'REGISTRY_SYNC_TIMEOUT_MS'
+    | 'REGISTRY_RECONCILE_INTERVAL_MS'
+    | 'REGISTRY_TOMBSTONE_TTL_DAYS'
   >;
   logger: Logger;
   metrics: Registry;
@@ -48,7 +53,14 @@ export async function createRegistryFeature(deps: RegistryFeatureDeps): Promise<
   const store = new RegistryUserStore(deps.db.collection<UserDocument>(USERS_COLLECTION));
   await store.init();
   const kv = new OwnerRegistryKv(deps.nc, config.OWNER_REGISTRY_BUCKET, config.OWNER_REGISTRY_REPLICAS);
-  const announcer = new OwnerAnnouncer({ store, registry: kv, contentHosts: deps.contentHosts, cleanup: deps.cleanup, logger, syncTimeoutMs: config.REGISTRY_SYNC_TIMEOUT_MS });
+  const announcer = new OwnerAnnouncer({
+    store,
+    registry: kv,
+    contentHosts: deps.contentHosts,
+    cleanup: deps.cleanup,
+    logger,
+    syncTimeoutMs: config.REGISTRY_SYNC_TIMEOUT_MS,
+  });
   new prom.Gauge({
     name: 'management_registry_outbox_pending',
     help: 'Users whose current owner record is not yet known to be in the owner registry bucket on NATS',
@@ -82,12 +94,25 @@ export async function createRegistryFeature(deps: RegistryFeatureDeps): Promise<
     await reconciler.run(stop);
     if (!upgraded && !stop.aborted) {
       // whatever the old outbox still listed, the pass just made true in the bucket
-      await deps.db.collection(LEGACY_OUTBOX).drop().catch(() => undefined);
+      await deps.db
+        .collection(LEGACY_OUTBOX)
+        .drop()
+        .catch(() => undefined);
       upgraded = true;
     }
   };
-  const relay = new PeriodicTask('owner registry relay', async () => void (await announcer.relayPending()), config.REGISTRY_RELAY_INTERVAL_MS, logger);
-  const reconciliation = new PeriodicTask('owner registry reconciliation', reconcile, config.REGISTRY_RECONCILE_INTERVAL_MS, logger);
+  const relay = new PeriodicTask(
+    'owner registry relay',
+    async () => void (await announcer.relayPending()),
+    config.REGISTRY_RELAY_INTERVAL_MS,
+    logger,
+  );
+  const reconciliation = new PeriodicTask(
+    'owner registry reconciliation',
+    reconcile,
+    config.REGISTRY_RECONCILE_INTERVAL_MS,
+    logger,
+  );
   return {
     announcer,
     adminRouter: registryAdminRoutes(reconciler),

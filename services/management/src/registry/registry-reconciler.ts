@@ -40,7 +40,11 @@ export class RegistryReconciler {
     const entries = await this.deps.registry.entries();
     const seen = new Set<string>();
     let corrections = 0;
-    for (let page = await this.deps.store.page(undefined, BATCH); page.length > 0; page = await this.deps.store.page(page[page.length - 1]!._id, BATCH)) {
+    for (
+      let page = await this.deps.store.page(undefined, BATCH);
+      page.length > 0;
+      page = await this.deps.store.page(page[page.length - 1]!._id, BATCH)
+    ) {
       if (stop?.aborted) return corrections;
       const hosts = await this.deps.contentHostsByOwner(page.map((u) => u._id));
       for (const user of page) {
@@ -48,8 +52,12 @@ export class RegistryReconciler {
         if (user.registry_pending) continue;
         const desired = buildOwnerRecord(user, user.deleted_at ? [] : (hosts.get(user._id) ?? []));
         const correction = planUserCorrection(desired, entries.get(user._id));
-        if (correction.action === 'write' && (await this.deps.registry.write(desired)) === 'written') corrections += this.count(correction);
-        if (correction.action === 'bump' && (await this.deps.store.bumpPast(user._id, user.revision, correction.past))) {
+        if (correction.action === 'write' && (await this.deps.registry.write(desired)) === 'written')
+          corrections += this.count(correction);
+        if (
+          correction.action === 'bump' &&
+          (await this.deps.store.bumpPast(user._id, user.revision, correction.past))
+        ) {
           await this.deps.announcer.publish(user._id);
           corrections += this.count(correction);
         }
@@ -68,8 +76,10 @@ export class RegistryReconciler {
       const users = await this.deps.store.existing(batch.map((e) => e.key));
       for (const entry of batch.filter((e) => !users.has(e.key))) {
         const correction = planOrphanKey(entry, this.now(), this.deps.tombstoneTtlMs);
-        if (correction.action === 'tombstone' && (await this.deps.registry.write(correction.record)) === 'written') corrections += this.count(correction);
-        if (correction.action === 'purge' && (await this.deps.registry.purge(entry.key, entry.sequence))) corrections += this.count(correction);
+        if (correction.action === 'tombstone' && (await this.deps.registry.write(correction.record)) === 'written')
+          corrections += this.count(correction);
+        if (correction.action === 'purge' && (await this.deps.registry.purge(entry.key, entry.sequence)))
+          corrections += this.count(correction);
       }
     }
     return corrections;

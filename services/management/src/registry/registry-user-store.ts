@@ -6,7 +6,9 @@ import { LIVE, announcing, type RegistryFields } from './registry-fields';
 
 type RegistryDocument = RegistryUser & RegistryFields;
 
-const RECORD_FIELDS = { projection: { account_id: 1, created_at: 1, revision: 1, redirect_hosts: 1, deleted_at: 1, registry_pending: 1 } } as const;
+const RECORD_FIELDS = {
+  projection: { account_id: 1, created_at: 1, revision: 1, redirect_hosts: 1, deleted_at: 1, registry_pending: 1 },
+} as const;
 
 /** The registry's view of the users collection: revisions, pending announcements, deletions. */
 export class RegistryUserStore {
@@ -27,7 +29,11 @@ export class RegistryUserStore {
 
   /** Users in `_id` order after `afterId`, for reconciliation. */
   page(afterId: string | undefined, limit: number): Promise<RegistryDocument[]> {
-    return this.users.find(afterId === undefined ? {} : { _id: { $gt: afterId } }, RECORD_FIELDS).sort({ _id: 1 }).limit(limit).toArray();
+    return this.users
+      .find(afterId === undefined ? {} : { _id: { $gt: afterId } }, RECORD_FIELDS)
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
   }
 
   /** Which of these ids are users (deleted ones included: their tombstones are still being announced). */
@@ -54,7 +60,10 @@ export class RegistryUserStore {
    * this user past `atLeast`, unless the user changed since it was read at `revision`.
    */
   async bumpPast(userId: string, revision: number, atLeast: number): Promise<boolean> {
-    const result = await this.users.updateOne({ _id: userId, revision }, { $set: { revision: Math.max(revision, atLeast) + 1, registry_pending: true } });
+    const result = await this.users.updateOne(
+      { _id: userId, revision },
+      { $set: { revision: Math.max(revision, atLeast) + 1, registry_pending: true } },
+    );
     return result.modifiedCount === 1;
   }
 

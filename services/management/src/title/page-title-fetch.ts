@@ -64,11 +64,19 @@ async function fetchWithin(first: URL, limits: TitleFetchLimits, signal: AbortSi
   }
 }
 
-function get(target: URL, lookup: ReturnType<typeof guardedLookup>, signal: AbortSignal, policy: TitleFetchPolicy): Promise<IncomingMessage> {
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new TitleFetchError(`scheme ${target.protocol} is not fetched`));
-  if (!policy.allowedPorts.includes(portOf(target))) return Promise.reject(new TitleFetchError(`port ${portOf(target)} is not fetched`));
+function get(
+  target: URL,
+  lookup: ReturnType<typeof guardedLookup>,
+  signal: AbortSignal,
+  policy: TitleFetchPolicy,
+): Promise<IncomingMessage> {
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return Promise.reject(new TitleFetchError(`scheme ${target.protocol} is not fetched`));
+  if (!policy.allowedPorts.includes(portOf(target)))
+    return Promise.reject(new TitleFetchError(`port ${portOf(target)} is not fetched`));
   const literal = addressLiteralOf(target.hostname);
-  if (literal && !isAllowedAddress(literal, policy)) return Promise.reject(new RefusedAddressError(`${literal} is not fetched`));
+  if (literal && !isAllowedAddress(literal, policy))
+    return Promise.reject(new RefusedAddressError(`${literal} is not fetched`));
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.get(target, {

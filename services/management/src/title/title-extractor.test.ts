@@ -9,7 +9,9 @@ function extractTitle(html: string): string {
 
 describe('extractTitle', () => {
   test('when the page has a <title>, then it is returned with entities decoded and whitespace collapsed', () => {
-    expect(extractTitle('<html><head><TITLE>\n  Tom &amp; Jerry &mdash;\t<b>x</b> </TITLE></head></html>')).toBe('Tom & Jerry — <b>x</b>');
+    expect(extractTitle('<html><head><TITLE>\n  Tom &amp; Jerry &mdash;\t<b>x</b> </TITLE></head></html>')).toBe(
+      'Tom & Jerry — <b>x</b>',
+    );
   });
 
   test('when both are present, then <title> wins over og:title', () => {

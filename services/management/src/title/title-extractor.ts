@@ -5,7 +5,10 @@ export const TITLE_MAX_LENGTH = 500;
 
 function clean(text: string | undefined): string {
   // Control characters out, runs of whitespace to one space.
-  const flat = (text ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = (text ?? '')
+    .replace(/[\u0000-\u001f\u007f]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return [...flat].slice(0, TITLE_MAX_LENGTH).join('');
 }
 
@@ -36,7 +39,8 @@ export class TitleExtractor {
         },
         ontext: (text) => {
           if (this.done) return;
-          if (this.titleText !== undefined && this.title === undefined && this.titleText.length < TITLE_MAX_LENGTH * 4) this.titleText += text;
+          if (this.titleText !== undefined && this.title === undefined && this.titleText.length < TITLE_MAX_LENGTH * 4)
+            this.titleText += text;
         },
         onclosetag: (name) => {
           if (this.done) return;

@@ -45,7 +45,9 @@ export class TitleFetcher implements TitleRequests {
     if (!this.started || this.known.has(keyOf(job))) return;
     if (this.queue.length >= this.deps.maxQueue) {
       this.deps.onOutcome?.('queue_full');
-      this.deps.logger.warn('title fetch queue full; title stays pending until the next start', { content_token: job.token });
+      this.deps.logger.warn('title fetch queue full; title stays pending until the next start', {
+        content_token: job.token,
+      });
       return;
     }
     this.known.add(keyOf(job));
@@ -93,9 +95,16 @@ export class TitleFetcher implements TitleRequests {
     } catch (err) {
       if (signal.aborted) return; // stopped mid-fetch: stays pending for the next start
       this.deps.onOutcome?.('failed');
-      this.deps.logger.warn('title fetch failed', { content_token: job.token, host: hostOf(job.url), error: messageOf(err) });
+      this.deps.logger.warn('title fetch failed', {
+        content_token: job.token,
+        host: hostOf(job.url),
+        error: messageOf(err),
+      });
       await this.deps.store.setTitle(job, '', 'failed').catch((writeErr: unknown) => {
-        this.deps.logger.error('could not record a failed title fetch', { content_token: job.token, error: messageOf(writeErr) });
+        this.deps.logger.error('could not record a failed title fetch', {
+          content_token: job.token,
+          error: messageOf(writeErr),
+        });
       });
     }
   }

@@ -29,17 +29,31 @@ async function servePage(req: http.IncomingMessage, res: http.ServerResponse): P
   });
   const redirect = (to: string): void => void res.writeHead(302, { location: to }).end();
   switch (path) {
-    case '/plain': return html(res, '<html><head><title> Plain &amp; Simple </title></head><body>x</body></html>');
-    case '/og': return html(res, '<html><head><meta property="og:title" content="Open &quot;Graph&quot;"></head><body></body></html>');
-    case '/redirect': return redirect('/plain');
-    case '/redirect-localhost': return redirect(`http://localhost:${(pages.address() as AddressInfo).port}/og`);
-    case '/redirect-unspecified': return redirect(`http://0.0.0.0:${(pages.address() as AddressInfo).port}/plain`);
-    case '/redirect-other-port': return redirect(`${otherBase}/plain`);
-    case '/loop1': return redirect('/loop2');
-    case '/loop2': return redirect('/loop3');
-    case '/loop3': return redirect('/plain');
-    case '/image': return void res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(100));
-    case '/error': return void res.writeHead(500).end('boom');
+    case '/plain':
+      return html(res, '<html><head><title> Plain &amp; Simple </title></head><body>x</body></html>');
+    case '/og':
+      return html(
+        res,
+        '<html><head><meta property="og:title" content="Open &quot;Graph&quot;"></head><body></body></html>',
+      );
+    case '/redirect':
+      return redirect('/plain');
+    case '/redirect-localhost':
+      return redirect(`http://localhost:${(pages.address() as AddressInfo).port}/og`);
+    case '/redirect-unspecified':
+      return redirect(`http://0.0.0.0:${(pages.address() as AddressInfo).port}/plain`);
+    case '/redirect-other-port':
+      return redirect(`${otherBase}/plain`);
+    case '/loop1':
+      return redirect('/loop2');
+    case '/loop2':
+      return redirect('/loop3');
+    case '/loop3':
+      return redirect('/plain');
+    case '/image':
+      return void res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(100));
+    case '/error':
+      return void res.writeHead(500).end('boom');
     case '/big': {
       // The title sits after 32 MB of head padding (more than socket buffers hold), far beyond TITLE_FETCH_MAX_BYTES.
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -85,7 +99,12 @@ beforeAll(async () => {
     html(res, '<title>Other Port</title>');
   });
   otherBase = await listenOnLoopback(otherPort);
-  LIMITS = { TITLE_FETCH_TIMEOUT_MS: '3000', TITLE_FETCH_MAX_BYTES: '4096', TITLE_FETCH_MAX_REDIRECTS: '2', TITLE_FETCH_ALLOWED_PORTS: `80,443,${new URL(base).port}` };
+  LIMITS = {
+    TITLE_FETCH_TIMEOUT_MS: '3000',
+    TITLE_FETCH_MAX_BYTES: '4096',
+    TITLE_FETCH_MAX_REDIRECTS: '2',
+    TITLE_FETCH_ALLOWED_PORTS: `80,443,${new URL(base).port}`,
+  };
   h = await startManagementHarness({ ...LIMITS, TITLE_FETCH_ALLOW_LOOPBACK: 'true' });
   mongo = await MongoClient.connect(process.env.MONGO_URL!);
 });
@@ -99,15 +118,26 @@ afterAll(async () => {
 });
 
 async function campaignOf(harness: ManagementHarness, apiToken: string): Promise<string> {
-  const res = await harness.request('POST', '/api/v3/campaign/', { token: apiToken, body: { name: 'T', start_date: '2024-01-01', end_date: '2030-12-31', category: 'Other' } });
+  const res = await harness.request('POST', '/api/v3/campaign/', {
+    token: apiToken,
+    body: { name: 'T', start_date: '2024-01-01', end_date: '2030-12-31', category: 'Other' },
+  });
   return res.body.token;
 }
 
 /** Waits (bounded) until the item's fetch has finished one way or the other; returns its stored title and state. */
-async function settled(harness: ManagementHarness, campaignToken: string, token: string, ms = 8000): Promise<{ title: string; title_state: string }> {
+async function settled(
+  harness: ManagementHarness,
+  campaignToken: string,
+  token: string,
+  ms = 8000,
+): Promise<{ title: string; title_state: string }> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const doc = await mongo.db(harness.config.MONGO_DB).collection('campaigns').findOne({ _id: campaignToken } as never);
+    const doc = await mongo
+      .db(harness.config.MONGO_DB)
+      .collection('campaigns')
+      .findOne({ _id: campaignToken } as never);
     const item = doc?.content.find((c: { token: string }) => c.token === token);
     if (item && item.title_state !== 'pending') return item;
     if (Date.now() > deadline) throw new Error(`title still pending after ${ms} ms`);
@@ -119,7 +149,10 @@ async function addAndSettle(harness: ManagementHarness, url: string) {
   const owner = await harness.createAccount();
   const c = await campaignOf(harness, owner.api_token);
   const started = Date.now();
-  const added = await harness.request('POST', `/api/v3/campaign/${c}/content/`, { token: owner.api_token, body: { url } });
+  const added = await harness.request('POST', `/api/v3/campaign/${c}/content/`, {
+    token: owner.api_token,
+    body: { url },
+  });
   const answeredIn = Date.now() - started;
   expect(added.status).toBe(200);
   expect(added.body.title).toBe('');
@@ -204,7 +237,10 @@ describe('title fetching and ports', () => {
   });
 
   test('when the default ports apply (80 and 443 only), then a loopback page on another port is not fetched either', async () => {
-    const defaults = await startManagementHarness({ TITLE_FETCH_TIMEOUT_MS: '3000', TITLE_FETCH_ALLOW_LOOPBACK: 'true' });
+    const defaults = await startManagementHarness({
+      TITLE_FETCH_TIMEOUT_MS: '3000',
+      TITLE_FETCH_ALLOW_LOOPBACK: 'true',
+    });
     try {
       const before = hits['/plain'] ?? 0;
       const { title, stored } = await addAndSettle(defaults, `${base}/plain`);
@@ -223,7 +259,13 @@ describe('title fetching with the production address policy', () => {
     try {
       const before = hits['/plain'] ?? 0;
       const port = new URL(base).port;
-      for (const url of [`${base}/plain`, `http://localhost:${port}/plain`, `http://[::1]:${port}/plain`, `http://[::7f00:1]:${port}/plain`, `http://[::127.0.0.1]:${port}/plain`]) {
+      for (const url of [
+        `${base}/plain`,
+        `http://localhost:${port}/plain`,
+        `http://[::1]:${port}/plain`,
+        `http://[::7f00:1]:${port}/plain`,
+        `http://[::127.0.0.1]:${port}/plain`,
+      ]) {
         const { title, stored } = await addAndSettle(strict, url);
         expect(title).toBe('');
         expect(stored.title_state).toBe('failed');
@@ -241,15 +283,27 @@ describe('stop and restart', () => {
     const first = await startManagementHarness(env);
     const owner = await first.createAccount();
     const c = await campaignOf(first, owner.api_token);
-    const added = (await first.request('POST', `/api/v3/campaign/${c}/content/`, { token: owner.api_token, body: { url: `${base}/slow-once` } })).body;
+    const added = (
+      await first.request('POST', `/api/v3/campaign/${c}/content/`, {
+        token: owner.api_token,
+        body: { url: `${base}/slow-once` },
+      })
+    ).body;
     await slowOnceStarted;
     const stopping = Date.now();
     await first.stop();
     expect(Date.now() - stopping).toBeLessThan(6000);
-    const doc = await mongo.db(first.config.MONGO_DB).collection('campaigns').findOne({ _id: c } as never);
+    const doc = await mongo
+      .db(first.config.MONGO_DB)
+      .collection('campaigns')
+      .findOne({ _id: c } as never);
     expect(doc?.content[0].title_state).toBe('pending');
 
-    const second = await startManagementHarness({ ...env, MONGO_DB: first.config.MONGO_DB, OWNER_REGISTRY_BUCKET: first.config.OWNER_REGISTRY_BUCKET });
+    const second = await startManagementHarness({
+      ...env,
+      MONGO_DB: first.config.MONGO_DB,
+      OWNER_REGISTRY_BUCKET: first.config.OWNER_REGISTRY_BUCKET,
+    });
     try {
       expect(await settled(second, c, added.token)).toMatchObject({ title: 'Second Try', title_state: 'done' });
     } finally {

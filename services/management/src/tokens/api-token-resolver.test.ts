@@ -7,13 +7,29 @@ import { tokenKeyringFrom } from './token-keys';
 import { TokenVault } from './token-vault';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
-const vaultWith = (lookup: string, previous?: string) => new TokenVault(tokenKeyringFrom({ TOKEN_ENCRYPTION_KEYS: `k1:${key(1)}`, TOKEN_LOOKUP_KEY: lookup, TOKEN_LOOKUP_KEY_PREVIOUS: previous }));
+const vaultWith = (lookup: string, previous?: string) =>
+  new TokenVault(
+    tokenKeyringFrom({
+      TOKEN_ENCRYPTION_KEYS: `k1:${key(1)}`,
+      TOKEN_LOOKUP_KEY: lookup,
+      TOKEN_LOOKUP_KEY_PREVIOUS: previous,
+    }),
+  );
 
 /** Users written by the real service through a vault, and a resolver (over the same in-memory users) through another. */
 function setup(writeVault: TokenVault, readVault = writeVault) {
   const store = new InMemoryUserStore();
-  const users = new UserService({ store, announcer: { announce: async () => {} }, vault: writeVault, maxSubUsers: 5, cursors: new PageCursors(Buffer.alloc(32, 4)), hashPassword: async (p) => `hashed:${p}` });
-  const lookup = { findByLookupHash: async (hash: string) => [...store.docs.values()].find((d) => d.api_token_hash === hash) ?? null };
+  const users = new UserService({
+    store,
+    announcer: { announce: async () => {} },
+    vault: writeVault,
+    maxSubUsers: 5,
+    cursors: new PageCursors(Buffer.alloc(32, 4)),
+    hashPassword: async (p) => `hashed:${p}`,
+  });
+  const lookup = {
+    findByLookupHash: async (hash: string) => [...store.docs.values()].find((d) => d.api_token_hash === hash) ?? null,
+  };
   return { users, lookup, resolver: new ApiTokenResolver(lookup, readVault) };
 }
 
@@ -21,7 +37,11 @@ describe('ApiTokenResolver over in-memory users', () => {
   test('when a token is presented, then its user is found; an unknown token finds nobody', async () => {
     const { users, resolver } = setup(vaultWith(key(9)));
     const owner = await users.createAccount({ email: 'alice@example.com', password: 'correct horse' });
-    expect(await resolver.findByApiToken(owner.api_token)).toEqual({ unique_id: owner.unique_id, account_id: owner.unique_id, role: 'owner' });
+    expect(await resolver.findByApiToken(owner.api_token)).toEqual({
+      unique_id: owner.unique_id,
+      account_id: owner.unique_id,
+      role: 'owner',
+    });
     expect(await resolver.findByApiToken(`${owner.api_token}x`)).toBeUndefined();
   });
 
@@ -39,7 +59,10 @@ describe('ApiTokenResolver over in-memory users', () => {
     const owner = await users.createAccount({ email: 'alice@example.com', password: 'correct horse' });
     const caller: AuthenticatedUser = { unique_id: owner.unique_id, account_id: owner.unique_id, role: 'owner' };
     const sub = await users.createSubUser(caller, { email: 'sub@example.com', password: 'correct horse' });
-    expect(await resolver.findByApiToken(sub.api_token)).toMatchObject({ role: 'sub_user', account_id: owner.unique_id });
+    expect(await resolver.findByApiToken(sub.api_token)).toMatchObject({
+      role: 'sub_user',
+      account_id: owner.unique_id,
+    });
     await users.deleteUser(caller, sub.unique_id);
     expect(await resolver.findByApiToken(sub.api_token)).toBeUndefined();
   });

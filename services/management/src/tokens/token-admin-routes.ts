@@ -10,9 +10,12 @@ import type { RekeyResult } from './token-rekey';
  */
 export function tokenAdminRoutes(rekey: { run(): Promise<RekeyResult> }): Router {
   const router = Router();
-  router.post('/tokens/rekey', asyncHandler(async (req, res) => {
-    validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
-    res.json(await rekey.run());
-  }));
+  router.post(
+    '/tokens/rekey',
+    asyncHandler(async (req, res) => {
+      validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
+      res.json(await rekey.run());
+    }),
+  );
   return router;
 }

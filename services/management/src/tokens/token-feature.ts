@@ -26,10 +26,16 @@ export interface TokenFeature {
  * Before the service takes requests, every stored token is brought to the current keys (plaintext
  * documents of earlier versions included), then the lookup index is built.
  */
-export async function createTokenFeature(deps: { users: Collection<UserDocument>; settings: TokenKeySettings; logger: Logger }): Promise<TokenFeature> {
+export async function createTokenFeature(deps: {
+  users: Collection<UserDocument>;
+  settings: TokenKeySettings;
+  logger: Logger;
+}): Promise<TokenFeature> {
   const keyring = tokenKeyringFrom(deps.settings);
   if (keyring.derived) {
-    deps.logger.warn('TOKEN_ENCRYPTION_KEYS or TOKEN_LOOKUP_KEY is unset: api tokens are sealed with keys derived from a PUBLIC development seed and are NOT protected at rest. Set both (required when NODE_ENV=production).');
+    deps.logger.warn(
+      'TOKEN_ENCRYPTION_KEYS or TOKEN_LOOKUP_KEY is unset: api tokens are sealed with keys derived from a PUBLIC development seed and are NOT protected at rest. Set both (required when NODE_ENV=production).',
+    );
   }
   const vault = new TokenVault(keyring);
   const store = new UserTokenStore(deps.users);

@@ -25,7 +25,9 @@ describe('parseEncryptionKeys', () => {
 
   test('when a key is refused, then the message does not contain the key material', () => {
     const secret = Buffer.alloc(20, 9).toString('base64');
-    expect(() => parseEncryptionKeys(`k1:${secret}`)).toThrow(expect.objectContaining({ message: expect.not.stringContaining(secret) }));
+    expect(() => parseEncryptionKeys(`k1:${secret}`)).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining(secret) }),
+    );
   });
 });
 
@@ -55,6 +57,8 @@ describe('tokenKeyringFrom', () => {
   });
 
   test('when a previous lookup key is set, then it is kept for the rotation', () => {
-    expect(tokenKeyringFrom({ TOKEN_LOOKUP_KEY: k32, TOKEN_LOOKUP_KEY_PREVIOUS: k32url }).previousLookup).toEqual(Buffer.alloc(32, 250));
+    expect(tokenKeyringFrom({ TOKEN_LOOKUP_KEY: k32, TOKEN_LOOKUP_KEY_PREVIOUS: k32url }).previousLookup).toEqual(
+      Buffer.alloc(32, 250),
+    );
   });
 });

@@ -42,8 +42,14 @@ export class TokenRekey {
         continue;
       }
       // the value read is the condition: a rotation in between wins, and this document is left alone
-      const unchanged = doc.api_token !== undefined ? { _id: doc._id, api_token: doc.api_token } : { _id: doc._id, api_token_hash: doc.api_token_hash };
-      const result = await this.users.updateOne(unchanged, { $set: this.vault.seal(token, doc._id), $unset: { api_token: '' } });
+      const unchanged =
+        doc.api_token !== undefined
+          ? { _id: doc._id, api_token: doc.api_token }
+          : { _id: doc._id, api_token_hash: doc.api_token_hash };
+      const result = await this.users.updateOne(unchanged, {
+        $set: this.vault.seal(token, doc._id),
+        $unset: { api_token: '' },
+      });
       rekeyed += result.modifiedCount;
     }
     const remaining = await this.users.countDocuments(stale);
@@ -51,13 +57,18 @@ export class TokenRekey {
     return { rekeyed, unreadable, remaining };
   }
 
-  private tokenOf(doc: Pick<UserDocument & LegacyTokenFields, '_id' | 'api_token' | 'api_token_enc'>): string | undefined {
+  private tokenOf(
+    doc: Pick<UserDocument & LegacyTokenFields, '_id' | 'api_token' | 'api_token_enc'>,
+  ): string | undefined {
     if (doc.api_token !== undefined) return doc.api_token;
     try {
       return this.vault.open(doc.api_token_enc, doc._id);
     } catch (err) {
       if (!(err instanceof TokenDecryptError)) throw err;
-      this.logger.error('api token cannot be opened with the configured keys; keep its key in TOKEN_ENCRYPTION_KEYS', { user_id: doc._id, reason: err.message });
+      this.logger.error('api token cannot be opened with the configured keys; keep its key in TOKEN_ENCRYPTION_KEYS', {
+        user_id: doc._id,
+        reason: err.message,
+      });
       return undefined;
     }
   }

@@ -3,7 +3,13 @@ import { TokenDecryptError, TokenVault } from './token-vault';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 const vaultWith = (encryptionKeys: string, lookup = key(9), previous?: string) =>
-  new TokenVault(tokenKeyringFrom({ TOKEN_ENCRYPTION_KEYS: encryptionKeys, TOKEN_LOOKUP_KEY: lookup, TOKEN_LOOKUP_KEY_PREVIOUS: previous }));
+  new TokenVault(
+    tokenKeyringFrom({
+      TOKEN_ENCRYPTION_KEYS: encryptionKeys,
+      TOKEN_LOOKUP_KEY: lookup,
+      TOKEN_LOOKUP_KEY_PREVIOUS: previous,
+    }),
+  );
 
 const TOKEN = 'q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0x1c';
 
@@ -49,7 +55,10 @@ describe('TokenVault', () => {
     const vault = vaultWith(`k1:${key(1)}`);
     const stored = vault.seal(TOKEN, '1').api_token_enc;
     const parts = stored.split('.');
-    const tampered = value === 'flip' ? [...parts.slice(0, 3), `${parts[3]!.startsWith('A') ? 'B' : 'A'}${parts[3]!.slice(1)}`, parts[4]].join('.') : value;
+    const tampered =
+      value === 'flip'
+        ? [...parts.slice(0, 3), `${parts[3]!.startsWith('A') ? 'B' : 'A'}${parts[3]!.slice(1)}`, parts[4]].join('.')
+        : value;
     expect(() => vault.open(tampered, '1')).toThrow(TokenDecryptError);
   });
 

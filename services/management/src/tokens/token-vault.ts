@@ -41,7 +41,13 @@ export class TokenVault {
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
     cipher.setAAD(Buffer.from(userId));
     const ciphertext = Buffer.concat([cipher.update(token, 'utf8'), cipher.final()]);
-    const parts = [FORMAT, this.current.id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')];
+    const parts = [
+      FORMAT,
+      this.current.id,
+      iv.toString('base64url'),
+      ciphertext.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ];
     return { api_token_enc: parts.join('.'), api_token_hash: this.lookupHash(token), token_keys: this.keysTag };
   }
 
@@ -49,7 +55,8 @@ export class TokenVault {
   open(sealed: string, userId: string): string {
     const [format, keyId, iv, ciphertext, tag, ...rest] = sealed.split('.');
     const key = keyId === undefined ? undefined : this.byId.get(keyId);
-    if (format !== FORMAT || rest.length > 0 || !iv || ciphertext === undefined || !tag) throw new TokenDecryptError('not a sealed api_token');
+    if (format !== FORMAT || rest.length > 0 || !iv || ciphertext === undefined || !tag)
+      throw new TokenDecryptError('not a sealed api_token');
     if (!key) throw new TokenDecryptError(`sealed with key "${keyId}", which TOKEN_ENCRYPTION_KEYS no longer lists`);
     try {
       const decipher = createDecipheriv('aes-256-gcm', key.key, Buffer.from(iv, 'base64url'));

@@ -1,6 +1,10 @@
 import { MongoClient, type Db } from 'mongodb';
 import { uniqueName } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  startManagementHarness,
+  type ManagementHarness,
+} from '../../test/support/management-harness';
 
 const key = (fill: number) => Buffer.alloc(32, fill).toString('base64');
 const K1 = `k1:${key(1)}`;
@@ -47,7 +51,15 @@ describe('api tokens at rest', () => {
     try {
       const owner = await h.createAccount();
       const subs = [];
-      for (let i = 0; i < 3; i++) subs.push((await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: { email: `at-rest-${i}-${Date.now()}@example.com`, password: 'long enough pw' } })).body);
+      for (let i = 0; i < 3; i++)
+        subs.push(
+          (
+            await h.request('POST', '/api/v3/user/', {
+              token: owner.api_token,
+              body: { email: `at-rest-${i}-${Date.now()}@example.com`, password: 'long enough pw' },
+            })
+          ).body,
+        );
       const tokens = [owner.api_token, ...subs.map((s) => s.api_token)];
       const strings = stringsIn(await usersDump(db));
       expect(strings.length).toBeGreaterThan(0);
@@ -65,12 +77,25 @@ describe('api tokens at rest', () => {
     await users.createIndex({ api_token: 1 }, { unique: true, name: 'api_token_unique' });
     const now = new Date();
     const legacy = (id: string, role: string, token: string, email: string) => ({
-      _id: id as never, account_id: '900000000000001', role, user_name: email, email, email_key: email, password_hash: 'scrypt$x', api_token: token,
-      timezone: 'UTC', target_geography: [], created_at: now, updated_at: now,
+      _id: id as never,
+      account_id: '900000000000001',
+      role,
+      user_name: email,
+      email,
+      email_key: email,
+      password_hash: 'scrypt$x',
+      api_token: token,
+      timezone: 'UTC',
+      target_geography: [],
+      created_at: now,
+      updated_at: now,
     });
     const ownerToken = 'legacy-owner-token-0123456789abcdefghijklmnop';
     const subToken = 'legacy-sub-token-0123456789abcdefghijklmnopqr';
-    await users.insertMany([legacy('900000000000001', 'owner', ownerToken, 'legacy-owner@example.com'), legacy('900000000000002', 'sub_user', subToken, 'legacy-sub@example.com')]);
+    await users.insertMany([
+      legacy('900000000000001', 'owner', ownerToken, 'legacy-owner@example.com'),
+      legacy('900000000000002', 'sub_user', subToken, 'legacy-sub@example.com'),
+    ]);
 
     const first = await start({ TOKEN_ENCRYPTION_KEYS: K1, TOKEN_LOOKUP_KEY: LOOKUP_A });
     try {
@@ -91,7 +116,12 @@ describe('api tokens at rest', () => {
     const { db, start } = await onOneDatabase();
     const withK1 = await start({ TOKEN_ENCRYPTION_KEYS: K1, TOKEN_LOOKUP_KEY: LOOKUP_A });
     const owner = await withK1.createAccount();
-    const sub = (await withK1.request('POST', '/api/v3/user/', { token: owner.api_token, body: { email: `rotate-${Date.now()}@example.com`, password: 'long enough pw' } })).body;
+    const sub = (
+      await withK1.request('POST', '/api/v3/user/', {
+        token: owner.api_token,
+        body: { email: `rotate-${Date.now()}@example.com`, password: 'long enough pw' },
+      })
+    ).body;
     await withK1.stop();
 
     const both = await start({ TOKEN_ENCRYPTION_KEYS: `${K2},${K1}`, TOKEN_LOOKUP_KEY: LOOKUP_A });
@@ -102,7 +132,11 @@ describe('api tokens at rest', () => {
     const onlyK2 = await start({ TOKEN_ENCRYPTION_KEYS: K2, TOKEN_LOOKUP_KEY: LOOKUP_A });
     try {
       expect(await listedTokens(onlyK2, owner.api_token)).toEqual([sub.api_token]);
-      expect((await onlyK2.request('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN })).body).toEqual({ rekeyed: 0, unreadable: 0, remaining: 0 });
+      expect((await onlyK2.request('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN })).body).toEqual({
+        rekeyed: 0,
+        unreadable: 0,
+        remaining: 0,
+      });
     } finally {
       await onlyK2.stop();
     }
@@ -115,10 +149,16 @@ describe('api tokens at rest', () => {
     await before.stop();
     const hashBefore = (await db.collection('users').findOne({ _id: owner.unique_id as never }))?.api_token_hash;
 
-    const rotated = await start({ TOKEN_ENCRYPTION_KEYS: K1, TOKEN_LOOKUP_KEY: LOOKUP_B, TOKEN_LOOKUP_KEY_PREVIOUS: LOOKUP_A });
+    const rotated = await start({
+      TOKEN_ENCRYPTION_KEYS: K1,
+      TOKEN_LOOKUP_KEY: LOOKUP_B,
+      TOKEN_LOOKUP_KEY_PREVIOUS: LOOKUP_A,
+    });
     try {
       expect((await rotated.request('GET', '/api/v3/campaign/', { token: owner.api_token })).status).toBe(200);
-      expect((await db.collection('users').findOne({ _id: owner.unique_id as never }))?.api_token_hash).not.toBe(hashBefore);
+      expect((await db.collection('users').findOne({ _id: owner.unique_id as never }))?.api_token_hash).not.toBe(
+        hashBefore,
+      );
     } finally {
       await rotated.stop();
     }
@@ -131,7 +171,11 @@ describe('api tokens at rest', () => {
     await withK1.stop();
     const withoutK1 = await start({ TOKEN_ENCRYPTION_KEYS: K2, TOKEN_LOOKUP_KEY: LOOKUP_A });
     try {
-      expect((await withoutK1.request('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN })).body).toEqual({ rekeyed: 0, unreadable: 1, remaining: 1 });
+      expect((await withoutK1.request('POST', '/admin/v1/tokens/rekey', { token: TEST_ADMIN_TOKEN })).body).toEqual({
+        rekeyed: 0,
+        unreadable: 1,
+        remaining: 1,
+      });
     } finally {
       await withoutK1.stop();
     }

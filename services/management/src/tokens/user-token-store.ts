@@ -18,7 +18,13 @@ export class UserTokenStore {
    */
   async dropLegacyIndex(): Promise<void> {
     await this.users.dropIndex(LEGACY_TOKEN_INDEX).catch((err: { codeName?: string; code?: number }) => {
-      if (err.codeName !== 'IndexNotFound' && err.code !== 27 && err.codeName !== 'NamespaceNotFound' && err.code !== 26) throw err;
+      if (
+        err.codeName !== 'IndexNotFound' &&
+        err.code !== 27 &&
+        err.codeName !== 'NamespaceNotFound' &&
+        err.code !== 26
+      )
+        throw err;
     });
   }
 
@@ -26,7 +32,11 @@ export class UserTokenStore {
   async ensureLookupIndex(): Promise<void> {
     await ensureIndexes(this.users, [
       // bearer auth: findByLookupHash on every /api/v3/ request
-      { key: { api_token_hash: 1 }, options: { unique: true, name: 'api_token_hash_unique' }, serves: 'findByLookupHash' },
+      {
+        key: { api_token_hash: 1 },
+        options: { unique: true, name: 'api_token_hash_unique' },
+        serves: 'findByLookupHash',
+      },
     ]);
   }
 

@@ -77,7 +77,13 @@ export class InMemoryUserStore implements UserStore {
     const doc = this.inAccount(accountId, uniqueId);
     if (!doc) return false;
     const released = `deleted:${uniqueId}`;
-    this.announce(doc, { deleted_at: now, updated_at: now, email_key: released, api_token_hash: released, token_keys: 'deleted' });
+    this.announce(doc, {
+      deleted_at: now,
+      updated_at: now,
+      email_key: released,
+      api_token_hash: released,
+      token_keys: 'deleted',
+    });
     delete (doc as Partial<UserDocument>).api_token_enc;
     return true;
   }

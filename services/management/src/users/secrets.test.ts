@@ -5,7 +5,11 @@ import { hashPassword, randomDigits, randomToken } from './secrets';
 function matches(password: string, stored: string): boolean {
   const [, n, r, p, salt, hash] = stored.split('$');
   const expected = Buffer.from(hash!, 'base64url');
-  const key = scryptSync(password, Buffer.from(salt!, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const key = scryptSync(password, Buffer.from(salt!, 'base64url'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
   return key.equals(expected);
 }
 

@@ -13,33 +13,55 @@ import type { UserService } from './user-service';
 export function userRoutes(users: UserService, expensive: RequestHandler): Router {
   const router = Router();
 
-  router.get('/user', asyncHandler(async (req, res) => {
-    const page = validate(pageQuerySchema, req.query, 'query');
-    res.json(page.limit === undefined ? await users.listSubUsers(callerOf(req)) : await users.listSubUsersPage(callerOf(req), page.limit, page.cursor));
-  }));
+  router.get(
+    '/user',
+    asyncHandler(async (req, res) => {
+      const page = validate(pageQuerySchema, req.query, 'query');
+      res.json(
+        page.limit === undefined
+          ? await users.listSubUsers(callerOf(req))
+          : await users.listSubUsersPage(callerOf(req), page.limit, page.cursor),
+      );
+    }),
+  );
 
-  router.post('/user', expensive, asyncHandler(async (req, res) => {
-    const input = validate(createUserSchema, req.body, 'user', { convert: isFormBody(req) });
-    res.status(200).json(await users.createSubUser(callerOf(req), input));
-  }));
+  router.post(
+    '/user',
+    expensive,
+    asyncHandler(async (req, res) => {
+      const input = validate(createUserSchema, req.body, 'user', { convert: isFormBody(req) });
+      res.status(200).json(await users.createSubUser(callerOf(req), input));
+    }),
+  );
 
-  router.post('/user/:userId', expensive, asyncHandler(async (req, res) => {
-    const userId = userIdOf(req.params.userId);
-    const input = validate(editUserSchema, req.body, 'user', { convert: isFormBody(req) });
-    res.status(201).json(await users.editUser(callerOf(req), userId, input));
-  }));
+  router.post(
+    '/user/:userId',
+    expensive,
+    asyncHandler(async (req, res) => {
+      const userId = userIdOf(req.params.userId);
+      const input = validate(editUserSchema, req.body, 'user', { convert: isFormBody(req) });
+      res.status(201).json(await users.editUser(callerOf(req), userId, input));
+    }),
+  );
 
-  router.post('/user/:userId/token', expensive, asyncHandler(async (req, res) => {
-    const userId = userIdOf(req.params.userId);
-    validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
-    res.status(200).json(await users.rotateToken(callerOf(req), userId));
-  }));
+  router.post(
+    '/user/:userId/token',
+    expensive,
+    asyncHandler(async (req, res) => {
+      const userId = userIdOf(req.params.userId);
+      validate(noParameters, req.body, 'body', { convert: isFormBody(req) });
+      res.status(200).json(await users.rotateToken(callerOf(req), userId));
+    }),
+  );
 
-  router.delete('/user/:userId', asyncHandler(async (req, res) => {
-    const userId = userIdOf(req.params.userId);
-    await users.deleteUser(callerOf(req), userId);
-    res.status(204).end();
-  }));
+  router.delete(
+    '/user/:userId',
+    asyncHandler(async (req, res) => {
+      const userId = userIdOf(req.params.userId);
+      await users.deleteUser(callerOf(req), userId);
+      res.status(204).end();
+    }),
+  );
 
   return router;
 }

@@ -8,7 +8,11 @@ const password = 'correct horse';
 
 /** Seals a token as `<user id>:<token>` so a test can see which user it was sealed for. */
 const vault = {
-  seal: (token: string, userId: string) => ({ api_token_enc: `${userId}:${token}`, api_token_hash: `hash:${token}`, token_keys: 'test' }),
+  seal: (token: string, userId: string) => ({
+    api_token_enc: `${userId}:${token}`,
+    api_token_hash: `hash:${token}`,
+    token_keys: 'test',
+  }),
   open: (sealed: string, userId: string) => sealed.slice(userId.length + 1),
 };
 
@@ -36,9 +40,22 @@ describe('UserService over an in-memory store', () => {
   test('when an account is created, then the user name defaults to the e-mail, the password is stored hashed and the record is announced', async () => {
     const { service, store, announced } = setup();
     const view = await service.createAccount({ email: 'Alice@Example.com', password });
-    expect(view).toEqual({ user_name: 'Alice@Example.com', email: 'Alice@Example.com', unique_id: expect.stringMatching(/^[1-9]\d{14}$/), api_token: expect.any(String) });
+    expect(view).toEqual({
+      user_name: 'Alice@Example.com',
+      email: 'Alice@Example.com',
+      unique_id: expect.stringMatching(/^[1-9]\d{14}$/),
+      api_token: expect.any(String),
+    });
     const doc = store.docs.get(view.unique_id)!;
-    expect(doc).toMatchObject({ account_id: view.unique_id, role: 'owner', password_hash: `hashed:${password}`, email_key: 'alice@example.com', timezone: 'UTC', revision: 1, registry_pending: true });
+    expect(doc).toMatchObject({
+      account_id: view.unique_id,
+      role: 'owner',
+      password_hash: `hashed:${password}`,
+      email_key: 'alice@example.com',
+      timezone: 'UTC',
+      revision: 1,
+      registry_pending: true,
+    });
     expect(doc.api_token_enc).toBe(`${view.unique_id}:${view.api_token}`);
     expect(announced).toEqual([view.unique_id]);
   });
@@ -48,7 +65,9 @@ describe('UserService over an in-memory store', () => {
     await service.createAccount({ email: 'bob@example.com', password });
     const again = service.createAccount({ email: 'BOB@example.com', password });
     await expect(again).rejects.toBeInstanceOf(ConflictError);
-    await expect(service.createAccount({ email: 'BOB@example.com', password })).rejects.toMatchObject({ details: [{ field: 'email' }] });
+    await expect(service.createAccount({ email: 'BOB@example.com', password })).rejects.toMatchObject({
+      details: [{ field: 'email' }],
+    });
     expect(announced).toHaveLength(1);
   });
 
@@ -58,8 +77,12 @@ describe('UserService over an in-memory store', () => {
     const bob = await ownerOf('bob@example.com');
     await service.createSubUser(alice, { email: 's1@example.com', password });
     await service.createSubUser(alice, { email: 's2@example.com', password });
-    await expect(service.createSubUser(alice, { email: 's3@example.com', password })).rejects.toBeInstanceOf(ConflictError);
-    await expect(service.createSubUser(bob, { email: 's3@example.com', password })).resolves.toMatchObject({ email: 's3@example.com' });
+    await expect(service.createSubUser(alice, { email: 's3@example.com', password })).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    await expect(service.createSubUser(bob, { email: 's3@example.com', password })).resolves.toMatchObject({
+      email: 's3@example.com',
+    });
   });
 
   test('when a sub-user manages users, then forbidden; it may rotate only its own token', async () => {
@@ -67,7 +90,9 @@ describe('UserService over an in-memory store', () => {
     const alice = await ownerOf('alice@example.com');
     const sub = await service.createSubUser(alice, { email: 'sub@example.com', password });
     const asSub: AuthenticatedUser = { unique_id: sub.unique_id, account_id: alice.account_id, role: 'sub_user' };
-    await expect(service.createSubUser(asSub, { email: 'x@example.com', password })).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(service.createSubUser(asSub, { email: 'x@example.com', password })).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
     await expect(service.listSubUsers(asSub)).rejects.toBeInstanceOf(ForbiddenError);
     await expect(service.editUser(asSub, sub.unique_id, { user_name: 'me' })).rejects.toBeInstanceOf(ForbiddenError);
     await expect(service.deleteUser(asSub, sub.unique_id)).rejects.toBeInstanceOf(ForbiddenError);
@@ -98,8 +123,15 @@ describe('UserService over an in-memory store', () => {
     pass(60_000);
     expect(await service.editUser(alice, sub.unique_id, {})).toEqual(sub);
     expect(store.docs.get(sub.unique_id)!.updated_at.toISOString()).toBe('2024-03-10T12:00:00.000Z');
-    expect(await service.editUser(alice, sub.unique_id, { timezone: 'Europe/Rome', password: 'another one' })).toEqual(sub);
-    expect(store.docs.get(sub.unique_id)).toMatchObject({ user_name: 'Sub', timezone: 'Europe/Rome', password_hash: 'hashed:another one', updated_at: new Date('2024-03-10T12:01:00Z') });
+    expect(await service.editUser(alice, sub.unique_id, { timezone: 'Europe/Rome', password: 'another one' })).toEqual(
+      sub,
+    );
+    expect(store.docs.get(sub.unique_id)).toMatchObject({
+      user_name: 'Sub',
+      timezone: 'Europe/Rome',
+      password_hash: 'hashed:another one',
+      updated_at: new Date('2024-03-10T12:01:00Z'),
+    });
     expect((await service.editUser(alice, sub.unique_id, { user_name: '' })).user_name).toBe('sub@example.com');
   });
 
@@ -110,10 +142,16 @@ describe('UserService over an in-memory store', () => {
     const sub = await service.createSubUser(alice, { email: 'sub@example.com', password });
     await service.deleteUser(alice, sub.unique_id);
     expect(announced.at(-1)).toBe(sub.unique_id);
-    expect(store.docs.get(sub.unique_id)).toMatchObject({ registry_pending: true, revision: 2, deleted_at: expect.any(Date) });
+    expect(store.docs.get(sub.unique_id)).toMatchObject({
+      registry_pending: true,
+      revision: 2,
+      deleted_at: expect.any(Date),
+    });
     expect(await service.listSubUsers(alice)).toEqual([]);
     await expect(service.deleteUser(alice, sub.unique_id)).rejects.toBeInstanceOf(NotFoundError);
-    await expect(service.createSubUser(alice, { email: 'sub@example.com', password })).resolves.toMatchObject({ email: 'sub@example.com' });
+    await expect(service.createSubUser(alice, { email: 'sub@example.com', password })).resolves.toMatchObject({
+      email: 'sub@example.com',
+    });
   });
 
   test('when the sub-user list is paged, then pages follow creation order without gaps or repeats', async () => {

@@ -54,7 +54,8 @@ export class UserService {
   /** Within the quota: concurrent creates may overshoot it by at most their number (counted, not reserved). */
   async createSubUser(caller: AuthenticatedUser, input: CreateUserInput): Promise<UserView> {
     requireOwner(caller);
-    if ((await this.deps.store.countSubUsers(caller.account_id, this.deps.maxSubUsers)) >= this.deps.maxSubUsers) throw quotaExceeded('sub-users per account', this.deps.maxSubUsers, 'user');
+    if ((await this.deps.store.countSubUsers(caller.account_id, this.deps.maxSubUsers)) >= this.deps.maxSubUsers)
+      throw quotaExceeded('sub-users per account', this.deps.maxSubUsers, 'user');
     return this.insertUser(input, caller.account_id);
   }
 
@@ -64,9 +65,19 @@ export class UserService {
   }
 
   /** The same list, `limit` at a time (opt-in pagination). */
-  async listSubUsersPage(caller: AuthenticatedUser, limit: number, cursor: string | undefined): Promise<Page<UserView>> {
+  async listSubUsersPage(
+    caller: AuthenticatedUser,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<Page<UserView>> {
     requireOwner(caller);
-    return this.deps.cursors.page(CURSOR_LIST, limit, cursor, (after, n) => this.deps.store.listSubUsersPage(caller.account_id, after, n), (doc) => this.view(doc));
+    return this.deps.cursors.page(
+      CURSOR_LIST,
+      limit,
+      cursor,
+      (after, n) => this.deps.store.listSubUsersPage(caller.account_id, after, n),
+      (doc) => this.view(doc),
+    );
   }
 
   /** An empty edit (no body, or `{}`) changes nothing and answers the user as it is. */
@@ -91,17 +102,25 @@ export class UserService {
    * rotates its own token and its sub-users'; a sub-user only its own.
    */
   async rotateToken(caller: AuthenticatedUser, uniqueId: string): Promise<UserView> {
-    if (caller.role !== 'owner' && uniqueId !== caller.unique_id) throw new ForbiddenError("sub-users can rotate only their own token");
+    if (caller.role !== 'owner' && uniqueId !== caller.unique_id)
+      throw new ForbiddenError('sub-users can rotate only their own token');
     const token = randomToken();
-    const updated = await this.deps.store.replaceToken(caller.account_id, uniqueId, this.deps.vault.seal(token, uniqueId), this.now());
+    const updated = await this.deps.store.replaceToken(
+      caller.account_id,
+      uniqueId,
+      this.deps.vault.seal(token, uniqueId),
+      this.now(),
+    );
     if (!updated) throw new NotFoundError('no such user');
     return toUserView(updated, token);
   }
 
   async deleteUser(caller: AuthenticatedUser, uniqueId: string): Promise<void> {
     requireOwner(caller);
-    if (uniqueId === caller.unique_id) throw new ForbiddenError('an account owner cannot delete itself; ask the operator');
-    if (!(await this.deps.store.markDeleted(caller.account_id, uniqueId, this.now()))) throw new NotFoundError('no such user');
+    if (uniqueId === caller.unique_id)
+      throw new ForbiddenError('an account owner cannot delete itself; ask the operator');
+    if (!(await this.deps.store.markDeleted(caller.account_id, uniqueId, this.now())))
+      throw new NotFoundError('no such user');
     // removes the user's campaigns, writes the tombstone, then drops the document
     await this.deps.announcer.announce(uniqueId);
   }
@@ -133,7 +152,10 @@ export class UserService {
       try {
         await this.deps.store.insert(doc);
       } catch (err) {
-        if (err instanceof DuplicateEmailError) throw new ConflictError('a user with this email already exists', [{ field: 'email', message: 'is already registered' }]);
+        if (err instanceof DuplicateEmailError)
+          throw new ConflictError('a user with this email already exists', [
+            { field: 'email', message: 'is already registered' },
+          ]);
         if (isDuplicateKeyError(err) && attempt < 3) continue; // unique_id or token clash: draw again
         throw err;
       }

@@ -63,9 +63,17 @@ export class MongoUserStore implements UserStore {
   async init(): Promise<void> {
     await ensureIndexes(this.users, [
       // create user: one account per e-mail, case-insensitively
-      { key: { email_key: 1 }, options: { unique: true, name: 'email_key_unique' }, serves: 'insert (duplicate check)' },
+      {
+        key: { email_key: 1 },
+        options: { unique: true, name: 'email_key_unique' },
+        serves: 'insert (duplicate check)',
+      },
       // list (and count, for the quota) the sub-users of an account
-      { key: { account_id: 1, role: 1, created_at: 1 }, options: { name: 'account_role_created' }, serves: 'listSubUsers, listSubUsersPage, countSubUsers' },
+      {
+        key: { account_id: 1, role: 1, created_at: 1 },
+        options: { name: 'account_role_created' },
+        serves: 'listSubUsers, listSubUsersPage, countSubUsers',
+      },
     ]);
   }
 
@@ -74,8 +82,12 @@ export class MongoUserStore implements UserStore {
     try {
       await this.users.insertOne(doc);
     } catch (err) {
-      if (isDuplicateKeyError(err) && (err as { keyPattern?: Record<string, unknown> }).keyPattern?.email_key) throw new DuplicateEmailError();
-      if (isDuplicateKeyError(err) && (await this.users.countDocuments({ email_key: doc.email_key }, { limit: 1 })) > 0) {
+      if (isDuplicateKeyError(err) && (err as { keyPattern?: Record<string, unknown> }).keyPattern?.email_key)
+        throw new DuplicateEmailError();
+      if (
+        isDuplicateKeyError(err) &&
+        (await this.users.countDocuments({ email_key: doc.email_key }, { limit: 1 })) > 0
+      ) {
         throw new DuplicateEmailError();
       }
       throw err;
@@ -93,7 +105,10 @@ export class MongoUserStore implements UserStore {
 
   /** Replaces the user's explicit redirect hosts and announces the changed record, in one write. */
   async setRedirectHosts(uniqueId: string, hosts: string[], now: Date): Promise<boolean> {
-    return (await this.users.updateOne({ _id: uniqueId, ...LIVE }, announcing({ redirect_hosts: hosts, updated_at: now }))).matchedCount === 1;
+    return (
+      (await this.users.updateOne({ _id: uniqueId, ...LIVE }, announcing({ redirect_hosts: hosts, updated_at: now })))
+        .matchedCount === 1
+    );
   }
 
   /** Scoped: only a (not deleted) user of this account. */
@@ -103,8 +118,17 @@ export class MongoUserStore implements UserStore {
 
   /** One page in list order, fetching one more than `limit` to know whether another page follows. */
   listSubUsersPage(accountId: string, after: PagePosition | undefined, limit: number): Promise<UserDocument[]> {
-    const filter = { account_id: accountId, role: 'sub_user', ...LIVE, ...afterPosition(after) } as Filter<UserDocument>;
-    return this.users.find(filter).sort({ created_at: 1, _id: 1 }).limit(limit + 1).toArray();
+    const filter = {
+      account_id: accountId,
+      role: 'sub_user',
+      ...LIVE,
+      ...afterPosition(after),
+    } as Filter<UserDocument>;
+    return this.users
+      .find(filter)
+      .sort({ created_at: 1, _id: 1 })
+      .limit(limit + 1)
+      .toArray();
   }
 
   /** The account's sub-users, counted up to `atMost` (a quota check need not count further). */
@@ -113,16 +137,27 @@ export class MongoUserStore implements UserStore {
   }
 
   listSubUsers(accountId: string): Promise<UserDocument[]> {
-    return this.users.find({ account_id: accountId, role: 'sub_user', ...LIVE }).sort({ created_at: 1, _id: 1 }).toArray();
+    return this.users
+      .find({ account_id: accountId, role: 'sub_user', ...LIVE })
+      .sort({ created_at: 1, _id: 1 })
+      .toArray();
   }
 
   async update(accountId: string, uniqueId: string, patch: UserPatch, now: Date): Promise<UserDocument | null> {
-    return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId, ...LIVE }, { $set: { ...patch, updated_at: now } }, { returnDocument: 'after' });
+    return this.users.findOneAndUpdate(
+      { _id: uniqueId, account_id: accountId, ...LIVE },
+      { $set: { ...patch, updated_at: now } },
+      { returnDocument: 'after' },
+    );
   }
 
   /** Scoped: replaces the stored token of a user of this account; the old token stops matching in the same write. */
   replaceToken(accountId: string, uniqueId: string, token: StoredToken, now: Date): Promise<UserDocument | null> {
-    return this.users.findOneAndUpdate({ _id: uniqueId, account_id: accountId, ...LIVE }, { $set: { ...token, updated_at: now } }, { returnDocument: 'after' });
+    return this.users.findOneAndUpdate(
+      { _id: uniqueId, account_id: accountId, ...LIVE },
+      { $set: { ...token, updated_at: now } },
+      { returnDocument: 'after' },
+    );
   }
 
   /**
@@ -132,8 +167,17 @@ export class MongoUserStore implements UserStore {
    */
   async markDeleted(accountId: string, uniqueId: string, now: Date): Promise<boolean> {
     const released = `deleted:${uniqueId}`;
-    const change = announcing({ deleted_at: now, updated_at: now, email_key: released, api_token_hash: released, token_keys: 'deleted' });
-    const result = await this.users.updateOne({ _id: uniqueId, account_id: accountId, ...LIVE }, { ...change, $unset: { api_token_enc: '' } });
+    const change = announcing({
+      deleted_at: now,
+      updated_at: now,
+      email_key: released,
+      api_token_hash: released,
+      token_keys: 'deleted',
+    });
+    const result = await this.users.updateOne(
+      { _id: uniqueId, account_id: accountId, ...LIVE },
+      { ...change, $unset: { api_token_enc: '' } },
+    );
     return result.modifiedCount === 1;
   }
 }

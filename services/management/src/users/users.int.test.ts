@@ -1,5 +1,9 @@
 import { MongoClient } from 'mongodb';
-import { TEST_ADMIN_TOKEN, startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
+import {
+  TEST_ADMIN_TOKEN,
+  startManagementHarness,
+  type ManagementHarness,
+} from '../../test/support/management-harness';
 
 let h: ManagementHarness;
 
@@ -45,7 +49,13 @@ describe('bearer auth', () => {
     const owner = await h.createAccount();
     expect((await h.request('POST', `/api/v3/user/${owner.unique_id}/token/`)).status).toBe(401);
     expect((await h.request('GET', '/api/v3/campaign/')).status).toBe(401);
-    expect((await h.request('POST', '/api/v3/campaign/', { body: { name: 'x', start_date: '2024-03-01', end_date: '2024-03-31', category: 'Other' } })).status).toBe(401);
+    expect(
+      (
+        await h.request('POST', '/api/v3/campaign/', {
+          body: { name: 'x', start_date: '2024-03-01', end_date: '2024-03-31', category: 'Other' },
+        })
+      ).status,
+    ).toBe(401);
     expect((await h.request('GET', '/api/v3/redirect-hosts/')).status).toBe(401);
     expect((await h.request('PUT', '/api/v3/redirect-hosts/', { body: { hosts: [] } })).status).toBe(401);
   });
@@ -57,7 +67,12 @@ describe('users', () => {
     const input = { ...newUser('sub'), user_name: 'Sub One', timezone: 'Europe/Berlin', target_geography: 'Germany' };
     const created = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: input });
     expect(created.status).toBe(200);
-    expect(created.body).toEqual({ user_name: 'Sub One', email: input.email, unique_id: expect.stringMatching(/^\d+$/), api_token: expect.any(String) });
+    expect(created.body).toEqual({
+      user_name: 'Sub One',
+      email: input.email,
+      unique_id: expect.stringMatching(/^\d+$/),
+      api_token: expect.any(String),
+    });
     const list = await h.request('GET', '/api/v3/user', { token: owner.api_token });
     expect(list.status).toBe(200);
     expect(list.body).toEqual([created.body]);
@@ -77,7 +92,11 @@ describe('users', () => {
     const form = new URLSearchParams({ email, password: 'form password 1' });
     form.append('target_geography', 'France');
     form.append('target_geography', 'Spain');
-    const res = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: form.toString(), contentType: 'application/x-www-form-urlencoded' });
+    const res = await h.request('POST', '/api/v3/user/', {
+      token: owner.api_token,
+      body: form.toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(res.status).toBe(200);
     expect(res.body.email).toBe(email);
   });
@@ -89,7 +108,11 @@ describe('users', () => {
     ['short password', { email: 'a@example.com', password: 'short' }, 'password'],
     ['long password', { email: 'a@example.com', password: 'x'.repeat(129) }, 'password'],
     ['bad timezone', { email: 'a@example.com', password: 'long enough pw', timezone: 'Mars/Olympus' }, 'timezone'],
-    ['bad country', { email: 'a@example.com', password: 'long enough pw', target_geography: ['Germany', 'Atlantis'] }, 'target_geography'],
+    [
+      'bad country',
+      { email: 'a@example.com', password: 'long enough pw', target_geography: ['Germany', 'Atlantis'] },
+      'target_geography',
+    ],
     ['operator object', { email: { $gt: '' }, password: 'long enough pw' }, 'email'],
     ['unknown field', { email: 'a@example.com', password: 'long enough pw', role: 'owner' }, 'role'],
     ['wrong type', { email: 'a@example.com', password: 12345678 }, 'password'],
@@ -98,7 +121,9 @@ describe('users', () => {
     const res = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
-    expect(res.body.error.details.some((d: { field: string }) => d.field === field || d.field.startsWith(`${field}.`))).toBe(true);
+    expect(
+      res.body.error.details.some((d: { field: string }) => d.field === field || d.field.startsWith(`${field}.`)),
+    ).toBe(true);
     const list = await h.request('GET', '/api/v3/user/', { token: owner.api_token });
     expect(list.body).toEqual([]);
   });
@@ -107,7 +132,10 @@ describe('users', () => {
     const owner = await h.createAccount();
     const input = newUser('dupe');
     expect((await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: input })).status).toBe(200);
-    const again = await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: { ...input, email: input.email.toUpperCase() } });
+    const again = await h.request('POST', '/api/v3/user/', {
+      token: owner.api_token,
+      body: { ...input, email: input.email.toUpperCase() },
+    });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('conflict');
   });
@@ -117,13 +145,21 @@ describe('users', () => {
     const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('edit') })).body;
     const res = await h.request('POST', `/api/v3/user/${sub.unique_id}/`, {
       token: owner.api_token,
-      body: { user_name: 'Renamed', password: 'a new password', timezone: 'America/New_York', target_geography: ['Canada'] },
+      body: {
+        user_name: 'Renamed',
+        password: 'a new password',
+        timezone: 'America/New_York',
+        target_geography: ['Canada'],
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ ...sub, user_name: 'Renamed' });
     const client = await MongoClient.connect(process.env.MONGO_URL!);
     try {
-      const doc = await client.db(h.config.MONGO_DB).collection('users').findOne({ _id: sub.unique_id } as never);
+      const doc = await client
+        .db(h.config.MONGO_DB)
+        .collection('users')
+        .findOne({ _id: sub.unique_id } as never);
       expect(doc?.password_hash).toMatch(/^scrypt\$/);
       expect(JSON.stringify(doc)).not.toContain('a new password');
       expect(doc?.timezone).toBe('America/New_York');
@@ -135,7 +171,12 @@ describe('users', () => {
 
   test('when an edit has no body or an empty object, then 201 with the user unchanged', async () => {
     const owner = await h.createAccount();
-    const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: { ...newUser('noop'), user_name: 'Kept' } })).body;
+    const sub = (
+      await h.request('POST', '/api/v3/user/', {
+        token: owner.api_token,
+        body: { ...newUser('noop'), user_name: 'Kept' },
+      })
+    ).body;
     for (const body of [undefined, {}]) {
       const res = await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: owner.api_token, body });
       expect(res.status).toBe(201);
@@ -169,7 +210,9 @@ describe('users', () => {
 
   test('when an owner deletes itself, then 403', async () => {
     const owner = await h.createAccount();
-    expect((await h.request('DELETE', `/api/v3/user/${owner.unique_id}/`, { token: owner.api_token })).status).toBe(403);
+    expect((await h.request('DELETE', `/api/v3/user/${owner.unique_id}/`, { token: owner.api_token })).status).toBe(
+      403,
+    );
   });
 
   test('when a sub-user tries to manage users, then 403', async () => {
@@ -177,7 +220,10 @@ describe('users', () => {
     const sub = (await h.request('POST', '/api/v3/user/', { token: owner.api_token, body: newUser('perm') })).body;
     expect((await h.request('GET', '/api/v3/user/', { token: sub.api_token })).status).toBe(403);
     expect((await h.request('POST', '/api/v3/user/', { token: sub.api_token, body: newUser('x') })).status).toBe(403);
-    expect((await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: sub.api_token, body: { user_name: 'x' } })).status).toBe(403);
+    expect(
+      (await h.request('POST', `/api/v3/user/${sub.unique_id}/`, { token: sub.api_token, body: { user_name: 'x' } }))
+        .status,
+    ).toBe(403);
     expect((await h.request('DELETE', `/api/v3/user/${sub.unique_id}/`, { token: sub.api_token })).status).toBe(403);
   });
 
@@ -185,7 +231,10 @@ describe('users', () => {
     const a = await h.createAccount();
     const b = await h.createAccount();
     const subOfB = (await h.request('POST', '/api/v3/user/', { token: b.api_token, body: newUser('iso') })).body;
-    expect((await h.request('POST', `/api/v3/user/${subOfB.unique_id}/`, { token: a.api_token, body: { user_name: 'x' } })).status).toBe(404);
+    expect(
+      (await h.request('POST', `/api/v3/user/${subOfB.unique_id}/`, { token: a.api_token, body: { user_name: 'x' } }))
+        .status,
+    ).toBe(404);
     expect((await h.request('DELETE', `/api/v3/user/${subOfB.unique_id}/`, { token: a.api_token })).status).toBe(404);
     expect((await h.request('GET', '/api/v3/user/', { token: a.api_token })).body).toEqual([]);
     expect((await h.request('DELETE', '/api/v3/user/not-digits/', { token: a.api_token })).status).toBe(404);
@@ -193,7 +242,8 @@ describe('users', () => {
 });
 
 describe('token rotation', () => {
-  const rotate = (token: string, userId: string, body?: unknown) => h.request('POST', `/api/v3/user/${userId}/token/`, { token, body });
+  const rotate = (token: string, userId: string, body?: unknown) =>
+    h.request('POST', `/api/v3/user/${userId}/token/`, { token, body });
 
   test("when an owner rotates a sub-user's token, then 200 with the user and a new token, the old one is 401 at once and the new one works", async () => {
     const owner = await h.createAccount();

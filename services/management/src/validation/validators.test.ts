@@ -23,12 +23,18 @@ describe('countries', () => {
 });
 
 describe('timezones', () => {
-  test.each(['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Asia/Kolkata'])('when %s is given, then it is accepted', (tz) => {
-    expect(isIanaTimezone(tz)).toBe(true);
-    expect(Joi.attempt(tz, timezone)).toBe(tz);
-  });
+  test.each(['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Asia/Kolkata'])(
+    'when %s is given, then it is accepted',
+    (tz) => {
+      expect(isIanaTimezone(tz)).toBe(true);
+      expect(Joi.attempt(tz, timezone)).toBe(tz);
+    },
+  );
 
-  test.each(['Mars/Olympus', 'GMT+25', 'Europe/../etc', '', 'a'.repeat(65)])('when %s is given, then it is refused', (tz) => {
-    expect(() => Joi.attempt(tz, timezone)).toThrow();
-  });
+  test.each(['Mars/Olympus', 'GMT+25', 'Europe/../etc', '', 'a'.repeat(65)])(
+    'when %s is given, then it is refused',
+    (tz) => {
+      expect(() => Joi.attempt(tz, timezone)).toThrow();
+    },
+  );
 });

@@ -1,4 +1,14 @@
-import { freePort, readiness, startServiceProcess, startMongoStandIn, startNatsServer, uniqueName, waitUntilReady, type LocalServer, type ServiceProcess } from '@cm/testkit';
+import {
+  freePort,
+  readiness,
+  startServiceProcess,
+  startMongoStandIn,
+  startNatsServer,
+  uniqueName,
+  waitUntilReady,
+  type LocalServer,
+  type ServiceProcess,
+} from '@cm/testkit';
 
 /** Services start in any order: the management service starts before its dependencies and waits for them. */
 const running: ServiceProcess[] = [];
@@ -30,7 +40,10 @@ describe('management service start-up order', () => {
     const { proc, base } = await startManagementProcess({ MONGO_URL: `mongodb://127.0.0.1:${mongoPort}` });
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     await proc.waitForOutput(/"dependency":"mongo".*"message":"waiting for mongo"/, 15000);
-    expect(await readiness(base)).toEqual({ status: 503, body: { status: 'unavailable', checks: { mongo: 'unavailable' }, waiting_for: 'mongo' } });
+    expect(await readiness(base)).toEqual({
+      status: 503,
+      body: { status: 'unavailable', checks: { mongo: 'unavailable' }, waiting_for: 'mongo' },
+    });
 
     servers.push(await startMongoStandIn({ port: mongoPort, heap: '256m' }));
     expect((await waitUntilReady(base, 30000)).body).toEqual({ status: 'ready', checks: { mongo: 'ok', nats: 'ok' } });
@@ -40,10 +53,15 @@ describe('management service start-up order', () => {
     const natsPort = await freePort();
     const { proc, base } = await startManagementProcess({ NATS_URL: `nats://127.0.0.1:${natsPort}` });
     await proc.waitForOutput(/"dependency":"nats".*"message":"waiting for nats"/, 10000);
-    expect(await readiness(base)).toMatchObject({ status: 503, body: { checks: { mongo: 'ok', nats: 'unavailable' }, waiting_for: 'nats' } });
+    expect(await readiness(base)).toMatchObject({
+      status: 503,
+      body: { checks: { mongo: 'ok', nats: 'unavailable' }, waiting_for: 'nats' },
+    });
     const api = await fetch(`${base}/api/v3/campaign/`);
     expect(api.status).toBe(503);
-    expect(await api.json()).toEqual({ error: { code: 'unavailable', message: expect.stringContaining('waiting for nats') } });
+    expect(await api.json()).toEqual({
+      error: { code: 'unavailable', message: expect.stringContaining('waiting for nats') },
+    });
 
     servers.push(await startNatsServer({ port: natsPort }));
     await waitUntilReady(base, 20000);

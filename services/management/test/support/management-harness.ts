@@ -59,7 +59,10 @@ let counter = 0;
 const uniqueEmail = (who: string) => `${who}${++counter}-${Date.now()}@example.com`;
 
 /** The real service on port 0 against the test run's NATS and MongoDB, with its own database. */
-export async function startManagementHarness(env: Record<string, string> = {}, options: ManagementOptions = {}): Promise<ManagementHarness> {
+export async function startManagementHarness(
+  env: Record<string, string> = {},
+  options: ManagementOptions = {},
+): Promise<ManagementHarness> {
   const config = loadManagementConfig({
     NODE_ENV: 'test',
     MONGO_URL: process.env.MONGO_URL,
@@ -87,12 +90,18 @@ export async function startManagementHarness(env: Record<string, string> = {}, o
     system,
     request,
     async createAccount(email) {
-      const res = await request('POST', '/admin/v1/accounts', { token: TEST_ADMIN_TOKEN, body: { email: email ?? uniqueEmail('owner'), password: 'correct horse battery' } });
+      const res = await request('POST', '/admin/v1/accounts', {
+        token: TEST_ADMIN_TOKEN,
+        body: { email: email ?? uniqueEmail('owner'), password: 'correct horse battery' },
+      });
       if (res.status !== 201) throw new Error(`createAccount: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     },
     async createSubUser(ownerToken, email) {
-      const res = await request('POST', '/api/v3/user/', { token: ownerToken, body: { email: email ?? uniqueEmail('sub'), password: 'correct horse battery' } });
+      const res = await request('POST', '/api/v3/user/', {
+        token: ownerToken,
+        body: { email: email ?? uniqueEmail('sub'), password: 'correct horse battery' },
+      });
       if (res.status !== 200) throw new Error(`createSubUser: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     },
@@ -103,7 +112,10 @@ export async function startManagementHarness(env: Record<string, string> = {}, o
     async registryBucket() {
       nc ??= await connect({ servers: config.NATS_URL });
       // the service creates the bucket on its first write; a test may get there first
-      kv ??= await new Kvm(nc).create(config.OWNER_REGISTRY_BUCKET, ownerRegistryBucketOptions(config.OWNER_REGISTRY_REPLICAS));
+      kv ??= await new Kvm(nc).create(
+        config.OWNER_REGISTRY_BUCKET,
+        ownerRegistryBucketOptions(config.OWNER_REGISTRY_REPLICAS),
+      );
       return kv;
     },
     async ownerRecord(ownerId) {

@@ -23,8 +23,18 @@ let key: string;
 beforeAll(async () => {
   if (process.env.TEST_SERVERS_SOURCE === 'local') ownStandIn = await startMongoStandIn({ heap: '2g' });
   const mongo: Record<string, string> = ownStandIn ? { MONGO_URL: ownStandIn.url } : {};
-  h = await startReportingHarness({ ...mongo, REPORT_CONCURRENCY_PER_KEY: '1', REPORT_DEADLINE_MS: '20000', REPORT_MAX_RANKED_GROUPS: '50000' });
-  tight = await startReportingHarness({ ...mongo, MONGO_DB: h.config.MONGO_DB, REPORT_DEADLINE_MS: '300', REPORT_MAX_GROUPS: '1000000' });
+  h = await startReportingHarness({
+    ...mongo,
+    REPORT_CONCURRENCY_PER_KEY: '1',
+    REPORT_DEADLINE_MS: '20000',
+    REPORT_MAX_RANKED_GROUPS: '50000',
+  });
+  tight = await startReportingHarness({
+    ...mongo,
+    MONGO_DB: h.config.MONGO_DB,
+    REPORT_DEADLINE_MS: '300',
+    REPORT_MAX_GROUPS: '1000000',
+  });
   owner = newOwnerId();
   key = (await h.createKey([owner])).api_key;
   const bucket = h.db.collection<EventDocument>(bucketName(h.config.BUCKET_PREFIX, new Date(DAY)));
@@ -67,7 +77,9 @@ async function peakRssGrowth<T>(run: () => Promise<T>): Promise<{ result: T; gro
 describe('bounded reports', () => {
   test('when an owner with 500,000 distinct urls is grouped by url, then a 400 names the cap and suggests limit, within the deadline and without loading every group', async () => {
     const started = Date.now();
-    const { result: res, growthMb } = await peakRssGrowth(() => h.report(key, { owner_id: owner, group_by: 'url', ...range }));
+    const { result: res, growthMb } = await peakRssGrowth(() =>
+      h.report(key, { owner_id: owner, group_by: 'url', ...range }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.error.details[0].field).toBe('group_by');
@@ -80,11 +92,18 @@ describe('bounded reports', () => {
   test('when the same owner asks for the top 10 urls, then the ranking cap answers the same way, naming filters', async () => {
     const res = await h.report(key, { owner_id: owner, group_by: 'url', limit: 10, ...range });
     expect(res.status).toBe(400);
-    expect(res.body.error.details[0].message).toMatch(/more than 50000 groups to rank; narrow the report with a filter/);
+    expect(res.body.error.details[0].message).toMatch(
+      /more than 50000 groups to rank; narrow the report with a filter/,
+    );
   }, 60_000);
 
   test('when the report is narrowed by a url filter, then it is answered', async () => {
-    const res = await h.report(key, { owner_id: owner, group_by: 'url', url: ['https://flood.example/7', 'https://flood.example/8'], ...range });
+    const res = await h.report(key, {
+      owner_id: owner,
+      group_by: 'url',
+      url: ['https://flood.example/7', 'https://flood.example/8'],
+      ...range,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
       { name: 'impression', url: 'https://flood.example/7', value: 1 },
@@ -117,7 +136,11 @@ describe('bounded reports', () => {
     await aborted;
     // the stand-in still groups 500,000 urls for the departed client: the key's one slot waits for that
     expect((await h.report(key, { owner_id: owner, ...range, url: 'https://flood.example/1' })).status).toBe(429);
-    await waitUntil(async () => (await h.report(key, { owner_id: owner, ...range, url: 'https://flood.example/1' })).status === 200, 50_000, 'the key free again');
+    await waitUntil(
+      async () => (await h.report(key, { owner_id: owner, ...range, url: 'https://flood.example/1' })).status === 200,
+      50_000,
+      'the key free again',
+    );
   }, 60_000);
 });
 
@@ -127,7 +150,10 @@ describe('report deadline', () => {
     const started = Date.now();
     const res = await tight.report(k, { owner_id: owner, group_by: 'url', ...range });
     expect(res.status).toBe(503);
-    expect(res.body.error).toEqual({ code: 'unavailable', message: 'the report took longer than its deadline (300 ms); narrow the time range or the filters' });
+    expect(res.body.error).toEqual({
+      code: 'unavailable',
+      message: 'the report took longer than its deadline (300 ms); narrow the time range or the filters',
+    });
     expect(Date.now() - started).toBeLessThan(3000);
   }, 60_000);
 });

@@ -6,23 +6,86 @@ let apiKey: string;
 const owner = newOwnerId();
 const other = newOwnerId();
 const at = (iso: string) => new Date(iso);
-const meta = (m: Record<string, string>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [encodeMetadataKey(k), v]));
+const meta = (m: Record<string, string>) =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [encodeMetadataKey(k), v]));
 
 beforeAll(async () => {
   h = await startReportingHarness();
   apiKey = (await h.createKey([owner])).api_key;
   await h.insertEvents([
     // 2026-11-18
-    { owner_id: owner, name: 'click', url: 'u1', content_id: 'c1', device_type: 'desktop', metadata: meta({ campaign: 'spring', variant: 'a' }), created: at('2026-11-18T10:00:00.000Z') },
-    { owner_id: owner, name: 'impression', url: 'u1', content_id: 'c1', device_type: 'mobile', created: at('2026-11-18T10:00:01.000Z') },
+    {
+      owner_id: owner,
+      name: 'click',
+      url: 'u1',
+      content_id: 'c1',
+      device_type: 'desktop',
+      metadata: meta({ campaign: 'spring', variant: 'a' }),
+      created: at('2026-11-18T10:00:00.000Z'),
+    },
+    {
+      owner_id: owner,
+      name: 'impression',
+      url: 'u1',
+      content_id: 'c1',
+      device_type: 'mobile',
+      created: at('2026-11-18T10:00:01.000Z'),
+    },
     // 2026-11-19: three clicks around 12:00:00 and a bot
-    { owner_id: owner, name: 'click', url: 'u2', content_id: 'c1', device_type: 'tablet', metadata: meta({ campaign: 'summer' }), created: at('2026-11-19T12:00:00.000Z') },
-    { owner_id: owner, name: 'click', url: 'u2', content_id: 'c2', device_type: 'mobile', created: at('2026-11-19T12:00:00.999Z') },
-    { owner_id: owner, name: 'click', url: 'u1', content_id: 'c2', device_type: 'desktop', metadata: meta({ campaign: 'summer2' }), created: at('2026-11-19T12:00:01.000Z') },
-    { owner_id: owner, name: 'impression', url: 'u2', content_id: 'c2', device_type: 'desktop', bot: true, created: at('2026-11-19T12:00:00.500Z') },
+    {
+      owner_id: owner,
+      name: 'click',
+      url: 'u2',
+      content_id: 'c1',
+      device_type: 'tablet',
+      metadata: meta({ campaign: 'summer' }),
+      created: at('2026-11-19T12:00:00.000Z'),
+    },
+    {
+      owner_id: owner,
+      name: 'click',
+      url: 'u2',
+      content_id: 'c2',
+      device_type: 'mobile',
+      created: at('2026-11-19T12:00:00.999Z'),
+    },
+    {
+      owner_id: owner,
+      name: 'click',
+      url: 'u1',
+      content_id: 'c2',
+      device_type: 'desktop',
+      metadata: meta({ campaign: 'summer2' }),
+      created: at('2026-11-19T12:00:01.000Z'),
+    },
+    {
+      owner_id: owner,
+      name: 'impression',
+      url: 'u2',
+      content_id: 'c2',
+      device_type: 'desktop',
+      bot: true,
+      created: at('2026-11-19T12:00:00.500Z'),
+    },
     // 2026-11-20
-    { owner_id: owner, name: 'impression', url: 'u1', content_id: 'c1', device_type: 'desktop', metadata: meta({ campaign: 'autumn', variant: 'b' }), created: at('2026-11-20T08:00:00.000Z') },
-    { owner_id: owner, name: 'impression', url: 'u1', content_id: 'c1', device_type: 'mobile', metadata: meta({ campaign: 'winter', 'a.b': 'dotted', '$x': 'dollar' }), created: at('2026-11-20T23:59:59.999Z') },
+    {
+      owner_id: owner,
+      name: 'impression',
+      url: 'u1',
+      content_id: 'c1',
+      device_type: 'desktop',
+      metadata: meta({ campaign: 'autumn', variant: 'b' }),
+      created: at('2026-11-20T08:00:00.000Z'),
+    },
+    {
+      owner_id: owner,
+      name: 'impression',
+      url: 'u1',
+      content_id: 'c1',
+      device_type: 'mobile',
+      metadata: meta({ campaign: 'winter', 'a.b': 'dotted', $x: 'dollar' }),
+      created: at('2026-11-20T23:59:59.999Z'),
+    },
     // another owner's event, same name, url and time
     { owner_id: other, name: 'click', url: 'u1', content_id: 'c1', created: at('2026-11-19T12:00:00.000Z') },
   ]);
@@ -39,20 +102,69 @@ const report = async (body: Record<string, unknown>) => {
 
 describe('report filters', () => {
   test('when only owner_id is given, then every non-bot event of that owner is counted by name, sorted', async () => {
-    expect(await report({})).toEqual([{ name: 'click', value: 4 }, { name: 'impression', value: 3 }]);
+    expect(await report({})).toEqual([
+      { name: 'click', value: 4 },
+      { name: 'impression', value: 3 },
+    ]);
   });
 
   test.each([
     ['name string', { name: 'click' }, [{ name: 'click', value: 4 }]],
     ['name list', { name: ['impression', 'nope'] }, [{ name: 'impression', value: 3 }]],
-    ['url string', { url: 'u1' }, [{ name: 'click', value: 2 }, { name: 'impression', value: 3 }]],
-    ['url list', { url: ['u1', 'u2'] }, [{ name: 'click', value: 4 }, { name: 'impression', value: 3 }]],
+    [
+      'url string',
+      { url: 'u1' },
+      [
+        { name: 'click', value: 2 },
+        { name: 'impression', value: 3 },
+      ],
+    ],
+    [
+      'url list',
+      { url: ['u1', 'u2'] },
+      [
+        { name: 'click', value: 4 },
+        { name: 'impression', value: 3 },
+      ],
+    ],
     ['content_id string', { content_id: 'c2' }, [{ name: 'click', value: 2 }]],
-    ['content_id list', { content_id: ['c1'] }, [{ name: 'click', value: 2 }, { name: 'impression', value: 3 }]],
-    ['device_type string', { device_type: 'mobile' }, [{ name: 'click', value: 1 }, { name: 'impression', value: 2 }]],
-    ['device_type list', { device_type: ['desktop', 'tablet'] }, [{ name: 'click', value: 3 }, { name: 'impression', value: 1 }]],
+    [
+      'content_id list',
+      { content_id: ['c1'] },
+      [
+        { name: 'click', value: 2 },
+        { name: 'impression', value: 3 },
+      ],
+    ],
+    [
+      'device_type string',
+      { device_type: 'mobile' },
+      [
+        { name: 'click', value: 1 },
+        { name: 'impression', value: 2 },
+      ],
+    ],
+    [
+      'device_type list',
+      { device_type: ['desktop', 'tablet'] },
+      [
+        { name: 'click', value: 3 },
+        { name: 'impression', value: 1 },
+      ],
+    ],
     ['url + name + device_type', { url: 'u2', name: 'click', device_type: 'mobile' }, [{ name: 'click', value: 1 }]],
-    ['all filters + range', { name: 'impression', url: 'u1', content_id: 'c1', device_type: ['desktop', 'mobile'], created__gte: '2026-11-20 00:00:00', created__lte: '2026-11-20 23:59:59' }, [{ name: 'impression', value: 2 }]],
+    [
+      'all filters + range',
+      {
+        name: 'impression',
+        url: 'u1',
+        content_id: 'c1',
+        device_type: ['desktop', 'mobile'],
+        created__gte: '2026-11-20 00:00:00',
+        created__lte: '2026-11-20 23:59:59',
+      },
+      [{ name: 'impression', value: 2 }],
+    ],
     ['a value nothing has', { url: 'https://nowhere.example/' }, []],
   ])('when filtering by %s, then only matching events count', async (_what, body, expected) => {
     expect(await report(body)).toEqual(expected);
@@ -95,7 +207,11 @@ describe('report metadata', () => {
   test('when metadata keys are asked for, then values come from the latest matching event, "" when it lacks the key', async () => {
     expect(await report({ metadata: 'campaign,variant,a.b,$x,missing' })).toEqual([
       { name: 'click', value: 4, metadata: { campaign: 'summer2', variant: '', 'a.b': '', $x: '', missing: '' } },
-      { name: 'impression', value: 3, metadata: { campaign: 'winter', variant: '', 'a.b': 'dotted', $x: 'dollar', missing: '' } },
+      {
+        name: 'impression',
+        value: 3,
+        metadata: { campaign: 'winter', variant: '', 'a.b': 'dotted', $x: 'dollar', missing: '' },
+      },
     ]);
   });
 
@@ -116,7 +232,9 @@ describe('report metadata', () => {
       { _id: '0190a000-0000-7000-8000-000000000002', owner_id: tie, name: 'click', metadata: { k: 'second' }, created },
       { _id: '0190a000-0000-7000-8000-000000000001', owner_id: tie, name: 'click', metadata: { k: 'first' }, created },
     ]);
-    expect((await h.report(key, { owner_id: tie, metadata: 'k' })).body).toEqual([{ name: 'click', value: 2, metadata: { k: 'second' } }]);
+    expect((await h.report(key, { owner_id: tie, metadata: 'k' })).body).toEqual([
+      { name: 'click', value: 2, metadata: { k: 'second' } },
+    ]);
   });
 });
 
@@ -142,15 +260,24 @@ describe('report time bounds', () => {
 
   test('when only one bound is given, then the other side is open', async () => {
     expect(await report({ created__gte: '2026-11-20 00:00:00' })).toEqual([{ name: 'impression', value: 2 }]);
-    expect(await report({ created__lte: '2026-11-18 23:59:59' })).toEqual([{ name: 'click', value: 1 }, { name: 'impression', value: 1 }]);
+    expect(await report({ created__lte: '2026-11-18 23:59:59' })).toEqual([
+      { name: 'click', value: 1 },
+      { name: 'impression', value: 1 },
+    ]);
   });
 
   test('when an event sits in a bucket outside the range, then that bucket is not read at all', async () => {
     const q = newOwnerId();
     const key = (await h.createKey([q])).api_key;
     // misfiled on purpose: its created lies on the 19th but it is stored in the 17th's bucket
-    await h.insertEvents([{ owner_id: q, name: 'misfiled', created: at('2026-11-19T12:00:00.000Z') }], () => `${h.config.BUCKET_PREFIX}_20261117`);
-    expect((await h.report(key, { owner_id: q, created__gte: '2026-11-19 00:00:00', created__lte: '2026-11-19 23:59:59' })).body).toEqual([]);
+    await h.insertEvents(
+      [{ owner_id: q, name: 'misfiled', created: at('2026-11-19T12:00:00.000Z') }],
+      () => `${h.config.BUCKET_PREFIX}_20261117`,
+    );
+    expect(
+      (await h.report(key, { owner_id: q, created__gte: '2026-11-19 00:00:00', created__lte: '2026-11-19 23:59:59' }))
+        .body,
+    ).toEqual([]);
     expect((await h.report(key, { owner_id: q })).body).toEqual([{ name: 'misfiled', value: 1 }]);
   });
 });

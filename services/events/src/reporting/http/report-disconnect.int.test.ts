@@ -27,7 +27,14 @@ beforeAll(async () => {
   const created = new Date('2026-11-19T12:00:00Z');
   // enough events in one day bucket that counting them takes the stand-in a while
   for (let i = 0; i < EVENTS; i += 5000) {
-    await h.insertEvents(Array.from({ length: 5000 }, (_, j) => ({ owner_id: owner, name: 'view', url: `https://example.com/${(i + j) % 500}`, created })));
+    await h.insertEvents(
+      Array.from({ length: 5000 }, (_, j) => ({
+        owner_id: owner,
+        name: 'view',
+        url: `https://example.com/${(i + j) % 500}`,
+        created,
+      })),
+    );
   }
   const client = h.db.client;
   const isCount = (e: CommandStartedEvent) => e.commandName === 'aggregate' && e.databaseName === h.config.MONGO_DB;
@@ -52,7 +59,10 @@ afterAll(async () => {
 function reportAndHangUp(body: unknown): Promise<'hung up' | number> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
-    const req = http.request(`${h.baseUrl}/api/v1/events/?api_key=${apiKey}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } });
+    const req = http.request(`${h.baseUrl}/api/v1/events/?api_key=${apiKey}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+    });
     req.on('response', (res) => {
       onStarted = undefined;
       res.resume();
@@ -71,7 +81,13 @@ function reportAndHangUp(body: unknown): Promise<'hung up' | number> {
 describe('a client that hangs up on its reports', () => {
   test('when it sends reports and disconnects at once, again and again, then its key never has more than the per-key limit counting on the database', async () => {
     const body = { owner_id: owner, group_by: 'url', created__gte: '2026-11-19', created__lte: '2026-11-19' };
-    const answered = await (await fetch(`${h.baseUrl}/api/v1/events/?api_key=${apiKey}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+    const answered = await (
+      await fetch(`${h.baseUrl}/api/v1/events/?api_key=${apiKey}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json();
     expect(answered).toHaveLength(500);
     started = 0;
     maxRunning = 0;

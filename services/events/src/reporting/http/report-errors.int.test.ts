@@ -13,7 +13,8 @@ afterAll(async () => {
   await h.stop();
 });
 
-const fieldsOf = (body: { error?: { details?: Array<{ field: string }> } }) => (body.error?.details ?? []).map((d) => d.field);
+const fieldsOf = (body: { error?: { details?: Array<{ field: string }> } }) =>
+  (body.error?.details ?? []).map((d) => d.field);
 
 describe('report authentication', () => {
   test.each([
@@ -23,13 +24,18 @@ describe('report authentication', () => {
     ['a malformed key', '/api/v1/events/?api_key=%7B%22%24gt%22%3A%22%22%7D'],
     ['the key twice', null],
   ])('when the request has %s, then 401 with the error shape', async (_what, path) => {
-    const res = await h.request('POST', path ?? `/api/v1/events/?api_key=${apiKey}&api_key=${apiKey}`, { body: { owner_id: owner } });
+    const res = await h.request('POST', path ?? `/api/v1/events/?api_key=${apiKey}&api_key=${apiKey}`, {
+      body: { owner_id: owner },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: { code: 'unauthorized', message: expect.any(String) } });
   });
 
   test('when the key is sent in a header instead, then 401 (the key goes in the query parameter)', async () => {
-    const res = await h.request('POST', '/api/v1/events/', { body: { owner_id: owner }, headers: { authorization: `Bearer ${apiKey}` } });
+    const res = await h.request('POST', '/api/v1/events/', {
+      body: { owner_id: owner },
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     expect(res.status).toBe(401);
   });
 
@@ -72,8 +78,16 @@ describe('report input errors', () => {
     ['created__lte impossible', { owner_id: owner, created__lte: '2026-02-30 10:00:00' }, 'created__lte'],
     ['created__gte as epoch number', { owner_id: owner, created__gte: 1763553600 }, 'created__gte'],
     ['created__gte as an operator', { owner_id: owner, created__gte: { $gt: '' } }, 'created__gte'],
-    ['gte after lte', { owner_id: owner, created__gte: '2026-11-19 12:00:01', created__lte: '2026-11-19 12:00:00' }, 'created__lte'],
-    ['a range over REPORT_MAX_RANGE_DAYS', { owner_id: owner, created__gte: '2020-01-01 00:00:00', created__lte: '2026-01-01 00:00:00' }, 'created__gte'],
+    [
+      'gte after lte',
+      { owner_id: owner, created__gte: '2026-11-19 12:00:01', created__lte: '2026-11-19 12:00:00' },
+      'created__lte',
+    ],
+    [
+      'a range over REPORT_MAX_RANGE_DAYS',
+      { owner_id: owner, created__gte: '2020-01-01 00:00:00', created__lte: '2026-01-01 00:00:00' },
+      'created__gte',
+    ],
     ['an unknown field', { owner_id: owner, owner: owner }, 'owner'],
     ['an operator field', { owner_id: owner, $where: 'sleep(1000)' }, '$where'],
     ['a __proto__ field', JSON.parse(`{"owner_id":"${owner}","__proto__":{"x":1}}`), '__proto__'],
@@ -85,7 +99,10 @@ describe('report input errors', () => {
   });
 
   test('when the JSON is malformed, then 400 naming the body', async () => {
-    const res = await h.request('POST', `/api/v1/events/?api_key=${apiKey}`, { body: '{"owner_id": ', contentType: 'application/json' });
+    const res = await h.request('POST', `/api/v1/events/?api_key=${apiKey}`, {
+      body: '{"owner_id": ',
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toEqual(['body']);
   });
@@ -113,7 +130,9 @@ describe('report input errors', () => {
   });
 
   test('when the query string carries more than api_key, then 400 naming the parameter', async () => {
-    const res = await h.request('POST', `/api/v1/events/?api_key=${apiKey}&owner_id=${owner}`, { body: { owner_id: owner } });
+    const res = await h.request('POST', `/api/v1/events/?api_key=${apiKey}&owner_id=${owner}`, {
+      body: { owner_id: owner },
+    });
     expect(res.status).toBe(400);
     expect(fieldsOf(res.body)).toEqual(['owner_id']);
   });
@@ -125,11 +144,26 @@ describe('report input errors', () => {
   });
 
   test('when odd bodies are thrown at it, then every answer is a 4xx, never a 5xx', async () => {
-    const bodies = ['null', '[]', '"x"', '1', '{"owner_id":{"$ne":null}}', `{"owner_id":"${owner}","url":[[["deep"]]]}`, `{"owner_id":"${owner}","metadata":[null]}`,
-      `{"owner_id":"${owner}","created__gte":"2026-11-19 12:00:00","created__lte":{"$date":"x"}}`, `{"owner_id":"${owner}","name":"\u0000"}`, '{"constructor":{"prototype":{}}}',
-      `{"owner_id":"${owner}","group_by":"url,,"}`, `{"owner_id":"${'9'.repeat(40)}"}`, `{"owner_id":"${owner}","metadata":"${'a,'.repeat(30)}a"}`];
+    const bodies = [
+      'null',
+      '[]',
+      '"x"',
+      '1',
+      '{"owner_id":{"$ne":null}}',
+      `{"owner_id":"${owner}","url":[[["deep"]]]}`,
+      `{"owner_id":"${owner}","metadata":[null]}`,
+      `{"owner_id":"${owner}","created__gte":"2026-11-19 12:00:00","created__lte":{"$date":"x"}}`,
+      `{"owner_id":"${owner}","name":"\u0000"}`,
+      '{"constructor":{"prototype":{}}}',
+      `{"owner_id":"${owner}","group_by":"url,,"}`,
+      `{"owner_id":"${'9'.repeat(40)}"}`,
+      `{"owner_id":"${owner}","metadata":"${'a,'.repeat(30)}a"}`,
+    ];
     for (const body of bodies) {
-      const res = await h.request('POST', `/api/v1/events/?api_key=${apiKey}`, { body, contentType: 'application/json' });
+      const res = await h.request('POST', `/api/v1/events/?api_key=${apiKey}`, {
+        body,
+        contentType: 'application/json',
+      });
       expect({ body, status: res.status < 500 && res.status >= 400 }).toEqual({ body, status: true });
     }
   });

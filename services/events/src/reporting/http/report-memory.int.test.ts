@@ -16,7 +16,14 @@ beforeAll(async () => {
   h = await startReportingHarness({ REPORT_MAX_RANKED_GROUPS: '200000' }, { maxGroupBytes: MAX_GROUP_BYTES });
   apiKey = (await h.createKey([owner])).api_key;
   for (let i = 0; i < URLS; i += 500) {
-    await h.insertEvents(Array.from({ length: 500 }, (_, j) => ({ owner_id: owner, name: 'view', url: `https://example.com/${i + j}/`.padEnd(EVENT_LIMITS.urlMax, 'x'), created })));
+    await h.insertEvents(
+      Array.from({ length: 500 }, (_, j) => ({
+        owner_id: owner,
+        name: 'view',
+        url: `https://example.com/${i + j}/`.padEnd(EVENT_LIMITS.urlMax, 'x'),
+        created,
+      })),
+    );
   }
 }, 120_000);
 afterAll(async () => {
@@ -45,14 +52,29 @@ async function peakGrowth<T>(run: () => Promise<T>): Promise<{ result: T; heapMb
 
 describe('a top-N report over many long urls', () => {
   test('when the groups to rank take more than the byte bound, then a 400 names group_by and the bound, and memory stays bounded', async () => {
-    const { result: res, heapMb, rssMb } = await peakGrowth(() =>
-      h.report(apiKey, { owner_id: owner, group_by: 'url', limit: 10, created__gte: '2026-11-19', created__lte: '2026-11-19' }),
+    const {
+      result: res,
+      heapMb,
+      rssMb,
+    } = await peakGrowth(() =>
+      h.report(apiKey, {
+        owner_id: owner,
+        group_by: 'url',
+        limit: 10,
+        created__gte: '2026-11-19',
+        created__lte: '2026-11-19',
+      }),
     );
     expect(res.status).toBe(400);
     expect(res.body.error).toEqual({
       code: 'validation_error',
       message: "the report's groups take more than 2 MiB",
-      details: [{ field: 'group_by', message: expect.stringContaining('take more than 2 MiB; narrow the report with a filter') }],
+      details: [
+        {
+          field: 'group_by',
+          message: expect.stringContaining('take more than 2 MiB; narrow the report with a filter'),
+        },
+      ],
     });
     // the 6 MB of urls come from the database in batches; the merge holds at most 2 MiB of them
     expect(heapMb).toBeLessThan(40);
@@ -61,7 +83,14 @@ describe('a top-N report over many long urls', () => {
 
   test('when a filter narrows it to a few urls, then it is answered', async () => {
     const url = `https://example.com/7/`.padEnd(EVENT_LIMITS.urlMax, 'x');
-    const res = await h.report(apiKey, { owner_id: owner, group_by: 'url', limit: 10, url, created__gte: '2026-11-19', created__lte: '2026-11-19' });
+    const res = await h.report(apiKey, {
+      owner_id: owner,
+      group_by: 'url',
+      limit: 10,
+      url,
+      created__gte: '2026-11-19',
+      created__lte: '2026-11-19',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual([{ name: 'view', url, value: 1 }]);
   }, 60_000);

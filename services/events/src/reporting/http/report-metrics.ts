@@ -28,7 +28,12 @@ export function createReportMetrics(registry: Registry): ReportMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
-    reports: new Counter({ name: 'events_reports_total', help: 'Report requests by outcome', labelNames: ['outcome'], registers: [registry] }),
+    reports: new Counter({
+      name: 'events_reports_total',
+      help: 'Report requests by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
     buckets: new Histogram({
       name: 'events_report_buckets',
       help: 'Day buckets read by one report',
@@ -42,7 +47,15 @@ export function createReportMetrics(registry: Registry): ReportMetrics {
   };
 }
 
-const OUTCOMES: Record<number, string> = { 400: 'invalid', 401: 'unauthorized', 403: 'forbidden', 413: 'invalid', 415: 'invalid', 429: 'rate_limited', 503: 'unavailable' };
+const OUTCOMES: Record<number, string> = {
+  400: 'invalid',
+  401: 'unauthorized',
+  403: 'forbidden',
+  413: 'invalid',
+  415: 'invalid',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
 
 /** Outcome label of a finished report request: bounded set, derived from the status. */
 export function reportOutcome(status: number): string {

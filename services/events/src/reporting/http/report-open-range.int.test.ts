@@ -11,7 +11,11 @@ const today = Math.floor(Date.now() / DAY) * DAY;
 const dayText = (t: number) => new Date(t).toISOString().slice(0, 10);
 
 beforeAll(async () => {
-  h = await startReportingHarness({ REPORT_MAX_RANGE_DAYS: String(MAX_DAYS), REPORT_DEADLINE_MS: '20000', REPORT_RATE_LIMIT_PER_MINUTE: '1000' });
+  h = await startReportingHarness({
+    REPORT_MAX_RANGE_DAYS: String(MAX_DAYS),
+    REPORT_DEADLINE_MS: '20000',
+    REPORT_RATE_LIMIT_PER_MINUTE: '1000',
+  });
   key = (await h.createKey([owner])).api_key;
   await h.insertEvents([
     { owner_id: owner, name: 'view', created: new Date(today - 3 * DAY + 5_000) },
@@ -57,26 +61,38 @@ describe('open report ranges', () => {
     [{ created__lte: '9999-12-31 23:59:59' }],
     [{ created__gte: dayText(today - 10 * DAY) }],
     [{}],
-  ])('when a report has the open range %j, then it answers every stored event quickly without blocking the event loop', async (range) => {
-    const { res, ms, blockedMs } = await timedReport(range);
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual([
-      { name: 'click', value: 1 },
-      { name: 'view', value: 2 },
-    ]);
-    expect(ms).toBeLessThan(3000);
-    expect(blockedMs).toBeLessThan(50);
-  });
+  ])(
+    'when a report has the open range %j, then it answers every stored event quickly without blocking the event loop',
+    async (range) => {
+      const { res, ms, blockedMs } = await timedReport(range);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([
+        { name: 'click', value: 1 },
+        { name: 'view', value: 2 },
+      ]);
+      expect(ms).toBeLessThan(3000);
+      expect(blockedMs).toBeLessThan(50);
+    },
+  );
 
   test('when a series runs to a far future day, then the range cap answers 400 naming the range, as before', async () => {
-    const { res, ms } = await timedReport({ created__gte: dayText(today), created__lte: '9999-12-31 23:59:59', interval: 'hour' });
+    const { res, ms } = await timedReport({
+      created__gte: dayText(today),
+      created__lte: '9999-12-31 23:59:59',
+      interval: 'hour',
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details[0].field).toBe('created__gte');
     expect(ms).toBeLessThan(3000);
   });
 
   test('when an hour series has the most buckets allowed, in a half-hour zone, then planning never blocks the event loop', async () => {
-    const { res, blockedMs } = await timedReport({ created__gte: dayText(today - 414 * DAY), created__lte: dayText(today + DAY), interval: 'hour', timezone: 'Asia/Kolkata' });
+    const { res, blockedMs } = await timedReport({
+      created__gte: dayText(today - 414 * DAY),
+      created__lte: dayText(today + DAY),
+      interval: 'hour',
+      timezone: 'Asia/Kolkata',
+    });
     expect(res.status).toBe(200);
     expect(res.body.reduce((n: number, r: { value: number }) => n + r.value, 0)).toBe(3);
     expect(blockedMs).toBeLessThan(50);
@@ -108,7 +124,11 @@ describe('open report ranges', () => {
     });
 
     test('when both bounds are given around the old day, then it is counted (closed ranges are not clamped)', async () => {
-      const res = await h.report(key, { owner_id: owner, created__gte: dayText(today - 451 * DAY), created__lte: dayText(today - 449 * DAY) });
+      const res = await h.report(key, {
+        owner_id: owner,
+        created__gte: dayText(today - 451 * DAY),
+        created__lte: dayText(today - 449 * DAY),
+      });
       expect(res.body).toEqual([{ name: 'view', value: 1 }]);
     });
   });

@@ -98,5 +98,12 @@ function workOf(res: Response): InFlightWork {
 /** The query string carries the key only; filters belong in the body, so anything else is a mistake worth a 400. */
 const onlyApiKeyInQuery: RequestHandler = (req, _res, next) => {
   const unknown = Object.keys(req.query).filter((k) => k !== 'api_key');
-  next(unknown.length === 0 ? undefined : new ValidationError('invalid query', unknown.map((field) => ({ field: field.slice(0, 64), message: 'is not an allowed query parameter' }))));
+  next(
+    unknown.length === 0
+      ? undefined
+      : new ValidationError(
+          'invalid query',
+          unknown.map((field) => ({ field: field.slice(0, 64), message: 'is not an allowed query parameter' })),
+        ),
+  );
 };

@@ -18,15 +18,29 @@ export interface ReportServiceLimits extends ReportLimits {
 
 /** The report use case: validate, check the key's owner scope, count within the budget, shape. */
 export class ReportService {
-  constructor(private readonly source: CountSource, private readonly limits: ReportServiceLimits) {}
+  constructor(
+    private readonly source: CountSource,
+    private readonly limits: ReportServiceLimits,
+  ) {}
 
   /** `work` collects the report's database calls: one that stops early may leave some running. */
-  async report(caller: ApiKeyPrincipal, body: unknown, signal?: AbortSignal, work?: InFlightWork): Promise<ReportRow[]> {
+  async report(
+    caller: ApiKeyPrincipal,
+    body: unknown,
+    signal?: AbortSignal,
+    work?: InFlightWork,
+  ): Promise<ReportRow[]> {
     const query = parseReportRequest(body, this.limits);
     if (!caller.ownerIds.has(query.ownerId)) throw new ForbiddenError('this api_key may not read this owner_id');
     const deadline = Date.now() + this.limits.deadlineMs;
     const maxGroups = query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
-    const groups = await this.source.count(query, { deadline, signal, maxGroups, maxGroupBytes: this.limits.maxGroupBytes, work });
+    const groups = await this.source.count(query, {
+      deadline,
+      signal,
+      maxGroups,
+      maxGroupBytes: this.limits.maxGroupBytes,
+      work,
+    });
     return toReportRows(groups, query, this.limits.maxGroups);
   }
 }

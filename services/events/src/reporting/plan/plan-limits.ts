@@ -16,6 +16,11 @@ export function checkPlanSize(spans: ReadonlyArray<{ start: number; end: number 
   for (const s of spans) ms += Math.max(0, s.end - s.start);
   const hours = Math.ceil(ms / HOUR_MS);
   if (hours > MAX_PLAN_HOURS || spans.length > MAX_PLAN_SPANS) {
-    throw new ValidationError('invalid body', [{ field: 'created__gte', message: `the range is too long to plan (${hours} hours in ${spans.length} parts; at most ${MAX_PLAN_HOURS} hours)` }]);
+    throw new ValidationError('invalid body', [
+      {
+        field: 'created__gte',
+        message: `the range is too long to plan (${hours} hours in ${spans.length} parts; at most ${MAX_PLAN_HOURS} hours)`,
+      },
+    ]);
   }
 }

@@ -15,10 +15,15 @@ function referencePlan(spans: readonly PlanSpan[], coverage: Coverage): ReportPl
       let taken: UnitRef | undefined;
       for (let level = MAX_LEVEL; level >= 0 && !taken; level--) {
         const size = unitSizeMs(level);
-        if (at % size === 0 && at + size <= span.end && coverage.built.has(unitId({ level, start: at }))) taken = { level, start: at };
+        if (at % size === 0 && at + size <= span.end && coverage.built.has(unitId({ level, start: at })))
+          taken = { level, start: at };
       }
       if (taken) {
-        plan.rollup.push({ unit: taken, g: coverage.built.get(unitId(taken))!, ...(span.time === undefined ? {} : { time: span.time }) });
+        plan.rollup.push({
+          unit: taken,
+          g: coverage.built.get(unitId(taken))!,
+          ...(span.time === undefined ? {} : { time: span.time }),
+        });
         at += unitSizeMs(taken.level);
         continue;
       }
@@ -51,20 +56,24 @@ function cpuMs(fn: () => void): number {
 }
 
 describe('planReport bounds', () => {
-  test.each([1, 2, 3, 4, 5, 6, 7, 8])('when units are built at random (seed %d), then the plan equals the hour-by-hour definition', (seed) => {
-    const rnd = random(seed);
-    const base = T('2026-09-01T00:00:00Z');
-    const built = new Map<string, string>();
-    for (let level = 0; level <= MAX_LEVEL; level++) {
-      const size = unitSizeMs(level);
-      for (let start = base; start < base + 70 * 86_400_000; start += size) if (rnd() < 0.3) built.set(unitId({ level, start }), `g${level}:${start}`);
-    }
-    const spans: PlanSpan[] = Array.from({ length: 6 }, (_, i) => {
-      const start = base + Math.floor(rnd() * 60 * 86_400_000) + (rnd() < 0.5 ? 0 : Math.floor(rnd() * HOUR_MS));
-      return { start, end: start + Math.floor(rnd() * 9 * 86_400_000) + 1, time: i % 3 === 0 ? undefined : i };
-    });
-    expect(planReport(spans, { built })).toEqual(referencePlan(spans, { built }));
-  });
+  test.each([1, 2, 3, 4, 5, 6, 7, 8])(
+    'when units are built at random (seed %d), then the plan equals the hour-by-hour definition',
+    (seed) => {
+      const rnd = random(seed);
+      const base = T('2026-09-01T00:00:00Z');
+      const built = new Map<string, string>();
+      for (let level = 0; level <= MAX_LEVEL; level++) {
+        const size = unitSizeMs(level);
+        for (let start = base; start < base + 70 * 86_400_000; start += size)
+          if (rnd() < 0.3) built.set(unitId({ level, start }), `g${level}:${start}`);
+      }
+      const spans: PlanSpan[] = Array.from({ length: 6 }, (_, i) => {
+        const start = base + Math.floor(rnd() * 60 * 86_400_000) + (rnd() < 0.5 ? 0 : Math.floor(rnd() * HOUR_MS));
+        return { start, end: start + Math.floor(rnd() * 9 * 86_400_000) + 1, time: i % 3 === 0 ? undefined : i };
+      });
+      expect(planReport(spans, { built })).toEqual(referencePlan(spans, { built }));
+    },
+  );
 
   test('when a span covers the hard cap of hours with nothing built, then it is one raw step, planned in a few ms', () => {
     const span = { start: T('2020-01-01T00:00:00Z') + 1234, end: T('2020-01-01T00:00:00Z') + MAX_PLAN_HOURS * HOUR_MS };

@@ -3,8 +3,11 @@ import { DAY_MS, HOUR_MS } from '../../storage/time-units';
 import { EMPTY_COVERAGE, planReport, type Coverage } from './plan-report';
 
 const T = (s: string) => Date.parse(s);
-const covered = (...units: UnitRef[]): Coverage => ({ built: new Map(units.map((u) => [unitId(u), `${unitId(u)}@g`])) });
-const hours = (from: string, n: number): UnitRef[] => Array.from({ length: n }, (_, i) => ({ level: 0, start: T(from) + i * HOUR_MS }));
+const covered = (...units: UnitRef[]): Coverage => ({
+  built: new Map(units.map((u) => [unitId(u), `${unitId(u)}@g`])),
+});
+const hours = (from: string, n: number): UnitRef[] =>
+  Array.from({ length: n }, (_, i) => ({ level: 0, start: T(from) + i * HOUR_MS }));
 const day = (d: string): UnitRef => ({ level: DAY_LEVEL, start: T(`${d}T00:00:00Z`) });
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -22,7 +25,9 @@ describe('planReport', () => {
       ['2026-10-01T09:15:30.000Z', '2026-10-01T10:00:00.000Z'],
       ['2026-10-03T05:00:00.000Z', '2026-10-03T05:00:01.000Z'],
     ]);
-    expect(plan.rollup.filter((s) => s.unit.level === DAY_LEVEL).map((s) => iso(s.unit.start))).toEqual(['2026-10-02T00:00:00.000Z']);
+    expect(plan.rollup.filter((s) => s.unit.level === DAY_LEVEL).map((s) => iso(s.unit.start))).toEqual([
+      '2026-10-02T00:00:00.000Z',
+    ]);
     expect(plan.rollup.filter((s) => s.unit.level === 0)).toHaveLength(19);
   });
 
@@ -30,7 +35,9 @@ describe('planReport', () => {
     const hs = hours('2026-10-02T00:00:00Z', 24).filter((_, i) => i !== 7);
     const plan = planReport([{ start: T('2026-10-02T00:00:00Z'), end: T('2026-10-03T00:00:00Z') }], covered(...hs));
     expect(plan.rollup).toHaveLength(23);
-    expect(plan.raw.map((r) => [iso(r.from), iso(r.to)])).toEqual([['2026-10-02T07:00:00.000Z', '2026-10-02T08:00:00.000Z']]);
+    expect(plan.raw.map((r) => [iso(r.from), iso(r.to)])).toEqual([
+      ['2026-10-02T07:00:00.000Z', '2026-10-02T08:00:00.000Z'],
+    ]);
   });
 
   test('when aligned blocks are built, then the largest that fit are taken', () => {

@@ -42,7 +42,12 @@ describe('RollupCoverage.load', () => {
     const db = client.db(uniqueName('coverage'));
     const coverage = new RollupCoverage(new RollupMarks(db).collection);
     finds.length = 0;
-    await expect(coverage.load([{ start: 0, end: Date.parse('9999-12-31T23:59:59Z') }], { remainingMs: () => 1000, run: (query) => query() })).rejects.toMatchObject({ details: [{ field: 'created__gte' }] });
+    await expect(
+      coverage.load([{ start: 0, end: Date.parse('9999-12-31T23:59:59Z') }], {
+        remainingMs: () => 1000,
+        run: (query) => query(),
+      }),
+    ).rejects.toMatchObject({ details: [{ field: 'created__gte' }] });
     expect(finds).toHaveLength(0);
   });
 });

@@ -13,7 +13,10 @@ export interface LoadBudget {
 }
 
 /** Ids of the units of the levels that overlap the spans, in chunks: never more than one chunk is built at a time. */
-function* unitIdChunks(levels: readonly number[], spans: ReadonlyArray<{ from: number; to: number }>): Generator<string[]> {
+function* unitIdChunks(
+  levels: readonly number[],
+  spans: ReadonlyArray<{ from: number; to: number }>,
+): Generator<string[]> {
   let chunk: string[] = [];
   for (const level of levels) {
     const size = unitSizeMs(level);
@@ -82,7 +85,11 @@ export class RollupCoverage {
    */
   private async find(built: Map<string, string>, chunks: Iterable<string[]>, budget: LoadBudget): Promise<void> {
     for (const ids of chunks) {
-      const marks = await budget.run(() => this.marks.find({ _id: { $in: ids } }, { projection: { pending: 0 }, maxTimeMS: budget.remainingMs() }).toArray());
+      const marks = await budget.run(() =>
+        this.marks
+          .find({ _id: { $in: ids } }, { projection: { pending: 0 }, maxTimeMS: budget.remainingMs() })
+          .toArray(),
+      );
       for (const mark of marks) if (isBuilt(mark)) built.set(mark._id, mark.b!.g);
     }
   }

@@ -6,7 +6,12 @@ import type { ReportQuery } from '../request/report-query';
 import { cellQueryOf, groupsOfCells } from './cell-reader';
 
 const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
-const cell = (name: string, url: string, counts: [number, number, number], latest: FineCell['latest'] = [null, null, null]): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest });
+const cell = (
+  name: string,
+  url: string,
+  counts: [number, number, number],
+  latest: FineCell['latest'] = [null, null, null],
+): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest });
 const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], range: {} };
 
 describe('groupsOfCells', () => {
@@ -15,12 +20,22 @@ describe('groupsOfCells', () => {
     cells.forEach((c) => t.add(c));
     return packCells('1', 'G', t.byOwner().get('1')!);
   };
-  const all = (docs: CellDocument[], q: Parameters<typeof cellQueryOf>[0]) => docs.flatMap((d) => [...groupsOfCells(d, cellQueryOf(q))]);
+  const all = (docs: CellDocument[], q: Parameters<typeof cellQueryOf>[0]) =>
+    docs.flatMap((d) => [...groupsOfCells(d, cellQueryOf(q))]);
 
   test('when a device filter is given, then only those devices count and the latest is the newest of those devices', () => {
-    const docs = docsOf([cell('click', 'a', [1, 2, 3], [L(10, 'a', { k: 'desktop' }), L(30, 'b', { k: 'tablet' }), L(20, 'c', { k: 'mobile' })])]);
+    const docs = docsOf([
+      cell(
+        'click',
+        'a',
+        [1, 2, 3],
+        [L(10, 'a', { k: 'desktop' }), L(30, 'b', { k: 'tablet' }), L(20, 'c', { k: 'mobile' })],
+      ),
+    ]);
     const groups = all(docs, { ...base, deviceTypes: ['desktop', 'mobile'], metadataKeys: ['k'] });
-    expect(groups).toEqual([{ name: 'click', value: 4, latest: { created: new Date(20), id: 'c', metadata: ['mobile'] } }]);
+    expect(groups).toEqual([
+      { name: 'click', value: 4, latest: { created: new Date(20), id: 'c', metadata: ['mobile'] } },
+    ]);
   });
 
   test('when only devices without events are selected, then the cell is not a group (as raw events would not form one)', () => {
@@ -34,6 +49,10 @@ describe('groupsOfCells', () => {
 
   test('when a requested metadata key is missing or not own, then it reads as ""', () => {
     const docs = docsOf([cell('click', 'a', [1, 0, 0], [L(1, 'x', { k: 'v' }), null, null])]);
-    expect(all(docs, { ...base, metadataKeys: ['missing', 'constructor', 'k'] })[0]!.latest!.metadata).toEqual(['', '', 'v']);
+    expect(all(docs, { ...base, metadataKeys: ['missing', 'constructor', 'k'] })[0]!.latest!.metadata).toEqual([
+      '',
+      '',
+      'v',
+    ]);
   });
 });

@@ -1,7 +1,13 @@
 import type { GroupCount, LatestEvent } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { encodeMetadataKey } from '../../storage/metadata-key';
-import { COARSE_KEYS, FINE_KEYS, type CellDocument, type CoarseEntry, type FineEntry } from '../../rollups/cell-document';
+import {
+  COARSE_KEYS,
+  FINE_KEYS,
+  type CellDocument,
+  type CoarseEntry,
+  type FineEntry,
+} from '../../rollups/cell-document';
 import { foldDevices } from '../../rollups/aggregates/aggregate';
 import { CELL_AGGREGATES, entryIndex } from '../../rollups/aggregates/cell-aggregates';
 import { DEVICE_ORDER } from '../../rollups/cell-table';
@@ -31,14 +37,22 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
     names: query.names ? new Set(query.names) : undefined,
     urls: query.urls ? new Set(query.urls) : undefined,
     contentIds: query.contentIds ? new Set(query.contentIds) : undefined,
-    devices: query.deviceTypes ? DEVICE_ORDER.flatMap((d, i) => (query.deviceTypes!.includes(d) ? [i] : [])) : [0, 1, 2],
+    devices: query.deviceTypes
+      ? DEVICE_ORDER.flatMap((d, i) => (query.deviceTypes!.includes(d) ? [i] : []))
+      : [0, 1, 2],
     groupBy: query.groupBy,
     storedKeys: query.metadataKeys.map(encodeMetadataKey),
   };
 }
 
 /** Where groups go: GroupAccumulator.addParts (no object per partial group). */
-export type GroupSink = (name: string, contentId: string | undefined, url: string | undefined, value: number, latest?: LatestEvent) => void;
+export type GroupSink = (
+  name: string,
+  contentId: string | undefined,
+  url: string | undefined,
+  value: number,
+  latest?: LatestEvent,
+) => void;
 
 /**
  * The report groups one cell document contributes: entries filtered like the raw `$match`, the
@@ -61,7 +75,8 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
       if (q.urls && !q.urls.has(url)) continue;
       if (q.contentIds && !q.contentIds.has(contentId)) continue;
       const value = valueOf(entry[FINE_COUNT_AT], q);
-      if (value > 0) sink(name, byContent ? contentId : undefined, byUrl ? url : undefined, value, latestOf(latest?.[i], q));
+      if (value > 0)
+        sink(name, byContent ? contentId : undefined, byUrl ? url : undefined, value, latestOf(latest?.[i], q));
     }
     return;
   }

@@ -27,7 +27,9 @@ export function buildCountPipeline(query: ReportQuery, created?: CreatedBounds |
   if (query.contentIds) match.content_id = oneOf(query.contentIds);
   if (query.deviceTypes) match.device_type = oneOf(query.deviceTypes);
   // several ranges (a report's raw parts within one day bucket, e.g. dirty hours) are one $or
-  const ranges = (Array.isArray(created) ? created : created ? [created] : []).filter((c) => c.gte || c.lte).map(createdCondition);
+  const ranges = (Array.isArray(created) ? created : created ? [created] : [])
+    .filter((c) => c.gte || c.lte)
+    .map(createdCondition);
   if (ranges.length === 1) match.created = ranges[0];
   else if (ranges.length > 1) match.$or = ranges.map((range) => ({ created: range }));
 

@@ -6,7 +6,10 @@ import { MAX_GROUP_BYTES, groupBytes, latestBytes } from './group-size';
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
 export class TooManyGroupsError extends ValidationError {
-  constructor(readonly cap: number, ranked: boolean) {
+  constructor(
+    readonly cap: number,
+    ranked: boolean,
+  ) {
     super(`the report has more than ${cap} groups`, [
       {
         field: 'group_by',
@@ -42,7 +45,11 @@ export class GroupAccumulator {
   private readonly merged = new Map<string, GroupCount>();
   private held = 0;
 
-  constructor(private readonly maxGroups = Infinity, private readonly ranked = false, private readonly maxBytes = MAX_GROUP_BYTES) {}
+  constructor(
+    private readonly maxGroups = Infinity,
+    private readonly ranked = false,
+    private readonly maxBytes = MAX_GROUP_BYTES,
+  ) {}
 
   /** Estimated bytes of the groups merged so far. */
   get bytes(): number {
@@ -54,7 +61,14 @@ export class GroupAccumulator {
   }
 
   /** The same without a GroupCount per partial: the hot path of rollup cells (a group object only when new). */
-  addParts(time: number | undefined, name: string, contentId: string | undefined, url: string | undefined, value: number, latest?: LatestEvent): void {
+  addParts(
+    time: number | undefined,
+    name: string,
+    contentId: string | undefined,
+    url: string | undefined,
+    value: number,
+    latest?: LatestEvent,
+  ): void {
     const key = keyOf(time, name, contentId, url);
     const seen = this.merged.get(key);
     if (!seen) {
@@ -94,7 +108,12 @@ export function groupKey(group: Pick<GroupCount, 'time' | 'name' | 'content_id' 
   return keyOf(group.time, group.name, group.content_id, group.url);
 }
 
-function keyOf(time: number | undefined, name: string | undefined, contentId: string | undefined, url: string | undefined): string {
+function keyOf(
+  time: number | undefined,
+  name: string | undefined,
+  contentId: string | undefined,
+  url: string | undefined,
+): string {
   return `${time ?? ''}|${part(name)}${part(contentId)}${part(url)}`;
 }
 

@@ -2,7 +2,11 @@ import { GroupAccumulator, GroupsTooLargeError, TooManyGroupsError } from './gro
 import { GROUP_OVERHEAD_BYTES, LATEST_OVERHEAD_BYTES, groupBytes } from './group-size';
 
 const url = (i: number, length: number) => `https://example.com/${i}/`.padEnd(length, 'x');
-const latest = (iso: string, ...metadata: string[]) => ({ created: new Date(iso), id: '019a4d6e-1234-7abc-8def-0123456789ab', metadata });
+const latest = (iso: string, ...metadata: string[]) => ({
+  created: new Date(iso),
+  id: '019a4d6e-1234-7abc-8def-0123456789ab',
+  metadata,
+});
 
 describe('the group size estimate', () => {
   test('when a group has a long url, then its key and its field both count', () => {
@@ -39,7 +43,9 @@ describe('GroupAccumulator byte bound', () => {
     expect(acc.bytes).toBeLessThanOrEqual(1024 * 1024);
     const err = new GroupsTooLargeError(1024 * 1024);
     expect(err.status).toBe(400);
-    expect(err.details).toEqual([{ field: 'group_by', message: expect.stringContaining('more than 1 MiB; narrow the report with a filter') }]);
+    expect(err.details).toEqual([
+      { field: 'group_by', message: expect.stringContaining('more than 1 MiB; narrow the report with a filter') },
+    ]);
   });
 
   test('when the group cap comes first, then it is still the group cap that answers', () => {

@@ -24,8 +24,16 @@ const VALUE_OVERHEAD_BYTES = 24;
 export const MAX_GROUP_BYTES = 96 * 1024 * 1024;
 
 /** The estimated size of one new group: key and fields, plus its latest event when metadata was asked for. */
-export function groupBytes(keyLength: number, name: string, contentId: string | undefined, url: string | undefined, latest?: LatestEvent): number {
-  return GROUP_OVERHEAD_BYTES + keyLength + name.length + (contentId?.length ?? 0) + (url?.length ?? 0) + latestBytes(latest);
+export function groupBytes(
+  keyLength: number,
+  name: string,
+  contentId: string | undefined,
+  url: string | undefined,
+  latest?: LatestEvent,
+): number {
+  return (
+    GROUP_OVERHEAD_BYTES + keyLength + name.length + (contentId?.length ?? 0) + (url?.length ?? 0) + latestBytes(latest)
+  );
 }
 
 export function latestBytes(latest: LatestEvent | undefined): number {

@@ -17,7 +17,12 @@ describe('mapLimit', () => {
   });
 
   test('when a call fails, then the whole map rejects', async () => {
-    await expect(mapLimit([1, 2], 4, async (n) => { if (n === 2) throw new Error('boom'); return n; })).rejects.toThrow('boom');
+    await expect(
+      mapLimit([1, 2], 4, async (n) => {
+        if (n === 2) throw new Error('boom');
+        return n;
+      }),
+    ).rejects.toThrow('boom');
   });
 
   test('when there are no items, then the result is empty', async () => {

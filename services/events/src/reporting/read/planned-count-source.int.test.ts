@@ -7,8 +7,15 @@ describe('PlannedCountSource', () => {
   test('when MongoDB cannot be reached, then the report fails as unavailable (503), not as an internal error', async () => {
     const client = new MongoClient('mongodb://127.0.0.1:1', { serverSelectionTimeoutMS: 300, connectTimeoutMS: 300 });
     try {
-      const source = new PlannedCountSource(client.db('nowhere'), { prefix: 'events', maxRangeDays: 10, concurrency: 2, queryTimeoutMs: 1000 });
-      await expect(source.count({ ownerId: '1', groupBy: [], metadataKeys: [], range: {} })).rejects.toBeInstanceOf(UnavailableError);
+      const source = new PlannedCountSource(client.db('nowhere'), {
+        prefix: 'events',
+        maxRangeDays: 10,
+        concurrency: 2,
+        queryTimeoutMs: 1000,
+      });
+      await expect(source.count({ ownerId: '1', groupBy: [], metadataKeys: [], range: {} })).rejects.toBeInstanceOf(
+        UnavailableError,
+      );
     } finally {
       await client.close();
     }
@@ -18,7 +25,13 @@ describe('PlannedCountSource', () => {
     const client = await MongoClient.connect(process.env.MONGO_URL!);
     try {
       const read: number[] = [];
-      const source = new PlannedCountSource(client.db(uniqueName('reports_empty')), { prefix: 'events', maxRangeDays: 10, concurrency: 2, queryTimeoutMs: 1000, onBuckets: (n) => read.push(n) });
+      const source = new PlannedCountSource(client.db(uniqueName('reports_empty')), {
+        prefix: 'events',
+        maxRangeDays: 10,
+        concurrency: 2,
+        queryTimeoutMs: 1000,
+        onBuckets: (n) => read.push(n),
+      });
       expect(await source.count({ ownerId: '1', groupBy: [], metadataKeys: [], range: {} })).toEqual([]);
       expect(read).toEqual([0]);
     } finally {

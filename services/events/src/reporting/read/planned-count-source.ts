@@ -44,7 +44,10 @@ const PLAN_ATTEMPTS = 3;
 export class PlannedCountSource implements CountSource {
   private readonly coverage?: RollupCoverage;
 
-  constructor(private readonly db: Db, private readonly opts: PlannedCountOptions) {
+  constructor(
+    private readonly db: Db,
+    private readonly opts: PlannedCountOptions,
+  ) {
     this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks) : undefined;
   }
 
@@ -52,7 +55,11 @@ export class PlannedCountSource implements CountSource {
     const budget = new ReportBudget(terms, { deadlineMs: this.deadlineMs, perQueryMs: this.opts.queryTimeoutMs });
     try {
       const existing = await this.listBuckets();
-      const spans = reportSpans(query, existing, { prefix: this.opts.prefix, maxRangeDays: this.opts.maxRangeDays, now: (this.opts.now ?? Date.now)() });
+      const spans = reportSpans(query, existing, {
+        prefix: this.opts.prefix,
+        maxRangeDays: this.opts.maxRangeDays,
+        now: (this.opts.now ?? Date.now)(),
+      });
       for (let attempt = 1; ; attempt++) {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
         const plan = await this.plan(spans, useRollups, budget);
@@ -78,32 +85,60 @@ export class PlannedCountSource implements CountSource {
   }
 
   /** Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops the other. */
-  private async read(query: ReportQuery, plan: ReportPlan, existing: readonly string[], budget: ReportBudget): Promise<GroupCount[]> {
+  private async read(
+    query: ReportQuery,
+    plan: ReportPlan,
+    existing: readonly string[],
+    budget: ReportBudget,
+  ): Promise<GroupCount[]> {
     const acc = new GroupAccumulator(budget.maxGroups, query.limit !== undefined, budget.maxGroupBytes);
     const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
     this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
     this.opts.onPlan?.(plan);
-    await Promise.all([this.readCells(query, plan, acc, budget), this.readRaw(query, reads, acc, budget)]).catch((err: unknown) => {
-      budget.stop(err);
-      throw err;
-    });
+    await Promise.all([this.readCells(query, plan, acc, budget), this.readRaw(query, reads, acc, budget)]).catch(
+      (err: unknown) => {
+        budget.stop(err);
+        throw err;
+      },
+    );
     return acc.groups();
   }
 
-  private async readCells(query: ReportQuery, plan: ReportPlan, acc: GroupAccumulator, budget: ReportBudget): Promise<void> {
+  private async readCells(
+    query: ReportQuery,
+    plan: ReportPlan,
+    acc: GroupAccumulator,
+    budget: ReportBudget,
+  ): Promise<void> {
     if (plan.rollup.length === 0 || !this.opts.rollups) return;
     const q = cellQueryOf(query);
     const timeOf = new Map(plan.rollup.map((s) => [s.g, s.time]));
-    const cursor = this.opts.rollups.cells.forReport(query.ownerId, [...timeOf.keys()], q.kind, q.names, q.storedKeys.length > 0, budget.remainingMs());
+    const cursor = this.opts.rollups.cells.forReport(
+      query.ownerId,
+      [...timeOf.keys()],
+      q.kind,
+      q.names,
+      q.storedKeys.length > 0,
+      budget.remainingMs(),
+    );
     await budget.stream(cursor, (doc) => {
       const time = timeOf.get(doc.g);
-      forEachGroup(doc, q, (name, contentId, url, value, latest) => acc.addParts(time, name, contentId, url, value, latest));
+      forEachGroup(doc, q, (name, contentId, url, value, latest) =>
+        acc.addParts(time, name, contentId, url, value, latest),
+      );
     });
   }
 
-  private async readRaw(query: ReportQuery, reads: readonly RawBucketRead[], acc: GroupAccumulator, budget: ReportBudget): Promise<void> {
+  private async readRaw(
+    query: ReportQuery,
+    reads: readonly RawBucketRead[],
+    acc: GroupAccumulator,
+    budget: ReportBudget,
+  ): Promise<void> {
     await mapLimit(reads, this.opts.concurrency, async (read) => {
-      const cursor = this.db.collection(read.bucket).aggregate(buildCountPipeline(query, read.created), { maxTimeMS: budget.remainingMs() });
+      const cursor = this.db
+        .collection(read.bucket)
+        .aggregate(buildCountPipeline(query, read.created), { maxTimeMS: budget.remainingMs() });
       await budget.stream(cursor, (row) => {
         const group = readCountRow(row, query);
         acc.add(read.time === undefined ? group : { ...group, time: read.time });

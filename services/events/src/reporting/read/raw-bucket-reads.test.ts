@@ -5,7 +5,11 @@ const existing = new Set(['events_20261001', 'events_20261002', 'events_20261003
 
 describe('rawBucketReads', () => {
   test('when a raw step spans midnights, then each existing day bucket is read with only the bounds it needs', () => {
-    const reads = rawBucketReads([{ from: T('2026-09-30T22:00:00Z'), to: T('2026-10-03T01:00:00Z') }], 'events', existing);
+    const reads = rawBucketReads(
+      [{ from: T('2026-09-30T22:00:00Z'), to: T('2026-10-03T01:00:00Z') }],
+      'events',
+      existing,
+    );
     expect(reads.map((r) => [r.bucket, r.created.map((c) => [c.gte?.toISOString(), c.lte?.toISOString()])])).toEqual([
       ['events_20261001', []],
       ['events_20261002', []],

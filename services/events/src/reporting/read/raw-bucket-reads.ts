@@ -16,16 +16,28 @@ export interface RawBucketRead {
  * same bucket and row time become one read (one `$or` of ranges), and buckets that do not
  * exist are never queried.
  */
-export function rawBucketReads(steps: readonly RawStep[], prefix: string, existing: ReadonlySet<string>): RawBucketRead[] {
+export function rawBucketReads(
+  steps: readonly RawStep[],
+  prefix: string,
+  existing: ReadonlySet<string>,
+): RawBucketRead[] {
   return runAtOnce(readSteps(steps, prefix, existing));
 }
 
 /** rawBucketReads, giving the event loop a turn every STEPS_PER_SLICE parts. */
-export function rawBucketReadsYielding(steps: readonly RawStep[], prefix: string, existing: ReadonlySet<string>): Promise<RawBucketRead[]> {
+export function rawBucketReadsYielding(
+  steps: readonly RawStep[],
+  prefix: string,
+  existing: ReadonlySet<string>,
+): Promise<RawBucketRead[]> {
   return runYielding(readSteps(steps, prefix, existing));
 }
 
-function* readSteps(steps: readonly RawStep[], prefix: string, existing: ReadonlySet<string>): SlicedWork<RawBucketRead[]> {
+function* readSteps(
+  steps: readonly RawStep[],
+  prefix: string,
+  existing: ReadonlySet<string>,
+): SlicedWork<RawBucketRead[]> {
   const reads = new Map<string, RawBucketRead & { whole: boolean }>();
   const names = new Map<number, string>();
   let parts = 0;
@@ -38,7 +50,12 @@ function* readSteps(steps: readonly RawStep[], prefix: string, existing: Readonl
       const from = Math.max(step.from, day);
       const to = Math.min(step.to, day + DAY_MS);
       const key = `${bucket}|${step.time ?? ''}`;
-      const read = reads.get(key) ?? { bucket, created: [], whole: false, ...(step.time === undefined ? {} : { time: step.time }) };
+      const read = reads.get(key) ?? {
+        bucket,
+        created: [],
+        whole: false,
+        ...(step.time === undefined ? {} : { time: step.time }),
+      };
       reads.set(key, read);
       if (from === day && to === day + DAY_MS) read.whole = true;
       else read.created.push({ gte: new Date(from), lte: new Date(to - 1) });

@@ -4,11 +4,18 @@ import { ReportAbortedError, ReportBudget } from './report-budget';
 const BOUNDS = { deadlineMs: 60_000, perQueryMs: 60_000 };
 
 /** A cursor that counts the reads it was asked for; each read stays pending until `finish`. */
-function pendingCursor(): { cursor: AsyncIterable<number>; reads: () => number; finish: () => void; closed: () => boolean } {
+function pendingCursor(): {
+  cursor: AsyncIterable<number>;
+  reads: () => number;
+  finish: () => void;
+  closed: () => boolean;
+} {
   let reads = 0;
   let closed = false;
   let finish!: () => void;
-  const pending = new Promise<IteratorResult<number>>((resolve) => (finish = () => resolve({ done: true, value: undefined })));
+  const pending = new Promise<IteratorResult<number>>(
+    (resolve) => (finish = () => resolve({ done: true, value: undefined })),
+  );
   const it: AsyncIterator<number> = {
     next: () => {
       reads++;
@@ -37,7 +44,10 @@ describe('ReportBudget.stream', () => {
   test('when the client leaves during a read, then stream stops at once but the work settles only when the read and the close have', async () => {
     const gone = new AbortController();
     const work = new InFlightWork();
-    const budget = new ReportBudget({ deadline: Date.now() + 60_000, signal: gone.signal, maxGroups: 10, work }, BOUNDS);
+    const budget = new ReportBudget(
+      { deadline: Date.now() + 60_000, signal: gone.signal, maxGroups: 10, work },
+      BOUNDS,
+    );
     const c = pendingCursor();
     const drained = budget.stream(c.cursor, () => undefined);
     gone.abort();

@@ -9,7 +9,9 @@ export class ReportAbortedError extends Error {
 }
 
 export function deadlineError(deadlineMs: number): UnavailableError {
-  return new UnavailableError(`the report took longer than its deadline (${deadlineMs} ms); narrow the time range or the filters`);
+  return new UnavailableError(
+    `the report took longer than its deadline (${deadlineMs} ms); narrow the time range or the filters`,
+  );
 }
 
 export interface BudgetBounds {
@@ -32,14 +34,20 @@ export class ReportBudget {
   private onAbort?: () => void;
   private reject!: (err: unknown) => void;
 
-  constructor(private readonly terms: BudgetTerms | undefined, private readonly bounds: BudgetBounds) {
+  constructor(
+    private readonly terms: BudgetTerms | undefined,
+    private readonly bounds: BudgetBounds,
+  ) {
     this.stopped = new Promise<never>((_, reject) => {
       this.reject = (err) => {
         this.stopReason ??= { err };
         reject(err);
       };
       if (!terms) return;
-      this.timer = setTimeout(() => this.reject(deadlineError(bounds.deadlineMs)), Math.max(0, terms.deadline - Date.now()));
+      this.timer = setTimeout(
+        () => this.reject(deadlineError(bounds.deadlineMs)),
+        Math.max(0, terms.deadline - Date.now()),
+      );
       this.onAbort = () => this.reject(new ReportAbortedError());
       // an abort before the budget existed fires no event: the report is stopped from the start
       if (terms.signal?.aborted) this.onAbort();

@@ -6,8 +6,16 @@ const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], range: 
 
 describe('toReportRows', () => {
   test('when nothing is grouped, then rows are {name, value} sorted by name', () => {
-    const groups: GroupCount[] = [{ name: 'view', value: 2 }, { name: 'click', value: 1 }, { name: 'Zed', value: 4 }];
-    expect(toReportRows(groups, base)).toEqual([{ name: 'Zed', value: 4 }, { name: 'click', value: 1 }, { name: 'view', value: 2 }]);
+    const groups: GroupCount[] = [
+      { name: 'view', value: 2 },
+      { name: 'click', value: 1 },
+      { name: 'Zed', value: 4 },
+    ];
+    expect(toReportRows(groups, base)).toEqual([
+      { name: 'Zed', value: 4 },
+      { name: 'click', value: 1 },
+      { name: 'view', value: 2 },
+    ]);
   });
 
   test('when grouped, then rows carry the group fields and sort by name then the fields in request order', () => {
@@ -28,7 +36,10 @@ describe('toReportRows', () => {
   });
 
   test('when metadata was requested, then each row has it under the caller keys, "" when unknown', () => {
-    const groups: GroupCount[] = [{ name: 'click', value: 1, latest: { created: new Date(0), id: 'x', metadata: ['v', ''] } }, { name: 'view', value: 1 }];
+    const groups: GroupCount[] = [
+      { name: 'click', value: 1, latest: { created: new Date(0), id: 'x', metadata: ['v', ''] } },
+      { name: 'view', value: 1 },
+    ];
     expect(toReportRows(groups, { ...base, metadataKeys: ['a.b', '__proto__'] })).toEqual([
       { name: 'click', value: 1, metadata: { 'a.b': 'v', ['__proto__']: '' } },
       { name: 'view', value: 1, metadata: { 'a.b': '', ['__proto__']: '' } },
@@ -46,7 +57,14 @@ describe('toReportRows: series and top-N', () => {
   const q: ReportQuery = { ...base, series, interval: 'day', timeZone: 'Europe/Berlin' };
 
   test('when a series is shaped, then each row has its time with the zone offset first and rows sort by time, then name', () => {
-    const rows = toReportRows([{ name: 'view', value: 1, time: t2 }, { name: 'click', value: 2, time: t2 }, { name: 'view', value: 3, time: t1 }], q);
+    const rows = toReportRows(
+      [
+        { name: 'view', value: 1, time: t2 },
+        { name: 'click', value: 2, time: t2 },
+        { name: 'view', value: 3, time: t1 },
+      ],
+      q,
+    );
     expect(rows).toEqual([
       { time: '2026-10-25T00:00:00+02:00', name: 'view', value: 3 },
       { time: '2026-10-26T00:00:00+01:00', name: 'click', value: 2 },
@@ -56,7 +74,12 @@ describe('toReportRows: series and top-N', () => {
   });
 
   test('when fill_zeros is asked, then every group seen and every requested name has a row in every bucket', () => {
-    const rows = toReportRows([{ name: 'view', value: 3, time: t1 }], { ...q, fillZeros: true, names: ['view', 'share'], metadataKeys: ['k'] });
+    const rows = toReportRows([{ name: 'view', value: 3, time: t1 }], {
+      ...q,
+      fillZeros: true,
+      names: ['view', 'share'],
+      metadataKeys: ['k'],
+    });
     expect(rows.map((r) => [r.time!.slice(0, 10), r.name, r.value, r.metadata])).toEqual([
       ['2026-10-25', 'share', 0, { k: '' }],
       ['2026-10-25', 'view', 3, { k: '' }],
@@ -66,7 +89,16 @@ describe('toReportRows: series and top-N', () => {
   });
 
   test('when filling zeros would pass the cap, then it is refused before anything is filled', () => {
-    expect(() => toReportRows([{ name: 'a', value: 1, time: t1 }, { name: 'b', value: 1, time: t1 }], { ...q, fillZeros: true }, 3)).toThrow(/more than 3 groups/);
+    expect(() =>
+      toReportRows(
+        [
+          { name: 'a', value: 1, time: t1 },
+          { name: 'b', value: 1, time: t1 },
+        ],
+        { ...q, fillZeros: true },
+        3,
+      ),
+    ).toThrow(/more than 3 groups/);
   });
 
   test('when limit is given, then the top groups by their total over all times are kept, ranked by value, ties by name', () => {
@@ -77,13 +109,21 @@ describe('toReportRows: series and top-N', () => {
       { name: 'a', url: 'z', value: 2, time: t2 },
       { name: 'a', url: 'w', value: 4, time: t2 },
     ];
-    const rows = toReportRows(groups, { ...q, groupBy: ['url'], limit: 2, orderBy: { field: 'value', direction: 'desc' } });
+    const rows = toReportRows(groups, {
+      ...q,
+      groupBy: ['url'],
+      limit: 2,
+      orderBy: { field: 'value', direction: 'desc' },
+    });
     expect(rows.map((r) => [r.time!.slice(0, 10), r.url, r.value])).toEqual([
       ['2026-10-25', 'x', 1],
       ['2026-10-26', 'x', 5],
       ['2026-10-26', 'w', 4],
     ]);
-    const plain = toReportRows(groups.slice(1).map(({ time: _t, ...g }) => g), { ...base, groupBy: ['url'], limit: 3, orderBy: { field: 'name', direction: 'desc' } });
+    const plain = toReportRows(
+      groups.slice(1).map(({ time: _t, ...g }) => g),
+      { ...base, groupBy: ['url'], limit: 3, orderBy: { field: 'name', direction: 'desc' } },
+    );
     expect(plain.map((r) => r.url)).toEqual(['z', 'y', 'x']);
   });
 });

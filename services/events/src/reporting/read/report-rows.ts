@@ -21,12 +21,16 @@ export interface ReportRow {
  */
 export function toReportRows(groups: readonly GroupCount[], query: ReportQuery, maxRows = Infinity): ReportRow[] {
   const rank = query.orderBy ? rankGroups(groups, query) : undefined;
-  let kept = query.limit !== undefined && rank ? groups.filter((g) => rank.get(identity(g))! < query.limit!) : [...groups];
+  let kept =
+    query.limit !== undefined && rank ? groups.filter((g) => rank.get(identity(g))! < query.limit!) : [...groups];
   if (query.series && query.fillZeros) kept = fillZeros(kept, query, maxRows);
   if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
   const byFields = fieldOrder(query);
   const sorted = rank
-    ? kept.map((g) => ({ g, r: rank.get(identity(g))! })).sort((a, b) => (a.g.time ?? 0) - (b.g.time ?? 0) || a.r - b.r).map((x) => x.g)
+    ? kept
+        .map((g) => ({ g, r: rank.get(identity(g))! }))
+        .sort((a, b) => (a.g.time ?? 0) - (b.g.time ?? 0) || a.r - b.r)
+        .map((x) => x.g)
     : kept.sort((a, b) => (a.time ?? 0) - (b.time ?? 0) || byFields(a, b));
   return sorted.map((group) => toRow(group, query));
 }
@@ -35,7 +39,9 @@ export function toReportRows(groups: readonly GroupCount[], query: ReportQuery, 
 function fieldOrder(query: ReportQuery): (a: GroupCount, b: GroupCount) => number {
   const [first, second] = query.groupBy;
   return (a, b) =>
-    compare(a.name, b.name) || (first ? compare(a[first] ?? '', b[first] ?? '') : 0) || (second ? compare(a[second] ?? '', b[second] ?? '') : 0);
+    compare(a.name, b.name) ||
+    (first ? compare(a[first] ?? '', b[first] ?? '') : 0) ||
+    (second ? compare(a[second] ?? '', b[second] ?? '') : 0);
 }
 
 function toRow(group: GroupCount, query: ReportQuery): ReportRow {
@@ -69,7 +75,9 @@ function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<stri
   const { field, direction } = query.orderBy!;
   const sign = direction === 'asc' ? 1 : -1;
   const byFields = fieldOrder(query);
-  const ordered = [...totals.entries()].sort(([, a], [, b]) => (field === 'value' ? sign * (a.value - b.value) || byFields(a, b) : sign * byFields(a, b)));
+  const ordered = [...totals.entries()].sort(([, a], [, b]) =>
+    field === 'value' ? sign * (a.value - b.value) || byFields(a, b) : sign * byFields(a, b),
+  );
   return new Map(ordered.map(([key], i) => [key, i]));
 }
 

@@ -29,7 +29,13 @@ describe('parseReportRequest', () => {
 
   test('when filters are strings, then they become lists of one; lists are kept without duplicates', () => {
     const q = parseReportRequest(
-      { owner_id: '42', url: 'https://a.example/', content_id: ['c1', 'c2', 'c1'], name: 'click', device_type: ['mobile', 'tablet'] },
+      {
+        owner_id: '42',
+        url: 'https://a.example/',
+        content_id: ['c1', 'c2', 'c1'],
+        name: 'click',
+        device_type: ['mobile', 'tablet'],
+      },
       limits,
     );
     expect(q.urls).toEqual(['https://a.example/']);
@@ -40,25 +46,41 @@ describe('parseReportRequest', () => {
 
   test('when metadata and group_by are comma lists or arrays, then both give the same lists', () => {
     const a = parseReportRequest({ owner_id: '1', metadata: 'campaign, variant', group_by: 'url,content_id' }, limits);
-    const b = parseReportRequest({ owner_id: '1', metadata: ['campaign', 'variant'], group_by: ['url', 'content_id'] }, limits);
+    const b = parseReportRequest(
+      { owner_id: '1', metadata: ['campaign', 'variant'], group_by: ['url', 'content_id'] },
+      limits,
+    );
     expect(a).toEqual(b);
     expect(a.metadataKeys).toEqual(['campaign', 'variant']);
     expect(a.groupBy).toEqual(['url', 'content_id']);
-    expect(parseReportRequest({ owner_id: '1', metadata: '', group_by: '' }, limits)).toMatchObject({ metadataKeys: [], groupBy: [] });
+    expect(parseReportRequest({ owner_id: '1', metadata: '', group_by: '' }, limits)).toMatchObject({
+      metadataKeys: [],
+      groupBy: [],
+    });
   });
 
   test('when metadata keys hold dots, a leading $ or %, then they are accepted (the store escapes them)', () => {
-    expect(parseReportRequest({ owner_id: '1', metadata: ['a.b', '$x', '50%'] }, limits).metadataKeys).toEqual(['a.b', '$x', '50%']);
+    expect(parseReportRequest({ owner_id: '1', metadata: ['a.b', '$x', '50%'] }, limits).metadataKeys).toEqual([
+      'a.b',
+      '$x',
+      '50%',
+    ]);
   });
 
   test('when dates are given, then gte is the first and lte the last millisecond they denote', () => {
-    const q = parseReportRequest({ owner_id: '1', created__gte: '2026-11-01 00:00:00', created__lte: '2026-11-20 12:00:00' }, limits);
+    const q = parseReportRequest(
+      { owner_id: '1', created__gte: '2026-11-01 00:00:00', created__lte: '2026-11-20 12:00:00' },
+      limits,
+    );
     expect(q.range.from?.toISOString()).toBe('2026-11-01T00:00:00.000Z');
     expect(q.range.to?.toISOString()).toBe('2026-11-20T12:00:00.999Z');
   });
 
   test('when gte and lte name the same second, then the range is that second', () => {
-    const q = parseReportRequest({ owner_id: '1', created__gte: '2026-11-20 12:00:00', created__lte: '2026-11-20 12:00:00' }, limits);
+    const q = parseReportRequest(
+      { owner_id: '1', created__gte: '2026-11-20 12:00:00', created__lte: '2026-11-20 12:00:00' },
+      limits,
+    );
     expect(q.range.to!.getTime() - q.range.from!.getTime()).toBe(999);
   });
 
@@ -88,8 +110,16 @@ describe('parseReportRequest', () => {
     ['created__gte not a date', { owner_id: '1', created__gte: 'yesterday' }, 'created__gte'],
     ['created__lte impossible date', { owner_id: '1', created__lte: '2026-02-30 00:00:00' }, 'created__lte'],
     ['created__gte a number', { owner_id: '1', created__gte: 1700000000 }, 'created__gte'],
-    ['gte after lte', { owner_id: '1', created__gte: '2026-11-20 12:00:01', created__lte: '2026-11-20 12:00:00' }, 'created__lte'],
-    ['range too long', { owner_id: '1', created__gte: '2026-01-01 00:00:00', created__lte: '2026-02-01 00:00:00' }, 'created__gte'],
+    [
+      'gte after lte',
+      { owner_id: '1', created__gte: '2026-11-20 12:00:01', created__lte: '2026-11-20 12:00:00' },
+      'created__lte',
+    ],
+    [
+      'range too long',
+      { owner_id: '1', created__gte: '2026-01-01 00:00:00', created__lte: '2026-02-01 00:00:00' },
+      'created__gte',
+    ],
     ['unknown field', { owner_id: '1', since: '2026-01-01' }, 'since'],
     ['operator field', { owner_id: '1', $where: '1' }, '$where'],
     ['__proto__ field', JSON.parse('{"owner_id":"1","__proto__":{"x":1}}'), '__proto__'],
@@ -103,6 +133,11 @@ describe('parseReportRequest', () => {
   });
 
   test('when the range touches exactly the maximum days, then it is allowed', () => {
-    expect(() => parseReportRequest({ owner_id: '1', created__gte: '2026-01-01 00:00:00', created__lte: '2026-01-31 23:59:59' }, limits)).not.toThrow();
+    expect(() =>
+      parseReportRequest(
+        { owner_id: '1', created__gte: '2026-01-01 00:00:00', created__lte: '2026-01-31 23:59:59' },
+        limits,
+      ),
+    ).not.toThrow();
   });
 });

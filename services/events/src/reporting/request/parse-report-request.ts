@@ -26,19 +26,31 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
   const from = input.created__gte && zonedStart(input.created__gte, zone);
   const to = input.created__lte && zonedEnd(input.created__lte, zone);
   if (from && to) {
-    if (from > to) throw new ValidationError('invalid body', [{ field: 'created__lte', message: 'must not be before created__gte' }]);
+    if (from > to)
+      throw new ValidationError('invalid body', [
+        { field: 'created__lte', message: 'must not be before created__gte' },
+      ]);
     checkRangeCap(from.getTime(), to.getTime(), limits.maxRangeDays, 'created__gte');
   }
   let series: ReportQuery['series'];
   if (input.interval) {
     if (!from || !to) {
-      throw new ValidationError('invalid body', [{ field: from ? 'created__lte' : 'created__gte', message: 'is required with interval' }]);
+      throw new ValidationError('invalid body', [
+        { field: from ? 'created__lte' : 'created__gte', message: 'is required with interval' },
+      ]);
     }
     const max = limits.maxBuckets ?? DEFAULT_MAX_BUCKETS;
     series = timeBuckets(input.interval, zone, from.getTime(), to.getTime(), max);
-    if (!series) throw new ValidationError('invalid body', [{ field: 'interval', message: `the range has more than ${max} ${input.interval} buckets; use a longer interval or a shorter range` }]);
+    if (!series)
+      throw new ValidationError('invalid body', [
+        {
+          field: 'interval',
+          message: `the range has more than ${max} ${input.interval} buckets; use a longer interval or a shorter range`,
+        },
+      ]);
   }
-  if (input.fill_zeros && !input.interval) throw new ValidationError('invalid body', [{ field: 'fill_zeros', message: 'needs interval' }]);
+  if (input.fill_zeros && !input.interval)
+    throw new ValidationError('invalid body', [{ field: 'fill_zeros', message: 'needs interval' }]);
   const orderField = input.order_by ?? (input.limit !== undefined || input.order ? 'value' : undefined);
   return {
     ownerId: input.owner_id,
@@ -52,7 +64,9 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
     ...(input.interval ? { interval: input.interval, series, fillZeros: input.fill_zeros ?? false } : {}),
     ...(input.timezone ? { timeZone: zone } : {}),
     ...(input.limit !== undefined ? { limit: input.limit } : {}),
-    ...(orderField ? { orderBy: { field: orderField, direction: input.order ?? (orderField === 'value' ? 'desc' : 'asc') } } : {}),
+    ...(orderField
+      ? { orderBy: { field: orderField, direction: input.order ?? (orderField === 'value' ? 'desc' : 'asc') } }
+      : {}),
   };
 }
 

@@ -16,15 +16,30 @@ function errorsOf(body: unknown): Array<{ field: string; message: string }> {
 
 describe('parseReportRequest: series, time zones, top-N', () => {
   test('when date-only bounds come with a time zone, then they cover those days in that zone; date-times stay UTC', () => {
-    const q = parseReportRequest({ owner_id: '1', created__gte: '2026-10-01', created__lte: '2026-10-31', timezone: 'Asia/Kolkata' }, limits);
+    const q = parseReportRequest(
+      { owner_id: '1', created__gte: '2026-10-01', created__lte: '2026-10-31', timezone: 'Asia/Kolkata' },
+      limits,
+    );
     expect(iso(q.range.from)).toBe('2026-09-30T18:30:00.000Z');
     expect(iso(q.range.to)).toBe('2026-10-31T18:29:59.999Z');
-    const t = parseReportRequest({ owner_id: '1', created__gte: '2026-10-01 00:00:00', timezone: 'Asia/Kolkata' }, limits);
+    const t = parseReportRequest(
+      { owner_id: '1', created__gte: '2026-10-01 00:00:00', timezone: 'Asia/Kolkata' },
+      limits,
+    );
     expect(iso(t.range.from)).toBe('2026-10-01T00:00:00.000Z');
   });
 
   test('when an interval is asked, then the row times are the zone buckets clipped to the range', () => {
-    const q = parseReportRequest({ owner_id: '1', created__gte: '2026-10-24', created__lte: '2026-10-26', interval: 'day', timezone: 'Europe/Berlin' }, limits);
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        created__gte: '2026-10-24',
+        created__lte: '2026-10-26',
+        interval: 'day',
+        timezone: 'Europe/Berlin',
+      },
+      limits,
+    );
     expect(q.series!.map((b) => [iso(new Date(b.time)), (b.end - b.start) / 3_600_000])).toEqual([
       ['2026-10-23T22:00:00.000Z', 24],
       ['2026-10-24T22:00:00.000Z', 25],
@@ -34,9 +49,18 @@ describe('parseReportRequest: series, time zones, top-N', () => {
   });
 
   test('when limit is given alone, then the order is value descending; order_by name is ascending unless told', () => {
-    expect(parseReportRequest({ owner_id: '1', limit: 5 }, limits).orderBy).toEqual({ field: 'value', direction: 'desc' });
-    expect(parseReportRequest({ owner_id: '1', order_by: 'name' }, limits).orderBy).toEqual({ field: 'name', direction: 'asc' });
-    expect(parseReportRequest({ owner_id: '1', order: 'asc' }, limits).orderBy).toEqual({ field: 'value', direction: 'asc' });
+    expect(parseReportRequest({ owner_id: '1', limit: 5 }, limits).orderBy).toEqual({
+      field: 'value',
+      direction: 'desc',
+    });
+    expect(parseReportRequest({ owner_id: '1', order_by: 'name' }, limits).orderBy).toEqual({
+      field: 'name',
+      direction: 'asc',
+    });
+    expect(parseReportRequest({ owner_id: '1', order: 'asc' }, limits).orderBy).toEqual({
+      field: 'value',
+      direction: 'asc',
+    });
   });
 
   test.each([
@@ -61,14 +85,26 @@ describe('parseReportRequest: series, time zones, top-N', () => {
     [{ order_by: { $natural: 1 } }, 'order_by'],
     [{ order: 'up' }, 'order'],
   ])('when %j is sent, then it is a 400 naming %s', (extra, field) => {
-    expect(errorsOf({ owner_id: '1', created__gte: '2026-10-01', created__lte: '2026-10-02', ...extra }).map((e) => e.field)).toContain(field);
+    expect(
+      errorsOf({ owner_id: '1', created__gte: '2026-10-01', created__lte: '2026-10-02', ...extra }).map((e) => e.field),
+    ).toContain(field);
   });
 
   test('when an interval lacks a bound, has more buckets than allowed, or fill_zeros lacks an interval, then the 400 says so', () => {
-    expect(errorsOf({ owner_id: '1', created__gte: '2026-10-01', interval: 'day' })).toEqual([{ field: 'created__lte', message: 'is required with interval' }]);
+    expect(errorsOf({ owner_id: '1', created__gte: '2026-10-01', interval: 'day' })).toEqual([
+      { field: 'created__lte', message: 'is required with interval' },
+    ]);
     expect(errorsOf({ owner_id: '1', created__lte: '2026-10-01', interval: 'day' })[0]!.field).toBe('created__gte');
-    const tooMany = errorsOf({ owner_id: '1', created__gte: '2026-01-01', created__lte: '2026-03-01', interval: 'hour' });
-    expect(tooMany[0]).toEqual({ field: 'interval', message: 'the range has more than 1000 hour buckets; use a longer interval or a shorter range' });
+    const tooMany = errorsOf({
+      owner_id: '1',
+      created__gte: '2026-01-01',
+      created__lte: '2026-03-01',
+      interval: 'hour',
+    });
+    expect(tooMany[0]).toEqual({
+      field: 'interval',
+      message: 'the range has more than 1000 hour buckets; use a longer interval or a shorter range',
+    });
     expect(errorsOf({ owner_id: '1', fill_zeros: true })).toEqual([{ field: 'fill_zeros', message: 'needs interval' }]);
   });
 });

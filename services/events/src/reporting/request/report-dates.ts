@@ -15,8 +15,7 @@ export interface ReportDate {
   date?: { year: number; month: number; day: number };
 }
 
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 export function parseReportDate(text: string): ReportDate | undefined {
   const m = DATE_TIME.exec(text);
@@ -28,7 +27,8 @@ export function parseReportDate(text: string): ReportDate | undefined {
   const dayStart = Date.UTC(year, month - 1, day);
   // Date.UTC rolls 2026-02-30 over into March: only dates that map back are real calendar dates
   const check = new Date(dayStart);
-  if (year < 1970 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return undefined;
+  if (year < 1970 || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+    return undefined;
   if (h === undefined) return { start: check, end: new Date(dayStart + DAY_MS - 1), date: { year, month, day } };
 
   const hour = Number(h);

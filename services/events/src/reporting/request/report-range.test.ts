@@ -8,18 +8,44 @@ const D = (s: string) => new Date(s);
 const DAY = 86_400_000;
 const stored = { oldest: T('2026-01-01T00:00:00Z'), newest: T('2026-11-23T00:00:00Z') };
 const now = T('2026-11-23T10:00:00Z');
-const clamp = (range: { from?: Date; to?: Date }, maxRangeDays = 400, s: typeof stored | undefined = stored) => clampReportRange(range, s, { maxRangeDays, now });
-const iso = (r: { from: number; to: number } | undefined) => r && [new Date(r.from).toISOString(), new Date(r.to).toISOString()];
+const clamp = (range: { from?: Date; to?: Date }, maxRangeDays = 400, s: typeof stored | undefined = stored) =>
+  clampReportRange(range, s, { maxRangeDays, now });
+const iso = (r: { from: number; to: number } | undefined) =>
+  r && [new Date(r.from).toISOString(), new Date(r.to).toISOString()];
 
 describe('clampReportRange', () => {
   test.each([
     ['no bound', {}, ['2026-01-01T00:00:00.000Z', '2026-11-23T11:00:00.000Z']],
-    ['only created__lte far in the future', { to: D('2250-01-01T23:59:59.999Z') }, ['2026-01-01T00:00:00.000Z', '2026-11-23T11:00:00.000Z']],
-    ['only created__lte in the year 275760', { to: new Date(8.64e15) }, ['2026-01-01T00:00:00.000Z', '2026-11-23T11:00:00.000Z']],
-    ['only created__lte inside the data', { to: D('2026-06-01T12:00:00.000Z') }, ['2026-01-01T00:00:00.000Z', '2026-06-01T12:00:00.000Z']],
-    ['only created__gte in 1970', { from: D('1970-01-01T00:00:00Z') }, ['2026-01-01T00:00:00.000Z', '2026-11-23T11:00:00.000Z']],
-    ['only created__gte inside the data', { from: D('2026-11-01T06:00:00Z') }, ['2026-11-01T06:00:00.000Z', '2026-11-23T11:00:00.000Z']],
-    ['both bounds, before any data', { from: D('2020-01-01T00:00:00Z'), to: D('2020-01-02T00:00:00Z') }, ['2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z']],
+    [
+      'only created__lte far in the future',
+      { to: D('2250-01-01T23:59:59.999Z') },
+      ['2026-01-01T00:00:00.000Z', '2026-11-23T11:00:00.000Z'],
+    ],
+    [
+      'only created__lte in the year 275760',
+      { to: new Date(8.64e15) },
+      ['2026-01-01T00:00:00.000Z', '2026-11-23T11:00:00.000Z'],
+    ],
+    [
+      'only created__lte inside the data',
+      { to: D('2026-06-01T12:00:00.000Z') },
+      ['2026-01-01T00:00:00.000Z', '2026-06-01T12:00:00.000Z'],
+    ],
+    [
+      'only created__gte in 1970',
+      { from: D('1970-01-01T00:00:00Z') },
+      ['2026-01-01T00:00:00.000Z', '2026-11-23T11:00:00.000Z'],
+    ],
+    [
+      'only created__gte inside the data',
+      { from: D('2026-11-01T06:00:00Z') },
+      ['2026-11-01T06:00:00.000Z', '2026-11-23T11:00:00.000Z'],
+    ],
+    [
+      'both bounds, before any data',
+      { from: D('2020-01-01T00:00:00Z'), to: D('2020-01-02T00:00:00Z') },
+      ['2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z'],
+    ],
   ])('when the range has %s, then it is clamped to the stored days and now plus the skew', (_, range, expected) => {
     expect(iso(clamp(range))).toEqual(expected);
     expect(FUTURE_SKEW_MS).toBe(3_600_000);
@@ -27,7 +53,10 @@ describe('clampReportRange', () => {
 
   test('when an open range finds more days than the cap and created__gte is absent, then the newest days up to the cap are read', () => {
     expect(iso(clamp({}, 10))).toEqual(['2026-11-14T00:00:00.000Z', '2026-11-23T11:00:00.000Z']);
-    expect(iso(clamp({ to: D('2026-06-01T12:00:00Z') }, 10))).toEqual(['2026-05-23T00:00:00.000Z', '2026-06-01T12:00:00.000Z']);
+    expect(iso(clamp({ to: D('2026-06-01T12:00:00Z') }, 10))).toEqual([
+      '2026-05-23T00:00:00.000Z',
+      '2026-06-01T12:00:00.000Z',
+    ]);
   });
 
   test('when created__gte reaches further back than the cap allows, then it is a 400 naming created__lte, with the clamped days', () => {
@@ -36,7 +65,12 @@ describe('clampReportRange', () => {
     try {
       call();
     } catch (err) {
-      expect((err as ValidationError).details).toEqual([{ field: 'created__lte', message: 'the range up to the newest stored events (2026-11-23) touches 327 days; at most 10 are allowed' }]);
+      expect((err as ValidationError).details).toEqual([
+        {
+          field: 'created__lte',
+          message: 'the range up to the newest stored events (2026-11-23) touches 327 days; at most 10 are allowed',
+        },
+      ]);
     }
   });
 
@@ -48,8 +82,12 @@ describe('clampReportRange', () => {
   });
 
   test('when the newest bucket lies in the future, then the open upper bound stops at now plus the skew', () => {
-    expect(iso(clamp({}, 400, { oldest: stored.oldest, newest: T('2250-01-01T00:00:00Z') }))?.[1]).toBe('2026-11-23T11:00:00.000Z');
-    expect(iso(clamp({}, 400, { oldest: stored.oldest, newest: stored.newest - 2 * DAY }))?.[1]).toBe('2026-11-21T23:59:59.999Z');
+    expect(iso(clamp({}, 400, { oldest: stored.oldest, newest: T('2250-01-01T00:00:00Z') }))?.[1]).toBe(
+      '2026-11-23T11:00:00.000Z',
+    );
+    expect(iso(clamp({}, 400, { oldest: stored.oldest, newest: stored.newest - 2 * DAY }))?.[1]).toBe(
+      '2026-11-21T23:59:59.999Z',
+    );
   });
 });
 

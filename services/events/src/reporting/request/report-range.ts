@@ -20,7 +20,9 @@ export type RangeField = 'created__gte' | 'created__lte';
 export function checkRangeCap(from: number, to: number, maxRangeDays: number, field: RangeField, detail = ''): void {
   const days = utcDayIndex(new Date(to)) - utcDayIndex(new Date(from)) + 1;
   if (days > maxRangeDays) {
-    throw new ValidationError('invalid body', [{ field, message: `the range${detail} touches ${days} days; at most ${maxRangeDays} are allowed` }]);
+    throw new ValidationError('invalid body', [
+      { field, message: `the range${detail} touches ${days} days; at most ${maxRangeDays} are allowed` },
+    ]);
   }
 }
 
@@ -37,7 +39,11 @@ export interface ClampOptions {
  * was not given, to the newest maxRangeDays days up to the upper bound. Then the range cap
  * applies as for a closed range: a given created__gte too far back is a 400 naming created__lte.
  */
-export function clampReportRange(range: TimeRange, stored: StoredDays | undefined, opts: ClampOptions): { from: number; to: number } | undefined {
+export function clampReportRange(
+  range: TimeRange,
+  stored: StoredDays | undefined,
+  opts: ClampOptions,
+): { from: number; to: number } | undefined {
   const givenFrom = range.from?.getTime();
   const givenTo = range.to?.getTime();
   if (givenFrom !== undefined && givenTo !== undefined) return { from: givenFrom, to: givenTo };

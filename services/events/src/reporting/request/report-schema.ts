@@ -35,7 +35,10 @@ const oneOrMany = (item: Joi.StringSchema) => Joi.array().items(item).single().m
 
 const reportDate = Joi.string()
   .max(40)
-  .custom((value: string, helpers) => parseReportDate(value) ?? helpers.message({ custom: 'must be a date YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601' }));
+  .custom(
+    (value: string, helpers) =>
+      parseReportDate(value) ?? helpers.message({ custom: 'must be a date YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601' }),
+  );
 
 const metadataKey = Joi.string()
   .min(1)
@@ -56,13 +59,20 @@ export const reportBodySchema = Joi.object<ReportBody>({
   name: oneOrMany(Joi.string().min(1).max(EVENT_LIMITS.nameMax)),
   device_type: oneOrMany(Joi.string().valid('desktop', 'tablet', 'mobile')),
   metadata: Joi.array().items(metadataKey).max(EVENT_LIMITS.metadataKeys).unique(),
-  group_by: Joi.array().items(Joi.string().valid(...GROUP_FIELDS)).max(GROUP_FIELDS.length).unique(),
+  group_by: Joi.array()
+    .items(Joi.string().valid(...GROUP_FIELDS))
+    .max(GROUP_FIELDS.length)
+    .unique(),
   created__gte: reportDate,
   created__lte: reportDate,
   interval: Joi.string().valid(...INTERVALS),
   timezone: Joi.string()
     .max(64)
-    .custom((value: string, helpers) => (isTimeZone(value) ? value : helpers.message({ custom: 'must be an IANA time zone name, e.g. Europe/Berlin or Asia/Kolkata' }))),
+    .custom((value: string, helpers) =>
+      isTimeZone(value)
+        ? value
+        : helpers.message({ custom: 'must be an IANA time zone name, e.g. Europe/Berlin or Asia/Kolkata' }),
+    ),
   // strict: "true" or 1 are not booleans in a JSON body
   fill_zeros: Joi.boolean().strict(),
   limit: Joi.number().integer().strict().min(1).max(MAX_LIMIT),

@@ -16,19 +16,26 @@ const CHANGES: Array<[string, string]> = [
 ];
 
 function ours(zone: string, from: number, to: number) {
-  return timeBuckets('hour', zone, from, to - 1, 1000)!.map((b) => ({ label: formatZoned(zone, b.time), start: b.start, end: b.end }));
+  return timeBuckets('hour', zone, from, to - 1, 1000)!.map((b) => ({
+    label: formatZoned(zone, b.time),
+    start: b.start,
+    end: b.end,
+  }));
 }
 
 describe('hour series across DST changes', () => {
-  test.each(CHANGES)('when %s is bucketed by hour around its change at %s, then the buckets equal the minute-by-minute reference', (zone, change) => {
-    const from = at(change) - 5 * H;
-    const to = at(change) + 5 * H;
-    const mine = ours(zone, from, to);
-    const reference = referenceHourBuckets(zone, from, to);
-    // the first bucket starts before the window: its label is its true start, the reference's the window's first minute
-    expect(mine[0]!.end).toBe(reference[0]!.end);
-    expect(mine.slice(1)).toEqual(reference.slice(1));
-  });
+  test.each(CHANGES)(
+    'when %s is bucketed by hour around its change at %s, then the buckets equal the minute-by-minute reference',
+    (zone, change) => {
+      const from = at(change) - 5 * H;
+      const to = at(change) + 5 * H;
+      const mine = ours(zone, from, to);
+      const reference = referenceHourBuckets(zone, from, to);
+      // the first bucket starts before the window: its label is its true start, the reference's the window's first minute
+      expect(mine[0]!.end).toBe(reference[0]!.end);
+      expect(mine.slice(1)).toEqual(reference.slice(1));
+    },
+  );
 
   test('when a week-long window holds a change days after its start, then every bucket still equals the reference', () => {
     const from = at('2026-09-30T13:30:00Z');
@@ -56,19 +63,40 @@ describe('hour series across DST changes', () => {
     ]);
   });
 
-  test.each([['2026-04-04T15:00:00Z'], ['2026-10-03T15:30:00Z']])('when events lie around the Lord Howe change at %s, then each is counted in the bucket the reference puts it in', (change) => {
-    const zone = 'Australia/Lord_Howe';
-    const c = at(change);
-    const instants = [c - 90 * 60_000, c - 31 * 60_000, c - 30 * 60_000, c - 1, c, c + 1, c + 29 * 60_000, c + 30 * 60_000, c + 59 * 60_000, c + 61 * 60_000];
-    const from = c - 3 * H;
-    const to = c + 3 * H;
-    const reference = countByBucket(referenceHourBuckets(zone, from, to), instants);
-    expect(countByBucket(ours(zone, from, to), instants)).toEqual(reference);
-    expect(Object.values(reference).reduce((a, b) => a + b, 0)).toBe(instants.length);
-  });
+  test.each([['2026-04-04T15:00:00Z'], ['2026-10-03T15:30:00Z']])(
+    'when events lie around the Lord Howe change at %s, then each is counted in the bucket the reference puts it in',
+    (change) => {
+      const zone = 'Australia/Lord_Howe';
+      const c = at(change);
+      const instants = [
+        c - 90 * 60_000,
+        c - 31 * 60_000,
+        c - 30 * 60_000,
+        c - 1,
+        c,
+        c + 1,
+        c + 29 * 60_000,
+        c + 30 * 60_000,
+        c + 59 * 60_000,
+        c + 61 * 60_000,
+      ];
+      const from = c - 3 * H;
+      const to = c + 3 * H;
+      const reference = countByBucket(referenceHourBuckets(zone, from, to), instants);
+      expect(countByBucket(ours(zone, from, to), instants)).toEqual(reference);
+      expect(Object.values(reference).reduce((a, b) => a + b, 0)).toBe(instants.length);
+    },
+  );
 
   test('when 10,000 hour buckets are computed in a DST zone, then it takes a few ms of CPU, not one Intl call per hour', () => {
-    const run = () => timeBuckets('hour', 'Australia/Lord_Howe', at('2026-01-01T00:00:00Z'), at('2026-01-01T00:00:00Z') + 9_998 * H, 10_000);
+    const run = () =>
+      timeBuckets(
+        'hour',
+        'Australia/Lord_Howe',
+        at('2026-01-01T00:00:00Z'),
+        at('2026-01-01T00:00:00Z') + 9_998 * H,
+        10_000,
+      );
     run();
     const before = process.cpuUsage();
     expect(run()).toHaveLength(10_000);

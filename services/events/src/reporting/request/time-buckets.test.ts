@@ -23,7 +23,9 @@ describe('time zones', () => {
     // New York 2026-11-01 01:30 happens twice: first at 05:30Z (EDT)
     expect(iso(zonedInstant('America/New_York', 2026, 11, 1, 1, 30))).toBe('2026-11-01T05:30:00.000Z');
     // Santiago skips midnight on 2026-09-06: the day starts at 01:00 local
-    expect(formatZoned('America/Santiago', zonedInstant('America/Santiago', 2026, 9, 6))).toBe('2026-09-06T01:00:00-03:00');
+    expect(formatZoned('America/Santiago', zonedInstant('America/Santiago', 2026, 9, 6))).toBe(
+      '2026-09-06T01:00:00-03:00',
+    );
   });
 
   test('when an instant is formatted in a zone, then it is ISO 8601 with that zone offset', () => {
@@ -33,12 +35,17 @@ describe('time zones', () => {
     expect(formatZoned('America/St_Johns', at('2026-01-15T03:30:00Z'))).toBe('2026-01-15T00:00:00-03:30');
   });
 
-  test.each([['UTC', true], ['Asia/Kolkata', true], ['America/Argentina/Buenos_Aires', true], ['Mars/Olympus', false], ['+05:30', false], ['', false], ['../etc', false]])(
-    'when %j is checked, then it is a time zone: %s',
-    (zone, ok) => {
-      expect(isTimeZone(zone)).toBe(ok);
-    },
-  );
+  test.each([
+    ['UTC', true],
+    ['Asia/Kolkata', true],
+    ['America/Argentina/Buenos_Aires', true],
+    ['Mars/Olympus', false],
+    ['+05:30', false],
+    ['', false],
+    ['../etc', false],
+  ])('when %j is checked, then it is a time zone: %s', (zone, ok) => {
+    expect(isTimeZone(zone)).toBe(ok);
+  });
 });
 
 describe('time buckets', () => {
@@ -51,7 +58,12 @@ describe('time buckets', () => {
 
   test('when Kolkata is bucketed by hour, then buckets start at :30 UTC', () => {
     const b = timeBuckets('hour', 'Asia/Kolkata', at('2026-10-15T00:00:00Z'), at('2026-10-15T02:59:59.999Z'), 100)!;
-    expect(b.map((x) => iso(x.time))).toEqual(['2026-10-14T23:30:00.000Z', '2026-10-15T00:30:00.000Z', '2026-10-15T01:30:00.000Z', '2026-10-15T02:30:00.000Z']);
+    expect(b.map((x) => iso(x.time))).toEqual([
+      '2026-10-14T23:30:00.000Z',
+      '2026-10-15T00:30:00.000Z',
+      '2026-10-15T01:30:00.000Z',
+      '2026-10-15T02:30:00.000Z',
+    ]);
     expect(iso(b[0]!.start)).toBe('2026-10-15T00:00:00.000Z');
     expect(iso(b[3]!.end)).toBe('2026-10-15T03:00:00.000Z');
   });
@@ -71,7 +83,11 @@ describe('time buckets', () => {
     expect(formatZoned('Europe/Berlin', weeks[0]!.time)).toBe('2026-09-28T00:00:00+02:00');
     expect(formatZoned('Europe/Berlin', weeks[4]!.time)).toBe('2026-10-26T00:00:00+01:00');
     const months = timeBuckets('month', 'Asia/Kolkata', at('2026-01-15T00:00:00Z'), at('2026-03-15T00:00:00Z'), 100)!;
-    expect(months.map((m) => formatZoned('Asia/Kolkata', m.time))).toEqual(['2026-01-01T00:00:00+05:30', '2026-02-01T00:00:00+05:30', '2026-03-01T00:00:00+05:30']);
+    expect(months.map((m) => formatZoned('Asia/Kolkata', m.time))).toEqual([
+      '2026-01-01T00:00:00+05:30',
+      '2026-02-01T00:00:00+05:30',
+      '2026-03-01T00:00:00+05:30',
+    ]);
   });
 
   test('when buckets are contiguous, then each ends where the next starts and the range is covered exactly', () => {

@@ -71,10 +71,16 @@ function floorMod(n: number, m: number): number {
  * The buckets of [from, to] (inclusive ms) in the zone, or undefined when there would be more
  * than maxBuckets of them (the caller answers 400).
  */
-export function timeBuckets(interval: Interval, zone: string, from: number, to: number, maxBuckets: number): TimeBucket[] | undefined {
+export function timeBuckets(
+  interval: Interval,
+  zone: string,
+  from: number,
+  to: number,
+  maxBuckets: number,
+): TimeBucket[] | undefined {
   if (interval === 'hour') return hourBuckets(zone, from, to, maxBuckets);
   const out: TimeBucket[] = [];
-  for (let start = intervalStart(interval, zone, from); start <= to; ) {
+  for (let start = intervalStart(interval, zone, from); start <= to;) {
     const end = nextIntervalStart(interval, zone, start);
     if (out.length >= maxBuckets) return undefined;
     out.push({ time: start, start: Math.max(start, from), end: Math.min(end, to + 1) });
@@ -100,7 +106,8 @@ function hourBuckets(zone: string, from: number, to: number, maxBuckets: number)
   let steadyUntil = start;
   while (start <= to) {
     if (out.length >= maxBuckets) return undefined;
-    if (steadyUntil <= start) steadyUntil = offsetMs(zone, start + STEADY_PROBE_MS) === offset ? start + STEADY_PROBE_MS : start;
+    if (steadyUntil <= start)
+      steadyUntil = offsetMs(zone, start + STEADY_PROBE_MS) === offset ? start + STEADY_PROBE_MS : start;
     let end = start - floorMod(start + offset, HOUR_MS) + HOUR_MS;
     if (end > steadyUntil) end = nextHourStart(zone, start);
     out.push({ time: start, start: Math.max(start, from), end: Math.min(end, to + 1) });

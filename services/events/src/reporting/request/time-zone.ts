@@ -39,8 +39,16 @@ export interface WallTime {
 
 export function wallTime(zone: string, at: number): WallTime {
   const parts: Record<string, number> = {};
-  for (const p of formatter(zone).formatToParts(new Date(at))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+  for (const p of formatter(zone).formatToParts(new Date(at)))
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return {
+    year: parts.year!,
+    month: parts.month!,
+    day: parts.day!,
+    hour: parts.hour! % 24,
+    minute: parts.minute!,
+    second: parts.second!,
+  };
 }
 
 /** The zone's offset from UTC at an instant, in ms (east positive; whole seconds). */
@@ -54,7 +62,9 @@ export function offsetMs(zone: string, at: number): number {
 export function zonedInstant(zone: string, year: number, month: number, day: number, hour = 0, minute = 0): number {
   const wall = Date.UTC(year, month - 1, day, hour, minute);
   // offsets on either side of any transition near this wall time (transitions are months apart)
-  const candidates = [...new Set([offsetMs(zone, wall - DAY_MS), offsetMs(zone, wall + DAY_MS), offsetMs(zone, wall)])].map((o) => wall - o);
+  const candidates = [
+    ...new Set([offsetMs(zone, wall - DAY_MS), offsetMs(zone, wall + DAY_MS), offsetMs(zone, wall)]),
+  ].map((o) => wall - o);
   const valid = candidates.filter((t) => t + offsetMs(zone, t) === wall);
   // a repeated hour: its first occurrence; a skipped one (DST gap): shifted forward by the gap, as
   // Temporal's "compatible" (a skipped local midnight becomes the instant the clocks jumped)

@@ -6,7 +6,12 @@ import type { Latest } from './latest-aggregate';
 /** Sample states of each registered aggregate, the empty state among them. */
 const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
   counts: [0, 1, 7, 1_000_000],
-  latest: [null, [1, '0190-a', { k: 'x' }], [1, '0190-b', {}], [5, '0190-a', { k: 'y' }]] satisfies Array<Latest | null>,
+  latest: [
+    null,
+    [1, '0190-a', { k: 'x' }],
+    [1, '0190-b', {}],
+    [5, '0190-a', { k: 'y' }],
+  ] satisfies Array<Latest | null>,
 };
 
 /** Raw events of one cell and device, created out of order, two of the same millisecond. */
@@ -22,9 +27,12 @@ const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number
   counts: (events) => events.length,
   latest: (events) => {
     let newest: RawEvent | undefined;
-    for (const e of events) if (!newest || isLaterEvent(e.created.getTime(), e._id, newest.created.getTime(), newest._id)) newest = e;
+    for (const e of events)
+      if (!newest || isLaterEvent(e.created.getTime(), e._id, newest.created.getTime(), newest._id)) newest = e;
     if (!newest) return null;
-    const strings = Object.fromEntries(Object.entries(newest.metadata ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    const strings = Object.fromEntries(
+      Object.entries(newest.metadata ?? {}).filter(([, v]) => typeof v === 'string'),
+    ) as Record<string, string>;
     return [newest.created.getTime(), newest._id, strings];
   },
 };
@@ -39,7 +47,8 @@ describe.each(Object.keys(CELL_AGGREGATES) as Array<keyof CellValue>)('the %s ag
   });
 
   test('when raw events are split in two and the parts merged, then the state is that of all of them', () => {
-    for (let cut = 0; cut <= EVENTS.length; cut++) expect(aggregate.merge(addAll(EVENTS.slice(0, cut)), addAll(EVENTS.slice(cut)))).toEqual(addAll(EVENTS));
+    for (let cut = 0; cut <= EVENTS.length; cut++)
+      expect(aggregate.merge(addAll(EVENTS.slice(0, cut)), addAll(EVENTS.slice(cut)))).toEqual(addAll(EVENTS));
   });
 
   test('when states are encoded to JSON text and decoded, then they are unchanged; a cell stored before the aggregate existed decodes as empty', () => {
@@ -60,9 +69,11 @@ describe.each(Object.keys(CELL_AGGREGATES) as Array<keyof CellValue>)('the %s ag
   });
 
   test('when three states are merged in either grouping, then the result is the same', () => {
-    for (const a of samples) for (const b of samples) for (const c of samples) {
-      expect(aggregate.merge(aggregate.merge(a, b), c)).toEqual(aggregate.merge(a, aggregate.merge(b, c)));
-    }
+    for (const a of samples)
+      for (const b of samples)
+        for (const c of samples) {
+          expect(aggregate.merge(aggregate.merge(a, b), c)).toEqual(aggregate.merge(a, aggregate.merge(b, c)));
+        }
   });
 });
 

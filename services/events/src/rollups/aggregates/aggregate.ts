@@ -56,7 +56,11 @@ export interface RawEvent {
 export type PerDevice<S> = [S, S, S];
 
 /** The state of the selected devices together (`devices` indexes into DEVICE_ORDER). */
-export function foldDevices<S>(aggregate: Aggregate<S, unknown>, states: Readonly<PerDevice<S>>, devices: readonly number[]): S {
+export function foldDevices<S>(
+  aggregate: Aggregate<S, unknown>,
+  states: Readonly<PerDevice<S>>,
+  devices: readonly number[],
+): S {
   let state = aggregate.empty();
   for (const d of devices) state = aggregate.merge(state, states[d]!);
   return state;

@@ -80,9 +80,15 @@ export function encodeSide(value: CellValue): string | undefined {
  * A stored entry's states, set on `into` (no object of its own per entry): `entry` of the
  * document's `e`, `side` its item in `l` (undefined when absent). `keyCount` keys lead the entry.
  */
-export function decodeCellValue<T extends object>(entry: readonly unknown[], keyCount: number, side: unknown, into: T): T & CellValue {
+export function decodeCellValue<T extends object>(
+  entry: readonly unknown[],
+  keyCount: number,
+  side: unknown,
+  into: T,
+): T & CellValue {
   const value = into as Record<string, unknown>;
-  for (let i = 0; i < ENTRY_FIELDS.length; i++) value[ENTRY_FIELDS[i]!] = any(ENTRY_FIELDS[i]!).decode(entry[keyCount + i]);
+  for (let i = 0; i < ENTRY_FIELDS.length; i++)
+    value[ENTRY_FIELDS[i]!] = any(ENTRY_FIELDS[i]!).decode(entry[keyCount + i]);
   if (SIDE_FIELD !== undefined) value[SIDE_FIELD] = any(SIDE_FIELD).decode(side);
   return into as T & CellValue;
 }

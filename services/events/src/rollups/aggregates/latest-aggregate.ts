@@ -29,7 +29,9 @@ export const latestAggregate: Aggregate<Latest | null, LatestEvent | undefined> 
     return {
       created: new Date(state[0]),
       id: state[1],
-      metadata: metadataKeys.map((key) => (Object.hasOwn(metadata, key) && typeof metadata[key] === 'string' ? metadata[key] : '')),
+      metadata: metadataKeys.map((key) =>
+        Object.hasOwn(metadata, key) && typeof metadata[key] === 'string' ? metadata[key] : '',
+      ),
     };
   },
   answerField: 'latest',

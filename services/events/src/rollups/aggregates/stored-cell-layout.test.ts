@@ -8,7 +8,14 @@ import { decodeCellValue } from './cell-aggregates';
  * fine entries `[content_id, url, counts]`, coarse `[name, counts]`, the latest events in `l`.
  * Cells already stored must stay readable, and new ones must be written alike.
  */
-const CELL: FineCell = { owner: '1', name: 'click', contentId: 'c1', url: 'https://x/a', counts: [2, 0, 1], latest: [[5, 'id-5', { k: 'v' }], null, [7, 'id-7', {}]] };
+const CELL: FineCell = {
+  owner: '1',
+  name: 'click',
+  contentId: 'c1',
+  url: 'https://x/a',
+  counts: [2, 0, 1],
+  latest: [[5, 'id-5', { k: 'v' }], null, [7, 'id-7', {}]],
+};
 const FINE_E = '[["c1","https://x/a",[2,0,1]]]';
 const COARSE_E = '[["click",[2,0,1]]]';
 const L = '[[[5,"id-5",{"k":"v"}],null,[7,"id-7",{}]]]';
@@ -39,7 +46,7 @@ describe('the stored cell', () => {
 });
 
 describe('the hour pipeline', () => {
-  test('when built, then its $group holds every aggregate\'s accumulator under the stored field names', () => {
+  test("when built, then its $group holds every aggregate's accumulator under the stored field names", () => {
     const [, group] = buildHourPipeline(new Date(0), new Date(3_600_000));
     expect(group).toEqual({
       $group: {
@@ -51,12 +58,25 @@ describe('the hour pipeline', () => {
   });
 
   test('when a row is read, then its states sit under its device and the cell table merges it like a cell', () => {
-    const row = { _id: { o: '1', h: 3, n: 'click', c: 'c1', u: 'https://x/a', d: 'mobile' }, v: 4, l: { c: new Date(9), i: 'id-9', m: { k: 'v', n: 1 } } };
+    const row = {
+      _id: { o: '1', h: 3, n: 'click', c: 'c1', u: 'https://x/a', d: 'mobile' },
+      v: 4,
+      l: { c: new Date(9), i: 'id-9', m: { k: 'v', n: 1 } },
+    };
     const read = readHourRow(row);
-    expect(read).toEqual({ owner: '1', hour: 3, name: 'click', contentId: 'c1', url: 'https://x/a', value: { counts: [0, 0, 4], latest: [null, null, [9, 'id-9', { k: 'v' }]] } });
+    expect(read).toEqual({
+      owner: '1',
+      hour: 3,
+      name: 'click',
+      contentId: 'c1',
+      url: 'https://x/a',
+      value: { counts: [0, 0, 4], latest: [null, null, [9, 'id-9', { k: 'v' }]] },
+    });
     const table = new CellTable();
     table.addDeviceRow(read);
     table.add(CELL);
-    expect(table.byOwner().get('1')).toEqual([{ ...CELL, counts: [2, 0, 5], latest: [[5, 'id-5', { k: 'v' }], null, [9, 'id-9', { k: 'v' }]] }]);
+    expect(table.byOwner().get('1')).toEqual([
+      { ...CELL, counts: [2, 0, 5], latest: [[5, 'id-5', { k: 'v' }], null, [9, 'id-9', { k: 'v' }]] },
+    ]);
   });
 });
