@@ -87,7 +87,9 @@ function schemaProblems(validator, file) {
 }
 
 function configLoaders() {
-  run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b', ...Object.values(SERVICES).map((s) => s.dir)], {
+  // the services' config loaders, and the testkit for the pinned nats-server (natsProblems)
+  const projects = [...Object.values(SERVICES).map((s) => s.dir), 'packages/testkit'];
+  run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b', ...projects], {
     cwd: ROOT,
     stdio: 'inherit',
   });

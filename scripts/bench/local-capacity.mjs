@@ -8,7 +8,6 @@
 // over HTTP through the built reporting feature (median of 3 runs after one warm-up). It prints a
 // table and stops at the first step whose report takes more than 1 s. Its data lives in a temporary
 // directory, deleted at the end; it never touches `.local/`.
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,17 +15,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWNERS, eventBatches } from './report-data.mjs';
+import { postJson as post, startReportingApp } from './reporting-app.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
 const dist = (p) => require(path.join(root, 'services/events/dist', p));
 const testkit = require(path.join(root, 'packages/testkit/dist'));
 const platform = require(path.join(root, 'packages/platform/dist'));
-const { loadEventsConfig } = dist('config');
-const { createReportingFeature } = dist('reporting/reporting-feature');
 const { bucketName } = dist('storage/bucket-naming');
 const { BUCKET_INDEXES } = dist('storage/bucket-indexes');
-const express = require(require.resolve('express', { paths: [path.join(root, 'services/events')] }));
 
 const STEPS = (process.env.LOCAL_CAPACITY_STEPS ?? '25000,50000,100000,200000,400000').split(',').map(Number);
 const HEAP = process.env.MONGO_STAND_IN_HEAP ?? '1g';
@@ -61,44 +58,9 @@ async function fill(db, from, total) {
   for (const docs of batches) await bucket.insertMany(docs, { ordered: false });
 }
 
-async function startApp(db, mongoUrl) {
-  const config = loadEventsConfig({
-    NODE_ENV: 'production',
-    MONGO_URL: mongoUrl,
-    ADMIN_TOKEN,
-    REPORT_RATE_LIMIT_PER_MINUTE: '1000000',
-    LOG_LEVEL: 'error',
-  });
-  const feature = await createReportingFeature({
-    db,
-    logger,
-    metrics: platform.createRegistry('bench-local-capacity'),
-    config,
-  });
-  const app = express();
-  app.use(platform.requestContext(logger));
-  app.use(...feature.routers);
-  app.use(platform.notFoundHandler);
-  app.use(platform.errorMiddleware(logger));
-  const server = http.createServer(app);
-  const port = await platform.listen(server, 0, '127.0.0.1');
-  return { server, base: `http://127.0.0.1:${port}` };
-}
-
-async function post(url, body, headers = {}) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 /** Median of 3 timed reports on today (after one warm-up), in ms; a failed report (e.g. its time budget) counts as over the limit. */
 async function timeTodayReport(db, mongoUrl) {
-  const app = await startApp(db, mongoUrl);
+  const app = await startReportingApp({ db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-local-capacity' });
   try {
     const key = await post(
       `${app.base}/admin/v1/api-keys`,

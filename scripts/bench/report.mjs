@@ -12,28 +12,25 @@
 // BENCH_COMPARE_DIST=<another checkout's services/events/dist> serves that build's reporting
 // feature on the same data too, run by run alternating with this one, and prints both side by side
 // (the before/after of a change to the read side, in one run).
-import http from 'node:http';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWNERS, eventBatches } from './report-data.mjs';
+import { postJson as post, reportingBuild, startReportingApp } from './reporting-app.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
 const dist = (p) => require(path.join(root, 'services/events/dist', p));
 const testkit = require(path.join(root, 'packages/testkit/dist'));
 const platform = require(path.join(root, 'packages/platform/dist'));
-const { loadEventsConfig } = dist('config');
-const { createReportingFeature } = dist('reporting/reporting-feature');
 const { BucketWriter } = dist('consumer/bucket-writer');
 const { RollupMarks } = dist('rollups/rollup-marks');
 const { HeldMarks } = dist('rollups/held-marks');
 const { bucketName } = dist('storage/bucket-naming');
 const { CellStore } = dist('rollups/cell-store');
 const { RollupBuilder } = dist('rollups/rollup-builder');
-const express = require(require.resolve('express', { paths: [path.join(root, 'services/events')] }));
 
 const SIZES = (process.env.BENCH_SIZES ?? process.env.BENCH_EVENTS ?? '1000000,5000000').split(',').map(Number);
 const DAYS = Number(process.env.BENCH_DAYS ?? 30);
@@ -41,13 +38,7 @@ const URLS = Number(process.env.BENCH_URLS ?? 2000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
 const WRITERS = Number(process.env.BENCH_WRITERS ?? 2);
-const COMPARE = process.env.BENCH_COMPARE_DIST
-  ? {
-      loadEventsConfig: require(path.resolve(process.env.BENCH_COMPARE_DIST, 'config')).loadEventsConfig,
-      createReportingFeature: require(path.resolve(process.env.BENCH_COMPARE_DIST, 'reporting/reporting-feature'))
-        .createReportingFeature,
-    }
-  : undefined;
+const COMPARE = process.env.BENCH_COMPARE_DIST ? reportingBuild(process.env.BENCH_COMPARE_DIST) : undefined;
 const DAY_MS = 86_400_000;
 // recent days (the builder never rebuilds days past raw retention): the 30 days ending 3 days ago
 const FIRST_DAY = Math.floor(Date.now() / DAY_MS) * DAY_MS - (DAYS + 3) * DAY_MS;
@@ -117,41 +108,6 @@ async function catchUp(db, marks) {
   return { seconds: (Date.now() - started) / 1000, cellDocs };
 }
 
-async function startApp(db, mongoUrl, from = { loadEventsConfig, createReportingFeature }) {
-  const config = from.loadEventsConfig({
-    NODE_ENV: 'production',
-    MONGO_URL: mongoUrl,
-    ADMIN_TOKEN,
-    REPORT_RATE_LIMIT_PER_MINUTE: '1000000',
-    LOG_LEVEL: 'error',
-  });
-  const feature = await from.createReportingFeature({
-    db,
-    logger,
-    metrics: platform.createRegistry('bench-report'),
-    config,
-  });
-  const app = express();
-  app.use(platform.requestContext(logger));
-  app.use(...feature.routers);
-  app.use(platform.notFoundHandler);
-  app.use(platform.errorMiddleware(logger));
-  const server = http.createServer(app);
-  const port = await platform.listen(server, 0, '127.0.0.1');
-  return { server, base: `http://127.0.0.1:${port}` };
-}
-
-async function post(url, body, headers = {}) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)];
 
@@ -190,7 +146,7 @@ async function measure(size, mongoUrl) {
   try {
     const { expected, seconds: loadSeconds, marks } = await load(handle.db, size);
     const { seconds: catchUpSeconds, cellDocs } = await catchUp(handle.db, marks);
-    app = await startApp(handle.db, mongoUrl);
+    app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
     const key = await post(
       `${app.base}/admin/v1/api-keys`,
       { owner_ids: [OWNERS[0]] },
@@ -199,7 +155,15 @@ async function measure(size, mongoUrl) {
     const report = (body, base = app.base) =>
       post(`${base}/api/v1/events/?api_key=${key.api_key}`, { owner_id: OWNERS[0], ...body });
     // the other build reads the same cells and the same api key collection
-    if (COMPARE) other = await startApp(handle.db, mongoUrl, COMPARE);
+    if (COMPARE)
+      other = await startReportingApp({
+        db: handle.db,
+        mongoUrl,
+        adminToken: ADMIN_TOKEN,
+        logger,
+        name: 'bench-report-compared',
+        build: COMPARE,
+      });
     const list = scenarios();
 
     // correctness first: the month report of OWNERS[0] counts exactly its non-bot events

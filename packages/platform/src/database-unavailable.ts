@@ -5,7 +5,7 @@ import { MongoError, MongoNetworkError, MongoOperationTimeoutError, MongoServerS
  * wrong": no primary to write to, a node stepping down or shutting down, a time limit reached.
  * A retry later can succeed, so the caller gets a 503 with Retry-After instead of a 500.
  */
-const UNAVAILABLE_CODES = new Set([
+export const DATABASE_UNAVAILABLE_CODES: ReadonlySet<number> = new Set([
   6, // HostUnreachable
   7, // HostNotFound
   50, // MaxTimeMSExpired
@@ -48,7 +48,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof MongoError)) return false;
   if (UNAVAILABLE_NAMES.has(err.name)) return true;
   if (err.hasErrorLabel(RETRYABLE_LABEL)) return true;
-  return codesOf(err).some((code) => UNAVAILABLE_CODES.has(code));
+  return codesOf(err).some((code) => DATABASE_UNAVAILABLE_CODES.has(code));
 }
 
 /** The error's own code and a write concern error's (reported inside a write result). */

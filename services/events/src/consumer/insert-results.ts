@@ -1,4 +1,4 @@
-import { DUPLICATE_KEY, OUT_OF_DISK_SPACE, isStoreFullError } from '@cm/platform';
+import { DATABASE_UNAVAILABLE_CODES, DUPLICATE_KEY, OUT_OF_DISK_SPACE, isStoreFullError } from '@cm/platform';
 
 /** What became of one document of an unordered insertMany. */
 export type InsertResult =
@@ -29,24 +29,11 @@ interface BulkErrorLike {
  * an election; they pass, so the document is retried without limit like a failed write.
  */
 const TRANSIENT_CODES = new Set([
-  6, // HostUnreachable
-  7, // HostNotFound
+  ...DATABASE_UNAVAILABLE_CODES,
   24, // LockTimeout
   46, // LockBusy
-  50, // MaxTimeMSExpired
-  64, // WriteConcernFailed
-  89, // NetworkTimeout
-  91, // ShutdownInProgress
   112, // WriteConflict
-  189, // PrimarySteppedDown
   202, // NetworkInterfaceExceededTimeLimit
-  262, // ExceededTimeLimit
-  9001, // SocketException
-  10107, // NotWritablePrimary
-  11600, // InterruptedAtShutdown
-  11602, // InterruptedDueToReplStateChange
-  13435, // NotPrimaryNoSecondaryOk
-  13436, // NotPrimaryOrSecondary
   OUT_OF_DISK_SPACE,
 ]);
 

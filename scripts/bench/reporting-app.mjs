@@ -1,0 +1,51 @@
+// The built reporting feature served on loopback the way the events service mounts it, for the
+// benches that time reports over HTTP (bench:report, bench:local-capacity).
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+const platform = require(path.join(root, 'packages/platform/dist'));
+const express = require(require.resolve('express', { paths: [path.join(root, 'services/events')] }));
+
+/** The reporting feature of a built `services/events/dist` (this checkout's unless `distDir` names another). */
+export function reportingBuild(distDir = path.join(root, 'services/events/dist')) {
+  return {
+    loadEventsConfig: require(path.resolve(distDir, 'config')).loadEventsConfig,
+    createReportingFeature: require(path.resolve(distDir, 'reporting/reporting-feature')).createReportingFeature,
+  };
+}
+
+/** Serves `build`'s reporting feature over `db` on a free loopback port; `{server, base}`. */
+export async function startReportingApp({ db, mongoUrl, adminToken, logger, name, build = reportingBuild() }) {
+  const config = build.loadEventsConfig({
+    NODE_ENV: 'production',
+    MONGO_URL: mongoUrl,
+    ADMIN_TOKEN: adminToken,
+    REPORT_RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'error',
+  });
+  const feature = await build.createReportingFeature({ db, logger, metrics: platform.createRegistry(name), config });
+  const app = express();
+  app.use(platform.requestContext(logger));
+  app.use(...feature.routers);
+  app.use(platform.notFoundHandler);
+  app.use(platform.errorMiddleware(logger));
+  const server = http.createServer(app);
+  const port = await platform.listen(server, 0, '127.0.0.1');
+  return { server, base: `http://127.0.0.1:${port}` };
+}
+
+/** POSTs JSON and returns the parsed answer; any status of 300 or more throws. */
+export async function postJson(url, body, headers = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
