@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { StorageType, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ensureNatsServer } from './nats-server-binary';
 import { freePort, waitForPort } from './ports';
@@ -32,7 +32,7 @@ export interface NatsCluster {
   currentReplicas(stream: string): Promise<string[]>;
   /** A durable consumer's progress: delivered, acknowledged, pending and its cluster state. */
   consumerState(stream: string, durable: string): Promise<Record<string, unknown>>;
-  /** Resolves once JetStream answers API requests (a meta leader is elected). */
+  /** Resolves once JetStream can place a stream on every node (a meta leader elected, every peer joined). */
   waitForJetStream(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -135,7 +135,17 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         try {
-          await (await jetstreamManager(await adminConnection(), { timeout: 2000 })).getAccountInfo();
+          // a meta leader answers account info before every peer has joined it: placing (then
+          // dropping) a stream on every node is what says a replicated stream can be created now
+          const jsm = await jetstreamManager(await adminConnection(), { timeout: 2000 });
+          const probe = `READY_PROBE_${process.pid}`;
+          await jsm.streams.add({
+            name: probe,
+            subjects: [`${probe.toLowerCase()}.>`],
+            num_replicas: nodes.length,
+            storage: StorageType.Memory,
+          });
+          await jsm.streams.delete(probe);
           return;
         } catch (err) {
           if (Date.now() > deadline) throw new Error(`JetStream not available after ${timeoutMs} ms: ${String(err)}`);
