@@ -1,5 +1,13 @@
 import { BSON } from 'mongodb';
-import { copyCellValue, encodeEntry, encodeSide, mergeCellValue, type CellValue } from './aggregates/cell-aggregates';
+import { SIDE_FIELDS, type SideField } from './aggregates/aggregate';
+import {
+  copyCellValue,
+  encodeEntry,
+  encodeSides,
+  mergeCellValue,
+  type CellValue,
+  type Sides,
+} from './aggregates/cell-aggregates';
 import type { FineCell } from './cell-table';
 import { MAX_PAGE_BYTES, PageBytes } from './page-bytes';
 
@@ -42,6 +50,12 @@ export interface CellDocument {
    * leave it on the server (projection).
    */
   l: string;
+  /**
+   * The distinct-visitor sketches of the entries as JSON text, `u[i]` for `e[i]`, per device
+   * (docs/sketch-format.md): read only by reports that ask for uniques. Absent on cells written
+   * before visitors were recorded (empty sketches).
+   */
+  u?: string;
   /** Directory only: coarse pages in all, and the fine pages per name (or the number of list documents holding them). */
   cp?: number;
   fp?: Array<[name: string, pages: number]>;
@@ -94,8 +108,8 @@ export function packCells(
   limits: PackLimits = DEFAULT_PACK_LIMITS,
 ): CellDocument[] {
   const maxBytes = Math.min(limits.maxBytes, MAX_PAGE_BYTES);
-  const full = (page: PageBytes, e: string, l?: string) =>
-    page.count >= limits.maxEntries || (page.count > 0 && page.sizeWith(e, l) > maxBytes);
+  const full = (page: PageBytes, e: string, sides?: Sides<string>) =>
+    page.count >= limits.maxEntries || (page.count > 0 && page.sizeWith(e, sides) > maxBytes);
   const docs: CellDocument[] = [];
   const pagesOf = new Map<string, number>();
   const coarse = new Map<string, Coarse>();
@@ -125,12 +139,12 @@ export function packCells(
       page = new PageBytes(fineHeader(name, pageNo));
     }
     const e = encodeEntry([cell.contentId, cell.url], cell);
-    const l = encodeSide(cell);
-    if (full(page, e, l)) {
+    const sides = encodeSides(cell);
+    if (full(page, e, sides)) {
       flush();
       page = new PageBytes(fineHeader(name, pageNo));
     }
-    page.add(e, l);
+    page.add(e, sides);
     addCoarse(coarse, cell);
   }
   flush();
@@ -154,10 +168,10 @@ export function packCells(
   const coarsePages = [new PageBytes(dirHeader)];
   for (const entry of coarse.values()) {
     const e = encodeEntry([entry.name], entry);
-    const l = encodeSide(entry);
+    const sides = encodeSides(entry);
     let last = coarsePages[coarsePages.length - 1]!;
-    if (full(last, e, l)) coarsePages.push((last = new PageBytes(coarseHeader(coarsePages.length))));
-    last.add(e, l);
+    if (full(last, e, sides)) coarsePages.push((last = new PageBytes(coarseHeader(coarsePages.length))));
+    last.add(e, sides);
   }
   // the directory comes last: whoever finds it finds every page it lists
   coarsePages.slice(1).forEach((page, i) => docs.push({ ...coarseHeader(i + 1), ...page.text() }));
@@ -176,4 +190,21 @@ function addCoarse(coarse: Map<string, Coarse>, cell: FineCell): void {
     return;
   }
   mergeCellValue(seen, cell);
+}
+
+/** A stored page's side fields, parsed (a field left on the server by the projection, or never written: absent). */
+export function parseSides(doc: Partial<Record<SideField, string>>): Sides<unknown[]> {
+  const sides: Sides<unknown[]> = {};
+  for (const field of SIDE_FIELDS) {
+    const text = doc[field];
+    if (text !== undefined) sides[field] = JSON.parse(text) as unknown[];
+  }
+  return sides;
+}
+
+/** Entry `i`'s item of each parsed side field. */
+export function itemsAt(sides: Sides<unknown[]>, i: number): Sides<unknown> {
+  const items: Sides<unknown> = {};
+  for (const field of SIDE_FIELDS) if (sides[field]) items[field] = sides[field][i];
+  return items;
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { SIDE_FIELDS, type SideField } from './aggregates/aggregate';
 import { coarsePageIds, fineListIds, fineListOf, finePageIds, cellId, type CellDocument } from './cell-document';
 import { CellManifests, GenerationGoneError, type ManifestDocument, type ManifestLimits } from './cell-manifests';
 
@@ -68,17 +69,18 @@ export class CellStore {
    * One owner's cells of these generations for a report: the directories (which are the first
    * coarse pages), then the further coarse or the fine pages they list (fine: only the names
    * asked for; an owner with very many names has them in list documents, read first). Latest
-   * events only when the report wants metadata.
+   * events only when the report wants metadata, visitor sketches only when it asks for uniques.
    */
   async *forReport(
     owner: string,
     gens: readonly string[],
     kind: 'c' | 'f',
     names: ReadonlySet<string> | undefined,
-    withLatest: boolean,
+    sides: readonly SideField[],
     maxTimeMS: number,
   ): AsyncGenerator<CellDocument> {
-    const projection = withLatest ? {} : { l: 0 };
+    // side fields the report does not ask for stay on the server
+    const projection = Object.fromEntries(SIDE_FIELDS.filter((f) => !sides.includes(f)).map((f) => [f, 0]));
     const find = (ids: string[]) => this.collection.find({ _id: { $in: ids } }, { projection, maxTimeMS }).toArray();
     const more: string[] = [];
     const lists: string[] = [];

@@ -1,11 +1,12 @@
 import type { Document } from 'mongodb';
-import { cellValueOfRow, hourGroupFields, type CellValue } from './aggregates/cell-aggregates';
+import { cellValueOfRow, hourGroupFields, hourGroupKeys, type CellValue } from './aggregates/cell-aggregates';
 import { deviceIndex } from './cell-table';
 
 /**
  * One pass over a day bucket for the hours being built: every non-bot event of [from, to) grouped
- * by owner, hour, name, content_id, url and device, with the accumulators of every cell
- * aggregate (`group()` of each, in registry order).
+ * by owner, hour, name, content_id, url and device (and what an aggregate adds to the key: the
+ * visitor, for distinct counts), with the accumulators of every cell aggregate (`group()` of
+ * each, in registry order).
  * `$hour` instead of `$dateTrunc` (not in the portable subset); buckets are UTC days, so the hour
  * of the day is enough.
  */
@@ -14,7 +15,15 @@ export function buildHourPipeline(from: Date, to: Date): Document[] {
     { $match: { created: { $gte: from, $lt: to }, bot: { $ne: true } } },
     {
       $group: {
-        _id: { o: '$owner_id', h: { $hour: '$created' }, n: '$name', c: '$content_id', u: '$url', d: '$device_type' },
+        _id: {
+          o: '$owner_id',
+          h: { $hour: '$created' },
+          n: '$name',
+          c: '$content_id',
+          u: '$url',
+          d: '$device_type',
+          ...hourGroupKeys(),
+        },
         ...hourGroupFields(),
       },
     },

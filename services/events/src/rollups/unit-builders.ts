@@ -1,7 +1,15 @@
 import type { Db } from 'mongodb';
 import { bucketName } from '../storage/bucket-naming';
 import { decodeCellValue } from './aggregates/cell-aggregates';
-import { FINE_KEYS, packCells, type CellDocument, type FineEntry, type PackLimits } from './cell-document';
+import {
+  FINE_KEYS,
+  itemsAt,
+  packCells,
+  parseSides,
+  type CellDocument,
+  type FineEntry,
+  type PackLimits,
+} from './cell-document';
 import { CellTable } from './cell-table';
 import { GenerationGoneError, type CellStore } from './cell-store';
 import { buildHourPipeline, readHourRow } from './hour-pipeline';
@@ -129,10 +137,10 @@ export class UnitBuilders {
           flush();
           owner = doc.o;
         }
-        const side = JSON.parse(doc.l) as unknown[];
+        const sides = parseSides(doc);
         (JSON.parse(doc.e) as FineEntry[]).forEach((entry, i) => {
           table.add(
-            decodeCellValue(entry, FINE_KEYS, side[i], {
+            decodeCellValue(entry, FINE_KEYS, itemsAt(sides, i), {
               owner: doc.o,
               name: doc.n ?? '',
               contentId: entry[0],

@@ -2,17 +2,19 @@ import type { CellDocument } from '../../rollups/cell-document';
 import { packCells } from '../../rollups/cell-document';
 import type { Latest } from '../../rollups/aggregates/latest-aggregate';
 import { CellTable, type FineCell } from '../../rollups/cell-table';
+import { emptySketch } from '../../sketches/distinct-sketch';
 import type { ReportQuery } from '../request/report-query';
 import { cellQueryOf, groupsOfCells } from './cell-reader';
 
+const NO_VISITORS: FineCell['uniques'] = [emptySketch(), emptySketch(), emptySketch()];
 const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
 const cell = (
   name: string,
   url: string,
   counts: [number, number, number],
   latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest });
-const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], range: {} };
+): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS });
+const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} };
 
 describe('groupsOfCells', () => {
   const docsOf = (cells: FineCell[]): CellDocument[] => {

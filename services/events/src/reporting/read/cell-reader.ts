@@ -1,6 +1,7 @@
 import type { GroupCount, LatestEvent } from './count-source';
 import type { ReportQuery } from '../request/report-query';
-import { encodeMetadataKey } from '../../storage/metadata-key';
+import type { DistinctSketch } from '../../sketches/distinct-sketch';
+import type { ReportAsk, SideField } from '../../rollups/aggregates/aggregate';
 import {
   COARSE_KEYS,
   FINE_KEYS,
@@ -9,10 +10,11 @@ import {
   type FineEntry,
 } from '../../rollups/cell-document';
 import { foldDevices } from '../../rollups/aggregates/aggregate';
-import { CELL_AGGREGATES, entryIndex } from '../../rollups/aggregates/cell-aggregates';
+import { CELL_AGGREGATES, entryIndex, sideFieldsFor } from '../../rollups/aggregates/cell-aggregates';
+import { reportAsk } from './report-ask';
 import { DEVICE_ORDER } from '../../rollups/cell-table';
 
-const { counts: COUNT, latest: LATEST } = CELL_AGGREGATES;
+const { counts: COUNT, latest: LATEST, uniques: UNIQUES } = CELL_AGGREGATES;
 const FINE_COUNT_AT = entryIndex('counts', FINE_KEYS);
 const COARSE_COUNT_AT = entryIndex('counts', COARSE_KEYS);
 
@@ -27,10 +29,15 @@ export interface CellQuery {
   devices: number[];
   groupBy: ReportQuery['groupBy'];
   /** Stored (escaped) metadata keys, in the order of the query's keys. */
-  storedKeys: string[];
+  storedKeys: readonly string[];
+  /** Distinct visitors asked for. */
+  uniques: boolean;
+  /** The side fields to read (the others stay on the server). */
+  sides: SideField[];
 }
 
 export function cellQueryOf(query: ReportQuery): CellQuery {
+  const ask: ReportAsk = reportAsk(query);
   const fine = query.groupBy.length > 0 || query.urls !== undefined || query.contentIds !== undefined;
   return {
     kind: fine ? 'f' : 'c',
@@ -41,7 +48,9 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
       ? DEVICE_ORDER.flatMap((d, i) => (query.deviceTypes!.includes(d) ? [i] : []))
       : [0, 1, 2],
     groupBy: query.groupBy,
-    storedKeys: query.metadataKeys.map(encodeMetadataKey),
+    storedKeys: ask.metadataKeys,
+    uniques: ask.uniques,
+    sides: sideFieldsFor(ask),
   };
 }
 
@@ -52,17 +61,21 @@ export type GroupSink = (
   url: string | undefined,
   value: number,
   latest?: LatestEvent,
+  uniques?: DistinctSketch,
 ) => void;
 
 /**
  * The report groups one cell document contributes: entries filtered like the raw `$match`, the
- * selected devices' counts summed and their latest events compared. An entry with no matching
+ * selected devices' counts summed, their latest events compared and their visitor sketches
+ * merged (only what the report asks for is read). An entry with no matching
  * event contributes nothing, exactly as raw events would not form a group.
  */
 export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): void {
   if (doc.k !== q.kind) return;
   // absent when the report asked for no metadata (left on the server)
   const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as unknown[]);
+  // absent when the report asked for no uniques; [] on a cell written before visitors were recorded
+  const visitors = q.uniques ? (doc.u === undefined ? [] : (JSON.parse(doc.u) as unknown[])) : undefined;
   const byContent = q.groupBy.includes('content_id');
   const byUrl = q.groupBy.includes('url');
   if (doc.k === 'f') {
@@ -76,7 +89,14 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
       if (q.contentIds && !q.contentIds.has(contentId)) continue;
       const value = valueOf(entry[FINE_COUNT_AT], q);
       if (value > 0)
-        sink(name, byContent ? contentId : undefined, byUrl ? url : undefined, value, latestOf(latest?.[i], q));
+        sink(
+          name,
+          byContent ? contentId : undefined,
+          byUrl ? url : undefined,
+          value,
+          latestOf(latest?.[i], q),
+          visitors && uniquesOf(visitors[i], q),
+        );
     }
     return;
   }
@@ -86,18 +106,20 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
     const name = entry[0];
     if (q.names && !q.names.has(name)) continue;
     const value = valueOf(entry[COARSE_COUNT_AT], q);
-    if (value > 0) sink(name, undefined, undefined, value, latestOf(latest?.[i], q));
+    if (value > 0)
+      sink(name, undefined, undefined, value, latestOf(latest?.[i], q), visitors && uniquesOf(visitors[i], q));
   }
 }
 
 /** The same as GroupCount objects (tests, small callers). */
 export function groupsOfCells(doc: CellDocument, q: CellQuery): GroupCount[] {
   const out: GroupCount[] = [];
-  forEachGroup(doc, q, (name, contentId, url, value, latest) => {
+  forEachGroup(doc, q, (name, contentId, url, value, latest, uniques) => {
     const group: GroupCount = { name, value };
     if (contentId !== undefined) group.content_id = contentId;
     if (url !== undefined) group.url = url;
     if (latest) group.latest = latest;
+    if (uniques) group.uniques = uniques;
     out.push(group);
   });
   return out;
@@ -111,4 +133,9 @@ function valueOf(stored: unknown, q: CellQuery): number {
 function latestOf(stored: unknown, q: CellQuery): LatestEvent | undefined {
   if (stored === undefined || q.storedKeys.length === 0) return undefined;
   return LATEST.answer(foldDevices(LATEST, LATEST.decode(stored), q.devices), q.storedKeys);
+}
+
+/** The visitors of the selected devices together. */
+function uniquesOf(stored: unknown, q: CellQuery): DistinctSketch {
+  return foldDevices(UNIQUES, UNIQUES.decode(stored), q.devices);
 }

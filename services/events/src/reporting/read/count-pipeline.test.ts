@@ -1,7 +1,7 @@
 import { buildCountPipeline, readCountRow } from './count-pipeline';
 import type { ReportQuery } from '../request/report-query';
 
-const base: ReportQuery = { ownerId: '42', groupBy: [], metadataKeys: [], range: {} };
+const base: ReportQuery = { ownerId: '42', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} };
 
 describe('buildCountPipeline', () => {
   test('when only the owner is given, then it matches the owner non-bot events and counts by name', () => {

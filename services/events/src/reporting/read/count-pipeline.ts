@@ -1,7 +1,8 @@
 import type { Document } from 'mongodb';
-import { readReportAnswers, reportGroupFields } from '../../rollups/aggregates/cell-aggregates';
-import { encodeMetadataKey } from '../../storage/metadata-key';
+import type { ReportAsk } from '../../rollups/aggregates/aggregate';
+import { readReportAnswers, reportGroupFields, reportGroupKeys } from '../../rollups/aggregates/cell-aggregates';
 import type { GroupCount } from './count-source';
+import { reportAsk } from './report-ask';
 import type { ReportQuery } from '../request/report-query';
 
 /** The `created` condition one bucket needs; absent when the range covers the bucket's whole day. */
@@ -17,8 +18,8 @@ function oneOf(values: readonly string[]): unknown {
 
 /**
  * The per-bucket count pipeline: match the owner's non-bot events, group by name (+ group
- * fields) with every aggregate's report accumulators (the count; with metadata keys, the latest
- * event's values: cell-aggregates.ts).
+ * fields, + the visitor with uniques) with every aggregate's report accumulators (the count; with
+ * metadata keys, the latest event's values: cell-aggregates.ts).
  */
 export function buildCountPipeline(query: ReportQuery, created?: CreatedBounds | readonly CreatedBounds[]): Document[] {
   const match: Document = { owner_id: query.ownerId, bot: { $ne: true } };
@@ -33,9 +34,13 @@ export function buildCountPipeline(query: ReportQuery, created?: CreatedBounds |
   if (ranges.length === 1) match.created = ranges[0];
   else if (ranges.length > 1) match.$or = ranges.map((range) => ({ created: range }));
 
+  const ask = reportAsk(query);
   const id: Document = { name: '$name' };
   for (const field of query.groupBy) id[field] = `$${field}`;
-  const group: Document = { _id: id, ...reportGroupFields(query.metadataKeys.map(encodeMetadataKey)) };
+  // with uniques, also by visitor: one row per visitor of a group (merged as they stream in),
+  // never a set of visitors in one document, however many a group has
+  Object.assign(id, reportGroupKeys(ask));
+  const group: Document = { _id: id, ...reportGroupFields(ask) };
   return [{ $match: match }, { $group: group }];
 }
 
@@ -44,11 +49,11 @@ function createdCondition(created: CreatedBounds): Document {
 }
 
 /** Reads one output row of buildCountPipeline back into a GroupCount. */
-export function readCountRow(row: Document, query: ReportQuery): GroupCount {
+export function readCountRow(row: Document, query: ReportQuery, ask = reportAsk(query)): GroupCount {
   const id = row._id as Record<string, unknown>;
   const group = { name: String(id.name) } as GroupCount;
   for (const field of query.groupBy) group[field] = stringOrEmpty(id[field]);
-  return readReportAnswers(row, query.metadataKeys.length, group);
+  return readReportAnswers(row, ask, group);
 }
 
 function stringOrEmpty(value: unknown): string {

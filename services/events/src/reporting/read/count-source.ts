@@ -1,3 +1,4 @@
+import type { DistinctSketch } from '../../sketches/distinct-sketch';
 import type { InFlightWork } from './in-flight-work';
 import type { ReportQuery } from '../request/report-query';
 
@@ -18,6 +19,8 @@ export interface GroupCount {
   value: number;
   /** Present when metadata keys were requested. */
   latest?: LatestEvent;
+  /** Present when uniques were requested: the group's visitors (a sketch, exact while small). */
+  uniques?: DistinctSketch;
   /** Series only: the start (epoch ms) of the row's time bucket. */
   time?: number;
 }

@@ -1,5 +1,6 @@
 import { ValidationError } from '@cm/platform';
 import { countAggregate } from '../../rollups/aggregates/count-aggregate';
+import { mergeInto, sketchBytes, type DistinctSketch } from '../../sketches/distinct-sketch';
 import { isLaterEvent } from '../../storage/event-order';
 import type { GroupCount, LatestEvent } from './count-source';
 import { MAX_GROUP_BYTES, groupBytes, latestBytes } from './group-size';
@@ -36,7 +37,7 @@ export class GroupsTooLargeError extends ValidationError {
 
 /**
  * Merges partial groups of any origin (day buckets, rollup cells) as they stream in: counts add
- * up, metadata comes from the group's latest event, and the merge stops with TooManyGroupsError
+ * up, metadata comes from the group's latest event, visitor sketches merge, and the merge stops with TooManyGroupsError
  * as soon as it would hold more than `maxGroups` groups, or with GroupsTooLargeError once their
  * estimated size passes `maxBytes` (long urls and metadata values make few groups large), so
  * memory is bounded by the caps, not by what the store returns.
@@ -57,7 +58,7 @@ export class GroupAccumulator {
   }
 
   add(group: GroupCount): void {
-    this.addParts(group.time, group.name, group.content_id, group.url, group.value, group.latest);
+    this.addParts(group.time, group.name, group.content_id, group.url, group.value, group.latest, group.uniques);
   }
 
   /** The same without a GroupCount per partial: the hot path of rollup cells (a group object only when new). */
@@ -68,6 +69,7 @@ export class GroupAccumulator {
     url: string | undefined,
     value: number,
     latest?: LatestEvent,
+    uniques?: DistinctSketch,
   ): void {
     const key = keyOf(time, name, contentId, url);
     const seen = this.merged.get(key);
@@ -78,9 +80,19 @@ export class GroupAccumulator {
       if (contentId !== undefined) group.content_id = contentId;
       if (url !== undefined) group.url = url;
       if (latest) group.latest = latest;
+      if (uniques) {
+        // a copy the group owns: later partials merge into it in place
+        group.uniques = ownedCopy(uniques);
+        this.hold(sketchBytes(group.uniques));
+      }
       if (time !== undefined) group.time = time;
       this.merged.set(key, group);
       return;
+    }
+    if (uniques) {
+      const before = seen.uniques ? sketchBytes(seen.uniques) : 0;
+      seen.uniques = seen.uniques ? mergeInto(seen.uniques, uniques) : ownedCopy(uniques);
+      this.hold(sketchBytes(seen.uniques) - before);
     }
     seen.value = countAggregate.merge(seen.value, value);
     if (latest && (!seen.latest || isLater(latest, seen.latest))) {
@@ -124,4 +136,11 @@ function part(value: string | undefined): string {
 /** Whether `a` is the later event (isLaterEvent: the same order as the pipeline's `$max`). */
 export function isLater(a: LatestEvent, b: LatestEvent): boolean {
   return isLaterEvent(a.created.getTime(), a.id, b.created.getTime(), b.id);
+}
+
+/** A sketch the group owns (a partial may be shared: a decoded cell entry, the empty sketch). */
+function ownedCopy(s: DistinctSketch): DistinctSketch {
+  return s.kind === 'exact'
+    ? { kind: 'exact', hashes: [...s.hashes] }
+    : { kind: 'hll', registers: s.registers.slice() };
 }

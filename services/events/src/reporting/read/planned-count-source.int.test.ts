@@ -13,9 +13,9 @@ describe('PlannedCountSource', () => {
         concurrency: 2,
         queryTimeoutMs: 1000,
       });
-      await expect(source.count({ ownerId: '1', groupBy: [], metadataKeys: [], range: {} })).rejects.toBeInstanceOf(
-        UnavailableError,
-      );
+      await expect(
+        source.count({ ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} }),
+      ).rejects.toBeInstanceOf(UnavailableError);
     } finally {
       await client.close();
     }
@@ -32,7 +32,9 @@ describe('PlannedCountSource', () => {
         queryTimeoutMs: 1000,
         onBuckets: (n) => read.push(n),
       });
-      expect(await source.count({ ownerId: '1', groupBy: [], metadataKeys: [], range: {} })).toEqual([]);
+      expect(
+        await source.count({ ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} }),
+      ).toEqual([]);
       expect(read).toEqual([0]);
     } finally {
       await client.close();

@@ -11,6 +11,7 @@ import type { BudgetTerms, CountSource, GroupCount } from './count-source';
 import { GroupAccumulator } from './group-accumulator';
 import { mapLimit } from './map-limit';
 import { rawBucketReadsYielding, type RawBucketRead } from './raw-bucket-reads';
+import { reportAsk } from './report-ask';
 import { ReportBudget } from './report-budget';
 import { asUnavailable } from './storage-errors';
 
@@ -118,13 +119,13 @@ export class PlannedCountSource implements CountSource {
       [...timeOf.keys()],
       q.kind,
       q.names,
-      q.storedKeys.length > 0,
+      q.sides,
       budget.remainingMs(),
     );
     await budget.stream(cursor, (doc) => {
       const time = timeOf.get(doc.g);
-      forEachGroup(doc, q, (name, contentId, url, value, latest) =>
-        acc.addParts(time, name, contentId, url, value, latest),
+      forEachGroup(doc, q, (name, contentId, url, value, latest, uniques) =>
+        acc.addParts(time, name, contentId, url, value, latest, uniques),
       );
     });
   }
@@ -135,12 +136,13 @@ export class PlannedCountSource implements CountSource {
     acc: GroupAccumulator,
     budget: ReportBudget,
   ): Promise<void> {
+    const ask = reportAsk(query);
     await mapLimit(reads, this.opts.concurrency, async (read) => {
       const cursor = this.db
         .collection(read.bucket)
         .aggregate(buildCountPipeline(query, read.created), { maxTimeMS: budget.remainingMs() });
       await budget.stream(cursor, (row) => {
-        const group = readCountRow(row, query);
+        const group = readCountRow(row, query, ask);
         acc.add(read.time === undefined ? group : { ...group, time: read.time });
       });
     });

@@ -2,7 +2,7 @@ import type { GroupCount } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { toReportRows } from './report-rows';
 
-const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], range: {} };
+const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} };
 
 describe('toReportRows', () => {
   test('when nothing is grouped, then rows are {name, value} sorted by name', () => {

@@ -2,6 +2,7 @@ import type { GroupCount } from './count-source';
 import { TooManyGroupsError, groupKey } from './group-accumulator';
 import type { ReportQuery } from '../request/report-query';
 import { formatZoned } from '../request/time-zone';
+import { emptySketch, mergeSketches, sketchCount } from '../../sketches/distinct-sketch';
 
 /** One element of the response array (`time` only for a series). */
 export interface ReportRow {
@@ -10,6 +11,9 @@ export interface ReportRow {
   content_id?: string;
   url?: string;
   value: number;
+  /** With the `uniques` metric: the row's distinct visitors, and whether that number is exact. */
+  uniques?: number;
+  uniques_exact?: boolean;
   metadata?: Record<string, string>;
 }
 
@@ -45,12 +49,17 @@ function fieldOrder(query: ReportQuery): (a: GroupCount, b: GroupCount) => numbe
 }
 
 function toRow(group: GroupCount, query: ReportQuery): ReportRow {
-  // built in response order: time, name, group fields, value, metadata
+  // built in response order: time, name, group fields, value, uniques, metadata
   const row = {} as ReportRow;
   if (query.series) row.time = formatZoned(query.timeZone ?? 'UTC', group.time ?? 0);
   row.name = group.name;
   for (const field of query.groupBy) row[field] = group[field] ?? '';
   row.value = group.value;
+  if (query.metrics.includes('uniques')) {
+    const { value, exact } = sketchCount(group.uniques ?? emptySketch());
+    row.uniques = value;
+    row.uniques_exact = exact;
+  }
   if (query.metadataKeys.length > 0) {
     // fromEntries defines own properties, so even a key like "__proto__" is just a key
     row.metadata = Object.fromEntries(query.metadataKeys.map((key, i) => [key, group.latest?.metadata[i] ?? '']));
@@ -63,22 +72,31 @@ function identity(g: Pick<GroupCount, 'name' | 'content_id' | 'url'>): string {
   return groupKey({ name: g.name, content_id: g.content_id, url: g.url });
 }
 
-/** Rank of each group (0 first) by its total over all row times, or by name then group fields. */
+/**
+ * Rank of each group (0 first) by its total over all row times (visitors: the union over the row
+ * times, never a sum), or by name then group fields.
+ */
 function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<string, number> {
+  const { field, direction } = query.orderBy!;
   const totals = new Map<string, GroupCount>();
   for (const g of groups) {
     const key = identity(g);
     const seen = totals.get(key);
-    if (seen) seen.value += g.value;
-    else totals.set(key, { name: g.name, content_id: g.content_id, url: g.url, value: g.value });
+    if (!seen)
+      totals.set(key, { name: g.name, content_id: g.content_id, url: g.url, value: g.value, uniques: g.uniques });
+    else {
+      seen.value += g.value;
+      if (field === 'uniques') seen.uniques = mergeSketches(seen.uniques ?? emptySketch(), g.uniques ?? emptySketch());
+    }
   }
-  const { field, direction } = query.orderBy!;
+  const metric = (g: GroupCount) =>
+    field === 'uniques' ? sketchCount(g.uniques ?? emptySketch()).value : field === 'value' ? g.value : 0;
   const sign = direction === 'asc' ? 1 : -1;
   const byFields = fieldOrder(query);
-  const ordered = [...totals.entries()].sort(([, a], [, b]) =>
-    field === 'value' ? sign * (a.value - b.value) || byFields(a, b) : sign * byFields(a, b),
-  );
-  return new Map(ordered.map(([key], i) => [key, i]));
+  const ordered = [...totals.entries()]
+    .map(([key, g]) => ({ key, g, m: metric(g) }))
+    .sort((a, b) => (field === 'name' ? sign * byFields(a.g, b.g) : sign * (a.m - b.m) || byFields(a.g, b.g)));
+  return new Map(ordered.map(({ key }, i) => [key, i]));
 }
 
 /** Every group seen (and, without group_by, every requested name) in every row time. */

@@ -23,6 +23,7 @@ describe('parseReportRequest', () => {
       deviceTypes: undefined,
       groupBy: [],
       metadataKeys: [],
+      metrics: ['count'],
       range: { from: undefined, to: undefined },
     });
   });
@@ -122,6 +123,11 @@ describe('parseReportRequest', () => {
     ],
     ['unknown field', { owner_id: '1', since: '2026-01-01' }, 'since'],
     ['operator field', { owner_id: '1', $where: '1' }, '$where'],
+    ['an unknown metric', { owner_id: '1', metrics: ['count', 'visits'] }, 'metrics.1'],
+    ['a metric twice', { owner_id: '1', metrics: 'uniques,uniques' }, 'metrics.1'],
+    ['no metric', { owner_id: '1', metrics: [] }, 'metrics'],
+    ['a metric that is not a string', { owner_id: '1', metrics: [{ $gt: '' }] }, 'metrics.0'],
+    ['order_by uniques without the metric', { owner_id: '1', order_by: 'uniques' }, 'order_by'],
     ['__proto__ field', JSON.parse('{"owner_id":"1","__proto__":{"x":1}}'), '__proto__'],
   ])('when %s (body %j), then 400 names %s', (_what, body, field) => {
     expect(fieldsOf(body)).toContain(field);
@@ -139,5 +145,14 @@ describe('parseReportRequest', () => {
         limits,
       ),
     ).not.toThrow();
+  });
+
+  test('when metrics are a comma list or an array, then both ask for the same; order_by uniques ranks descending by default', () => {
+    const listed = parseReportRequest({ owner_id: '1', metrics: ['uniques', 'count'] }, limits);
+    const comma = parseReportRequest({ owner_id: '1', metrics: ' uniques , count' }, limits);
+    expect(listed.metrics).toEqual(['uniques', 'count']);
+    expect(comma.metrics).toEqual(listed.metrics);
+    const ranked = parseReportRequest({ owner_id: '1', metrics: 'uniques', order_by: 'uniques', limit: 5 }, limits);
+    expect(ranked.orderBy).toEqual({ field: 'uniques', direction: 'desc' });
   });
 });

@@ -51,6 +51,9 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
   }
   if (input.fill_zeros && !input.interval)
     throw new ValidationError('invalid body', [{ field: 'fill_zeros', message: 'needs interval' }]);
+  const metrics = input.metrics ?? ['count'];
+  if (input.order_by === 'uniques' && !metrics.includes('uniques'))
+    throw new ValidationError('invalid body', [{ field: 'order_by', message: 'uniques needs "uniques" in metrics' }]);
   const orderField = input.order_by ?? (input.limit !== undefined || input.order ? 'value' : undefined);
   return {
     ownerId: input.owner_id,
@@ -60,12 +63,13 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
     deviceTypes: distinct(input.device_type),
     groupBy: input.group_by ?? [],
     metadataKeys: input.metadata ?? [],
+    metrics,
     range: { from, to },
     ...(input.interval ? { interval: input.interval, series, fillZeros: input.fill_zeros ?? false } : {}),
     ...(input.timezone ? { timeZone: zone } : {}),
     ...(input.limit !== undefined ? { limit: input.limit } : {}),
     ...(orderField
-      ? { orderBy: { field: orderField, direction: input.order ?? (orderField === 'value' ? 'desc' : 'asc') } }
+      ? { orderBy: { field: orderField, direction: input.order ?? (orderField === 'name' ? 'asc' : 'desc') } }
       : {}),
   };
 }

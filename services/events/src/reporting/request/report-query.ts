@@ -5,6 +5,10 @@ import type { Interval, TimeBucket } from './time-buckets';
 export type GroupField = 'content_id' | 'url';
 export const GROUP_FIELDS: readonly GroupField[] = ['content_id', 'url'];
 
+/** What a report row may carry besides its group: `count` is its `value`, `uniques` its distinct visitors. */
+export type Metric = 'count' | 'uniques';
+export const METRICS: readonly Metric[] = ['count', 'uniques'];
+
 /** Inclusive bounds in milliseconds; an absent bound is open. */
 export interface TimeRange {
   from?: Date;
@@ -25,6 +29,8 @@ export interface ReportQuery {
   groupBy: GroupField[];
   /** Metadata keys as the caller wrote them (the store escapes them, see storage/metadata-key.ts). */
   metadataKeys: string[];
+  /** The metrics asked for, without duplicates (`['count']` when not given: rows as before metrics existed). */
+  metrics: Metric[];
   range: TimeRange;
   /** A time series: one row per interval bucket (with `time`), boundaries in `timeZone`. */
   interval?: Interval;
@@ -39,8 +45,8 @@ export interface ReportQuery {
   orderBy?: OrderBy;
 }
 
-/** `value` (descending by default) or `name` (then the group fields; ascending by default). */
+/** `value` or `uniques` (descending by default) or `name` (then the group fields; ascending by default). */
 interface OrderBy {
-  field: 'value' | 'name';
+  field: 'value' | 'uniques' | 'name';
   direction: 'asc' | 'desc';
 }

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { EVENT_LIMITS } from '@cm/contracts';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportDate, type ReportDate } from './report-dates';
-import { GROUP_FIELDS } from './report-query';
+import { GROUP_FIELDS, METRICS, type Metric } from './report-query';
 import { INTERVALS, type Interval } from './time-buckets';
 import { isTimeZone } from './time-zone';
 
@@ -17,13 +17,14 @@ export interface ReportBody {
   device_type?: Array<'desktop' | 'tablet' | 'mobile'>;
   metadata?: string[];
   group_by?: Array<'content_id' | 'url'>;
+  metrics?: Metric[];
   created__gte?: ReportDate;
   created__lte?: ReportDate;
   interval?: Interval;
   timezone?: string;
   fill_zeros?: boolean;
   limit?: number;
-  order_by?: 'value' | 'name';
+  order_by?: 'value' | 'uniques' | 'name';
   order?: 'asc' | 'desc';
 }
 
@@ -63,6 +64,11 @@ export const reportBodySchema = Joi.object<ReportBody>({
     .items(Joi.string().valid(...GROUP_FIELDS))
     .max(GROUP_FIELDS.length)
     .unique(),
+  metrics: Joi.array()
+    .items(Joi.string().valid(...METRICS))
+    .min(1)
+    .max(METRICS.length)
+    .unique(),
   created__gte: reportDate,
   created__lte: reportDate,
   interval: Joi.string().valid(...INTERVALS),
@@ -76,19 +82,19 @@ export const reportBodySchema = Joi.object<ReportBody>({
   // strict: "true" or 1 are not booleans in a JSON body
   fill_zeros: Joi.boolean().strict(),
   limit: Joi.number().integer().strict().min(1).max(MAX_LIMIT),
-  order_by: Joi.string().valid('value', 'name'),
+  order_by: Joi.string().valid('value', 'uniques', 'name'),
   order: Joi.string().valid('asc', 'desc'),
 });
 
 /**
- * `metadata` and `group_by` are comma lists in the API; a JSON array is taken too. A comma list
+ * `metadata`, `group_by` and `metrics` are comma lists in the API; a JSON array is taken too. A comma list
  * is split (items trimmed) before validation so both forms meet the same item rules; "" is an
  * empty list.
  */
 export function splitCommaLists(body: unknown): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  for (const field of ['metadata', 'group_by']) {
+  for (const field of ['metadata', 'group_by', 'metrics']) {
     const value = out[field];
     if (typeof value === 'string') out[field] = value.trim() === '' ? [] : value.split(',').map((s) => s.trim());
   }

@@ -2,6 +2,7 @@ import { isLaterEvent } from '../../storage/event-order';
 import type { Aggregate, PerDevice, RawEvent } from './aggregate';
 import { CELL_AGGREGATES, copyCellValue, mergeCellValue, type CellValue } from './cell-aggregates';
 import type { Latest } from './latest-aggregate';
+import { emptySketch, sketchOfHashes } from '../../sketches/distinct-sketch';
 
 /** Sample states of each registered aggregate, the empty state among them. */
 const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
@@ -12,13 +13,20 @@ const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
     [1, '0190-b', {}],
     [5, '0190-a', { k: 'y' }],
   ] satisfies Array<Latest | null>,
+  uniques: [
+    emptySketch(),
+    sketchOfHashes([7]),
+    sketchOfHashes([7, 2 ** 52 - 1]),
+    sketchOfHashes(Array.from({ length: 300 }, (_, i) => i * 1_000_003)),
+  ],
 };
 
 /** Raw events of one cell and device, created out of order, two of the same millisecond. */
 const EVENTS: RawEvent[] = [
-  { _id: '0190-b', created: new Date(5), metadata: { k: 'b', n: 1 } },
-  { _id: '0190-a', created: new Date(9) },
-  { _id: '0190-d', created: new Date(9), metadata: { k: 'd' } },
+  { _id: '0190-b', created: new Date(5), metadata: { k: 'b', n: 1 }, visitor: 11 },
+  { _id: '0190-a', created: new Date(9), visitor: 12 },
+  { _id: '0190-d', created: new Date(9), metadata: { k: 'd' }, visitor: 11 },
+  // stored before visitors were recorded: counted, but no visitor
   { _id: '0190-c', created: new Date(1), metadata: { k: 'c' } },
 ];
 
@@ -35,6 +43,7 @@ const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number
     ) as Record<string, string>;
     return [newest.created.getTime(), newest._id, strings];
   },
+  uniques: (events) => sketchOfHashes(events.flatMap((e) => (e.visitor === undefined ? [] : [e.visitor]))),
 };
 
 describe.each(Object.keys(CELL_AGGREGATES) as Array<keyof CellValue>)('the %s aggregate', (field) => {
@@ -79,11 +88,28 @@ describe.each(Object.keys(CELL_AGGREGATES) as Array<keyof CellValue>)('the %s ag
 
 describe('mergeCellValue', () => {
   test('when two cells merge, then every aggregate merges device by device and the copy of the source is untouched', () => {
-    const a: CellValue = { counts: [1, 0, 2], latest: [[1, 'a', {}], null, null] };
-    const b: CellValue = { counts: [0, 3, 1], latest: [[2, 'b', {}], [1, 'c', {}], null] };
+    const e = emptySketch();
+    const a: CellValue = {
+      counts: [1, 0, 2],
+      latest: [[1, 'a', {}], null, null],
+      uniques: [sketchOfHashes([1]), e, sketchOfHashes([2, 3])],
+    };
+    const b: CellValue = {
+      counts: [0, 3, 1],
+      latest: [[2, 'b', {}], [1, 'c', {}], null],
+      uniques: [sketchOfHashes([1]), sketchOfHashes([4]), sketchOfHashes([5])],
+    };
     const into = copyCellValue(a);
     mergeCellValue(into, b);
-    expect(into).toEqual({ counts: [1, 3, 3], latest: [[2, 'b', {}], [1, 'c', {}], null] });
-    expect(a).toEqual({ counts: [1, 0, 2], latest: [[1, 'a', {}], null, null] });
+    expect(into).toEqual({
+      counts: [1, 3, 3],
+      latest: [[2, 'b', {}], [1, 'c', {}], null],
+      uniques: [sketchOfHashes([1]), sketchOfHashes([4]), sketchOfHashes([2, 3, 5])],
+    });
+    expect(a).toEqual({
+      counts: [1, 0, 2],
+      latest: [[1, 'a', {}], null, null],
+      uniques: [sketchOfHashes([1]), e, sketchOfHashes([2, 3])],
+    });
   });
 });

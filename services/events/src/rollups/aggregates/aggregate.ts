@@ -19,16 +19,23 @@ export interface Aggregate<S, A = unknown> {
   merge(a: S, b: S): S;
   /**
    * Where the stored cell keeps it: `entry` inside each entry of `e` (after the entry's keys, in
-   * registry order), `side` in the document's `l` field, parallel to `e`, which a report reads
-   * only when it asks for what the aggregate answers (one aggregate at most).
+   * registry order), `side` in a document field of its own (`sideField`), parallel to `e`, which
+   * a report reads only when it asks for what the aggregate answers.
    */
   readonly stored: 'entry' | 'side';
+  /** The document field of a `side` aggregate (one field per side aggregate). */
+  readonly sideField?: SideField;
   /** The JSON value stored for one entry's states (per device); must stay readable by `decode` forever. */
   encode(states: PerDevice<S>): unknown;
   /** The states of one stored entry; a value written before this aggregate existed (undefined) is empty. */
   decode(stored: unknown): PerDevice<S>;
   /** The hour pipeline's `$group` accumulators it needs (output field -> expression), over one bucket's events. */
   group(): Document;
+  /**
+   * Fields it adds to the `_id` of the hour pipeline's `$group` (a distinct count groups by the
+   * visitor too: one row per visitor, folded into the cell by merge); none for most.
+   */
+  groupKey?(): Document;
   /** Its state from one output row of that `$group`. */
   fromGroup(row: Document): S;
   /** What a report row shows of a state; `metadataKeys` are the report's (stored, escaped) metadata keys. */
@@ -37,19 +44,35 @@ export interface Aggregate<S, A = unknown> {
   readonly answerField: string;
   /**
    * The report's raw pipeline (read/count-pipeline.ts): its `$group` accumulators (output field
-   * -> expression; none when the report does not ask for it) and its answer from an output row.
+   * -> expression; none when the report does not ask for it), what it adds to the `$group` `_id`,
+   * and its answer from an output row (undefined: not asked for).
    * Output names are fixed or positional: a caller's key never becomes a field name.
    */
-  reportGroup(metadataKeys: readonly string[]): Document;
-  /** Its answer from one output row of that `$group`; `keyCount` metadata keys were asked for. */
-  fromReportGroup(row: Document, keyCount: number): A;
+  reportGroup(ask: ReportAsk): Document;
+  /** Whether a report with this ask needs its answer (a side field is read only then). */
+  asked(ask: ReportAsk): boolean;
+  reportGroupKey?(ask: ReportAsk): Document;
+  fromReportGroup(row: Document, ask: ReportAsk): A;
 }
+
+/** What a report asks of the aggregates: the stored (escaped) metadata keys and its metrics. */
+export interface ReportAsk {
+  metadataKeys: readonly string[];
+  /** Distinct visitors per row (the `uniques` metric). */
+  uniques: boolean;
+}
+
+/** The document fields of side aggregates: `l` the latest events, `u` the distinct-visitor sketches. */
+export type SideField = 'l' | 'u';
+export const SIDE_FIELDS: readonly SideField[] = ['l', 'u'];
 
 /** A raw event as the day bucket holds it: what `add` reads. */
 export interface RawEvent {
   _id: string;
   created: Date;
   metadata?: Record<string, unknown>;
+  /** The visitor hash (an integer below 2^52); absent on events stored before visitors were recorded. */
+  visitor?: number;
 }
 
 /** One state per device, in DEVICE_ORDER. */

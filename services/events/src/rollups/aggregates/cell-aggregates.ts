@@ -1,7 +1,8 @@
 import type { Document } from 'mongodb';
-import type { Aggregate, PerDevice } from './aggregate';
+import type { Aggregate, PerDevice, ReportAsk, SideField } from './aggregate';
 import { countAggregate } from './count-aggregate';
 import { latestAggregate } from './latest-aggregate';
+import { uniquesAggregate } from './uniques-aggregate';
 
 /**
  * The registry: every aggregate a cell keeps, by its field. The cell table, the stored cell
@@ -12,6 +13,7 @@ import { latestAggregate } from './latest-aggregate';
 export const CELL_AGGREGATES = {
   counts: countAggregate,
   latest: latestAggregate,
+  uniques: uniquesAggregate,
 } as const;
 
 type Registry = typeof CELL_AGGREGATES;
@@ -25,8 +27,14 @@ const FIELDS = Object.keys(CELL_AGGREGATES) as Field[];
 const any = (field: Field) => CELL_AGGREGATES[field] as Aggregate<unknown>;
 /** The aggregates stored inside each entry, in their stored order. */
 const ENTRY_FIELDS = FIELDS.filter((f) => any(f).stored === 'entry');
-/** The one aggregate stored in the side field `l`, if any. */
-const SIDE_FIELD: Field | undefined = FIELDS.find((f) => any(f).stored === 'side');
+/** The aggregates stored in side fields of their own, with their document field. */
+const SIDE: Array<{ field: Field; doc: SideField }> = FIELDS.filter((f) => any(f).stored === 'side').map((f) => ({
+  field: f,
+  doc: any(f).sideField!,
+}));
+
+/** Side fields' JSON text, or their decoded items, by document field. */
+export type Sides<T> = Partial<Record<SideField, T>>;
 
 /** Merges `from` into `into`, device by device, for every registered aggregate. */
 export function mergeCellValue(into: CellValue, from: CellValue): void {
@@ -52,6 +60,13 @@ export function hourGroupFields(): Document {
   return fields;
 }
 
+/** What the aggregates add to the hour pipeline's `$group` `_id`. */
+export function hourGroupKeys(): Document {
+  const keys: Document = {};
+  for (const field of FIELDS) Object.assign(keys, any(field).groupKey?.());
+  return keys;
+}
+
 /** A cell of one `$group` row: the row's device gets the row's states, the others are empty. */
 export function cellValueOfRow(row: Document, device: number): CellValue {
   const value: Partial<Record<Field, unknown[]>> = {};
@@ -71,25 +86,28 @@ export function encodeEntry(keys: readonly unknown[], value: CellValue): string 
   return JSON.stringify(entry);
 }
 
-/** The side field's item for one entry as JSON text (undefined: no side aggregate). */
-export function encodeSide(value: CellValue): string | undefined {
-  return SIDE_FIELD === undefined ? undefined : JSON.stringify(any(SIDE_FIELD).encode(value[SIDE_FIELD]));
+/** Each side field's item for one entry as JSON text. */
+export function encodeSides(value: CellValue): Sides<string> {
+  const sides: Sides<string> = {};
+  for (const { field, doc } of SIDE) sides[doc] = JSON.stringify(any(field).encode(value[field]));
+  return sides;
 }
 
 /**
  * A stored entry's states, set on `into` (no object of its own per entry): `entry` of the
- * document's `e`, `side` its item in `l` (undefined when absent). `keyCount` keys lead the entry.
+ * document's `e`, `side` its item in its side field (absent: a cell written before that aggregate
+ * existed, empty). `keyCount` keys lead the entry.
  */
 export function decodeCellValue<T extends object>(
   entry: readonly unknown[],
   keyCount: number,
-  side: unknown,
+  sides: Sides<unknown>,
   into: T,
 ): T & CellValue {
   const value = into as Record<string, unknown>;
   for (let i = 0; i < ENTRY_FIELDS.length; i++)
     value[ENTRY_FIELDS[i]!] = any(ENTRY_FIELDS[i]!).decode(entry[keyCount + i]);
-  if (SIDE_FIELD !== undefined) value[SIDE_FIELD] = any(SIDE_FIELD).decode(side);
+  for (const { field, doc } of SIDE) value[field] = any(field).decode(sides[doc]);
   return into as T & CellValue;
 }
 
@@ -98,18 +116,34 @@ export function entryIndex(field: Field, keyCount: number): number {
   return keyCount + ENTRY_FIELDS.indexOf(field);
 }
 
-/** The report pipeline's `$group` accumulators of every aggregate (`metadataKeys` stored, escaped). */
-export function reportGroupFields(metadataKeys: readonly string[]): Document {
+/** The report pipeline's `$group` accumulators of every aggregate. */
+export function reportGroupFields(ask: ReportAsk): Document {
   const fields: Document = {};
-  for (const field of FIELDS) Object.assign(fields, any(field).reportGroup(metadataKeys));
+  for (const field of FIELDS) Object.assign(fields, any(field).reportGroup(ask));
   return fields;
 }
 
+/** What the aggregates add to the report pipeline's `$group` `_id` (the visitor, for uniques). */
+export function reportGroupKeys(ask: ReportAsk): Document {
+  const keys: Document = {};
+  for (const field of FIELDS) Object.assign(keys, any(field).reportGroupKey?.(ask));
+  return keys;
+}
+
+/** The side fields a report reads (the others stay on the server). */
+export function sideFieldsFor(ask: ReportAsk): SideField[] {
+  const out: SideField[] = [];
+  for (const { field, doc } of SIDE) {
+    if (any(field).asked(ask)) out.push(doc);
+  }
+  return out;
+}
+
 /** Sets every aggregate's answer from one report pipeline row on `into` (a GroupCount); an undefined answer is left out. */
-export function readReportAnswers<T extends object>(row: Document, keyCount: number, into: T): T {
+export function readReportAnswers<T extends object>(row: Document, ask: ReportAsk, into: T): T {
   for (const field of FIELDS) {
     const aggregate = any(field);
-    const answer = aggregate.fromReportGroup(row, keyCount);
+    const answer = aggregate.fromReportGroup(row, ask);
     if (answer !== undefined) (into as Record<string, unknown>)[aggregate.answerField] = answer;
   }
   return into;

@@ -13,6 +13,7 @@ export const countAggregate: Aggregate<number, number> = {
   fromGroup: (row) => Number(row.v),
   answer: (n) => n,
   answerField: 'value',
+  asked: () => true,
   reportGroup: () => ({ value: { $sum: 1 } }),
   fromReportGroup: (row) => Number(row.value),
 };

@@ -14,6 +14,7 @@ export const latestAggregate: Aggregate<Latest | null, LatestEvent | undefined> 
   add: (state, event) => laterOf(state, latestOf(event._id, event.created, event.metadata)),
   merge: laterOf,
   stored: 'side',
+  sideField: 'l',
   encode: (states) => states,
   decode: (stored) => (stored as PerDevice<Latest | null> | undefined) ?? [null, null, null],
   // the same `$max` over {created, _id, metadata} the report pipeline uses, so ties break alike
@@ -38,12 +39,14 @@ export const latestAggregate: Aggregate<Latest | null, LatestEvent | undefined> 
   // `$max` over {c: created, i: _id, m: {...}}: documents compare field by field, so this picks
   // the newest event (ties broken by the time-ordered id) without sorting; `$ifNull` turns a
   // missing key into "" (and keeps the expression portable to the MongoDB stand-in)
-  reportGroup: (metadataKeys) => {
+  asked: (ask) => ask.metadataKeys.length > 0,
+  reportGroup: ({ metadataKeys }) => {
     if (metadataKeys.length === 0) return {};
     const values = Object.fromEntries(metadataKeys.map((key, i) => [`k${i}`, { $ifNull: [`$metadata.${key}`, ''] }]));
     return { latest: { $max: { c: '$created', i: '$_id', m: values } } };
   },
-  fromReportGroup: (row, keyCount) => {
+  fromReportGroup: (row, { metadataKeys }) => {
+    const keyCount = metadataKeys.length;
     if (keyCount === 0) return undefined;
     const latest = row.latest as { c: Date; i: unknown; m?: Record<string, unknown> };
     const metadata: string[] = [];

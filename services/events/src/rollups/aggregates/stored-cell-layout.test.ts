@@ -2,6 +2,7 @@ import { packCells, type CellDocument } from '../cell-document';
 import { CellTable, type FineCell } from '../cell-table';
 import { buildHourPipeline, readHourRow } from '../hour-pipeline';
 import { decodeCellValue } from './cell-aggregates';
+import { emptySketch, sketchOfHashes } from '../../sketches/distinct-sketch';
 
 /**
  * The stored cell layout as cells written before the aggregates had their own files hold it:
@@ -15,6 +16,7 @@ const CELL: FineCell = {
   url: 'https://x/a',
   counts: [2, 0, 1],
   latest: [[5, 'id-5', { k: 'v' }], null, [7, 'id-7', {}]],
+  uniques: [sketchOfHashes([1, 2]), emptySketch(), sketchOfHashes([3])],
 };
 const FINE_E = '[["c1","https://x/a",[2,0,1]]]';
 const COARSE_E = '[["click",[2,0,1]]]';
@@ -33,7 +35,7 @@ describe('the stored cell', () => {
   test('when a stored entry is decoded and packed again, then the text is unchanged', () => {
     const stored: Pick<CellDocument, 'e' | 'l'> = { e: FINE_E, l: L };
     const [entry] = JSON.parse(stored.e) as Array<[string, string, ...unknown[]]>;
-    const side = (JSON.parse(stored.l) as unknown[])[0];
+    const side = { l: (JSON.parse(stored.l) as unknown[])[0], u: (JSON.parse(fine.u!) as unknown[])[0] };
     const cell = decodeCellValue(entry!, 2, side, { owner: '1', name: 'click', contentId: entry![0], url: entry![1] });
     expect(cell).toEqual(CELL);
     const again = packCells('1', 'G', [cell]).find((d) => d.k === 'f')!;
@@ -41,7 +43,12 @@ describe('the stored cell', () => {
   });
 
   test('when an entry was stored without a later aggregate (shorter than today), then that aggregate decodes as empty', () => {
-    expect(decodeCellValue(['c1', 'u'], 2, undefined, {})).toEqual({ counts: [0, 0, 0], latest: [null, null, null] });
+    const none = [emptySketch(), emptySketch(), emptySketch()];
+    expect(decodeCellValue(['c1', 'u'], 2, {}, {})).toEqual({
+      counts: [0, 0, 0],
+      latest: [null, null, null],
+      uniques: none,
+    });
   });
 });
 
@@ -50,7 +57,15 @@ describe('the hour pipeline', () => {
     const [, group] = buildHourPipeline(new Date(0), new Date(3_600_000));
     expect(group).toEqual({
       $group: {
-        _id: { o: '$owner_id', h: { $hour: '$created' }, n: '$name', c: '$content_id', u: '$url', d: '$device_type' },
+        _id: {
+          o: '$owner_id',
+          h: { $hour: '$created' },
+          n: '$name',
+          c: '$content_id',
+          u: '$url',
+          d: '$device_type',
+          v: '$visitor',
+        },
         v: { $sum: 1 },
         l: { $max: { c: '$created', i: '$_id', m: { $ifNull: ['$metadata', {}] } } },
       },
@@ -59,7 +74,7 @@ describe('the hour pipeline', () => {
 
   test('when a row is read, then its states sit under its device and the cell table merges it like a cell', () => {
     const row = {
-      _id: { o: '1', h: 3, n: 'click', c: 'c1', u: 'https://x/a', d: 'mobile' },
+      _id: { o: '1', h: 3, n: 'click', c: 'c1', u: 'https://x/a', d: 'mobile', v: 9 },
       v: 4,
       l: { c: new Date(9), i: 'id-9', m: { k: 'v', n: 1 } },
     };
@@ -70,13 +85,22 @@ describe('the hour pipeline', () => {
       name: 'click',
       contentId: 'c1',
       url: 'https://x/a',
-      value: { counts: [0, 0, 4], latest: [null, null, [9, 'id-9', { k: 'v' }]] },
+      value: {
+        counts: [0, 0, 4],
+        latest: [null, null, [9, 'id-9', { k: 'v' }]],
+        uniques: [emptySketch(), emptySketch(), sketchOfHashes([9])],
+      },
     });
     const table = new CellTable();
     table.addDeviceRow(read);
     table.add(CELL);
     expect(table.byOwner().get('1')).toEqual([
-      { ...CELL, counts: [2, 0, 5], latest: [[5, 'id-5', { k: 'v' }], null, [9, 'id-9', { k: 'v' }]] },
+      {
+        ...CELL,
+        counts: [2, 0, 5],
+        latest: [[5, 'id-5', { k: 'v' }], null, [9, 'id-9', { k: 'v' }]],
+        uniques: [sketchOfHashes([1, 2]), emptySketch(), sketchOfHashes([3, 9])],
+      },
     ]);
   });
 });
