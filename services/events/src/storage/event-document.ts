@@ -11,6 +11,8 @@ export interface EventDocument {
   bot: boolean;
   metadata: Record<string, string>;
   created: Date;
+  /** The visitor hash (an integer below 2^52), never a visitor id or an address; absent on events stored before visitors were recorded. */
+  visitor?: number;
 }
 
 export function toEventDocument(msg: EventRecord): EventDocument {

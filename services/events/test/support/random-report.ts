@@ -25,7 +25,8 @@ const spec = (t: number) => {
 
 /**
  * A random report body over [from, to): every filter, group_by, metadata, bounds on second and
- * hour edges or date-only, intervals in zones with DST and half-hour offsets, top-N.
+ * hour edges or date-only, intervals in zones with DST and half-hour offsets, top-N, distinct
+ * visitors (ranked by them too).
  */
 export function randomReportBody(random: () => number, from: number, to: number): Record<string, unknown> {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
@@ -63,9 +64,11 @@ export function randomReportBody(random: () => number, from: number, to: number)
     if (random() < 0.3) body.fill_zeros = true;
   }
   if (zone) body.timezone = zone;
+  const uniques = random() < 0.4;
+  if (uniques) body.metrics = pick(['count,uniques', ['uniques'], ['uniques', 'count']]);
   if (random() < 0.2) {
     body.limit = 1 + Math.floor(random() * 5);
-    if (random() < 0.5) body.order_by = pick(['value', 'name']);
+    if (random() < 0.5) body.order_by = pick(uniques ? ['value', 'name', 'uniques', 'uniques'] : ['value', 'name']);
     if (random() < 0.3) body.order = pick(['asc', 'desc']);
   }
   return body;

@@ -135,6 +135,9 @@ const CONTENT_IDS = ['', 'c1', 'c2', 'c3'];
 const DEVICES = ['desktop', 'tablet', 'mobile'] as const;
 
 /** Random events in [from, to): some on exact hour edges, some sharing a millisecond, 10 % bots. */
+/** Visitor hashes across the 52-bit range (the top ones included). */
+const VISITORS = Array.from({ length: 60 }, (_, i) => (i * 75_059_029_637_121) % 2 ** 52);
+
 export function randomEvents(random: () => number, count: number, from: number, to: number): EventDocument[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const out: EventDocument[] = [];
@@ -160,6 +163,8 @@ export function randomEvents(random: () => number, count: number, from: number, 
       bot: random() < 0.1,
       metadata,
       created: new Date(t),
+      // a small pool, so visitors repeat across hours, days, urls and names; some events predate visitors
+      ...(random() < 0.9 ? { visitor: VISITORS[Math.floor(random() * VISITORS.length)]! } : {}),
     });
   }
   return out;
