@@ -19,6 +19,26 @@ const NAMES = [
 const CAMPAIGNS = Array.from({ length: 10 }, (_, i) => `campaign-${i}`);
 const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'mobile', 'tablet'];
 
+/** Distinct visitors per event: 1M events come from about 250,000 visitors (4 events each on average). */
+const VISITOR_SHARE = 0.25;
+
+/** mulberry32: a float LCG like (s * 1103515245 + 12345) % 2^31 loses its low bits past 2^53 and cycles. */
+function mulberry32(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Visitor i's hash: 52 well-mixed bits, as ingest's HMAC gives (two 26-bit halves of a seeded generator). */
+function visitorHash(i) {
+  const r = mulberry32(i * 2 + 7);
+  return Math.floor(r() * 2 ** 26) * 2 ** 26 + Math.floor(r() * 2 ** 26);
+}
+
 /** Zipf(s) over n items: item i (0-based) has weight 1/(i+1)^s. Returns a sampler of indexes. */
 function zipf(n, s, rand) {
   const cdf = new Float64Array(n);
@@ -41,17 +61,15 @@ function zipf(n, s, rand) {
 /**
  * Events in time order over `days` UTC days from `firstDay`, as the consumer would receive them:
  * URLs Zipf-distributed (s = 1) over `urls` pages, one content_id per page, 5 owners, 4 names,
- * 3 device types, 2 % bots, 3 metadata keys. `expected` counts what a report of OWNERS[0] returns.
+ * 3 device types, 2 % bots, 3 metadata keys, visitors uniform over a pool of a quarter as many
+ * as events (VISITOR_SHARE). `expected` counts what a report of OWNERS[0] returns.
  */
 export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 }, expected) {
-  // mulberry32: a float LCG like (s * 1103515245 + 12345) % 2^31 loses its low bits past 2^53 and cycles
-  let state = seed >>> 0;
-  const rand = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(seed);
+  // visitors from a generator of their own, so the rest of the data is what it was before visitors
+  const visitorRand = mulberry32(seed + 1);
+  const visitors = Math.max(1, Math.round(total * VISITOR_SHARE));
+  const pickVisitor = () => visitorHash(Math.floor(visitorRand() * visitors));
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const pageOf = zipf(urls, 1, rand);
   const pickName = () => {
@@ -83,6 +101,7 @@ export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 },
         utm_source: pick(['news', 'social', 'mail']),
       },
       created: new Date(created),
+      visitor: pickVisitor(),
     };
     if (doc.owner_id === OWNERS[0] && !doc.bot) expected.set(doc.name, (expected.get(doc.name) ?? 0) + 1);
     // a batch never spans two day buckets (the consumer writes one bucket per insert)

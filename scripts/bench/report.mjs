@@ -54,6 +54,8 @@ async function load(db, size) {
   const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000 });
   const writer = new BucketWriter(db, logger, { w: 'majority', journal: true }, held);
   const expected = new Map();
+  // the true distinct visitors per name of the reported owner (non-bot), to check the uniques answer
+  const visitors = new Map();
   const started = Date.now();
   let loaded = 0;
   let next = 500_000;
@@ -69,6 +71,12 @@ async function load(db, size) {
       inFlight.delete(p);
     });
     inFlight.add(p);
+    for (const d of docs) {
+      if (d.owner_id !== OWNERS[0] || d.bot) continue;
+      let set = visitors.get(d.name);
+      if (!set) visitors.set(d.name, (set = new Set()));
+      set.add(d.visitor);
+    }
     if (inFlight.size >= WRITERS) await Promise.race(inFlight);
     loaded += docs.length;
     if (loaded >= next) {
@@ -82,7 +90,7 @@ async function load(db, size) {
   await held.drain();
   const seconds = (Date.now() - started) / 1000;
   say(`${size.toLocaleString('en')}: written in ${seconds.toFixed(0)} s (${(size / seconds).toFixed(0)} events/s)`);
-  return { expected, seconds, marks };
+  return { expected, visitors, seconds, marks };
 }
 
 /** Runs builder passes until one builds nothing (units still open at the newest end stay dirty); returns the seconds it took. */
@@ -104,8 +112,13 @@ async function catchUp(db, marks) {
     );
     if (result.built.every((n) => n === 0)) break;
   }
+  const seconds = (Date.now() - started) / 1000;
   const cellDocs = await cells.collection.countDocuments({});
-  return { seconds: (Date.now() - started) / 1000, cellDocs };
+  // what the cells hold, by field: the sketches (`u`) against the counts (`e`) and latest events (`l`)
+  const bytes = { e: 0, l: 0, u: 0 };
+  for await (const doc of cells.collection.find({}, { projection: { e: 1, l: 1, u: 1 } }))
+    for (const f of ['e', 'l', 'u']) bytes[f] += typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0;
+  return { seconds, cellDocs, bytes };
 }
 
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
@@ -114,6 +127,7 @@ const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1
 function scenarios() {
   const oneDay = { created__gte: `${day(14)} 00:00:00`, created__lte: `${day(14)} 23:59:59` };
   const month = { created__gte: `${day(0)} 00:00:00`, created__lte: `${day(DAYS - 1)} 23:59:59` };
+  const nySeries = { created__gte: day(1), created__lte: day(DAYS - 1), interval: 'day', timezone: 'America/New_York' };
   return [
     { name: '1 day, by name', body: oneDay },
     { name: '1 day, group_by content_id,url', body: { ...oneDay, group_by: 'content_id,url' } },
@@ -132,9 +146,27 @@ function scenarios() {
     { name: `${DAYS} days, group_by url, top 10 by value`, body: { ...month, group_by: 'url', limit: 10 } },
     {
       name: `${DAYS} days, interval day, America/New_York`,
-      body: { created__gte: day(1), created__lte: day(DAYS - 1), interval: 'day', timezone: 'America/New_York' },
+      body: nySeries,
       target: '<= 100 ms at 5M',
       key: 'series',
+    },
+    {
+      name: `${DAYS} days, uniques by name`,
+      body: { ...month, metrics: 'count,uniques' },
+      target: '<= 50 ms at 5M',
+      key: 'uniques-name',
+    },
+    {
+      name: `${DAYS} days, uniques, group_by url`,
+      body: { ...month, metrics: 'count,uniques', group_by: 'url' },
+      target: '<= 300 ms at 5M',
+      key: 'uniques-url',
+    },
+    {
+      name: `${DAYS} days, uniques, interval day, America/New_York`,
+      body: { ...nySeries, metrics: 'count,uniques' },
+      target: '<= 100 ms at 5M',
+      key: 'uniques-series',
     },
   ];
 }
@@ -144,8 +176,8 @@ async function measure(size, mongoUrl) {
   let app;
   let other;
   try {
-    const { expected, seconds: loadSeconds, marks } = await load(handle.db, size);
-    const { seconds: catchUpSeconds, cellDocs } = await catchUp(handle.db, marks);
+    const { expected, visitors, seconds: loadSeconds, marks } = await load(handle.db, size);
+    const { seconds: catchUpSeconds, cellDocs, bytes } = await catchUp(handle.db, marks);
     app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
     const key = await post(
       `${app.base}/admin/v1/api-keys`,
@@ -173,9 +205,26 @@ async function measure(size, mongoUrl) {
     say(`${DAYS}-day totals ${exact ? 'match' : 'DO NOT match'} the loaded events: ${JSON.stringify(totals)}`);
     if (!exact) throw new Error(`expected ${JSON.stringify([...expected])}`);
 
+    // the uniques answer against the true distinct visitors: exact, or within the sketch's error
+    const uniques = await report(list.find((s) => s.key === 'uniques-name').body);
+    const errors = uniques.map((row) => {
+      const truth = visitors.get(row.name)?.size ?? 0;
+      return {
+        name: row.name,
+        uniques: row.uniques,
+        truth,
+        exact: row.uniques_exact,
+        error: (row.uniques - truth) / truth,
+      };
+    });
+    say(`${DAYS}-day uniques by name against the true distinct visitors: ${JSON.stringify(errors)}`);
+    if (errors.some((e) => (e.exact ? e.error !== 0 : Math.abs(e.error) > 0.03)))
+      throw new Error('uniques outside the stated error');
+
     for (const s of list) s.rows = (await report(s.body)).length;
     if (other) {
-      for (const s of list) {
+      // a build from before metrics existed would answer 400: those scenarios run on this build only
+      for (const s of list.filter((x) => !x.body.metrics)) {
         const theirs = await report(s.body, other.base);
         if (JSON.stringify(theirs) !== JSON.stringify(await report(s.body)))
           throw new Error(`${s.name}: the compared build answers differently`);
@@ -191,13 +240,26 @@ async function measure(size, mongoUrl) {
     for (let run = 0; run < RUNS; run++) {
       for (const [i, s] of list.entries()) {
         // A B, then B A on the next run, so neither build always goes first
-        if (other && run % 2 === 1) await timed(compared[i], s.body, other.base);
+        const both = other && !s.body.metrics;
+        if (both && run % 2 === 1) await timed(compared[i], s.body, other.base);
         await timed(times[i], s.body);
-        if (other && run % 2 === 0) await timed(compared[i], s.body, other.base);
+        if (both && run % 2 === 0) await timed(compared[i], s.body, other.base);
       }
     }
     const owned = [...expected.values()].reduce((a, b) => a + b, 0);
-    return { size, owned, loadSeconds, catchUpSeconds, cellDocs, load: os.loadavg()[0], list, times, compared };
+    return {
+      size,
+      owned,
+      loadSeconds,
+      catchUpSeconds,
+      cellDocs,
+      bytes,
+      errors,
+      load: os.loadavg()[0],
+      list,
+      times,
+      compared,
+    };
   } finally {
     if (other) await platform.closeServer(other.server, 2000);
     if (app) await platform.closeServer(app.server, 2000);
@@ -210,6 +272,10 @@ function print(results) {
   for (const r of results) {
     console.log(
       `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${RUNS} sequential runs per scenario over HTTP\n`,
+    );
+    const perEvent = (b) => (b / r.size).toFixed(1);
+    console.log(
+      `Cell bytes: sketches (u) ${(r.bytes.u / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.u)} B/event; counts (e) ${(r.bytes.e / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.e)} B/event; latest events (l) ${(r.bytes.l / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.l)} B/event. Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
     );
     console.log('| scenario | rows | p50 ms | p99 ms | mean ms |');
     console.log('|---|---|---|---|---|');
@@ -228,6 +294,7 @@ function print(results) {
       console.log('| scenario (p50 ms) | this build | compared build | this / compared |');
       console.log('|---|---|---|---|');
       for (const [i, s] of r.list.entries()) {
+        if (r.compared[i].length === 0) continue; // a metric the compared build does not have
         const a = quantile(r.times[i], 0.5);
         const b = quantile(r.compared[i], 0.5);
         console.log(`| ${s.name} | ${fmt(a)} | ${fmt(b)} | ${(a / b).toFixed(2)} |`);
