@@ -11,6 +11,8 @@ export interface EventDocument {
   bot: boolean;
   metadata: Record<string, string>;
   created: Date;
+  /** The pseudonymous visitor hash (EventRecord.visitor); absent on events ingested before it existed. */
+  visitor?: number;
 }
 
 export function toEventDocument(msg: EventRecord): EventDocument {
@@ -24,5 +26,6 @@ export function toEventDocument(msg: EventRecord): EventDocument {
     bot: msg.bot,
     metadata: msg.metadata,
     created: new Date(msg.created),
+    ...(msg.visitor === undefined ? {} : { visitor: msg.visitor }),
   };
 }
