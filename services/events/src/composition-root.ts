@@ -133,7 +133,11 @@ async function startRoles(
     watchRegistryMetrics(metrics, owners);
     const salts = new VisitorSalts(
       nc,
-      { bucket: config.VISITOR_SALT_BUCKET, replicas: config.EVENTS_STREAM_REPLICAS, period: config.VISITOR_SALT_PERIOD },
+      {
+        bucket: config.VISITOR_SALT_BUCKET,
+        replicas: config.EVENTS_STREAM_REPLICAS,
+        period: config.VISITOR_SALT_PERIOD,
+      },
       logger,
     );
     // creates the bucket and loads this period's salt, so the first hits do not wait for it
