@@ -32,6 +32,14 @@ describe('events configuration', () => {
     expect(() => loadEventsConfig(withoutKey)).toThrow(/VISITOR_ID_KEY: is required in production/);
     // roles that never hash a vid do not need it
     expect(loadEventsConfig({ ...withoutKey, EVENTS_ROLES: 'consumer,reporting' }).VISITOR_ID_KEY).toBeUndefined();
+    // but a key that is set (a shared Secret) must be a real one in every role
+    expect(() =>
+      loadEventsConfig({
+        ...production,
+        EVENTS_ROLES: 'consumer',
+        VISITOR_ID_KEY: 'REPLACE_ME-visitor-id-key-000000000000000',
+      }),
+    ).toThrow(/VISITOR_ID_KEY/);
   });
 
   test.each([
