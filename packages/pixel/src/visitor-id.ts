@@ -1,5 +1,5 @@
 /** The localStorage key of the id persistVisitor keeps (first-party: the publisher's own origin). */
-export const VISITOR_STORAGE_KEY = 'cm_pixel_vid';
+const VISITOR_STORAGE_KEY = 'cm_pixel_vid';
 
 /**
  * The random visitor id kept in localStorage, made on first use (128 bits from
