@@ -6,7 +6,7 @@
 //  2. wiring and operational rules the schema cannot see (deploy/k8s/manifest-rules.mjs);
 //  3. each Deployment's environment is loaded through its service's own config schema (built dist),
 //     so a setting the service would refuse, or would silently ignore (unknown name), fails here; the
-//     committed placeholder ADMIN_TOKEN must be refused in production (then a real one stands in);
+//     committed placeholder ADMIN_TOKEN (and VISITOR_ID_KEY) must be refused in production (then a real one stands in);
 //  4. NATS: every nats image (manifests, docker-compose.yml) is the release in
 //     deploy/nats/nats-server.version, the pinned nats-server accepts both configurations, and
 //     JetStream's max_file_store leaves 1 GiB (the owner registry) beside the two streams' byte limits;
@@ -101,15 +101,22 @@ function configLoaders() {
   );
 }
 
-/** Stands in for the operator's real token (the committed Secrets only hold placeholders). */
-const SUPPLIED_ADMIN_TOKEN = randomBytes(32).toString('hex');
+/** Stand in for the operator's real secrets (the committed Secrets only hold placeholders). */
+const SUPPLIED_SECRETS = {
+  ADMIN_TOKEN: randomBytes(32).toString('hex'),
+  VISITOR_ID_KEY: randomBytes(32).toString('hex'),
+};
 
-function refusesInProduction(load, env) {
+/** Does production refuse the committed value of `name` (every other placeholder secret replaced by a real one)? */
+function refusesInProduction(load, env, name) {
+  const others = Object.fromEntries(
+    Object.entries(SUPPLIED_SECRETS).filter(([other]) => other !== name && env[other] !== undefined),
+  );
   try {
-    load({ ...env, NODE_ENV: 'production' });
+    load({ ...env, ...others, NODE_ENV: 'production' });
     return false;
   } catch (err) {
-    return /ADMIN_TOKEN/.test(String(err.message));
+    return new RegExp(name).test(String(err.message));
   }
 }
 
@@ -126,17 +133,15 @@ function configProblems(objects, loaders, expect) {
     for (const c of d.spec.template.spec.containers) {
       const where = `Deployment/${d.metadata.name} container ${c.name}`;
       const { env } = containerEnv(c, objects);
-      if (env.ADMIN_TOKEN !== undefined) {
-        // the committed Secrets hold placeholders: production must refuse them, so they can never go live;
-        // the rest of the check runs with a token a real deployment would supply
-        if (!refusesInProduction(load, env))
-          problems.push(
-            `${where}: the committed ADMIN_TOKEN would be accepted in production; it must be a placeholder`,
-          );
-        env.ADMIN_TOKEN = SUPPLIED_ADMIN_TOKEN;
-      }
+      // the committed Secrets hold placeholders: production must refuse them, so they can never go live;
+      // the rest of the check runs with the secrets a real deployment would supply
+      const supplied = Object.keys(SUPPLIED_SECRETS).filter((name) => env[name] !== undefined);
+      for (const name of supplied)
+        if (!refusesInProduction(load, env, name))
+          problems.push(`${where}: the committed ${name} would be accepted in production; it must be a placeholder`);
+      for (const name of supplied) env[name] = SUPPLIED_SECRETS[name];
       try {
-        const known = new Set([...Object.keys(load(env)), 'ADMIN_TOKEN']);
+        const known = new Set([...Object.keys(load(env)), ...Object.keys(SUPPLIED_SECRETS)]);
         for (const name of Object.keys(env))
           if (!known.has(name)) problems.push(`${where}: ${name} is not a setting of ${app}`);
       } catch (err) {

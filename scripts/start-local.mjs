@@ -10,7 +10,7 @@
 //
 // Settings (environment): LOCAL_DATA_DIR (.local), LOCAL_NATS_PORT (4222), LOCAL_MONGO_PORT
 // (27017): a busy preferred port is replaced by a free one. MONGO_STAND_IN_HEAP (1g),
-// MANAGEMENT_PORT (3000), EVENTS_PORT (3001), ADMIN_TOKEN (generated once, kept in the data dir).
+// MANAGEMENT_PORT (3000), EVENTS_PORT (3001), ADMIN_TOKEN and VISITOR_ID_KEY (generated once, kept in the data dir).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,8 +36,13 @@ async function portOrFree(preferred) {
 
 /** The operator token of this data directory: generated once, so it stays valid across restarts. */
 function adminToken() {
-  const file = path.join(dataDir, 'admin-token');
-  if (!existsSync(file)) writeFileSync(file, `dev-${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+  return keptSecret('admin-token', () => `dev-${randomBytes(24).toString('base64url')}`);
+}
+
+/** A random secret made once and kept in the data dir, so restarts keep hashing and guarding alike. */
+function keptSecret(name, make) {
+  const file = path.join(dataDir, name);
+  if (!existsSync(file)) writeFileSync(file, `${make()}\n`, { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
 
@@ -122,6 +127,8 @@ async function main() {
   mkdirSync(dataDir, { recursive: true });
   await startStores();
   env.ADMIN_TOKEN ??= adminToken();
+  // the key of vid visitor hashes: kept, so a visitor stays one visitor across restarts
+  env.VISITOR_ID_KEY ??= keptSecret('visitor-id-key', () => randomBytes(32).toString('hex'));
   env.NODE_ENV ??= 'development';
   const list = await startServices();
   say(

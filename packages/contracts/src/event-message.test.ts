@@ -23,12 +23,14 @@ const hex = (n: number): string => Array.from({ length: n }, () => pick('0123456
 const text = (n: number): string =>
   Array.from({ length: n }, () => pick(['a', 'Z', '0', ' ', '/', '-', 'é', '$', '.', '\u2603'])).join('');
 
-/** A message as ingest publishes it. */
+/** A message as ingest publishes it, or as it published before events carried a visitor. */
 function validMessage(): EventMessage {
   const metadata: Record<string, string> = {};
   const keys = Math.floor(random() * (EVENT_LIMITS.metadataKeys + 1));
   for (let i = 0; i < keys; i++) metadata[`k${i}_${hex(2)}`] = text(Math.floor(random() * 20));
+  const visitor = random() < 0.8 ? { visitor: Math.floor(random() * EVENT_LIMITS.visitorBound) } : {};
   return {
+    ...visitor,
     v: 1,
     id: `${hex(8)}-${hex(4)}-7${hex(3)}-${pick(['8', '9', 'a', 'b'])}${hex(3)}-${hex(12)}`,
     owner_id: String(Math.floor(random() * 1e9)),
@@ -131,6 +133,20 @@ const EDGES: Record<keyof EventMessage, unknown[]> = {
     '20261122T102030.123Z',
     'not a date',
   ],
+  visitor: [
+    ...ANY,
+    0,
+    2 ** 31,
+    2 ** 52 - 1,
+    2 ** 52,
+    2 ** 53,
+    Number.MAX_SAFE_INTEGER,
+    -0,
+    0.5,
+    1e300,
+    '123',
+    String(2 ** 52 - 1),
+  ],
 };
 const FIELDS = Object.keys(EDGES) as (keyof EventMessage)[];
 
@@ -188,6 +204,14 @@ describe('event message decoding', () => {
       expect(isPlainValidEventMessage(JSON.parse(new TextDecoder().decode(encodeEventMessage(validMessage()))))).toBe(
         true,
       );
+  });
+
+  test('when a message carries a visitor or none (published before visitors existed), then both take the fast path; a visitor outside [0, 2^52) is refused', () => {
+    const { visitor: _, ...old } = validMessage();
+    expect(isPlainValidEventMessage(old)).toBe(true);
+    expect(isPlainValidEventMessage({ ...old, visitor: 2 ** 52 - 1 })).toBe(true);
+    for (const visitor of [2 ** 52, -1, 1.5, '7'])
+      expect(decodeEventMessage(bytes(JSON.stringify({ ...old, visitor })))).toMatchObject({ ok: false });
   });
 
   test("when a message is refused, then the reason is Joi's, naming the field", () => {

@@ -18,6 +18,13 @@ export interface EventRecord {
   metadata: Record<string, string>;
   /** ISO 8601 UTC with milliseconds. */
   created: string;
+  /**
+   * Pseudonymous visitor: the first 52 bits of an HMAC-SHA256 (of the publisher's visitor id, or of
+   * the client under a salt that is deleted when its period ends), an integer in [0, 2^52). Every
+   * event ingest publishes has it; optional because messages published before it existed may
+   * still be in the stream.
+   */
+  visitor?: number;
 }
 
 /** Version 1 of the contract: one event per JetStream message (still read, so a rolling upgrade loses nothing). */
@@ -33,6 +40,8 @@ export const EVENT_LIMITS = {
   metadataKeys: 20,
   metadataKeyMax: 64,
   metadataValueMax: 512,
+  /** Visitor hashes are below this bound (52 bits: exact as a JS number and a BSON double). */
+  visitorBound: 2 ** 52,
 } as const;
 
 const eventRecordFields = {
@@ -53,6 +62,10 @@ const eventRecordFields = {
     .max(EVENT_LIMITS.metadataKeys)
     .required(),
   created: Joi.string().isoDate().required(),
+  visitor: Joi.number()
+    .integer()
+    .min(0)
+    .max(EVENT_LIMITS.visitorBound - 1),
 };
 const eventRecordSchema = Joi.object<EventRecord>(eventRecordFields);
 const eventMessageSchema = Joi.object<EventMessage>({ v: Joi.number().valid(1).required(), ...eventRecordFields });
@@ -75,6 +88,9 @@ const ISO_UTC_MS = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2
 
 const isString = (v: unknown, min: number, max: number): v is string =>
   typeof v === 'string' && v.length >= min && v.length <= max;
+
+const isVisitor = (v: unknown): boolean =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < EVENT_LIMITS.visitorBound;
 
 function isSafeMetadata(m: unknown): boolean {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
@@ -115,8 +131,11 @@ export function isPlainValidEventRecord(p: unknown, keys = RECORD_KEYS): p is Ev
   const m = p as Record<string, unknown>;
   let count = 0;
   for (const _ in m) count++;
+  // `visitor` is the one optional field: with it the object has one key more
+  const visitor = m.visitor;
+  if (visitor !== undefined && !isVisitor(visitor)) return false;
   return (
-    count === keys &&
+    count === (visitor === undefined ? keys : keys + 1) &&
     typeof m.id === 'string' &&
     UUID.test(m.id) &&
     isString(m.owner_id, 1, EVENT_LIMITS.ownerIdMax) &&

@@ -13,6 +13,7 @@ const MAX_OWNER_ID = 32;
 const MAX_NAME = 128;
 const MAX_URL = 2048;
 const MAX_CONTENT_ID = 256;
+const MAX_VID = 128;
 const MAX_METADATA_KEYS = 20;
 const MAX_METADATA_KEY = 64;
 const MAX_METADATA_VALUE = 512;
@@ -87,8 +88,8 @@ export function eventQuery(ownerId: string, name: unknown, params: EventParams, 
     let text = String(value);
     if (key === 'url') {
       text = text.slice(0, MAX_URL);
-    } else if (key === 'content_id') {
-      if (text.length > MAX_CONTENT_ID) return fail(report, `${key}: too long`);
+    } else if (key === 'content_id' || key === 'vid') {
+      if (text.length > (key === 'vid' ? MAX_VID : MAX_CONTENT_ID)) return fail(report, `${key}: too long`);
     } else if (++metadata > MAX_METADATA_KEYS || key.length > MAX_METADATA_KEY || text.length > MAX_METADATA_VALUE) {
       return fail(report, `${key}: over the metadata limits`);
     }

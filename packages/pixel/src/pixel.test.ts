@@ -101,3 +101,69 @@ describe('createTracker', () => {
     expect(tracker().t.track('impression')).toBe(false);
   });
 });
+
+describe('visitor ids', () => {
+  const g = globalThis as { localStorage?: unknown };
+  afterEach(() => {
+    delete g.localStorage;
+  });
+
+  function memoryStorage() {
+    const items = new Map<string, string>();
+    return {
+      items,
+      getItem: (k: string) => items.get(k) ?? null,
+      setItem: (k: string, v: string) => void items.set(k, v),
+    };
+  }
+
+  test('when visitorId is given, then every event carries it as vid, unless a call names its own', () => {
+    const { t } = tracker({ visitorId: 'login-77' });
+    expect(paramsOf(t.pixelUrl('impression'))).toMatchObject({ vid: 'login-77' });
+    expect(paramsOf(t.pixelUrl('impression', { vid: 'other' })).vid).toBe('other');
+    expect(paramsOf(tracker().t.pixelUrl('impression'))).not.toHaveProperty('vid');
+  });
+
+  test('when visitorId is empty or over 128 characters, then it is not sent and debug says so', () => {
+    for (const visitorId of ['', 'v'.repeat(129)]) {
+      const { t, reports } = tracker({ visitorId });
+      expect(paramsOf(t.pixelUrl('impression'))).not.toHaveProperty('vid');
+      expect(reports).toEqual(['pixel: visitorId: not 1..128 characters, not sent']);
+    }
+  });
+
+  test('when persistVisitor is on, then a random id is kept in localStorage and reused by the next tracker', () => {
+    const storage = memoryStorage();
+    g.localStorage = storage;
+    const first = paramsOf(tracker({ persistVisitor: true }).t.pixelUrl('impression')).vid;
+    expect(first).toMatch(/^[0-9a-f]{32}$/);
+    expect(storage.items.get('cm_pixel_vid')).toBe(first);
+    expect(paramsOf(tracker({ persistVisitor: true }).t.pixelUrl('impression')).vid).toBe(first);
+    // without the option nothing is read or written
+    storage.items.clear();
+    expect(paramsOf(tracker().t.pixelUrl('impression'))).not.toHaveProperty('vid');
+    expect(storage.items.size).toBe(0);
+  });
+
+  test('when localStorage is missing or throws, then the tracker works without a vid and never throws', () => {
+    expect(paramsOf(tracker({ persistVisitor: true }).t.pixelUrl('impression'))).not.toHaveProperty('vid');
+    g.localStorage = {
+      getItem: () => {
+        throw new Error('SecurityError');
+      },
+      setItem: () => {
+        throw new Error('QuotaExceededError');
+      },
+    };
+    const { t } = tracker({ persistVisitor: true });
+    expect(paramsOf(t.pixelUrl('impression'))).toMatchObject({ name: 'impression' });
+    expect(paramsOf(t.pixelUrl('impression'))).not.toHaveProperty('vid');
+    g.localStorage = {
+      getItem: () => null,
+      setItem: () => {
+        throw new Error('QuotaExceededError');
+      },
+    };
+    expect(paramsOf(tracker({ persistVisitor: true }).t.pixelUrl('impression'))).not.toHaveProperty('vid');
+  });
+});

@@ -1,6 +1,7 @@
 import { eventQuery, isOwnerId, isRedirectTarget, pixelEndpoint, type Report } from './pixel-url';
 import { sendEvent } from './send-event';
 import { trackLinks } from './track-links';
+import { storedVisitorId } from './visitor-id';
 
 // The public types live in this file so that dist/pixel.d.ts stands alone (no relative imports
 // for a consumer's module resolution to trip over).
@@ -24,6 +25,16 @@ export interface TrackerOptions {
   defaults?: EventParams;
   /** "beacon" (default): navigator.sendBeacon, else an image. "image": always a GET through an image. */
   transport?: 'beacon' | 'image';
+  /**
+   * A pseudonymous id of the visitor you already have (a first-party cookie, a login id; never an
+   * e-mail address), 1..128 characters: sent as `vid`. The service stores only a keyed hash of it.
+   */
+  visitorId?: string;
+  /**
+   * true: when no visitorId is given, keep a random id in this site's localStorage and send it as
+   * `vid`, so a visitor is recognised across days. Off by default (check your consent rules).
+   */
+  persistVisitor?: boolean;
   /** Told why an event was not sent or a parameter was skipped. The tracker never throws. */
   debug?: (message: string) => void;
 }
@@ -75,7 +86,15 @@ export function createTracker(options: TrackerOptions): Tracker {
     const endpoint = pixelEndpoint(options.endpoint, pageUrl());
     if (!endpoint) report('endpoint: not an http(s) URL');
     else if (!isOwnerId(options.ownerId)) report('ownerId: not a string of digits');
-    else return { endpoint, ownerId: options.ownerId, defaults: options.defaults, transport: options.transport };
+    else {
+      let vid = options.visitorId;
+      if (vid !== undefined && (typeof vid !== 'string' || vid === '' || vid.length > 128)) {
+        report('visitorId: not 1..128 characters, not sent');
+        vid = undefined;
+      }
+      if (vid === undefined && options.persistVisitor === true) vid = storedVisitorId();
+      return { endpoint, ownerId: options.ownerId, defaults: options.defaults, transport: options.transport, vid };
+    }
   });
 
   const query = (name: unknown, params: unknown): string | undefined => {
@@ -91,6 +110,8 @@ export function createTracker(options: TrackerOptions): Tracker {
         if (value !== null && value !== undefined) all[key] = value;
       }
     }
+    // a call that names its own vid wins, like any other parameter
+    if (settings.vid !== undefined && all.vid === undefined) all.vid = settings.vid;
     return eventQuery(settings.ownerId, name, all, report);
   };
 

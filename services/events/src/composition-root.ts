@@ -35,6 +35,8 @@ import { createIngestMetrics } from './ingest/ingest-metrics';
 import { retentionMetrics, watchRegistryMetrics } from './operations-metrics';
 import { createPixelHandler } from './ingest/pixel-handler';
 import { PixelIngest } from './ingest/pixel-ingest';
+import { DEVELOPMENT_VISITOR_ID_KEY, VisitorIdentity } from './ingest/visitor-identity';
+import { VisitorSalts } from './ingest/visitor-salts';
 import { createOperatorRoutes } from './operator/operator-routes';
 import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registry-watcher';
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
@@ -129,6 +131,19 @@ async function startRoles(
     publisher = new EventPublisher(sender, batches, config.PUBLISH_TIMEOUT_MS);
     publisher.start();
     watchRegistryMetrics(metrics, owners);
+    const salts = new VisitorSalts(
+      nc,
+      {
+        bucket: config.VISITOR_SALT_BUCKET,
+        replicas: config.EVENTS_STREAM_REPLICAS,
+        period: config.VISITOR_SALT_PERIOD,
+      },
+      logger,
+    );
+    // creates the bucket and loads this period's salt, so the first hits do not wait for it
+    await boot.step('visitor_salts', async () => void (await salts.current()));
+    if (config.VISITOR_ID_KEY === undefined)
+      logger.warn('VISITOR_ID_KEY is not set: vid hashes use the fixed development key (production requires one)');
     const ingest = new PixelIngest({
       owners,
       sink: publisher,
@@ -136,6 +151,7 @@ async function startRoles(
       newId: uuidv7,
       perClient: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_IP, burst: config.PIXEL_BURST_PER_IP }),
       perOwner: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_OWNER, burst: config.PIXEL_BURST_PER_OWNER }),
+      visitors: new VisitorIdentity(config.VISITOR_ID_KEY ?? DEVELOPMENT_VISITOR_ID_KEY, salts),
     });
     pixel = createPixelHandler({
       ingest,

@@ -4,6 +4,7 @@ import { loadEventsConfig } from './config';
 const production = {
   NODE_ENV: 'production',
   ADMIN_TOKEN: '9b1c4e7a2f6d08e35a7c91b4d2e6f0a8c3b5d7e91f2a4c6e8b0d1f3a5c7e9b2d',
+  VISITOR_ID_KEY: '4f0c9a7e3b1d52c8e6a09f7b3d1c5e2a8b6f4d0c7e9a1b3f5d2c8e0a6b4f1d3c',
 };
 
 describe('events configuration', () => {
@@ -24,6 +25,45 @@ describe('events configuration', () => {
     expect(() => loadEventsConfig({ ...production, EVENTS_WRITE_CONCERN_W: '1' })).toThrow(
       /EVENTS_WRITE_CONCERN_W.*majority/,
     );
+  });
+
+  test('when production runs the ingest role without VISITOR_ID_KEY, then it refuses to start naming the setting', () => {
+    const { VISITOR_ID_KEY: _, ...withoutKey } = production;
+    expect(() => loadEventsConfig(withoutKey)).toThrow(/VISITOR_ID_KEY: is required in production/);
+    // roles that never hash a vid do not need it
+    expect(loadEventsConfig({ ...withoutKey, EVENTS_ROLES: 'consumer,reporting' }).VISITOR_ID_KEY).toBeUndefined();
+    // but a key that is set (a shared Secret) must be a real one in every role
+    expect(() =>
+      loadEventsConfig({
+        ...production,
+        EVENTS_ROLES: 'consumer',
+        VISITOR_ID_KEY: 'REPLACE_ME-visitor-id-key-000000000000000',
+      }),
+    ).toThrow(/VISITOR_ID_KEY/);
+  });
+
+  test.each([
+    ['a placeholder', 'REPLACE_ME-visitor-id-key-000000000000000', /placeholder|replaceme/i],
+    ['a short key', 'a'.repeat(20), /at least 32/],
+  ])(
+    'when production gets %s as VISITOR_ID_KEY, then it refuses to start without echoing the key',
+    (_what, key, reason) => {
+      let message = '';
+      try {
+        loadEventsConfig({ ...production, VISITOR_ID_KEY: key });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/VISITOR_ID_KEY/);
+      expect(message).toMatch(reason);
+      expect(message).not.toContain(key);
+    },
+  );
+
+  test('when the visitor settings are not given, then salts rotate daily in the visitor_salts bucket and VISITOR_SALT_PERIOD accepts only day, week or month', () => {
+    expect(loadEventsConfig({})).toMatchObject({ VISITOR_SALT_PERIOD: 'day', VISITOR_SALT_BUCKET: 'visitor_salts' });
+    expect(loadEventsConfig({ VISITOR_SALT_PERIOD: 'week' }).VISITOR_SALT_PERIOD).toBe('week');
+    expect(() => loadEventsConfig({ VISITOR_SALT_PERIOD: 'year' })).toThrow(/VISITOR_SALT_PERIOD/);
   });
 
   test('when development or tests weaken the write concern, then it is accepted', () => {

@@ -1,6 +1,16 @@
 import Joi from 'joi';
 import { EVENT_BATCH_LIMITS } from '@cm/contracts';
-import { ConfigError, baseConfigSchema, configSchema, loadConfig, setting, type ConfigOf } from '@cm/platform';
+import {
+  ConfigError,
+  OPERATOR_TOKEN_ADVICE,
+  baseConfigSchema,
+  configSchema,
+  loadConfig,
+  operatorTokenProblems,
+  optionalSetting,
+  setting,
+  type ConfigOf,
+} from '@cm/platform';
 
 const GIB = 1024 ** 3;
 
@@ -66,6 +76,12 @@ const settings = {
   PIXEL_BURST_PER_OWNER: Joi.number().integer().min(1).default(20_000),
   /** Trusted proxies in front that append the client address to X-Forwarded-For (0: use the socket peer): every per-client limit of the service (pixel flood limits, failed API key lookups) keys on the client it yields. */
   PIXEL_TRUSTED_PROXY_HOPS: Joi.number().integer().min(0).max(10).default(0),
+  /** HMAC key of the `vid` pixel parameter's visitor hash (at least 32 characters). Required in production for the ingest role; a new key makes every vid a new visitor. */
+  VISITOR_ID_KEY: optionalSetting(Joi.string().min(32)),
+  /** How long one salt of cookieless visitor hashes lives (UTC day, ISO week or month); it is deleted when the period ends. */
+  VISITOR_SALT_PERIOD: setting<'day' | 'week' | 'month'>(Joi.string().valid('day', 'week', 'month').default('day')),
+  /** JetStream key-value bucket holding the current salt, shared by every ingest process. */
+  VISITOR_SALT_BUCKET: name.default('visitor_salts'),
   CONSUMER_DURABLE: name.default('events-writer'),
   CONSUMER_BATCH_SIZE: Joi.number().integer().min(1).max(10000).default(500),
   CONSUMER_MAX_WAIT_MS: Joi.number().integer().min(10).max(60000).default(200),
@@ -153,7 +169,26 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
     );
   }
   refuseWeakDurabilityInProduction(config);
+  refuseMissingVisitorKeyInProduction(config);
   return config;
+}
+
+/** Without its own key a deployment's vid hashes could be recomputed by anyone who has the code. */
+function refuseMissingVisitorKeyInProduction(config: EventsConfig): void {
+  if (config.NODE_ENV !== 'production') return;
+  const key = config.VISITOR_ID_KEY;
+  // a role that does not hash may go without the key, but a key that is set must be a real one
+  if (key === undefined && !config.EVENTS_ROLES.includes('ingest')) return;
+  if (key === undefined)
+    throw new ConfigError(
+      `invalid configuration:\n  VISITOR_ID_KEY: is required in production for the ingest role. ${OPERATOR_TOKEN_ADVICE}`,
+    );
+  const problems = operatorTokenProblems(key);
+  // never echo the key itself: the message lands in logs
+  if (problems.length > 0)
+    throw new ConfigError(
+      `invalid configuration:\n  VISITOR_ID_KEY: is not safe for production: ${problems.join('; ')}. ${OPERATOR_TOKEN_ADVICE}`,
+    );
 }
 
 /** An event is acknowledged to JetStream only after its insert: a weaker write concern could lose acknowledged events on failover. */

@@ -39,6 +39,19 @@ describe('consumer with batch messages (contract v2)', () => {
     expect(await countsOf(ids)).toEqual(ids.map(() => 1));
   });
 
+  test('when a batch holds events with a visitor and one published before visitors existed, then the visitor is stored as a number field and the old event without it', async () => {
+    const [withVisitor, without] = [uniqueTag('vis'), uniqueTag('novis')];
+    const visitor = 2 ** 52 - 3;
+    await h.publishBatch([
+      { owner_id: owner, content_id: withVisitor, visitor },
+      { owner_id: owner, content_id: without },
+    ]);
+    const docs = await h.waitForStored(2, { content_id: { $in: [withVisitor, without] } });
+    expect(docs.find((d) => d.content_id === withVisitor)!.visitor).toBe(visitor);
+    expect(docs.find((d) => d.content_id === without)).not.toHaveProperty('visitor');
+    expect(await h.storedEvents({ content_id: withVisitor, visitor: { $type: 'number' } } as never)).toHaveLength(1);
+  });
+
   test('when one event of a batch is invalid, then it alone goes to the dead-letter stream and its batch-mates are written', async () => {
     const good = [uniqueTag('good'), uniqueTag('good')];
     const jsm = await jetstreamManager(h.nc);

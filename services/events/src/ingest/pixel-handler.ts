@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import { AppError, type Logger } from '@cm/platform';
-import { clientKey } from './client-address';
+import { AppError, addressKey, type Logger } from '@cm/platform';
+import { clientAddress } from './client-address';
 import type { IngestMetrics, PixelResult } from './ingest-metrics';
 import { decidePixelAnswer, sendAnswer, sendError, sendPreflight } from './pixel-answer';
 import type { PixelIngest, PixelOutcome } from './pixel-ingest';
@@ -36,11 +36,13 @@ function resultOf(outcome: PixelOutcome): PixelResult {
 export function createPixelHandler(deps: PixelHandlerDeps): http.RequestListener {
   const { ingest, metrics, logger, trustedProxyHops } = deps;
   const respond = async (req: http.IncomingMessage, res: http.ServerResponse, params: RawParams, started: bigint) => {
+    const address = clientAddress(req, trustedProxyHops);
     const outcome = await ingest.record(
       params,
       req.headers['user-agent'],
       req.headers.referer,
-      clientKey(req, trustedProxyHops),
+      addressKey(address),
+      address,
     );
     const answer = decidePixelAnswer(outcome);
     metrics.count(resultOf(outcome));

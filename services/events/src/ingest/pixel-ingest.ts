@@ -6,6 +6,7 @@ import type { EventSink } from './event-sink';
 import { parsePixelEvent } from './pixel-params';
 import type { RawParams } from './pixel-request';
 import { decideRedirect } from './redirect-target';
+import type { VisitorIdentity } from './visitor-identity';
 
 /**
  * What happened to one pixel hit. `redirect` is the location of an `r` the owner allows (or
@@ -29,6 +30,7 @@ export interface PixelIngestDeps {
   /** Flood limits: hits per client address, and per owner (a bucket each). */
   perClient: TokenBuckets;
   perOwner: TokenBuckets;
+  visitors: VisitorIdentity;
 }
 
 // shared by every hit without a redirect: the common outcomes cost no allocation
@@ -45,11 +47,13 @@ const LIMITED_OWNER: PixelOutcome = { kind: 'rate_limited', scope: 'owner', redi
 export class PixelIngest {
   constructor(private readonly deps: PixelIngestDeps) {}
 
+  /** `client`: the flood-limit key of the client (addressKey); `address`: its full address, for the cookieless visitor hash. */
   async record(
     params: RawParams,
     userAgent: string | undefined,
     referer: string | undefined,
     client: string,
+    address: string,
   ): Promise<PixelOutcome> {
     const { owners, sink, devices, perClient, perOwner } = this.deps;
     // decided in memory before any I/O, so a refusal takes the same time for any owner
@@ -83,6 +87,14 @@ export class PixelIngest {
     // only known owners get a bucket: the key space is the registry, not whatever a sender invents
     if (!perOwner.tryTake(event.owner_id, now))
       return location === undefined ? LIMITED_OWNER : { kind: 'rate_limited', scope: 'owner', redirect: location };
+    let visitor: number;
+    try {
+      const known = this.deps.visitors.of(event.owner_id, event.vid, address, userAgent ?? '');
+      visitor = typeof known === 'number' ? known : await known;
+    } catch {
+      // never an unsalted hash: without this period's salt the hit fails as a publish would
+      return { kind: 'unavailable', reason: 'visitor salt not available', redirect: location };
+    }
     const device = devices.detect(userAgent);
     const record: EventRecord = {
       id: this.deps.newId(),
@@ -94,6 +106,7 @@ export class PixelIngest {
       bot: device.bot,
       metadata: event.metadata,
       created: new Date(now).toISOString(),
+      visitor,
     };
     try {
       await sink.publish(record);

@@ -98,6 +98,26 @@ describe('pixel parameters', () => {
     expect.assertions(1);
   });
 
+  test('when vid is given, then it is carried apart from the event fields and never becomes metadata', () => {
+    const event = parse(`owner_id=1&name=a&vid=${'v'.repeat(128)}`);
+    expect(event.vid).toBe('v'.repeat(128));
+    expect(event.metadata).toEqual({});
+    expect(parse('owner_id=1&name=a').vid).toBeUndefined();
+  });
+
+  test.each([
+    ['too long', `vid=${'v'.repeat(129)}`, 'vid must be at most 128 characters'],
+    ['repeated', 'vid=a&vid=b', 'vid must be given once'],
+    ['empty', 'vid=', 'vid must not be empty'],
+  ])('when vid is %s, then it is refused naming vid without echoing it', (_what, qs, message) => {
+    try {
+      parse(`owner_id=1&name=a&${qs}`);
+    } catch (err) {
+      expect((err as ValidationError).details).toEqual([{ field: 'vid', message }]);
+    }
+    expect.assertions(1);
+  });
+
   test('when a beacon body is merged onto the query, then a name in both counts as repeated', () => {
     const params = parseParams('name=b', parseParams('owner_id=1&name=a'));
     expect(params.get('name')).toEqual(['a', 'b']);
@@ -128,12 +148,13 @@ describe('the fast limit check', () => {
       put('name', value(128));
       put('url', value(2048));
       put('content_id', value(256));
+      put('vid', value(128));
       const metaCount = around(20);
       for (let m = 0; m < metaCount; m++) put(`${'k'.repeat(Math.max(1, around(64) - 2))}${m}`, value(512));
       const input: Record<string, unknown> = {};
       const entries: [string, unknown][] = [];
       for (const [k, v] of params) {
-        if (['owner_id', 'name', 'url', 'content_id'].includes(k)) input[k] = v;
+        if (['owner_id', 'name', 'url', 'content_id', 'vid'].includes(k)) input[k] = v;
         else entries.push([k, v]);
       }
       const fast = withinLimits(input, entries);

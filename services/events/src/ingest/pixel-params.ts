@@ -11,7 +11,12 @@ export interface PixelEvent {
   content_id: string;
   /** Keys already made safe for MongoDB (see storage/metadata-key.ts). */
   metadata: Record<string, string>;
+  /** The publisher's own visitor id: only ever hashed, never stored, published or logged. */
+  vid?: string;
 }
+
+/** The longest `vid` a hit may carry. */
+const VID_MAX = 128;
 
 // No per-field .messages(): each one makes Joi merge preferences again on every request.
 // Messages are written by detailFor below instead.
@@ -23,6 +28,7 @@ export const eventSchema = Joi.object({
   metadata: Joi.object()
     .pattern(Joi.string().max(EVENT_LIMITS.metadataKeyMax), Joi.string().allow('').max(EVENT_LIMITS.metadataValueMax))
     .max(EVENT_LIMITS.metadataKeys),
+  vid: Joi.string().max(VID_MAX),
 }).prefs({ abortEarly: false, convert: false });
 
 const DIGITS = /^\d+$/;
@@ -36,11 +42,12 @@ const text = (v: unknown, min: number, max: number): boolean =>
  * hold the two together (this never accepts what Joi refuses).
  */
 export function withinLimits(input: Record<string, unknown>, metadata: [string, unknown][]): boolean {
-  const { owner_id, name, url, content_id } = input;
+  const { owner_id, name, url, content_id, vid } = input;
   if (!text(owner_id, 1, EVENT_LIMITS.ownerIdMax) || !DIGITS.test(owner_id as string)) return false;
   if (!text(name, 1, EVENT_LIMITS.nameMax)) return false;
   if (url !== undefined && !text(url, 0, EVENT_LIMITS.urlMax)) return false;
   if (content_id !== undefined && !text(content_id, 0, EVENT_LIMITS.contentIdMax)) return false;
+  if (vid !== undefined && !text(vid, 1, VID_MAX)) return false;
   if (metadata.length > EVENT_LIMITS.metadataKeys) return false;
   for (const [key, value] of metadata) {
     if (key.length > EVENT_LIMITS.metadataKeyMax || !text(value, 0, EVENT_LIMITS.metadataValueMax)) return false;
@@ -48,7 +55,7 @@ export function withinLimits(input: Record<string, unknown>, metadata: [string, 
   return true;
 }
 
-const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'r']);
+const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'r']);
 
 function detailFor(d: Joi.ValidationErrorItem): ErrorDetail {
   const field = d.path.map(String).join('.');
@@ -99,5 +106,12 @@ export function parsePixelEvent(params: RawParams, referer: string | undefined):
   }
   const event = input as Omit<PixelEvent, 'url' | 'content_id'> & { url?: string; content_id?: string };
   const url = event.url ? event.url : (referer ?? '').slice(0, EVENT_LIMITS.urlMax);
-  return { owner_id: event.owner_id, name: event.name, url, content_id: event.content_id ?? '', metadata };
+  return {
+    owner_id: event.owner_id,
+    name: event.name,
+    url,
+    content_id: event.content_id ?? '',
+    metadata,
+    vid: event.vid,
+  };
 }

@@ -11,7 +11,7 @@ export interface EventDocument {
   bot: boolean;
   metadata: Record<string, string>;
   created: Date;
-  /** The visitor hash (an integer below 2^52), never a visitor id or an address; absent on events stored before visitors were recorded. */
+  /** The pseudonymous visitor hash (EventRecord.visitor); absent on events ingested before it existed. */
   visitor?: number;
 }
 
@@ -26,5 +26,6 @@ export function toEventDocument(msg: EventRecord): EventDocument {
     bot: msg.bot,
     metadata: msg.metadata,
     created: new Date(msg.created),
+    ...(msg.visitor === undefined ? {} : { visitor: msg.visitor }),
   };
 }

@@ -10,7 +10,7 @@ import {
   type EventMessage,
   type EventRecord,
 } from '@cm/contracts';
-import { createLogger } from '@cm/platform';
+import { createLogger, type Logger } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
 import { startEvents, type EventsSystem } from '../../src/composition-root';
 import { loadEventsConfig, type EventsConfig } from '../../src/config';
@@ -129,13 +129,17 @@ export async function waitUntil(
  * The real events service on port 0 against the test run's NATS and MongoDB (or the URLs in
  * `env`), with its own database, stream, subjects, durable and registry bucket.
  */
-export async function startEventsHarness(env: Record<string, string> = {}): Promise<EventsHarness> {
+export async function startEventsHarness(
+  env: Record<string, string> = {},
+  logger: Logger = createLogger({ service: 'events-test', level: 'warn', silent: process.env.TEST_LOGS !== '1' }),
+): Promise<EventsHarness> {
   const config = loadEventsConfig({
     NODE_ENV: 'test',
     MONGO_URL: process.env.MONGO_URL,
     NATS_URL: process.env.NATS_URL,
     MONGO_DB: uniqueName('events'),
     OWNER_REGISTRY_BUCKET: uniqueName('owners'),
+    VISITOR_SALT_BUCKET: uniqueName('salts'),
     EVENTS_STREAM: uniqueName('EVENTS'),
     EVENTS_SUBJECT_PREFIX: uniqueName('ev'),
     EVENTS_DEAD_LETTER_SUBJECT: uniqueName('evdlq'),
@@ -154,7 +158,6 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
     SHUTDOWN_TIMEOUT_MS: '3000',
     ...env,
   });
-  const logger = createLogger({ service: 'events-test', level: 'warn', silent: process.env.TEST_LOGS !== '1' });
   let system = await startEvents(config, logger, 0);
   let running = true;
   const stopSystem = async () => {
@@ -268,7 +271,12 @@ export async function startEventsHarness(env: Record<string, string> = {}): Prom
       await stopSystem().catch(() => undefined);
       try {
         const jsm = await jetstreamManager(nc);
-        for (const s of [config.EVENTS_STREAM, `${config.EVENTS_STREAM}_DLQ`, `KV_${config.OWNER_REGISTRY_BUCKET}`])
+        for (const s of [
+          config.EVENTS_STREAM,
+          `${config.EVENTS_STREAM}_DLQ`,
+          `KV_${config.OWNER_REGISTRY_BUCKET}`,
+          `KV_${config.VISITOR_SALT_BUCKET}`,
+        ])
           await jsm.streams.delete(s).catch(() => undefined);
         await db.dropDatabase().catch(() => undefined);
       } finally {
