@@ -66,6 +66,8 @@ function makeMessages(n) {
     bot: i % 50 === 0,
     metadata: { utm_source: 'newsletter', utm_campaign: `spring-${i % 7}` },
     created,
+    // the visitor hash ingest adds (52 bits); one visitor per four events
+    visitor: ((Math.floor(i / 4) * 2_654_435_761) % 2 ** 32) * 2 ** 20 + (i % 2 ** 20),
   }));
 }
 
