@@ -23,6 +23,6 @@ export {
 export * from './enums';
 export type * from './management-types';
 export type * from './events-types';
-export { REPORT_INTERVALS, REPORT_ORDER_BY } from './events-types';
+export { REPORT_INTERVALS, REPORT_METRICS, REPORT_ORDER_BY } from './events-types';
 export { PIXEL_LIMITS } from './pixel-urls';
 export { VERSION } from './version';
