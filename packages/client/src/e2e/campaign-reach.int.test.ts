@@ -1,4 +1,3 @@
-import { uniqueName } from '@cm/testkit';
 import {
   TEST_ADMIN_TOKEN,
   startManagementHarness,
@@ -19,7 +18,7 @@ import { ManagementClient } from '../management-client';
 let management: ManagementHarness;
 let events: EventsHarness;
 beforeAll(async () => {
-  const bucket = uniqueName('owners_reach');
+  const bucket = `owners_reach_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
   management = await startManagementHarness({ OWNER_REGISTRY_BUCKET: bucket });
   events = await startEventsHarness({ OWNER_REGISTRY_BUCKET: bucket });
 });
