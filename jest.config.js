@@ -1,7 +1,10 @@
 /** Two kinds of tests: pure (no I/O) `*.test.ts` and `*.int.test.ts` against real NATS and MongoDB. */
 const shared = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' } }] },
-  moduleNameMapper: { '^@cm/(platform|contracts|testkit)$': '<rootDir>/packages/$1/src' },
+  moduleNameMapper: {
+    '^@cm/(platform|contracts|testkit)$': '<rootDir>/packages/$1/src',
+    '^@campaign-events/client$': '<rootDir>/packages/client/src',
+  },
   testEnvironment: 'node',
   // .cache holds tools and, for bench:pipeline, an earlier release checked out: never part of the test run
   modulePathIgnorePatterns: ['<rootDir>/.*/dist(-test)?/', '<rootDir>/.cache/'],

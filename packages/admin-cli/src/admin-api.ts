@@ -4,7 +4,8 @@ export type ServiceName = 'management' | 'events';
 
 export interface AdminApiOptions {
   urls: Record<ServiceName, string>;
-  adminToken: string;
+  /** Undefined for commands that act with a user's credentials (they never call request()). */
+  adminToken: string | undefined;
   fetch: typeof fetch;
   timeoutMs: number;
 }
@@ -17,6 +18,7 @@ export class AdminApi {
   constructor(private readonly opts: AdminApiOptions) {}
 
   async request<T>(service: ServiceName, method: string, path: string, body?: unknown): Promise<T> {
+    if (this.opts.adminToken === undefined) throw new Error('this command was started without the operator token');
     const url = this.opts.urls[service] + path;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.opts.adminToken}`,

@@ -10,6 +10,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly details: ErrorDetail[] = [],
+    /** Shown after a 401 instead of the operator-token hint (commands run with a user's credentials). */
+    readonly unauthorizedHint?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -34,12 +36,29 @@ export class NetworkError extends Error {
   }
 }
 
+/** The call went through but the command cannot answer (exit 1), e.g. a campaign too large to count. */
+export class CommandFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CommandFailure';
+  }
+
+  toJSON(): unknown {
+    return { error: { code: this.code, message: this.message } };
+  }
+}
+
 /** Human form of an API or network error for stderr: the message, then one line per field. */
-export function formatError(err: ApiError | NetworkError): string {
-  if (err instanceof NetworkError) return `error: ${err.message}`;
+export function formatError(err: ApiError | NetworkError | CommandFailure): string {
+  if (err instanceof NetworkError || err instanceof CommandFailure) return `error: ${err.message}`;
   const lines = [`error: ${err.status} ${err.code}: ${err.message}`];
   for (const d of err.details) lines.push(`  ${d.field}: ${d.message}`);
   if (err.status === 401)
-    lines.push('hint: the operator token must equal the ADMIN_TOKEN the service was started with');
+    lines.push(
+      err.unauthorizedHint ?? 'hint: the operator token must equal the ADMIN_TOKEN the service was started with',
+    );
   return lines.join('\n');
 }

@@ -17,6 +17,8 @@ export interface CommandContext {
   values: OptionValues;
   positionals: string[];
   api: AdminApi;
+  /** The service addresses, for commands that call the public APIs with a user's credentials. */
+  urls: Record<ServiceName, string>;
   io: CliIo;
 }
 
@@ -41,6 +43,8 @@ export interface Command {
   positionals: { name: string; description: string }[];
   examples: string[];
   /** Which service the command talks to (for the help text). */
-  service: ServiceName;
+  service: ServiceName | 'both';
+  /** False for commands that act with a user's credentials: no operator token is read. */
+  operatorToken?: false;
   run(ctx: CommandContext): Promise<CommandOutput>;
 }

@@ -1,5 +1,5 @@
 import { AdminApi } from './admin-api';
-import { ApiError, NetworkError, formatError } from './api-error';
+import { ApiError, CommandFailure, NetworkError, formatError } from './api-error';
 import type { CliIo } from './cli-io';
 import type { Command } from './command';
 import { parseCommandLine } from './command-line';
@@ -27,7 +27,7 @@ export async function runCli(argv: string[], io: CliIo, commands: Command[] = AL
       io.stdout.write(line.text);
       return EXIT_OK;
     }
-    const settings = await resolveSettings(line.values, io.env, io.readFile);
+    const settings = await resolveSettings(line.values, io.env, io.readFile, line.command.operatorToken !== false);
     const api = new AdminApi({
       urls: settings.urls,
       adminToken: settings.adminToken,
@@ -35,7 +35,7 @@ export async function runCli(argv: string[], io: CliIo, commands: Command[] = AL
       timeoutMs: REQUEST_TIMEOUT_MS,
     });
     const output = await line.command
-      .run({ values: line.values, positionals: line.positionals, api, io })
+      .run({ values: line.values, positionals: line.positionals, api, urls: settings.urls, io })
       .catch((err: unknown) => {
         if (!(err instanceof UsageError)) throw err;
         throw new UsageError(
@@ -50,7 +50,7 @@ export async function runCli(argv: string[], io: CliIo, commands: Command[] = AL
       io.stderr.write(`${PROGRAM}: ${err.message}\n${err.help ? `\n${err.help}` : ''}`);
       return EXIT_USAGE;
     }
-    if (err instanceof ApiError || err instanceof NetworkError) {
+    if (err instanceof ApiError || err instanceof NetworkError || err instanceof CommandFailure) {
       io.stderr.write(json ? `${JSON.stringify(err)}\n` : `${PROGRAM}: ${formatError(err)}\n`);
       return EXIT_API_ERROR;
     }

@@ -5,7 +5,8 @@ import { UsageError } from './usage-error';
 
 export interface Settings {
   urls: Record<ServiceName, string>;
-  adminToken: string;
+  /** Undefined only when the command needs none. */
+  adminToken: string | undefined;
   json: boolean;
 }
 
@@ -50,11 +51,15 @@ async function readTokenFile(
   return checkedToken(text, `${source} ${path}`);
 }
 
-/** Flags win over the environment; the token comes from --admin-token-file, ADMIN_TOKEN or ADMIN_TOKEN_FILE. */
+/**
+ * Flags win over the environment; the token comes from --admin-token-file, ADMIN_TOKEN or
+ * ADMIN_TOKEN_FILE, and is not read at all for a command that acts with a user's credentials.
+ */
 export async function resolveSettings(
   values: OptionValues,
   env: Record<string, string | undefined>,
   readFile: (path: string) => Promise<string>,
+  needsOperatorToken = true,
 ): Promise<Settings> {
   const management = serviceUrl(
     str(values['management-url']) ?? nonEmpty(env.MANAGEMENT_URL) ?? DEFAULT_MANAGEMENT_URL,
@@ -65,8 +70,9 @@ export async function resolveSettings(
     'the events URL',
   );
   const tokenFile = str(values['admin-token-file']);
-  let adminToken: string;
-  if (tokenFile !== undefined) adminToken = await readTokenFile(tokenFile, readFile, '--admin-token-file');
+  let adminToken: string | undefined;
+  if (!needsOperatorToken) adminToken = undefined;
+  else if (tokenFile !== undefined) adminToken = await readTokenFile(tokenFile, readFile, '--admin-token-file');
   else if (nonEmpty(env.ADMIN_TOKEN) !== undefined) adminToken = checkedToken(env.ADMIN_TOKEN!, 'ADMIN_TOKEN');
   else if (nonEmpty(env.ADMIN_TOKEN_FILE) !== undefined)
     adminToken = await readTokenFile(env.ADMIN_TOKEN_FILE!, readFile, 'ADMIN_TOKEN_FILE');

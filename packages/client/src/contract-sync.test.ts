@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { CATEGORIES, CONTENT_STATES, CONTENT_TYPES, DEVICE_TYPES, ERROR_CODES, OBJECTIVES } from './enums';
-import { REPORT_INTERVALS, REPORT_ORDER_BY } from './events-types';
+import { REPORT_INTERVALS, REPORT_METRICS, REPORT_ORDER_BY, type ReportRow } from './events-types';
 import { VERSION } from './version';
 
 // the literal unions must not drift from the API documents they describe
@@ -24,9 +24,25 @@ describe('client types and the OpenAPI documents', () => {
     expect(DEVICE_TYPES).toEqual(events.components.schemas.ReportQuery.properties.device_type.oneOf[0].enum);
   });
 
-  test('when the events document lists report intervals and orders, then the client has exactly those', () => {
-    expect(REPORT_INTERVALS).toEqual(events.components.schemas.ReportQuery.properties.interval.enum);
-    expect(REPORT_ORDER_BY).toEqual(events.components.schemas.ReportQuery.properties.order_by.enum);
+  test('when the events document lists report intervals, orders and metrics, then the client has exactly those', () => {
+    const query = events.components.schemas.ReportQuery.properties;
+    expect(REPORT_INTERVALS).toEqual(query.interval.enum);
+    expect(REPORT_ORDER_BY).toEqual(query.order_by.enum);
+    expect(REPORT_METRICS).toEqual(query.metrics.oneOf[1].items.enum);
+  });
+
+  test('when the events document describes a report row, then the client row has exactly its fields', () => {
+    const row: Required<ReportRow> = {
+      time: '',
+      name: '',
+      value: 0,
+      content_id: '',
+      url: '',
+      metadata: {},
+      uniques: 0,
+      uniques_exact: true,
+    };
+    expect(Object.keys(row).sort()).toEqual(Object.keys(events.components.schemas.ReportRow.properties).sort());
   });
 
   test('when the package is versioned, then VERSION (sent in the User-Agent) matches package.json', () => {

@@ -6,8 +6,11 @@ export type StringOrList = string | string[];
 
 export const REPORT_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
 export type ReportInterval = (typeof REPORT_INTERVALS)[number];
-export const REPORT_ORDER_BY = ['value', 'name'] as const;
+export const REPORT_ORDER_BY = ['value', 'name', 'uniques'] as const;
 export type ReportOrderBy = (typeof REPORT_ORDER_BY)[number];
+/** `count` is the row's `value`; `uniques` adds `uniques` and `uniques_exact` to every row. */
+export const REPORT_METRICS = ['count', 'uniques'] as const;
+export type ReportMetric = (typeof REPORT_METRICS)[number];
 
 export interface ReportQuery {
   /** Required; the API key must be scoped to it (else 403). */
@@ -32,7 +35,12 @@ export interface ReportQuery {
   fill_zeros?: boolean;
   /** Top-N groups (1..100000), ranked by their total over the range in `order_by` order. */
   limit?: number;
-  /** `value` (descending by default) or `name` (ascending by default). */
+  /** Default `['count']` (rows as without this field); a comma list or an array, each metric once. */
+  metrics?: string | ReportMetric[];
+  /**
+   * `value` or `uniques` (descending by default; `uniques` only when `metrics` includes it) or
+   * `name` (ascending by default).
+   */
   order_by?: ReportOrderBy;
   order?: 'asc' | 'desc';
 }
@@ -48,6 +56,13 @@ export interface ReportRow {
   url?: string;
   /** Present when metadata keys were asked for; a key not found is "". */
   metadata?: Record<string, string>;
+  /**
+   * With `metrics` including `uniques`: distinct visitors of this row. Rows do not add up (a
+   * visitor in two rows counts in both). 0 in a row filled by `fill_zeros`.
+   */
+  uniques?: number;
+  /** With `uniques`: true when exact, false for a HyperLogLog estimate (about 0.81 % standard error). */
+  uniques_exact?: boolean;
 }
 
 /** Parameters of one pixel hit (docs/api/events.md). */

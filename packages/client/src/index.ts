@@ -23,6 +23,14 @@ export {
 export * from './enums';
 export type * from './management-types';
 export type * from './events-types';
-export { REPORT_INTERVALS, REPORT_ORDER_BY } from './events-types';
+export { REPORT_INTERVALS, REPORT_METRICS, REPORT_ORDER_BY } from './events-types';
 export { PIXEL_LIMITS } from './pixel-urls';
+export {
+  DEFAULT_REACH_EVENT,
+  REPORT_FILTER_MAX_VALUES,
+  TooManyUrlsError,
+  campaignReach,
+  type CampaignReach,
+  type CampaignReachOptions,
+} from './campaign-reach';
 export { VERSION } from './version';

@@ -11,6 +11,7 @@ import type {
   EditCampaignInput,
   EditContentInput,
   EditUserInput,
+  OwnUser,
   Page,
   PageRequest,
   RedirectHosts,
@@ -36,6 +37,11 @@ export class ManagementClient {
     if (typeof options.apiToken !== 'string' || options.apiToken === '') throw new TypeError('apiToken is required');
     this.transport = new HttpTransport(resolveTransportConfig(options.baseUrl, options, 'baseUrl'));
     this.apiToken = options.apiToken;
+  }
+
+  /** The caller itself, owner or sub-user: its unique_id (owner_id of its events) and time zone. */
+  getOwnUser(options?: RequestOptions): Promise<OwnUser> {
+    return this.call({ method: 'GET', path: '/api/v3/user/me/', idempotent: true }, options);
   }
 
   /** The sub-users of the caller's account (account owners only; sub-users get 403). */

@@ -18,6 +18,16 @@ export interface User {
   api_token: string;
 }
 
+/** The caller itself (`getOwnUser()`): no token. */
+export interface OwnUser {
+  /** The `owner_id` of this user's events. */
+  unique_id: string;
+  email: string;
+  user_name: string;
+  /** IANA time zone name; the zone the user's campaign dates are meant in. */
+  timezone: string;
+}
+
 export interface CreateUserInput {
   email: string;
   /** 8..128 characters. */

@@ -88,6 +88,10 @@ test('when every documented operation is called, then every response matches the
   await call('GET', '/api/v3/user/', { token });
   await call('GET', '/api/v3/user/', { token: sub.api_token });
   await call('GET', '/api/v3/user/');
+  await call('GET', '/api/v3/user/me/', { token });
+  await call('GET', '/api/v3/user/me/', { token: sub.api_token });
+  await call('GET', '/api/v3/user/me/?x=1', { token });
+  await call('GET', '/api/v3/user/me/');
   await call('POST', `/api/v3/user/${sub.unique_id}/`, { token, body: { user_name: 'Sub' } });
   await call('POST', `/api/v3/user/${sub.unique_id}/`, { token, body: { email: 'x@example.com' } });
   await call('POST', '/api/v3/user/123/', { token, body: { user_name: 'Nobody' } });

@@ -1,6 +1,7 @@
 import type { Command } from '../command';
 import { accountCreate } from './account-create';
 import { bucketsDropExpired } from './buckets-drop-expired';
+import { campaignReachCommand } from './campaign-reach';
 import { keysCreate } from './keys-create';
 import { keysList } from './keys-list';
 import { keysRevoke } from './keys-revoke';
@@ -22,4 +23,5 @@ export const ALL_COMMANDS: Command[] = [
   rollupsRebuild,
   tokensRekey,
   registryReconcile,
+  campaignReachCommand,
 ];

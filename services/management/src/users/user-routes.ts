@@ -7,7 +7,7 @@ import { createUserSchema, editUserSchema } from './user-schemas';
 import type { UserService } from './user-service';
 
 /**
- * List, create, read and edit users, and token rotation. Mounted under /api/v3 behind bearer auth. Creating and editing
+ * List, create, read and edit users, the caller's own user, and token rotation. Mounted under /api/v3 behind bearer auth. Creating and editing
  * users (scrypt) and rotating tokens also take from the tighter `expensive` rate limit.
  */
 export function userRoutes(users: UserService, expensive: RequestHandler): Router {
@@ -22,6 +22,15 @@ export function userRoutes(users: UserService, expensive: RequestHandler): Route
           ? await users.listSubUsers(callerOf(req))
           : await users.listSubUsersPage(callerOf(req), page.limit, page.cursor),
       );
+    }),
+  );
+
+  // before '/user/:userId' routes could ever take a GET: "me" is not a unique_id
+  router.get(
+    '/user/me',
+    asyncHandler(async (req, res) => {
+      validate(noParameters, req.query, 'query');
+      res.json(await users.ownUser(callerOf(req)));
     }),
   );
 

@@ -7,7 +7,7 @@ import type { TokenVault } from '../tokens/token-vault';
 import { hashPassword, randomDigits, randomToken } from './secrets';
 import type { CreateUserInput, EditUserInput } from './user-schemas';
 import { DuplicateEmailError, type UserDocument, type UserPatch, type UserStore } from './user-store';
-import { toUserView, type UserView } from './user-view';
+import { toOwnUserView, toUserView, type OwnUserView, type UserView } from './user-view';
 
 /**
  * Tells the events service which owner_ids exist (via NATS; see registry/), after a write that
@@ -78,6 +78,14 @@ export class UserService {
       (after, n) => this.deps.store.listSubUsersPage(caller.account_id, after, n),
       (doc) => this.view(doc),
     );
+  }
+
+  /** The caller itself, owner or sub-user; without its token (the caller has it). */
+  async ownUser(caller: AuthenticatedUser): Promise<OwnUserView> {
+    const doc = await this.deps.store.findLive(caller.unique_id);
+    // deleted between the token lookup and this read
+    if (!doc) throw new NotFoundError('no such user');
+    return toOwnUserView(doc);
   }
 
   /** An empty edit (no body, or `{}`) changes nothing and answers the user as it is. */
