@@ -132,7 +132,6 @@ function encodeDense(registers: Uint8Array): string {
 function decodeDense(bytes: Buffer): DistinctSketch {
   if (bytes.length !== DENSE_BYTES) throw new SketchFormatError('bad dense sketch length');
   const registers = new Uint8Array(M);
-  let highest = 0;
   for (let i = 0, o = 0; i < M; i += 4, o += 3) {
     const group = (bytes[o]! << 16) | (bytes[o + 1]! << 8) | bytes[o + 2]!;
     const r0 = group >>> 18;
@@ -143,8 +142,9 @@ function decodeDense(bytes: Buffer): DistinctSketch {
     registers[i + 1] = r1;
     registers[i + 2] = r2;
     registers[i + 3] = r3;
-    highest = Math.max(highest, r0, r1, r2, r3);
+    if (r0 > MAX_RHO || r1 > MAX_RHO || r2 > MAX_RHO || r3 > MAX_RHO) {
+      throw new SketchFormatError('dense sketch register out of range');
+    }
   }
-  if (highest > MAX_RHO) throw new SketchFormatError('dense sketch register out of range');
   return hllSketch(registers);
 }
