@@ -23,7 +23,7 @@ export type ExactSketch = Extract<DistinctSketch, { kind: 'exact' }>;
 export type HllSketch = Extract<DistinctSketch, { kind: 'hll' }>;
 
 /** Bits of a visitor hash, and the bits left after the register index (Ertl's q). */
-export const HASH_BITS = 52;
+const HASH_BITS = 52;
 export const TAIL_BITS = HASH_BITS - DISTINCT_SKETCH.precision;
 /** The largest register value: every tail bit zero. */
 export const MAX_RHO = TAIL_BITS + 1;
