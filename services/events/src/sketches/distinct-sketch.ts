@@ -1,5 +1,6 @@
 import { insertionPoint, unionSorted } from './exact-hashes';
 import { estimateCardinality } from './hll-estimate';
+import { maxRegistersInto } from './register-max';
 import {
   addToRegisters,
   checkHash,
@@ -76,8 +77,7 @@ export function mergeInto(target: DistinctSketch, b: DistinctSketch): DistinctSk
   if (target.kind === 'hll') {
     const registers = target.registers;
     if (b.kind === 'hll') {
-      const other = b.registers;
-      for (let i = 0; i < registers.length; i++) if (other[i]! > registers[i]!) registers[i] = other[i]!;
+      maxRegistersInto(registers, b.registers);
     } else {
       for (let i = 0; i < b.hashes.length; i++) addToRegisters(registers, b.hashes[i]!);
     }

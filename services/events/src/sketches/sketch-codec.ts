@@ -1,11 +1,4 @@
-import {
-  DISTINCT_SKETCH,
-  EMPTY_SKETCH,
-  exactSketch,
-  hllSketch,
-  MAX_RHO,
-  type DistinctSketch,
-} from './sketch-model';
+import { DISTINCT_SKETCH, EMPTY_SKETCH, exactSketch, hllSketch, MAX_RHO, type DistinctSketch } from './sketch-model';
 
 /*
  * Stored form v1 (docs/sketch-format.md): 0 for the empty sketch, else a prefix naming kind and
@@ -64,7 +57,7 @@ function encodeExact(hashes: readonly number[]): string {
   const bytes = Buffer.allocUnsafe(hashes.length * HASH_BYTES);
   for (let i = 0, o = 0; i < hashes.length; i++, o += HASH_BYTES) {
     const hash = hashes[i]!;
-    const high = Math.floor(hash / HIGH_SPAN);
+    const high = (hash / HIGH_SPAN) | 0;
     bytes[o] = high >>> 16;
     bytes[o + 1] = (high >>> 8) & 0xff;
     bytes[o + 2] = high & 0xff;
@@ -102,7 +95,8 @@ function encodeSparse(registers: Uint8Array, used: number): string {
 }
 
 function decodeSparse(bytes: Buffer): DistinctSketch {
-  if (bytes.length % SPARSE_BYTES !== 0 || bytes.length >= DENSE_BYTES) throw new SketchFormatError('bad sparse sketch length');
+  if (bytes.length % SPARSE_BYTES !== 0 || bytes.length >= DENSE_BYTES)
+    throw new SketchFormatError('bad sparse sketch length');
   const registers = new Uint8Array(M);
   let previous = -1;
   for (let o = 0; o < bytes.length; o += SPARSE_BYTES) {
@@ -132,7 +126,6 @@ function encodeDense(registers: Uint8Array): string {
 function decodeDense(bytes: Buffer): DistinctSketch {
   if (bytes.length !== DENSE_BYTES) throw new SketchFormatError('bad dense sketch length');
   const registers = new Uint8Array(M);
-  let highest = 0;
   for (let i = 0, o = 0; i < M; i += 4, o += 3) {
     const group = (bytes[o]! << 16) | (bytes[o + 1]! << 8) | bytes[o + 2]!;
     const r0 = group >>> 18;
@@ -143,8 +136,9 @@ function decodeDense(bytes: Buffer): DistinctSketch {
     registers[i + 1] = r1;
     registers[i + 2] = r2;
     registers[i + 3] = r3;
-    highest = Math.max(highest, r0, r1, r2, r3);
+    if (r0 > MAX_RHO || r1 > MAX_RHO || r2 > MAX_RHO || r3 > MAX_RHO) {
+      throw new SketchFormatError('dense sketch register out of range');
+    }
   }
-  if (highest > MAX_RHO) throw new SketchFormatError('dense sketch register out of range');
   return hllSketch(registers);
 }
