@@ -1,5 +1,4 @@
 import type { Document } from 'mongodb';
-import type { ReportAsk } from '../../rollups/aggregates/aggregate';
 import { readReportAnswers, reportGroupFields, reportGroupKeys } from '../../rollups/aggregates/cell-aggregates';
 import type { GroupCount } from './count-source';
 import { reportAsk } from './report-ask';

@@ -14,7 +14,7 @@ import type { Aggregate, PerDevice } from './aggregate';
 const VISITOR_HASH_LIMIT = 2 ** 52;
 
 /** Whether a stored `visitor` is a visitor hash (events stored before visitors were recorded have none). */
-export function isVisitorHash(value: unknown): value is number {
+function isVisitorHash(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < VISITOR_HASH_LIMIT;
 }
 
