@@ -8,7 +8,7 @@
 // to a fresh stream first (not timed), then starts a consumer process on it and times the writing
 // from its /metrics (process start-up excluded). Local NATS + the MongoDB stand-in from the
 // testkit (or NATS_URL / MONGO_URL). Loopback only; bounded: BENCH_ROUNDS (default 2) x
-// BENCH_EVENTS (default 50000) per variant.
+// BENCH_EVENTS (default 50000) per variant. BENCH_COMPARE_DIST adds another build's consumer (below).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -35,6 +35,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 500);
 const PER_MESSAGE = Number(process.env.BENCH_EVENTS_PER_MESSAGE ?? 20);
+// BENCH_COMPARE_DIST=<another checkout>/services/events/dist: that build's consumer runs in every
+// round too, on the same events as its own ingest published them (the before of a change, same run)
+const COMPARE_DIST = process.env.BENCH_COMPARE_DIST ? path.resolve(process.env.BENCH_COMPARE_DIST) : undefined;
+const THIS_MAIN = path.join(root, 'services/events/dist/main.js');
 const say = (msg) => console.error(`[bench] ${msg}`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -109,7 +113,7 @@ function toPublications(messages, perMessage, prefix) {
   return out;
 }
 
-async function consumerRun(nc, db, messages, round, perMessage) {
+async function consumerRun(nc, db, messages, round, perMessage, main = THIS_MAIN) {
   const id = randomBytes(4).toString('hex');
   const env = {
     NODE_ENV: 'production',
@@ -137,7 +141,7 @@ async function consumerRun(nc, db, messages, round, perMessage) {
   }
   const port = await testkit.freePort();
   // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each consumer process
-  child = spawn(process.execPath, [...cpuProfileArgs(), path.join(root, 'services/events/dist/main.js')], {
+  child = spawn(process.execPath, [...cpuProfileArgs(), main], {
     env: { ...process.env, ...env, EVENTS_PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -186,12 +190,26 @@ async function main() {
   const raw = [];
   const consumer = [];
   const single = [];
+  const compared = [];
   for (let round = 0; round < ROUNDS; round++) {
     const messages = makeMessages(EVENTS);
     raw.push(await rawInserts(db, messages, `raw_${round}`));
     say(`round ${round + 1} raw insertMany: ${raw[round].rate.toFixed(0)} docs/s`);
+    // the compared build's ingest published no visitor field; A B, then B A, so neither always goes first
+    const theirs = () =>
+      consumerRun(
+        nc,
+        db,
+        messages.map(({ visitor: _visitor, ...m }) => m),
+        round,
+        PER_MESSAGE,
+        path.join(COMPARE_DIST, 'main.js'),
+      );
+    if (COMPARE_DIST && round % 2 === 1) compared.push(await theirs());
     consumer.push(await consumerRun(nc, db, messages, round, PER_MESSAGE));
     say(`round ${round + 1} consumer, ${PER_MESSAGE} events per message: ${consumer[round].rate.toFixed(0)} events/s`);
+    if (COMPARE_DIST && round % 2 === 0) compared.push(await theirs());
+    if (COMPARE_DIST) say(`round ${round + 1} compared build's consumer: ${compared[round].rate.toFixed(0)} events/s`);
     single.push(await consumerRun(nc, db, makeMessages(EVENTS), round, 1));
     say(`round ${round + 1} consumer, one event per message: ${single[round].rate.toFixed(0)} events/s`);
   }
@@ -215,6 +233,7 @@ async function main() {
   };
   row(`consumer, v2 messages of ${PER_MESSAGE} events: pull -> decode -> day bucket -> insertMany -> ack`, consumer);
   row('consumer, v1 messages of one event (before group commit)', single);
+  if (COMPARE_DIST) row(`consumer of ${process.env.BENCH_COMPARE_DIST}, v2 messages (its events)`, compared);
   row('raw unordered insertMany, same documents and batch size', raw);
   const pairs = consumer.map((c, i) => c.rate / raw[i].rate);
   console.log(
@@ -231,6 +250,7 @@ async function main() {
   console.log('|---|---|---|---|---|');
   cpuRow(`consumer, v2 (${PER_MESSAGE} per message)`, consumer);
   cpuRow('consumer, v1 (1 per message)', single);
+  if (COMPARE_DIST) cpuRow('compared build, v2', compared);
   cpuRow('raw insertMany', raw);
   return ratio >= 0.8 ? 0 : 2;
 }

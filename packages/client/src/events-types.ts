@@ -74,6 +74,11 @@ export interface PixelParams {
   /** Page URL; the service takes the Referer when omitted. */
   url?: string;
   content_id?: string;
+  /**
+   * A pseudonymous visitor id you already have (first-party cookie, login), 1..128 characters:
+   * the service keeps only a keyed hash of it, so the same id is one visitor in `uniques`.
+   */
+  vid?: string;
   /** Stored as metadata (at most 20 keys; values up to 512 characters). */
   metadata?: Record<string, string>;
 }

@@ -7,6 +7,11 @@ const BASE = 'https://events.example.com';
 const query = (url: string) => Object.fromEntries(new URL(url).searchParams);
 
 describe('buildPixelUrl', () => {
+  test('when a visitor id is given, then it is the vid parameter (the service keeps only its keyed hash)', () => {
+    const url = buildPixelUrl(BASE, { owner_id: '1234', name: 'impression', vid: 'user-42' });
+    expect(query(url)).toEqual({ owner_id: '1234', name: 'impression', vid: 'user-42' });
+  });
+
   test('when given the named parameters and metadata, then the query carries each once, metadata flat', () => {
     const url = buildPixelUrl(BASE, {
       owner_id: '1234',
@@ -37,6 +42,9 @@ describe('buildPixelUrl', () => {
       /named pixel parameter/,
     );
     expect(() => buildPixelUrl(BASE, { ...ok, metadata: { owner_id: '1' } })).toThrow(/named pixel parameter/);
+    expect(() => buildPixelUrl(BASE, { ...ok, metadata: { vid: 'v1' } })).toThrow(/named pixel parameter/);
+    expect(() => buildPixelUrl(BASE, { ...ok, vid: '' })).toThrow(/vid/);
+    expect(() => buildPixelUrl(BASE, { ...ok, vid: 'v'.repeat(129) })).toThrow(/vid/);
     expect(() => buildPixelUrl(BASE, { ...ok, metadata: { k: 'v'.repeat(513) } })).toThrow(/metadata\.k/);
     expect(() =>
       buildPixelUrl(BASE, {

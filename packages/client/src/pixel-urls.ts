@@ -13,9 +13,10 @@ export const PIXEL_LIMITS = {
   metadataKeys: 20,
   metadataKeyMax: 64,
   metadataValueMax: 512,
+  vidMax: 128,
 } as const;
 
-const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'r']);
+const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'r']);
 const DIGITS = /^\d+$/;
 // the service refuses these in `r` before parsing (parsers silently repair them)
 const UNSAFE_TARGET_CHARS = /[\u0000-\u0020\u007f\\]/;
@@ -34,7 +35,7 @@ export function buildClickUrl(eventsUrl: string, params: PixelParams, target: st
 }
 
 function pixelQuery(params: PixelParams): URLSearchParams {
-  const { owner_id, name, url, content_id, metadata = {} } = params;
+  const { owner_id, name, url, content_id, vid, metadata = {} } = params;
   if (typeof owner_id !== 'string' || !DIGITS.test(owner_id) || owner_id.length > PIXEL_LIMITS.ownerIdMax) {
     throw new TypeError(`owner_id must be digits, at most ${PIXEL_LIMITS.ownerIdMax}`);
   }
@@ -42,6 +43,7 @@ function pixelQuery(params: PixelParams): URLSearchParams {
   const query = new URLSearchParams({ owner_id, name });
   if (url !== undefined) query.set('url', text('url', url, 0, PIXEL_LIMITS.urlMax));
   if (content_id !== undefined) query.set('content_id', text('content_id', content_id, 0, PIXEL_LIMITS.contentIdMax));
+  if (vid !== undefined) query.set('vid', text('vid', vid, 1, PIXEL_LIMITS.vidMax));
   const entries = Object.entries(metadata);
   if (entries.length > PIXEL_LIMITS.metadataKeys)
     throw new TypeError(`at most ${PIXEL_LIMITS.metadataKeys} metadata keys are stored`);

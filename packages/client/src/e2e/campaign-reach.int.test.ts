@@ -75,8 +75,7 @@ describe('campaignReach against both services', () => {
 
     const pixels = new EventsClient({ baseUrl: events.baseUrl });
     const hit = async (url: string, vid: string, name = 'impression') => {
-      const pixel = new URL(pixels.pixelUrl({ owner_id: owner.unique_id, name, url }));
-      pixel.searchParams.set('vid', vid);
+      const pixel = pixels.pixelUrl({ owner_id: owner.unique_id, name, url, vid });
       expect((await fetch(pixel, { headers: BROWSER })).status).toBe(200);
     };
     await hit(a, 'visitor-1');

@@ -16,7 +16,7 @@ export interface PixelEvent {
 }
 
 /** The longest `vid` a hit may carry. */
-const VID_MAX = 128;
+const VID_MAX = EVENT_LIMITS.vidMax;
 
 // No per-field .messages(): each one makes Joi merge preferences again on every request.
 // Messages are written by detailFor below instead.
