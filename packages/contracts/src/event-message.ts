@@ -42,6 +42,8 @@ export const EVENT_LIMITS = {
   metadataValueMax: 512,
   /** Visitor hashes are below this bound (52 bits: exact as a JS number and a BSON double). */
   visitorBound: 2 ** 52,
+  /** The pixel's `vid` (a publisher's visitor id): never stored, only its keyed hash. */
+  vidMax: 128,
 } as const;
 
 const eventRecordFields = {
