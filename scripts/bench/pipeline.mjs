@@ -75,6 +75,8 @@ function startEvents(dir, roles, port, names, settings = {}) {
     ...settings,
     NODE_ENV: 'production',
     ADMIN_TOKEN: `bench-${randomBytes(32).toString('base64url')}`,
+    // ingest's visitor hash key (required in production; a build from before visitors ignores it)
+    VISITOR_ID_KEY: randomBytes(32).toString('hex'),
     EVENTS_ROLES: roles,
     EVENTS_PORT: String(port),
     MONGO_URL: servers.mongoUrl,

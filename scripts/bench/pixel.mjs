@@ -56,6 +56,7 @@ async function bench() {
   const EXPERIMENT = process.env.BENCH_EXPERIMENT === '1';
   const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
   const ADMIN_TOKEN = `bench-${randomBytes(32).toString('base64url')}`;
+  const VISITOR_ID_KEY = randomBytes(32).toString('hex');
   const CHROME =
     'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
   const id = randomBytes(4).toString('hex');
@@ -110,6 +111,7 @@ async function bench() {
     MONGO_URL: servers.mongoUrl,
     NATS_URL: servers.natsUrl,
     ADMIN_TOKEN,
+    VISITOR_ID_KEY,
     LOG_LEVEL: 'error',
     ...FLOOD_LIMITS_OFF,
     ...names,
