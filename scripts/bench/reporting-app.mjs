@@ -22,6 +22,8 @@ export function reportingBuild(distDir = path.join(root, 'services/events/dist')
 export async function startReportingApp({ db, mongoUrl, adminToken, logger, name, build = reportingBuild() }) {
   const config = build.loadEventsConfig({
     NODE_ENV: 'production',
+    // the reporting role alone: production refuses the ingest role without its visitor key
+    EVENTS_ROLES: 'reporting',
     MONGO_URL: mongoUrl,
     ADMIN_TOKEN: adminToken,
     REPORT_RATE_LIMIT_PER_MINUTE: '1000000',

@@ -206,6 +206,25 @@ describe('pixel snippet in headless Chromium', () => {
     expect(pixelRequests.length).toBe(before + 1);
   });
 
+  test('when a page opts in to persistVisitor, then every page load of the site sends the same kept vid, and a visitorId given wins', async () => {
+    const loadAndTrack = async (options: Record<string, unknown>) => {
+      await page.goto(`${site.origin}/article`);
+      const beacon = page.waitForRequest((req) => req.url() === `${events.baseUrl}/v1/v.gif` && req.method() === 'POST');
+      await page.evaluate(
+        ({ endpoint, ownerId, options }) =>
+          (window as any).CampaignEventsPixel.createTracker({ endpoint, ownerId, ...options }).track('visit'),
+        { endpoint: events.baseUrl, ownerId: owner, options },
+      );
+      return new URLSearchParams((await beacon).postData() ?? '').get('vid');
+    };
+    const first = await loadAndTrack({ persistVisitor: true });
+    expect(first).toMatch(/^[A-Za-z0-9_-]{16,128}$/);
+    expect(await loadAndTrack({ persistVisitor: true })).toBe(first);
+    expect(await page.evaluate(() => Object.keys(localStorage))).toEqual(['cm_pixel_vid']);
+    expect(await loadAndTrack({ persistVisitor: true, visitorId: 'login-7' })).toBe('login-7');
+    expect(await loadAndTrack({})).toBeNull(); // not opted in: no id sent, cookieless on the server
+  });
+
   test('when everything has run, then the pages logged no console errors or warnings', () => {
     expect(problems).toEqual([]);
   });
