@@ -96,6 +96,16 @@ async function load(db, size) {
 /** Runs builder passes until one builds nothing (units still open at the newest end stay dirty); returns the seconds it took. */
 async function catchUp(db, marks) {
   const cells = new CellStore(db);
+  // what the cells hold, by field, tallied as the builder writes them (each unit is built once
+  // here; reading every cell back would make the stand-in hold them all at once): the sketches
+  // (`u`) against the counts (`e`) and the latest events (`l`)
+  const bytes = { e: 0, l: 0, u: 0 };
+  const insert = cells.insert.bind(cells);
+  cells.insert = (g, docs) => {
+    for (const doc of docs)
+      for (const f of ['e', 'l', 'u']) bytes[f] += typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0;
+    return insert(g, docs);
+  };
   const builder = new RollupBuilder(db, marks, cells, {
     prefix: 'events',
     graceMs: 0,
@@ -114,10 +124,6 @@ async function catchUp(db, marks) {
   }
   const seconds = (Date.now() - started) / 1000;
   const cellDocs = await cells.collection.countDocuments({});
-  // what the cells hold, by field: the sketches (`u`) against the counts (`e`) and latest events (`l`)
-  const bytes = { e: 0, l: 0, u: 0 };
-  for await (const doc of cells.collection.find({}, { projection: { e: 1, l: 1, u: 1 } }))
-    for (const f of ['e', 'l', 'u']) bytes[f] += typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0;
   return { seconds, cellDocs, bytes };
 }
 
@@ -301,7 +307,9 @@ function print(results) {
       }
     }
   }
-  if (results.length < 2) return;
+}
+
+function printRatios(results) {
   const [small, large] = [results[0], results[results.length - 1]];
   const label = (n) => `${n / 1e6}M`;
   console.log(`\n| scenario (p50 ms) | ${label(small.size)} | ${label(large.size)} | ratio | target |`);
@@ -330,8 +338,12 @@ async function main() {
   );
   try {
     const results = [];
-    for (const size of SIZES) results.push(await measure(size, mongoUrl));
-    print(results);
+    for (const size of SIZES) {
+      results.push(await measure(size, mongoUrl));
+      // each size's table as soon as it is measured: a failure at a larger size keeps the smaller
+      print(results.slice(-1));
+    }
+    if (results.length > 1) printRatios(results);
   } finally {
     if (mongoServer) await mongoServer.stop();
   }
