@@ -7,6 +7,7 @@ import {
   encodeSketch,
   mergeInto,
   mergeSketches,
+  mergeStoredInto,
   sketchBytes,
   sketchCount,
   sketchOfHashes,
@@ -118,5 +119,34 @@ describe('distinct sketch laws', () => {
     const next = seededHashes(10);
     expect(sketchBytes(sketchOfHashes([1, 2]))).toBeLessThan(sketchBytes(sketchOfHashes([1, 2, 3])));
     expect(sketchBytes(sketchOfHashes(Array.from({ length: 100_000 }, next)))).toBeLessThan(17_000);
+  });
+});
+
+describe('mergeStoredInto', () => {
+  test('when a stored sketch of any kind is merged into a sketch of any kind, then the result is the merge of the two decoded, and the stored text is untouched', () => {
+    for (let trial = 0; trial < 20; trial++) {
+      const [a, b, c] = randomSets(trial).map((set) => sketchOfHashes(set));
+      const dense = sketchOfHashes(union(randomSets(trial + 50).flat(), randomSets(trial + 60).flat()));
+      for (const [x, y] of [
+        [a!, b!],
+        [b!, c!],
+        [mergeSketches(a!, c!), dense],
+        [dense, a!],
+        [emptySketch(), dense],
+        [dense, emptySketch()],
+      ] as Array<[DistinctSketch, DistinctSketch]>) {
+        const stored = encodeSketch(y);
+        const owned = decodeSketch(encodeSketch(x)); // a copy the test owns
+        expectSame(mergeStoredInto(owned, stored), mergeSketches(x, y));
+        expect(encodeSketch(decodeSketch(stored))).toBe(stored);
+      }
+    }
+  });
+
+  test('when a stored HyperLogLog is damaged, then merging it throws instead of counting wrongly', () => {
+    const target = decodeSketch(encodeSketch(sketchOfHashes(union(...randomSets(3), ...randomSets(4)))));
+    expect(target.kind).toBe('hll');
+    expect(() => mergeStoredInto(target, 'd1:AAAA')).toThrow();
+    expect(() => mergeStoredInto(target, 'x1:AAAA')).toThrow();
   });
 });

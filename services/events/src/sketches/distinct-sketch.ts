@@ -1,6 +1,7 @@
 import { insertionPoint, unionSorted } from './exact-hashes';
 import { estimateCardinality } from './hll-estimate';
 import { maxRegistersInto } from './register-max';
+import { decodeSketch, raiseStoredRegisters } from './sketch-codec';
 import {
   addToRegisters,
   checkHash,
@@ -104,4 +105,14 @@ export function sketchCount(s: DistinctSketch): { value: number; exact: boolean 
 export function sketchBytes(s: DistinctSketch): number {
   if (s.kind === 'exact') return 48 + 8 * s.hashes.length;
   return 160 + s.registers.length;
+}
+
+/**
+ * Merge a stored sketch (as `encodeSketch` wrote it) into `target`, which the caller owns (as
+ * `mergeInto`). When target is a HyperLogLog, stored registers are read straight into target's:
+ * no decoded copy per stored sketch, the cost of a report that merges thousands of them.
+ */
+export function mergeStoredInto(target: DistinctSketch, stored: unknown): DistinctSketch {
+  if (target.kind === 'hll' && raiseStoredRegisters(target.registers, stored)) return target;
+  return mergeInto(target, decodeSketch(stored));
 }

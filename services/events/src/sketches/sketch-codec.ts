@@ -95,9 +95,13 @@ function encodeSparse(registers: Uint8Array, used: number): string {
 }
 
 function decodeSparse(bytes: Buffer): DistinctSketch {
+  return hllSketch(raiseSparse(new Uint8Array(M), bytes));
+}
+
+/** Raises `registers` to the stored sparse registers (each to the larger of the two). */
+function raiseSparse(registers: Uint8Array, bytes: Buffer): Uint8Array {
   if (bytes.length % SPARSE_BYTES !== 0 || bytes.length >= DENSE_BYTES)
     throw new SketchFormatError('bad sparse sketch length');
-  const registers = new Uint8Array(M);
   let previous = -1;
   for (let o = 0; o < bytes.length; o += SPARSE_BYTES) {
     const entry = (bytes[o]! << 16) | (bytes[o + 1]! << 8) | bytes[o + 2]!;
@@ -106,10 +110,10 @@ function decodeSparse(bytes: Buffer): DistinctSketch {
     if (index <= previous || index >= M || value === 0 || value > MAX_RHO) {
       throw new SketchFormatError('sparse sketch entries out of order or range');
     }
-    registers[index] = value;
+    if (value > registers[index]!) registers[index] = value;
     previous = index;
   }
-  return hllSketch(registers);
+  return registers;
 }
 
 function encodeDense(registers: Uint8Array): string {
@@ -124,21 +128,39 @@ function encodeDense(registers: Uint8Array): string {
 }
 
 function decodeDense(bytes: Buffer): DistinctSketch {
+  return hllSketch(raiseDense(new Uint8Array(M), bytes));
+}
+
+/** Raises `registers` to the stored dense registers (each to the larger of the two). */
+function raiseDense(registers: Uint8Array, bytes: Buffer): Uint8Array {
   if (bytes.length !== DENSE_BYTES) throw new SketchFormatError('bad dense sketch length');
-  const registers = new Uint8Array(M);
   for (let i = 0, o = 0; i < M; i += 4, o += 3) {
     const group = (bytes[o]! << 16) | (bytes[o + 1]! << 8) | bytes[o + 2]!;
     const r0 = group >>> 18;
     const r1 = (group >>> 12) & 0x3f;
     const r2 = (group >>> 6) & 0x3f;
     const r3 = group & 0x3f;
-    registers[i] = r0;
-    registers[i + 1] = r1;
-    registers[i + 2] = r2;
-    registers[i + 3] = r3;
     if (r0 > MAX_RHO || r1 > MAX_RHO || r2 > MAX_RHO || r3 > MAX_RHO) {
       throw new SketchFormatError('dense sketch register out of range');
     }
+    if (r0 > registers[i]!) registers[i] = r0;
+    if (r1 > registers[i + 1]!) registers[i + 1] = r1;
+    if (r2 > registers[i + 2]!) registers[i + 2] = r2;
+    if (r3 > registers[i + 3]!) registers[i + 3] = r3;
   }
-  return hllSketch(registers);
+  return registers;
+}
+
+/**
+ * Raises `registers` (the caller's own) to a stored HyperLogLog's, read straight from its bytes:
+ * a report's hot path, without a register array per stored sketch. False when `stored` is not a
+ * stored HyperLogLog (the caller decodes it instead).
+ */
+export function raiseStoredRegisters(registers: Uint8Array, stored: unknown): boolean {
+  if (typeof stored !== 'string') return false;
+  const prefix = stored.slice(0, 3);
+  if (prefix === 'd1:') raiseDense(registers, payload(stored));
+  else if (prefix === 's1:') raiseSparse(registers, payload(stored));
+  else return false;
+  return true;
 }

@@ -1,6 +1,6 @@
 import type { GroupCount, LatestEvent } from './count-source';
 import type { ReportQuery } from '../request/report-query';
-import type { DistinctSketch } from '../../sketches/distinct-sketch';
+import { emptySketch, mergeStoredInto, type DistinctSketch } from '../../sketches/distinct-sketch';
 import type { ReportAsk, SideField } from '../../rollups/aggregates/aggregate';
 import {
   COARSE_KEYS,
@@ -14,7 +14,7 @@ import { CELL_AGGREGATES, entryIndex, sideFieldsFor } from '../../rollups/aggreg
 import { reportAsk } from './report-ask';
 import { DEVICE_ORDER } from '../../rollups/cell-table';
 
-const { counts: COUNT, latest: LATEST, uniques: UNIQUES } = CELL_AGGREGATES;
+const { counts: COUNT, latest: LATEST } = CELL_AGGREGATES;
 const FINE_COUNT_AT = entryIndex('counts', FINE_KEYS);
 const COARSE_COUNT_AT = entryIndex('counts', COARSE_KEYS);
 
@@ -135,7 +135,13 @@ function latestOf(stored: unknown, q: CellQuery): LatestEvent | undefined {
   return LATEST.answer(foldDevices(LATEST, LATEST.decode(stored), q.devices), q.storedKeys);
 }
 
-/** The visitors of the selected devices together. */
+/**
+ * The visitors of the selected devices together, each device's stored sketch merged straight
+ * into one (no decoded copy per device: the hot path of reports with uniques).
+ */
 function uniquesOf(stored: unknown, q: CellQuery): DistinctSketch {
-  return foldDevices(UNIQUES, UNIQUES.decode(stored), q.devices);
+  let sketch = emptySketch();
+  if (!Array.isArray(stored)) return sketch; // a cell written before visitors were recorded
+  for (const d of q.devices) sketch = mergeStoredInto(sketch, stored[d]);
+  return sketch;
 }
