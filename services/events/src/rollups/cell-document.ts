@@ -56,8 +56,6 @@ export interface CellDocument {
    * before visitors were recorded (empty sketches).
    */
   u?: string;
-  /** The same sketches over all devices together, `v[i]` for `e[i]`: what a report without a device filter reads. */
-  v?: string;
   /** Directory only: coarse pages in all, and the fine pages per name (or the number of list documents holding them). */
   cp?: number;
   fp?: Array<[name: string, pages: number]>;

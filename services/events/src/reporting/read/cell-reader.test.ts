@@ -13,16 +13,7 @@ const cell = (
   url: string,
   counts: [number, number, number],
   latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({
-  owner: '1',
-  name,
-  contentId: `c-${url}`,
-  url,
-  counts,
-  latest,
-  uniques: NO_VISITORS,
-  uniquesAllDevices: NO_VISITORS,
-});
+): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS });
 const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} };
 
 describe('groupsOfCells', () => {

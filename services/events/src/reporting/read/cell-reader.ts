@@ -32,8 +32,6 @@ export interface CellQuery {
   storedKeys: readonly string[];
   /** Distinct visitors asked for. */
   uniques: boolean;
-  /** Every device selected: visitors come from the folded sketches (`v`), else per device (`u`). */
-  allDevices: boolean;
   /** The side fields to read (the others stay on the server). */
   sides: SideField[];
 }
@@ -52,7 +50,6 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
     groupBy: query.groupBy,
     storedKeys: ask.metadataKeys,
     uniques: ask.uniques,
-    allDevices: ask.allDevices,
     sides: sideFieldsFor(ask),
   };
 }
@@ -78,8 +75,7 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
   // absent when the report asked for no metadata (left on the server)
   const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as unknown[]);
   // absent when the report asked for no uniques; [] on a cell written before visitors were recorded
-  const stored = q.allDevices ? doc.v : doc.u;
-  const visitors = q.uniques ? (stored === undefined ? [] : (JSON.parse(stored) as unknown[])) : undefined;
+  const visitors = q.uniques ? (doc.u === undefined ? [] : (JSON.parse(doc.u) as unknown[])) : undefined;
   const byContent = q.groupBy.includes('content_id');
   const byUrl = q.groupBy.includes('url');
   if (doc.k === 'f') {
@@ -140,14 +136,11 @@ function latestOf(stored: unknown, q: CellQuery): LatestEvent | undefined {
 }
 
 /**
- * The visitors of the selected devices together: the folded sketch of all devices when every
- * device is selected, else each device's stored sketch merged straight into one (no decoded
- * copy per device: the hot path of reports with uniques).
+ * The visitors of the selected devices together, each device's stored sketch merged straight
+ * into one (no decoded copy per device: the hot path of reports with uniques).
  */
 function uniquesOf(stored: unknown, q: CellQuery): DistinctSketch {
   let sketch = emptySketch();
-  // every device: one sketch of them all (`v`)
-  if (q.allDevices) return mergeStoredInto(sketch, stored);
   if (!Array.isArray(stored)) return sketch; // a cell written before visitors were recorded
   for (const d of q.devices) sketch = mergeStoredInto(sketch, stored[d]);
   return sketch;

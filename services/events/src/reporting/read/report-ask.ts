@@ -4,9 +4,5 @@ import type { ReportQuery } from '../request/report-query';
 
 /** What a report asks of the aggregates: its metadata keys as stored (escaped) and whether it wants uniques. */
 export function reportAsk(query: ReportQuery): ReportAsk {
-  return {
-    metadataKeys: query.metadataKeys.map(encodeMetadataKey),
-    uniques: query.metrics.includes('uniques'),
-    allDevices: query.deviceTypes === undefined || new Set(query.deviceTypes).size === 3,
-  };
+  return { metadataKeys: query.metadataKeys.map(encodeMetadataKey), uniques: query.metrics.includes('uniques') };
 }

@@ -25,12 +25,6 @@ export interface Aggregate<S, A = unknown> {
   readonly stored: 'entry' | 'side';
   /** The document field of a `side` aggregate (one field per side aggregate). */
   readonly sideField?: SideField;
-  /**
-   * Stored with the devices together: `encode` keeps the union of the three states and `decode`
-   * gives it in the first slot, so only a report over every device can use it (a smaller read
-   * than three states); the laws test compares it folded over the devices.
-   */
-  readonly devicesFolded?: boolean;
   /** The JSON value stored for one entry's states (per device); must stay readable by `decode` forever. */
   encode(states: PerDevice<S>): unknown;
   /** The states of one stored entry; a value written before this aggregate existed (undefined) is empty. */
@@ -66,16 +60,11 @@ export interface ReportAsk {
   metadataKeys: readonly string[];
   /** Distinct visitors per row (the `uniques` metric). */
   uniques: boolean;
-  /** No device filter (or all three devices): aggregates stored with the devices folded together can answer. */
-  allDevices: boolean;
 }
 
-/**
- * The document fields of side aggregates: `l` the latest events, `u` the distinct-visitor
- * sketches per device, `v` the same over all devices together.
- */
-export type SideField = 'l' | 'u' | 'v';
-export const SIDE_FIELDS: readonly SideField[] = ['l', 'u', 'v'];
+/** The document fields of side aggregates: `l` the latest events, `u` the distinct-visitor sketches. */
+export type SideField = 'l' | 'u';
+export const SIDE_FIELDS: readonly SideField[] = ['l', 'u'];
 
 /** A raw event as the day bucket holds it: what `add` reads. */
 export interface RawEvent {

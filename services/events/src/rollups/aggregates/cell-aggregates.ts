@@ -2,7 +2,6 @@ import type { Document } from 'mongodb';
 import type { Aggregate, PerDevice, ReportAsk, SideField } from './aggregate';
 import { countAggregate } from './count-aggregate';
 import { latestAggregate } from './latest-aggregate';
-import { allDeviceUniquesAggregate } from './all-device-uniques-aggregate';
 import { uniquesAggregate } from './uniques-aggregate';
 
 /**
@@ -15,7 +14,6 @@ export const CELL_AGGREGATES = {
   counts: countAggregate,
   latest: latestAggregate,
   uniques: uniquesAggregate,
-  uniquesAllDevices: allDeviceUniquesAggregate,
 } as const;
 
 type Registry = typeof CELL_AGGREGATES;

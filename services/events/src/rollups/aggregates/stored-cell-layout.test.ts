@@ -17,7 +17,6 @@ const CELL: FineCell = {
   counts: [2, 0, 1],
   latest: [[5, 'id-5', { k: 'v' }], null, [7, 'id-7', {}]],
   uniques: [sketchOfHashes([1, 2]), emptySketch(), sketchOfHashes([3])],
-  uniquesAllDevices: [sketchOfHashes([1, 2, 3]), emptySketch(), emptySketch()],
 };
 const FINE_E = '[["c1","https://x/a",[2,0,1]]]';
 const COARSE_E = '[["click",[2,0,1]]]';
@@ -36,11 +35,7 @@ describe('the stored cell', () => {
   test('when a stored entry is decoded and packed again, then the text is unchanged', () => {
     const stored: Pick<CellDocument, 'e' | 'l'> = { e: FINE_E, l: L };
     const [entry] = JSON.parse(stored.e) as Array<[string, string, ...unknown[]]>;
-    const side = {
-      l: (JSON.parse(stored.l) as unknown[])[0],
-      u: (JSON.parse(fine.u!) as unknown[])[0],
-      v: (JSON.parse(fine.v!) as unknown[])[0],
-    };
+    const side = { l: (JSON.parse(stored.l) as unknown[])[0], u: (JSON.parse(fine.u!) as unknown[])[0] };
     const cell = decodeCellValue(entry!, 2, side, { owner: '1', name: 'click', contentId: entry![0], url: entry![1] });
     expect(cell).toEqual(CELL);
     const again = packCells('1', 'G', [cell]).find((d) => d.k === 'f')!;
@@ -53,7 +48,6 @@ describe('the stored cell', () => {
       counts: [0, 0, 0],
       latest: [null, null, null],
       uniques: none,
-      uniquesAllDevices: none,
     });
   });
 });
@@ -95,7 +89,6 @@ describe('the hour pipeline', () => {
         counts: [0, 0, 4],
         latest: [null, null, [9, 'id-9', { k: 'v' }]],
         uniques: [emptySketch(), emptySketch(), sketchOfHashes([9])],
-        uniquesAllDevices: [emptySketch(), emptySketch(), sketchOfHashes([9])],
       },
     });
     const table = new CellTable();
@@ -107,7 +100,6 @@ describe('the hour pipeline', () => {
         counts: [2, 0, 5],
         latest: [[5, 'id-5', { k: 'v' }], null, [9, 'id-9', { k: 'v' }]],
         uniques: [sketchOfHashes([1, 2]), emptySketch(), sketchOfHashes([3, 9])],
-        uniquesAllDevices: [sketchOfHashes([1, 2, 3]), emptySketch(), sketchOfHashes([9])],
       },
     ]);
   });
