@@ -209,7 +209,9 @@ describe('pixel snippet in headless Chromium', () => {
   test('when a page opts in to persistVisitor, then every page load of the site sends the same kept vid, and a visitorId given wins', async () => {
     const loadAndTrack = async (options: Record<string, unknown>) => {
       await page.goto(`${site.origin}/article`);
-      const beacon = page.waitForRequest((req) => req.url() === `${events.baseUrl}/v1/v.gif` && req.method() === 'POST');
+      const beacon = page.waitForRequest(
+        (req) => req.url() === `${events.baseUrl}/v1/v.gif` && req.method() === 'POST',
+      );
       await page.evaluate(
         ({ endpoint, ownerId, options }) =>
           (window as any).CampaignEventsPixel.createTracker({ endpoint, ownerId, ...options }).track('visit'),
