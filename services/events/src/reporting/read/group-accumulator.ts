@@ -1,6 +1,12 @@
 import { ValidationError } from '@cm/platform';
 import { countAggregate } from '../../rollups/aggregates/count-aggregate';
-import { mergeInto, sketchBytes, type DistinctSketch } from '../../sketches/distinct-sketch';
+import {
+  emptySketch,
+  mergeInto,
+  mergeSketches,
+  sketchBytes,
+  type DistinctSketch,
+} from '../../sketches/distinct-sketch';
 import { isLaterEvent } from '../../storage/event-order';
 import type { GroupCount, LatestEvent } from './count-source';
 import { MAX_GROUP_BYTES, groupBytes, latestBytes } from './group-size';
@@ -138,9 +144,10 @@ export function isLater(a: LatestEvent, b: LatestEvent): boolean {
   return isLaterEvent(a.created.getTime(), a.id, b.created.getTime(), b.id);
 }
 
-/** A sketch the group owns (a partial may be shared: a decoded cell entry, the empty sketch). */
+/**
+ * A sketch the group may merge into in place (a partial may be shared: a decoded cell entry, the
+ * empty sketch): the pure merge gives registers of its own, and exact sets are never written.
+ */
 function ownedCopy(s: DistinctSketch): DistinctSketch {
-  return s.kind === 'exact'
-    ? { kind: 'exact', hashes: [...s.hashes] }
-    : { kind: 'hll', registers: s.registers.slice() };
+  return mergeSketches(s, emptySketch());
 }
