@@ -1,31 +1,36 @@
 import http from 'node:http';
 import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent } from 'mongodb';
+import { MongoReplyGate } from '../../../test/support/mongo-reply-gate';
 import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../../test/support/reporting-harness';
 
-// the service's own driver reports every command it sends: how many count aggregations run at once is observed, not mocked
-const withCommandMonitoring = (url: string) => `${url}${url.includes('?') ? '&' : '/?'}monitorCommands=true`;
 const PER_KEY = 2;
-const EVENTS = 20_000;
+const EVENTS = 5_000;
 
 let h: ReportingHarness;
+// the database's replies to the reports' aggregations are held here, so a count "runs" exactly as long as the test says
+let gate: MongoReplyGate;
+let holding = false;
 const owner = newOwnerId();
 let apiKey: string;
 const running = new Set<number>();
 let maxRunning = 0;
-let started = 0;
 let onStarted: (() => void) | undefined;
 let onEnded: (() => void) | undefined;
 
 beforeAll(async () => {
+  const mongo = new URL(process.env.MONGO_URL!);
+  gate = await MongoReplyGate.start({ host: mongo.hostname, port: Number(mongo.port || 27017) });
+  // the service's own driver reports every command it sends: how many aggregations run at once is observed, not mocked
+  const monitored = new URL(gate.urlFor(process.env.MONGO_URL!));
+  monitored.searchParams.set('monitorCommands', 'true');
   h = await startReportingHarness({
-    MONGO_URL: withCommandMonitoring(process.env.MONGO_URL!),
+    MONGO_URL: monitored.toString(),
     REPORT_CONCURRENCY_PER_KEY: String(PER_KEY),
     REPORT_BUCKET_CONCURRENCY: '1',
     REPORT_RATE_LIMIT_PER_MINUTE: '100000',
   });
   apiKey = (await h.createKey([owner])).api_key;
   const created = new Date('2026-11-19T12:00:00Z');
-  // enough events in one day bucket that counting them takes the stand-in a while
   for (let i = 0; i < EVENTS; i += 5000) {
     await h.insertEvents(
       Array.from({ length: 5000 }, (_, j) => ({
@@ -41,7 +46,7 @@ beforeAll(async () => {
   client.on('commandStarted', (e: CommandStartedEvent) => {
     if (!isCount(e)) return;
     running.add(e.requestId);
-    started++;
+    if (holding) gate.hold(e.requestId);
     maxRunning = Math.max(maxRunning, running.size);
     onStarted?.();
   });
@@ -52,7 +57,9 @@ beforeAll(async () => {
   client.on('commandFailed', ended);
 }, 120_000);
 afterAll(async () => {
+  gate.releaseAll();
   await h.stop();
+  await gate.stop();
 });
 
 /** Sends a report and hangs up as soon as its counting started on the database (or it was answered, e.g. 429). */
@@ -78,8 +85,20 @@ function reportAndHangUp(body: unknown): Promise<'hung up' | number> {
   });
 }
 
+/** Resolves once no aggregation of the reports is running on the database. */
+function countsEnded(): Promise<void> {
+  if (running.size === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    onEnded = () => {
+      if (running.size > 0) return;
+      onEnded = undefined;
+      resolve();
+    };
+  });
+}
+
 describe('a client that hangs up on its reports', () => {
-  test('when it sends reports and disconnects at once, again and again, then its key never has more than the per-key limit counting on the database', async () => {
+  test('when it sends reports and disconnects while their counts still run, then its key gets 429 until the database finished them, never more than the per-key limit at once', async () => {
     const body = { owner_id: owner, group_by: 'url', created__gte: '2026-11-19', created__lte: '2026-11-19' };
     const answered = await (
       await fetch(`${h.baseUrl}/api/v1/events/?api_key=${apiKey}`, {
@@ -89,19 +108,25 @@ describe('a client that hangs up on its reports', () => {
       })
     ).json();
     expect(answered).toHaveLength(500);
-    started = 0;
     maxRunning = 0;
 
-    const outcomes: Array<'hung up' | number> = [];
-    while (started < 3 * PER_KEY) {
-      const outcome = await reportAndHangUp(body);
-      outcomes.push(outcome);
-      // refused while the key's slots are busy: try again once a count on the database ended
-      if (outcome === 429 && running.size > 0) await new Promise<void>((resolve) => (onEnded = resolve));
-      onEnded = undefined;
-    }
+    holding = true;
+    const hungUp = [];
+    for (let i = 0; i < PER_KEY; i++) hungUp.push(await reportAndHangUp(body));
+    expect(hungUp).toEqual(Array(PER_KEY).fill('hung up'));
+    expect(running.size).toBe(PER_KEY);
 
+    // the clients are gone, their counts are not: the key's slots are still taken
+    expect(await reportAndHangUp(body)).toBe(429);
+    expect(await reportAndHangUp(body)).toBe(429);
+
+    holding = false;
+    const ended = countsEnded();
+    gate.releaseAll();
+    await ended;
+
+    // the database finished the abandoned counts: the slots are free again
+    expect(await reportAndHangUp(body)).toBe('hung up');
     expect(maxRunning).toBeLessThanOrEqual(PER_KEY);
-    expect(outcomes).toContain(429); // the slots were still held by reports whose client had gone
   }, 120_000);
 });
