@@ -1,9 +1,11 @@
+import { emptySums } from './aggregates/sums-aggregate';
 import { BSON } from 'mongodb';
 import { cellId, coarsePageIds, fineListIds, fineListOf, finePageIds, packCells } from './cell-document';
 import type { Latest } from './aggregates/latest-aggregate';
 import type { FineCell } from './cell-table';
 import { emptySketch } from '../sketches/distinct-sketch';
 
+const NO_SUMS: FineCell['sums'] = [emptySums(), emptySums(), emptySums()];
 const NO_VISITORS: FineCell['uniques'] = [emptySketch(), emptySketch(), emptySketch()];
 const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
 const cell = (
@@ -11,7 +13,7 @@ const cell = (
   url: string,
   counts: [number, number, number],
   latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS });
+): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS, sums: NO_SUMS });
 
 describe('packCells', () => {
   test('when an owner has cells of two names, then each name gets fine pages, and a directory lists them with the coarse totals', () => {

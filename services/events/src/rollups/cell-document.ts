@@ -56,6 +56,10 @@ export interface CellDocument {
    * before visitors were recorded (empty sketches).
    */
   u?: string;
+  /** The measures' counts and sums of the entries (`s[i]` for `e[i]`, per device): read only for sums and averages. */
+  s?: string;
+  /** The measures' quantile sketches of the entries (`q[i]` for `e[i]`, per device): read only for percentiles and shares. */
+  q?: string;
   /** Directory only: coarse pages in all, and the fine pages per name (or the number of list documents holding them). */
   cp?: number;
   fp?: Array<[name: string, pages: number]>;

@@ -10,6 +10,8 @@ const ZONES = [
   'America/Santiago',
 ];
 const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+/** Exact measure metrics (the quantile ones are compared within their error, not for equality). */
+const MEASURE_METRICS = ['engaged_ms_sum', 'engaged_ms_avg', 'scroll_depth_avg', 'value_sum', 'value_avg'];
 const MAX_SPAN: Record<string, number> = {
   hour: 1.5 * 86_400_000,
   day: 60 * 86_400_000,
@@ -64,11 +66,21 @@ export function randomReportBody(random: () => number, from: number, to: number)
     if (random() < 0.3) body.fill_zeros = true;
   }
   if (zone) body.timezone = zone;
-  const uniques = random() < 0.4;
-  if (uniques) body.metrics = pick(['count,uniques', ['uniques'], ['uniques', 'count']]);
+  const metrics: string[] = [];
+  if (random() < 0.4) metrics.push(...pick([['count', 'uniques'], ['uniques'], ['uniques', 'count']]));
+  if (random() < 0.3) metrics.push(...some(MEASURE_METRICS));
+  if (random() < 0.1 && !body.name) {
+    metrics.push('conversion_rate');
+    body.conversion = pick([
+      { from: 'impression', to: 'click' },
+      { from: 'view', to: 'share' },
+      { from: 'nothing', to: 'click' },
+    ]);
+  }
+  if (metrics.length > 0) body.metrics = random() < 0.5 ? metrics : metrics.join(',');
   if (random() < 0.2) {
     body.limit = 1 + Math.floor(random() * 5);
-    if (random() < 0.5) body.order_by = pick(uniques ? ['value', 'name', 'uniques', 'uniques'] : ['value', 'name']);
+    if (random() < 0.5) body.order_by = pick(['value', 'name', ...metrics.filter((m) => m !== 'count')]);
     if (random() < 0.3) body.order = pick(['asc', 'desc']);
   }
   return body;

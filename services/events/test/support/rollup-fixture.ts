@@ -1,3 +1,4 @@
+import type { Measures } from '@cm/contracts';
 import { MongoClient, type Db } from 'mongodb';
 import { v7 } from 'uuid';
 import { createLogger } from '@cm/platform';
@@ -138,6 +139,18 @@ const DEVICES = ['desktop', 'tablet', 'mobile'] as const;
 /** Visitor hashes across the 52-bit range (the top ones included). */
 const VISITORS = Array.from({ length: 60 }, (_, i) => (i * 75_059_029_637_121) % 2 ** 52);
 
+/**
+ * Some events carry measures: engaged time (repeated values, so groups share them), a scroll depth,
+ * a conversion value up to the largest allowed; most carry none.
+ */
+function randomMeasures(random: () => number): { measures?: Measures } {
+  const measures: Measures = {};
+  if (random() < 0.3) measures.engaged_ms = random() < 0.2 ? 0 : Math.floor(random() ** 3 * 600_000);
+  if (random() < 0.2) measures.scroll_depth = Math.floor(random() * 101);
+  if (random() < 0.1) measures.value = random() < 0.05 ? 1_000_000_000_000 : Math.floor(random() * 50_000);
+  return Object.keys(measures).length > 0 ? { measures } : {};
+}
+
 export function randomEvents(random: () => number, count: number, from: number, to: number): EventDocument[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const out: EventDocument[] = [];
@@ -165,6 +178,7 @@ export function randomEvents(random: () => number, count: number, from: number, 
       created: new Date(t),
       // a small pool, so visitors repeat across hours, days, urls and names; some events predate visitors
       ...(random() < 0.9 ? { visitor: VISITORS[Math.floor(random() * VISITORS.length)]! } : {}),
+      ...randomMeasures(random),
     });
   }
   return out;

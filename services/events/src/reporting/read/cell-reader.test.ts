@@ -1,3 +1,4 @@
+import { emptySums } from '../../rollups/aggregates/sums-aggregate';
 import type { CellDocument } from '../../rollups/cell-document';
 import { packCells } from '../../rollups/cell-document';
 import type { Latest } from '../../rollups/aggregates/latest-aggregate';
@@ -6,6 +7,7 @@ import { emptySketch } from '../../sketches/distinct-sketch';
 import type { ReportQuery } from '../request/report-query';
 import { cellQueryOf, groupsOfCells } from './cell-reader';
 
+const NO_SUMS: FineCell['sums'] = [emptySums(), emptySums(), emptySums()];
 const NO_VISITORS: FineCell['uniques'] = [emptySketch(), emptySketch(), emptySketch()];
 const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
 const cell = (
@@ -13,8 +15,15 @@ const cell = (
   url: string,
   counts: [number, number, number],
   latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS });
-const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} };
+): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS, sums: NO_SUMS });
+const base: ReportQuery = {
+  ownerId: '1',
+  groupBy: [],
+  metadataKeys: [],
+  metrics: ['count'],
+  measureMetrics: [],
+  range: {},
+};
 
 describe('groupsOfCells', () => {
   const docsOf = (cells: FineCell[]): CellDocument[] => {

@@ -1,4 +1,4 @@
-import type { GroupCount, LatestEvent } from './count-source';
+import type { GroupCount, GroupParts, LatestEvent } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { emptySketch, mergeStoredInto, type DistinctSketch } from '../../sketches/distinct-sketch';
 import type { ReportAsk, SideField } from '../../rollups/aggregates/aggregate';
@@ -14,7 +14,7 @@ import { CELL_AGGREGATES, entryIndex, sideFieldsFor } from '../../rollups/aggreg
 import { reportAsk } from './report-ask';
 import { DEVICE_ORDER } from '../../rollups/cell-table';
 
-const { counts: COUNT, latest: LATEST } = CELL_AGGREGATES;
+const { counts: COUNT, latest: LATEST, sums: SUMS } = CELL_AGGREGATES;
 const FINE_COUNT_AT = entryIndex('counts', FINE_KEYS);
 const COARSE_COUNT_AT = entryIndex('counts', COARSE_KEYS);
 
@@ -32,6 +32,8 @@ export interface CellQuery {
   storedKeys: readonly string[];
   /** Distinct visitors asked for. */
   uniques: boolean;
+  /** Measure sums asked for. */
+  sums: boolean;
   /** The side fields to read (the others stay on the server). */
   sides: SideField[];
 }
@@ -50,32 +52,43 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
     groupBy: query.groupBy,
     storedKeys: ask.metadataKeys,
     uniques: ask.uniques,
+    sums: ask.sums,
     sides: sideFieldsFor(ask),
   };
 }
 
-/** Where groups go: GroupAccumulator.addParts (no object per partial group). */
+/** Where groups go: GroupAccumulator.addParts (no object per partial group unless the report asks for more than counts). */
 export type GroupSink = (
   name: string,
   contentId: string | undefined,
   url: string | undefined,
   value: number,
-  latest?: LatestEvent,
-  uniques?: DistinctSketch,
+  parts?: GroupParts,
 ) => void;
+
+/** A page's side fields the report reads, parsed once per document. */
+interface PageSides {
+  latest?: unknown[];
+  visitors?: unknown[];
+  sums?: unknown[];
+}
 
 /**
  * The report groups one cell document contributes: entries filtered like the raw `$match`, the
- * selected devices' counts summed, their latest events compared and their visitor sketches
- * merged (only what the report asks for is read). An entry with no matching
- * event contributes nothing, exactly as raw events would not form a group.
+ * selected devices' counts summed, their latest events compared, their visitor sketches and
+ * measure sums merged (only what the report asks for is read). An entry with no matching event
+ * contributes nothing, exactly as raw events would not form a group.
  */
 export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): void {
   if (doc.k !== q.kind) return;
-  // absent when the report asked for no metadata (left on the server)
-  const latest = doc.l === undefined ? undefined : (JSON.parse(doc.l) as unknown[]);
-  // absent when the report asked for no uniques; [] on a cell written before visitors were recorded
-  const visitors = q.uniques ? (doc.u === undefined ? [] : (JSON.parse(doc.u) as unknown[])) : undefined;
+  const sides: PageSides = {
+    // absent when the report asked for no metadata (left on the server)
+    latest: doc.l === undefined ? undefined : (JSON.parse(doc.l) as unknown[]),
+    // absent when not asked for; [] on a cell written before the aggregate existed
+    visitors: q.uniques ? parseSide(doc.u) : undefined,
+    sums: q.sums ? parseSide(doc.s) : undefined,
+  };
+  const withParts = q.storedKeys.length > 0 || q.uniques || q.sums;
   const byContent = q.groupBy.includes('content_id');
   const byUrl = q.groupBy.includes('url');
   if (doc.k === 'f') {
@@ -94,8 +107,7 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
           byContent ? contentId : undefined,
           byUrl ? url : undefined,
           value,
-          latestOf(latest?.[i], q),
-          visitors && uniquesOf(visitors[i], q),
+          withParts ? partsOf(sides, i, q) : undefined,
         );
     }
     return;
@@ -106,20 +118,30 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
     const name = entry[0];
     if (q.names && !q.names.has(name)) continue;
     const value = valueOf(entry[COARSE_COUNT_AT], q);
-    if (value > 0)
-      sink(name, undefined, undefined, value, latestOf(latest?.[i], q), visitors && uniquesOf(visitors[i], q));
+    if (value > 0) sink(name, undefined, undefined, value, withParts ? partsOf(sides, i, q) : undefined);
   }
+}
+
+function parseSide(text: string | undefined): unknown[] {
+  return text === undefined ? [] : (JSON.parse(text) as unknown[]);
+}
+
+function partsOf(sides: PageSides, i: number, q: CellQuery): GroupParts {
+  const parts: GroupParts = {};
+  const latest = latestOf(sides.latest?.[i], q);
+  if (latest) parts.latest = latest;
+  if (sides.visitors) parts.uniques = uniquesOf(sides.visitors[i], q);
+  if (sides.sums) parts.sums = foldDevices(SUMS, SUMS.decode(sides.sums[i]), q.devices);
+  return parts;
 }
 
 /** The same as GroupCount objects (tests, small callers). */
 export function groupsOfCells(doc: CellDocument, q: CellQuery): GroupCount[] {
   const out: GroupCount[] = [];
-  forEachGroup(doc, q, (name, contentId, url, value, latest, uniques) => {
-    const group: GroupCount = { name, value };
+  forEachGroup(doc, q, (name, contentId, url, value, parts) => {
+    const group: GroupCount = { name, value, ...parts };
     if (contentId !== undefined) group.content_id = contentId;
     if (url !== undefined) group.url = url;
-    if (latest) group.latest = latest;
-    if (uniques) group.uniques = uniques;
     out.push(group);
   });
   return out;

@@ -1,7 +1,14 @@
 import { buildCountPipeline, readCountRow } from './count-pipeline';
 import type { ReportQuery } from '../request/report-query';
 
-const base: ReportQuery = { ownerId: '42', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} };
+const base: ReportQuery = {
+  ownerId: '42',
+  groupBy: [],
+  metadataKeys: [],
+  metrics: ['count'],
+  measureMetrics: [],
+  range: {},
+};
 
 describe('buildCountPipeline', () => {
   test('when only the owner is given, then it matches the owner non-bot events and counts by name', () => {

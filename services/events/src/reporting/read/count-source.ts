@@ -1,4 +1,5 @@
 import type { DistinctSketch } from '../../sketches/distinct-sketch';
+import type { SumsState } from '../../rollups/aggregates/sums-aggregate';
 import type { InFlightWork } from './in-flight-work';
 import type { ReportQuery } from '../request/report-query';
 
@@ -11,16 +12,22 @@ export interface LatestEvent {
   metadata: string[];
 }
 
-/** One group of a report: the event name, the requested group fields, and its count. */
-export interface GroupCount {
-  name: string;
-  content_id?: string;
-  url?: string;
-  value: number;
+/** What a group holds besides its count, each only when the report asks for it. */
+export interface GroupParts {
   /** Present when metadata keys were requested. */
   latest?: LatestEvent;
   /** Present when uniques were requested: the group's visitors (a sketch, exact while small). */
   uniques?: DistinctSketch;
+  /** Present when a sum or an average was requested: the measures' event counts and sums. */
+  sums?: SumsState;
+}
+
+/** One group of a report: the event name, the requested group fields, and its count. */
+export interface GroupCount extends GroupParts {
+  name: string;
+  content_id?: string;
+  url?: string;
+  value: number;
   /** Series only: the start (epoch ms) of the row's time bucket. */
   time?: number;
 }

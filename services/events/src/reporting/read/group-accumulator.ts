@@ -8,8 +8,9 @@ import {
   type DistinctSketch,
 } from '../../sketches/distinct-sketch';
 import { isLaterEvent } from '../../storage/event-order';
-import type { GroupCount, LatestEvent } from './count-source';
-import { MAX_GROUP_BYTES, groupBytes, latestBytes } from './group-size';
+import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
+import type { GroupCount, GroupParts, LatestEvent } from './count-source';
+import { MAX_GROUP_BYTES, SUMS_BYTES, groupBytes, latestBytes } from './group-size';
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
 export class TooManyGroupsError extends ValidationError {
@@ -64,43 +65,61 @@ export class GroupAccumulator {
   }
 
   add(group: GroupCount): void {
-    this.addParts(group.time, group.name, group.content_id, group.url, group.value, group.latest, group.uniques);
+    this.addParts(group.time, group.name, group.content_id, group.url, group.value, group);
   }
 
-  /** The same without a GroupCount per partial: the hot path of rollup cells (a group object only when new). */
+  /**
+   * The same without a GroupCount per partial: the hot path of rollup cells (a group object only
+   * when new; `parts` only when the report asks for more than counts).
+   */
   addParts(
     time: number | undefined,
     name: string,
     contentId: string | undefined,
     url: string | undefined,
     value: number,
-    latest?: LatestEvent,
-    uniques?: DistinctSketch,
+    parts?: GroupParts,
   ): void {
     const key = keyOf(time, name, contentId, url);
     const seen = this.merged.get(key);
     if (!seen) {
       if (this.merged.size >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
-      this.hold(groupBytes(key.length, name, contentId, url, latest));
+      this.hold(groupBytes(key.length, name, contentId, url, parts?.latest));
       const group: GroupCount = { name, value };
       if (contentId !== undefined) group.content_id = contentId;
       if (url !== undefined) group.url = url;
-      if (latest) group.latest = latest;
-      if (uniques) {
-        // a copy the group owns: later partials merge into it in place
-        group.uniques = ownedCopy(uniques);
-        this.hold(sketchBytes(group.uniques));
-      }
       if (time !== undefined) group.time = time;
+      if (parts) this.firstParts(group, parts);
       this.merged.set(key, group);
       return;
     }
+    seen.value = countAggregate.merge(seen.value, value);
+    if (parts) this.mergeParts(seen, parts);
+  }
+
+  private firstParts(group: GroupCount, { latest, uniques, sums }: GroupParts): void {
+    if (latest) group.latest = latest;
+    if (uniques) {
+      // a copy the group owns: later partials merge into it in place
+      group.uniques = ownedCopy(uniques);
+      this.hold(sketchBytes(group.uniques));
+    }
+    if (sums) {
+      this.hold(SUMS_BYTES);
+      group.sums = sums;
+    }
+  }
+
+  private mergeParts(seen: GroupCount, { latest, uniques, sums }: GroupParts): void {
     if (uniques) {
       const before = seen.uniques ? sketchBytes(seen.uniques) : 0;
       seen.uniques = seen.uniques ? mergeInto(seen.uniques, uniques) : ownedCopy(uniques);
       this.hold(sketchBytes(seen.uniques) - before);
     }
-    seen.value = countAggregate.merge(seen.value, value);
+    if (sums) {
+      if (!seen.sums) this.hold(SUMS_BYTES);
+      seen.sums = seen.sums ? mergeSums(seen.sums, sums) : sums;
+    }
     if (latest && (!seen.latest || isLater(latest, seen.latest))) {
       // metadata values of the newer event may be longer
       this.hold(latestBytes(latest) - latestBytes(seen.latest));

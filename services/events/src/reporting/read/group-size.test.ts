@@ -57,11 +57,11 @@ describe('GroupAccumulator byte bound', () => {
 
   test('when a newer event with longer metadata replaces the latest, then the difference is held', () => {
     const acc = new GroupAccumulator();
-    acc.addParts(undefined, 'view', undefined, 'u', 1, latest('2026-11-19T12:00:00Z', 'a'));
+    acc.addParts(undefined, 'view', undefined, 'u', 1, { latest: latest('2026-11-19T12:00:00Z', 'a') });
     const before = acc.bytes;
-    acc.addParts(undefined, 'view', undefined, 'u', 1, latest('2026-11-19T13:00:00Z', 'a'.repeat(501)));
+    acc.addParts(undefined, 'view', undefined, 'u', 1, { latest: latest('2026-11-19T13:00:00Z', 'a'.repeat(501)) });
     expect(acc.bytes).toBe(before + 500);
-    acc.addParts(undefined, 'view', undefined, 'u', 1, latest('2026-11-19T11:00:00Z', 'a'.repeat(9999)));
+    acc.addParts(undefined, 'view', undefined, 'u', 1, { latest: latest('2026-11-19T11:00:00Z', 'a'.repeat(9999)) });
     expect(acc.bytes).toBe(before + 500);
   });
 });

@@ -10,6 +10,9 @@ export const GROUP_OVERHEAD_BYTES = 240;
 /** The latest event kept for metadata: its object, the Date, the id string, the values array. */
 export const LATEST_OVERHEAD_BYTES = 200;
 
+/** The measures' counts and sums of a group: an array of six numbers. */
+export const SUMS_BYTES = 80;
+
 /** Per metadata value: the string header and its array slot. */
 const VALUE_OVERHEAD_BYTES = 24;
 

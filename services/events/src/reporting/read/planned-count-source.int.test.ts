@@ -14,7 +14,14 @@ describe('PlannedCountSource', () => {
         queryTimeoutMs: 1000,
       });
       await expect(
-        source.count({ ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} }),
+        source.count({
+          ownerId: '1',
+          groupBy: [],
+          metadataKeys: [],
+          metrics: ['count'],
+          measureMetrics: [],
+          range: {},
+        }),
       ).rejects.toBeInstanceOf(UnavailableError);
     } finally {
       await client.close();
@@ -33,7 +40,14 @@ describe('PlannedCountSource', () => {
         onBuckets: (n) => read.push(n),
       });
       expect(
-        await source.count({ ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} }),
+        await source.count({
+          ownerId: '1',
+          groupBy: [],
+          metadataKeys: [],
+          metrics: ['count'],
+          measureMetrics: [],
+          range: {},
+        }),
       ).toEqual([]);
       expect(read).toEqual([0]);
     } finally {

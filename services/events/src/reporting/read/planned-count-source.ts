@@ -124,8 +124,8 @@ export class PlannedCountSource implements CountSource {
     );
     await budget.stream(cursor, (doc) => {
       const time = timeOf.get(doc.g);
-      forEachGroup(doc, q, (name, contentId, url, value, latest, uniques) =>
-        acc.addParts(time, name, contentId, url, value, latest, uniques),
+      forEachGroup(doc, q, (name, contentId, url, value, parts) =>
+        acc.addParts(time, name, contentId, url, value, parts),
       );
     });
   }

@@ -2,7 +2,13 @@ import type { ReportAsk } from '../../rollups/aggregates/aggregate';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import type { ReportQuery } from '../request/report-query';
 
-/** What a report asks of the aggregates: its metadata keys as stored (escaped) and whether it wants uniques. */
+/** What a report asks of the aggregates: its metadata keys as stored (escaped) and which metrics need which state. */
 export function reportAsk(query: ReportQuery): ReportAsk {
-  return { metadataKeys: query.metadataKeys.map(encodeMetadataKey), uniques: query.metrics.includes('uniques') };
+  const stats = query.measureMetrics.map((m) => m.stat);
+  return {
+    metadataKeys: query.metadataKeys.map(encodeMetadataKey),
+    uniques: query.metrics.includes('uniques'),
+    sums: stats.includes('sum') || stats.includes('avg'),
+    quantiles: stats.includes('quantile') || stats.includes('share'),
+  };
 }

@@ -1,8 +1,16 @@
+import { parseReportRequest } from '../request/parse-report-request';
 import type { GroupCount } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { toReportRows } from './report-rows';
 
-const base: ReportQuery = { ownerId: '1', groupBy: [], metadataKeys: [], metrics: ['count'], range: {} };
+const base: ReportQuery = {
+  ownerId: '1',
+  groupBy: [],
+  metadataKeys: [],
+  metrics: ['count'],
+  measureMetrics: [],
+  range: {},
+};
 
 describe('toReportRows', () => {
   test('when nothing is grouped, then rows are {name, value} sorted by name', () => {
@@ -125,5 +133,85 @@ describe('toReportRows: series and top-N', () => {
       { ...base, groupBy: ['url'], limit: 3, orderBy: { field: 'name', direction: 'desc' } },
     );
     expect(plain.map((r) => r.url)).toEqual(['z', 'y', 'x']);
+  });
+
+  test('when sums and averages are asked, then each row carries them in request order; an average without events is null', () => {
+    const q = parseReportRequest(
+      { owner_id: '1', metrics: 'count,engaged_ms_avg,value_sum,scroll_depth_avg' },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      { name: 'engagement', value: 3, sums: [2, 9000, 1, 40, 0, 0] },
+      { name: 'impression', value: 5 },
+    ];
+    const rows = toReportRows(groups, q);
+    expect(rows).toEqual([
+      { name: 'engagement', value: 3, engaged_ms_avg: 4500, value_sum: 0, scroll_depth_avg: 40 },
+      { name: 'impression', value: 5, engaged_ms_avg: null, value_sum: 0, scroll_depth_avg: null },
+    ]);
+    expect(Object.keys(rows[0]!)).toEqual(['name', 'value', 'engaged_ms_avg', 'value_sum', 'scroll_depth_avg']);
+  });
+
+  test('when ranked by an average, then groups without events come last whatever the direction', () => {
+    const q = parseReportRequest(
+      { owner_id: '1', group_by: 'url', metrics: 'engaged_ms_avg', order_by: 'engaged_ms_avg', order: 'asc', limit: 2 },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      { name: 'e', url: 'none', value: 9 },
+      { name: 'e', url: 'slow', value: 1, sums: [1, 9000, 0, 0, 0, 0] },
+      { name: 'e', url: 'fast', value: 1, sums: [2, 2000, 0, 0, 0, 0] },
+    ];
+    expect(toReportRows(groups, q).map((r) => r.url)).toEqual(['fast', 'slow']);
+  });
+
+  test('when a conversion rate is asked, then each from row carries to/from of its group and time (0 without conversions), other rows none', () => {
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        group_by: 'url',
+        metrics: 'count,conversion_rate',
+        conversion: { from: 'impression', to: 'click' },
+      },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      { name: 'impression', url: 'a', value: 200 },
+      { name: 'click', url: 'a', value: 5 },
+      { name: 'impression', url: 'b', value: 10 },
+      { name: 'click', url: 'c', value: 3 },
+      { name: 'view', url: 'a', value: 7 },
+    ];
+    expect(toReportRows(groups, q)).toEqual([
+      { name: 'click', url: 'a', value: 5 },
+      { name: 'click', url: 'c', value: 3 },
+      { name: 'impression', url: 'a', value: 200, conversion_rate: 0.025 },
+      { name: 'impression', url: 'b', value: 10, conversion_rate: 0 },
+      { name: 'view', url: 'a', value: 7 },
+    ]);
+  });
+
+  test('when ranked by conversion rate with a limit, then the top groups keep all their names, rows of a group together', () => {
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        group_by: 'url',
+        metrics: 'count,conversion_rate',
+        conversion: { from: 'impression', to: 'click' },
+        order_by: 'conversion_rate',
+        limit: 1,
+      },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      { name: 'impression', url: 'a', value: 200 },
+      { name: 'click', url: 'a', value: 5 },
+      { name: 'impression', url: 'b', value: 10 },
+      { name: 'click', url: 'b', value: 2 },
+    ];
+    expect(toReportRows(groups, q)).toEqual([
+      { name: 'click', url: 'b', value: 2 },
+      { name: 'impression', url: 'b', value: 10, conversion_rate: 0.2 },
+    ]);
   });
 });

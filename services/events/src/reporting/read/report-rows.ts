@@ -3,6 +3,10 @@ import { TooManyGroupsError, groupKey } from './group-accumulator';
 import type { ReportQuery } from '../request/report-query';
 import { formatZoned } from '../request/time-zone';
 import { emptySketch, mergeSketches, sketchCount } from '../../sketches/distinct-sketch';
+import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
+import { isApproximate } from '../request/measure-metrics';
+import { conversionRates, conversionTotals } from './conversion-rates';
+import { measureAnswer } from './measure-answers';
 
 /** One element of the response array (`time` only for a series). */
 export interface ReportRow {
@@ -14,6 +18,8 @@ export interface ReportRow {
   /** With the `uniques` metric: the row's distinct visitors, and whether that number is exact. */
   uniques?: number;
   uniques_exact?: boolean;
+  /** Measure metrics (`engaged_ms_p90`, ...), their `<metric>_exact`, and `conversion_rate`, as requested. */
+  [metric: string]: string | number | boolean | null | Record<string, string> | undefined;
   metadata?: Record<string, string>;
 }
 
@@ -25,6 +31,8 @@ export interface ReportRow {
  */
 export function toReportRows(groups: readonly GroupCount[], query: ReportQuery, maxRows = Infinity): ReportRow[] {
   const rank = query.orderBy ? rankGroups(groups, query) : undefined;
+  // from every group, before top-N keeps some: a kept row's rate needs its `from` row even when that one is cut
+  const rates = query.conversion ? conversionRates(groups, query.conversion, query.groupBy) : undefined;
   let kept =
     query.limit !== undefined && rank ? groups.filter((g) => rank.get(identity(g))! < query.limit!) : [...groups];
   if (query.series && query.fillZeros) kept = fillZeros(kept, query, maxRows);
@@ -33,10 +41,11 @@ export function toReportRows(groups: readonly GroupCount[], query: ReportQuery, 
   const sorted = rank
     ? kept
         .map((g) => ({ g, r: rank.get(identity(g))! }))
-        .sort((a, b) => (a.g.time ?? 0) - (b.g.time ?? 0) || a.r - b.r)
+        // rows of one rank (a group's names, ranked by conversion rate) by name
+        .sort((a, b) => (a.g.time ?? 0) - (b.g.time ?? 0) || a.r - b.r || byFields(a.g, b.g))
         .map((x) => x.g)
     : kept.sort((a, b) => (a.time ?? 0) - (b.time ?? 0) || byFields(a, b));
-  return sorted.map((group) => toRow(group, query));
+  return sorted.map((group) => toRow(group, query, rates));
 }
 
 /** Name, then the group fields in request order (code-unit order). */
@@ -48,8 +57,8 @@ function fieldOrder(query: ReportQuery): (a: GroupCount, b: GroupCount) => numbe
     (second ? compare(a[second] ?? '', b[second] ?? '') : 0);
 }
 
-function toRow(group: GroupCount, query: ReportQuery): ReportRow {
-  // built in response order: time, name, group fields, value, uniques, metadata
+function toRow(group: GroupCount, query: ReportQuery, rates?: (g: GroupCount) => number | null | undefined): ReportRow {
+  // built in response order: time, name, group fields, value, uniques, measures, conversion_rate, metadata
   const row = {} as ReportRow;
   if (query.series) row.time = formatZoned(query.timeZone ?? 'UTC', group.time ?? 0);
   row.name = group.name;
@@ -59,6 +68,14 @@ function toRow(group: GroupCount, query: ReportQuery): ReportRow {
     const { value, exact } = sketchCount(group.uniques ?? emptySketch());
     row.uniques = value;
     row.uniques_exact = exact;
+  }
+  for (const m of query.measureMetrics) {
+    row[m.metric] = measureAnswer(group, m);
+    if (isApproximate(m)) row[`${m.metric}_exact`] = false;
+  }
+  if (rates) {
+    const rate = rates(group);
+    if (rate !== undefined) row.conversion_rate = rate;
   }
   if (query.metadataKeys.length > 0) {
     // fromEntries defines own properties, so even a key like "__proto__" is just a key
@@ -73,29 +90,67 @@ function identity(g: Pick<GroupCount, 'name' | 'content_id' | 'url'>): string {
 }
 
 /**
- * Rank of each group (0 first) by its total over all row times (visitors: the union over the row
- * times, never a sum), or by name then group fields.
+ * Rank of each group (0 first) by its total over all row times (visitors and quantiles: the union
+ * over the row times, never a sum), or by name then group fields. By conversion rate, a group's
+ * rows of every name share the rank of the group's rate.
  */
 function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<string, number> {
   const { field, direction } = query.orderBy!;
+  if (field === 'conversion_rate') return rankByRate(groups, query);
   const totals = new Map<string, GroupCount>();
   for (const g of groups) {
     const key = identity(g);
     const seen = totals.get(key);
-    if (!seen)
-      totals.set(key, { name: g.name, content_id: g.content_id, url: g.url, value: g.value, uniques: g.uniques });
-    else {
-      seen.value += g.value;
-      if (field === 'uniques') seen.uniques = mergeSketches(seen.uniques ?? emptySketch(), g.uniques ?? emptySketch());
-    }
+    if (!seen) totals.set(key, { ...g, time: undefined });
+    else mergeTotal(seen, g);
   }
-  const metric = (g: GroupCount) =>
-    field === 'uniques' ? sketchCount(g.uniques ?? emptySketch()).value : field === 'value' ? g.value : 0;
+  const measure = query.measureMetrics.find((m) => m.metric === field);
+  const metric = (g: GroupCount): number | null =>
+    field === 'uniques'
+      ? sketchCount(g.uniques ?? emptySketch()).value
+      : measure
+        ? measureAnswer(g, measure)
+        : field === 'value'
+          ? g.value
+          : 0;
+  return ranked([...totals.entries()], metric, direction, field === 'name', fieldOrder(query));
+}
+
+function mergeTotal(seen: GroupCount, g: GroupCount): void {
+  seen.value += g.value;
+  if (g.uniques) seen.uniques = mergeSketches(seen.uniques ?? emptySketch(), g.uniques);
+  if (g.sums) seen.sums = seen.sums ? mergeSums(seen.sums, g.sums) : g.sums;
+}
+
+/** Ranks by the conversion rate of each group's totals (its group fields, every name). */
+function rankByRate(groups: readonly GroupCount[], query: ReportQuery): Map<string, number> {
+  const totals = conversionTotals(groups, query.conversion!, query.groupBy);
+  const entries = [...totals.entries()].map(([key, t]) => [key, { ...t.group, value: 0 }] as [string, GroupCount]);
+  const rates = new Map(entries.map(([key, g]) => [g, totals.get(key)!.rate]));
+  const byGroup = ranked(entries, (g) => rates.get(g)!, query.orderBy!.direction, false, fieldOrder(query));
+  // every row of a group, whatever its name, takes the group's rank
+  const out = new Map<string, number>();
+  for (const g of groups)
+    out.set(identity(g), byGroup.get(groupKey({ name: '', content_id: g.content_id, url: g.url }))!);
+  return out;
+}
+
+/** Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by the group fields. */
+function ranked(
+  entries: Array<[string, GroupCount]>,
+  metric: (g: GroupCount) => number | null,
+  direction: 'asc' | 'desc',
+  byNameOnly: boolean,
+  byFields: (a: GroupCount, b: GroupCount) => number,
+): Map<string, number> {
   const sign = direction === 'asc' ? 1 : -1;
-  const byFields = fieldOrder(query);
-  const ordered = [...totals.entries()]
+  const ordered = entries
     .map(([key, g]) => ({ key, g, m: metric(g) }))
-    .sort((a, b) => (field === 'name' ? sign * byFields(a.g, b.g) : sign * (a.m - b.m) || byFields(a.g, b.g)));
+    .sort((a, b) => {
+      if (byNameOnly) return sign * byFields(a.g, b.g);
+      if (a.m === null || b.m === null) return (a.m === null ? 1 : 0) - (b.m === null ? 1 : 0) || byFields(a.g, b.g);
+      return sign * (a.m - b.m) || byFields(a.g, b.g);
+    });
   return new Map(ordered.map(({ key }, i) => [key, i]));
 }
 

@@ -24,6 +24,7 @@ describe('parseReportRequest', () => {
       groupBy: [],
       metadataKeys: [],
       metrics: ['count'],
+      measureMetrics: [],
       range: { from: undefined, to: undefined },
     });
   });
@@ -128,6 +129,46 @@ describe('parseReportRequest', () => {
     ['no metric', { owner_id: '1', metrics: [] }, 'metrics'],
     ['a metric that is not a string', { owner_id: '1', metrics: [{ $gt: '' }] }, 'metrics.0'],
     ['order_by uniques without the metric', { owner_id: '1', order_by: 'uniques' }, 'order_by'],
+    ['a measure that does not exist', { owner_id: '1', metrics: 'revenue_sum' }, 'metrics.0'],
+    ['a percentile not offered', { owner_id: '1', metrics: 'engaged_ms_p42' }, 'metrics.0'],
+    ['a fractional percentile', { owner_id: '1', metrics: 'engaged_ms_p99.9' }, 'metrics.0'],
+    ['a threshold past the measure', { owner_id: '1', metrics: 'scroll_depth_gte_101' }, 'metrics.0'],
+    ['a negative threshold', { owner_id: '1', metrics: 'engaged_ms_gte_-1' }, 'metrics.0'],
+    ['a threshold with leading zeros', { owner_id: '1', metrics: 'engaged_ms_gte_0100' }, 'metrics.0'],
+    ['a huge threshold', { owner_id: '1', metrics: `value_gte_${'9'.repeat(40)}` }, 'metrics.0'],
+    ['too many metrics', { owner_id: '1', metrics: [...Array(21).keys()].map((i) => `value_gte_${i}`) }, 'metrics'],
+    [
+      'order_by a measure not asked',
+      { owner_id: '1', metrics: 'engaged_ms_sum', order_by: 'engaged_ms_avg' },
+      'order_by',
+    ],
+    ['conversion_rate without conversion', { owner_id: '1', metrics: 'conversion_rate' }, 'conversion'],
+    ['conversion without the metric', { owner_id: '1', conversion: { from: 'a', to: 'b' } }, 'conversion'],
+    [
+      'conversion to the same name',
+      { owner_id: '1', metrics: 'conversion_rate', conversion: { from: 'a', to: 'a' } },
+      'conversion',
+    ],
+    [
+      'conversion without to',
+      { owner_id: '1', metrics: 'conversion_rate', conversion: { from: 'a' } },
+      'conversion.to',
+    ],
+    [
+      'conversion names an operator',
+      { owner_id: '1', metrics: 'conversion_rate', conversion: { from: { $gt: '' }, to: 'b' } },
+      'conversion.from',
+    ],
+    [
+      'conversion with another field',
+      { owner_id: '1', metrics: 'conversion_rate', conversion: { from: 'a', to: 'b', x: 1 } },
+      'conversion.x',
+    ],
+    [
+      'name leaving out a conversion name',
+      { owner_id: '1', name: ['a'], metrics: 'conversion_rate', conversion: { from: 'a', to: 'b' } },
+      'name',
+    ],
     ['__proto__ field', JSON.parse('{"owner_id":"1","__proto__":{"x":1}}'), '__proto__'],
   ])('when %s (body %j), then 400 names %s', (_what, body, field) => {
     expect(fieldsOf(body)).toContain(field);
@@ -154,5 +195,38 @@ describe('parseReportRequest', () => {
     expect(comma.metrics).toEqual(listed.metrics);
     const ranked = parseReportRequest({ owner_id: '1', metrics: 'uniques', order_by: 'uniques', limit: 5 }, limits);
     expect(ranked.orderBy).toEqual({ field: 'uniques', direction: 'desc' });
+  });
+
+  test('when measure metrics are asked, then each is parsed in request order, and order_by takes one of them', () => {
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        metrics: 'count,engaged_ms_p90,value_sum,scroll_depth_avg,engaged_ms_gte_10000',
+        order_by: 'engaged_ms_p90',
+      },
+      limits,
+    );
+    expect(q.measureMetrics).toEqual([
+      { metric: 'engaged_ms_p90', measure: 'engaged_ms', stat: 'quantile', q: 0.9 },
+      { metric: 'value_sum', measure: 'value', stat: 'sum' },
+      { metric: 'scroll_depth_avg', measure: 'scroll_depth', stat: 'avg' },
+      { metric: 'engaged_ms_gte_10000', measure: 'engaged_ms', stat: 'share', threshold: 10000 },
+    ]);
+    expect(q.orderBy).toEqual({ field: 'engaged_ms_p90', direction: 'desc' });
+  });
+
+  test('when a conversion is asked with both names reported, then it is kept; order_by count is order_by value', () => {
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        name: ['impression', 'click'],
+        metrics: ['count', 'conversion_rate'],
+        conversion: { from: 'impression', to: 'click' },
+        order_by: 'count',
+      },
+      limits,
+    );
+    expect(q.conversion).toEqual({ from: 'impression', to: 'click' });
+    expect(q.orderBy).toEqual({ field: 'value', direction: 'desc' });
   });
 });

@@ -1,6 +1,7 @@
 import { ValidationError, validate } from '@cm/platform';
 import type { ReportDate } from './report-dates';
-import type { ReportQuery } from './report-query';
+import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';
+import type { Conversion, ReportQuery } from './report-query';
 import { checkRangeCap } from './report-range';
 import { reportBodySchema, splitCommaLists } from './report-schema';
 import { timeBuckets } from './time-buckets';
@@ -52,9 +53,9 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
   if (input.fill_zeros && !input.interval)
     throw new ValidationError('invalid body', [{ field: 'fill_zeros', message: 'needs interval' }]);
   const metrics = input.metrics ?? ['count'];
-  if (input.order_by === 'uniques' && !metrics.includes('uniques'))
-    throw new ValidationError('invalid body', [{ field: 'order_by', message: 'uniques needs "uniques" in metrics' }]);
-  const orderField = input.order_by ?? (input.limit !== undefined || input.order ? 'value' : undefined);
+  const orderField =
+    orderFieldOf(input.order_by, metrics) ?? (input.limit !== undefined || input.order ? 'value' : undefined);
+  const conversion = conversionOf(input.conversion, metrics, input.name);
   return {
     ownerId: input.owner_id,
     names: distinct(input.name),
@@ -64,6 +65,10 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
     groupBy: input.group_by ?? [],
     metadataKeys: input.metadata ?? [],
     metrics,
+    measureMetrics: metrics
+      .map(parseMeasureMetric)
+      .filter((m): m is MeasureMetric => m !== undefined && !('error' in m)),
+    ...(conversion ? { conversion } : {}),
     range: { from, to },
     ...(input.interval ? { interval: input.interval, series, fillZeros: input.fill_zeros ?? false } : {}),
     ...(input.timezone ? { timeZone: zone } : {}),
@@ -72,6 +77,41 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
       ? { orderBy: { field: orderField, direction: input.order ?? (orderField === 'name' ? 'asc' : 'desc') } }
       : {}),
   };
+}
+
+/** `value`, `name`, or a requested metric other than count (whose answer is `value`). */
+function orderFieldOf(orderBy: string | undefined, metrics: readonly string[]): string | undefined {
+  if (orderBy === undefined || orderBy === 'value' || orderBy === 'name') return orderBy;
+  if (orderBy === 'count') return 'value';
+  if (metrics.includes(orderBy)) return orderBy;
+  throw new ValidationError('invalid body', [
+    { field: 'order_by', message: `must be value, name or one of the requested metrics; add "${orderBy}" to metrics` },
+  ]);
+}
+
+/** The conversion of the `conversion_rate` metric: both or neither, and both names reported. */
+function conversionOf(
+  conversion: Conversion | undefined,
+  metrics: readonly string[],
+  names: readonly string[] | undefined,
+): Conversion | undefined {
+  const asked = metrics.includes('conversion_rate');
+  if (asked && !conversion)
+    throw new ValidationError('invalid body', [
+      { field: 'conversion', message: 'is required with the conversion_rate metric: {"from": name, "to": name}' },
+    ]);
+  if (!conversion) return undefined;
+  if (!asked)
+    throw new ValidationError('invalid body', [{ field: 'conversion', message: 'needs "conversion_rate" in metrics' }]);
+  if (conversion.from === conversion.to)
+    throw new ValidationError('invalid body', [
+      { field: 'conversion', message: 'from and to must be different names' },
+    ]);
+  if (names && !(names.includes(conversion.from) && names.includes(conversion.to)))
+    throw new ValidationError('invalid body', [
+      { field: 'name', message: 'must include both names of conversion (or be left out)' },
+    ]);
+  return { from: conversion.from, to: conversion.to };
 }
 
 /** A bare date starts at midnight in the report's zone; anything with a time is an instant already. */

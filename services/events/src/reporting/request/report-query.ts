@@ -1,13 +1,24 @@
 import type { DeviceType } from '@cm/contracts';
+import type { MeasureMetric } from './measure-metrics';
 import type { Interval, TimeBucket } from './time-buckets';
 
 /** Fields a report may group by besides the event name. */
 export type GroupField = 'content_id' | 'url';
 export const GROUP_FIELDS: readonly GroupField[] = ['content_id', 'url'];
 
-/** What a report row may carry besides its group: `count` is its `value`, `uniques` its distinct visitors. */
-export type Metric = 'count' | 'uniques';
-export const METRICS: readonly Metric[] = ['count', 'uniques'];
+/**
+ * What a report row may carry besides its group: `count` is its `value`, `uniques` its distinct
+ * visitors, `conversion_rate` the share of one name in another (with `conversion`), and a measure
+ * metric (measure-metrics.ts) a statistic of a numeric value, e.g. `engaged_ms_p90`.
+ */
+export type Metric = string;
+export const NAMED_METRICS = ['count', 'uniques', 'conversion_rate'] as const;
+
+/** Conversion rate: the count of `to` over the count of `from` in the same group and row time. */
+export interface Conversion {
+  from: string;
+  to: string;
+}
 
 /** Inclusive bounds in milliseconds; an absent bound is open. */
 export interface TimeRange {
@@ -31,6 +42,10 @@ export interface ReportQuery {
   metadataKeys: string[];
   /** The metrics asked for, without duplicates (`['count']` when not given: rows as before metrics existed). */
   metrics: Metric[];
+  /** The measure metrics among them, parsed, in request order. */
+  measureMetrics: MeasureMetric[];
+  /** With the `conversion_rate` metric: the two names it relates. */
+  conversion?: Conversion;
   range: TimeRange;
   /** A time series: one row per interval bucket (with `time`), boundaries in `timeZone`. */
   interval?: Interval;
@@ -45,8 +60,8 @@ export interface ReportQuery {
   orderBy?: OrderBy;
 }
 
-/** `value` or `uniques` (descending by default) or `name` (then the group fields; ascending by default). */
+/** `value` or a requested metric (descending by default) or `name` (then the group fields; ascending by default). */
 interface OrderBy {
-  field: 'value' | 'uniques' | 'name';
+  field: string;
   direction: 'asc' | 'desc';
 }

@@ -2,7 +2,8 @@ import Joi from 'joi';
 import { EVENT_LIMITS } from '@cm/contracts';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportDate, type ReportDate } from './report-dates';
-import { GROUP_FIELDS, METRICS, type Metric } from './report-query';
+import { parseMeasureMetric } from './measure-metrics';
+import { GROUP_FIELDS, NAMED_METRICS, type Conversion, type Metric } from './report-query';
 import { INTERVALS, type Interval } from './time-buckets';
 import { isTimeZone } from './time-zone';
 
@@ -18,15 +19,34 @@ export interface ReportBody {
   metadata?: string[];
   group_by?: Array<'content_id' | 'url'>;
   metrics?: Metric[];
+  conversion?: Conversion;
   created__gte?: ReportDate;
   created__lte?: ReportDate;
   interval?: Interval;
   timezone?: string;
   fill_zeros?: boolean;
   limit?: number;
-  order_by?: 'value' | 'uniques' | 'name';
+  order_by?: string;
   order?: 'asc' | 'desc';
 }
+
+/** Metrics one report may ask for: each measure statistic costs a little on every row. */
+const MAX_METRICS = 20;
+
+const metric = Joi.string()
+  .max(64)
+  .custom((value: string, helpers) => {
+    if ((NAMED_METRICS as readonly string[]).includes(value)) return value;
+    const measure = parseMeasureMetric(value);
+    if (measure && 'error' in measure) return helpers.message({ custom: measure.error });
+    if (measure) return value;
+    return helpers.message({
+      custom:
+        'must be count, uniques, conversion_rate or a measure statistic <engaged_ms|scroll_depth|value>_<sum|avg|p50|p75|p90|p95|p99|gte_N>',
+    });
+  });
+
+const eventName = Joi.string().min(1).max(EVENT_LIMITS.nameMax);
 
 /** Upper bound of `limit` (REPORT_MAX_GROUPS bounds it further at run time). */
 const MAX_LIMIT = 100_000;
@@ -57,18 +77,15 @@ export const reportBodySchema = Joi.object<ReportBody>({
   owner_id: Joi.string().pattern(/^\d+$/, 'digits').max(EVENT_LIMITS.ownerIdMax).required(),
   url: oneOrMany(Joi.string().allow('').max(EVENT_LIMITS.urlMax)),
   content_id: oneOrMany(Joi.string().allow('').max(EVENT_LIMITS.contentIdMax)),
-  name: oneOrMany(Joi.string().min(1).max(EVENT_LIMITS.nameMax)),
+  name: oneOrMany(eventName),
   device_type: oneOrMany(Joi.string().valid('desktop', 'tablet', 'mobile')),
   metadata: Joi.array().items(metadataKey).max(EVENT_LIMITS.metadataKeys).unique(),
   group_by: Joi.array()
     .items(Joi.string().valid(...GROUP_FIELDS))
     .max(GROUP_FIELDS.length)
     .unique(),
-  metrics: Joi.array()
-    .items(Joi.string().valid(...METRICS))
-    .min(1)
-    .max(METRICS.length)
-    .unique(),
+  metrics: Joi.array().items(metric).min(1).max(MAX_METRICS).unique(),
+  conversion: Joi.object({ from: eventName.required(), to: eventName.required() }),
   created__gte: reportDate,
   created__lte: reportDate,
   interval: Joi.string().valid(...INTERVALS),
@@ -82,7 +99,8 @@ export const reportBodySchema = Joi.object<ReportBody>({
   // strict: "true" or 1 are not booleans in a JSON body
   fill_zeros: Joi.boolean().strict(),
   limit: Joi.number().integer().strict().min(1).max(MAX_LIMIT),
-  order_by: Joi.string().valid('value', 'uniques', 'name'),
+  // 'value', 'name' or one of the requested metrics: checked against them in parseReportRequest
+  order_by: Joi.string().max(64),
   order: Joi.string().valid('asc', 'desc'),
 });
 

@@ -3,6 +3,7 @@ import type { Aggregate, PerDevice, RawEvent } from './aggregate';
 import { CELL_AGGREGATES, copyCellValue, mergeCellValue, type CellValue } from './cell-aggregates';
 import type { Latest } from './latest-aggregate';
 import { emptySketch, sketchOfHashes } from '../../sketches/distinct-sketch';
+import { emptySums, type SumsState } from './sums-aggregate';
 
 /** Sample states of each registered aggregate, the empty state among them. */
 const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
@@ -19,13 +20,14 @@ const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
     sketchOfHashes([7, 2 ** 52 - 1]),
     sketchOfHashes(Array.from({ length: 300 }, (_, i) => i * 1_000_003)),
   ],
+  sums: [emptySums(), [1, 1200, 0, 0, 0, 0], [2, 7, 1, 100, 3, 999_999_999_999], [0, 0, 0, 0, 1, 0]],
 };
 
 /** Raw events of one cell and device, created out of order, two of the same millisecond. */
 const EVENTS: RawEvent[] = [
-  { _id: '0190-b', created: new Date(5), metadata: { k: 'b', n: 1 }, visitor: 11 },
-  { _id: '0190-a', created: new Date(9), visitor: 12 },
-  { _id: '0190-d', created: new Date(9), metadata: { k: 'd' }, visitor: 11 },
+  { _id: '0190-b', created: new Date(5), metadata: { k: 'b', n: 1 }, visitor: 11, measures: { engaged_ms: 1500 } },
+  { _id: '0190-a', created: new Date(9), visitor: 12, measures: { engaged_ms: 0, scroll_depth: 100, value: 1999 } },
+  { _id: '0190-d', created: new Date(9), metadata: { k: 'd' }, visitor: 11, measures: { value: 1 } },
   // stored before visitors were recorded: counted, but no visitor
   { _id: '0190-c', created: new Date(1), metadata: { k: 'c' } },
 ];
@@ -44,6 +46,17 @@ const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number
     return [newest.created.getTime(), newest._id, strings];
   },
   uniques: (events) => sketchOfHashes(events.flatMap((e) => (e.visitor === undefined ? [] : [e.visitor]))),
+  sums: (events) => {
+    const sums: number[] = [0, 0, 0, 0, 0, 0];
+    for (const e of events)
+      (['engaged_ms', 'scroll_depth', 'value'] as const).forEach((m, i) => {
+        const v = e.measures?.[m];
+        if (v === undefined) return;
+        sums[2 * i]! += 1;
+        sums[2 * i + 1]! += v;
+      });
+    return sums.every((x) => x === 0) ? emptySums() : (sums as SumsState);
+  },
 };
 
 describe.each(Object.keys(CELL_AGGREGATES) as Array<keyof CellValue>)('the %s aggregate', (field) => {
@@ -93,11 +106,13 @@ describe('mergeCellValue', () => {
       counts: [1, 0, 2],
       latest: [[1, 'a', {}], null, null],
       uniques: [sketchOfHashes([1]), e, sketchOfHashes([2, 3])],
+      sums: [[1, 10, 0, 0, 0, 0], emptySums(), emptySums()],
     };
     const b: CellValue = {
       counts: [0, 3, 1],
       latest: [[2, 'b', {}], [1, 'c', {}], null],
       uniques: [sketchOfHashes([1]), sketchOfHashes([4]), sketchOfHashes([5])],
+      sums: [[2, 5, 0, 0, 0, 0], emptySums(), [0, 0, 1, 50, 0, 0]],
     };
     const into = copyCellValue(a);
     mergeCellValue(into, b);
@@ -105,11 +120,13 @@ describe('mergeCellValue', () => {
       counts: [1, 3, 3],
       latest: [[2, 'b', {}], [1, 'c', {}], null],
       uniques: [sketchOfHashes([1]), sketchOfHashes([4]), sketchOfHashes([2, 3, 5])],
+      sums: [[3, 15, 0, 0, 0, 0], emptySums(), [0, 0, 1, 50, 0, 0]],
     });
     expect(a).toEqual({
       counts: [1, 0, 2],
       latest: [[1, 'a', {}], null, null],
       uniques: [sketchOfHashes([1]), e, sketchOfHashes([2, 3])],
+      sums: [[1, 10, 0, 0, 0, 0], emptySums(), emptySums()],
     });
   });
 });

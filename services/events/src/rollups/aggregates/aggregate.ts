@@ -1,4 +1,5 @@
 import type { Document } from 'mongodb';
+import type { Measures } from '@cm/contracts';
 
 /**
  * A mergeable aggregate kept per cell and device: cells of hours merge into days, days into
@@ -60,11 +61,18 @@ export interface ReportAsk {
   metadataKeys: readonly string[];
   /** Distinct visitors per row (the `uniques` metric). */
   uniques: boolean;
+  /** Sums (and counts) of the measures: a `_sum` or `_avg` metric. */
+  sums: boolean;
+  /** Quantile sketches of the measures: a percentile or a share at or above a threshold. */
+  quantiles: boolean;
 }
 
-/** The document fields of side aggregates: `l` the latest events, `u` the distinct-visitor sketches. */
-export type SideField = 'l' | 'u';
-export const SIDE_FIELDS: readonly SideField[] = ['l', 'u'];
+/**
+ * The document fields of side aggregates: `l` the latest events, `u` the distinct-visitor
+ * sketches, `s` the measures' sums, `q` the measures' quantile sketches.
+ */
+export type SideField = 'l' | 'u' | 's' | 'q';
+export const SIDE_FIELDS: readonly SideField[] = ['l', 'u', 's', 'q'];
 
 /** A raw event as the day bucket holds it: what `add` reads. */
 export interface RawEvent {
@@ -73,6 +81,8 @@ export interface RawEvent {
   metadata?: Record<string, unknown>;
   /** The visitor hash (an integer below 2^52); absent on events stored before visitors were recorded. */
   visitor?: number;
+  /** The numeric values it carried (engaged time, scroll depth, conversion value); absent when none. */
+  measures?: Measures;
 }
 
 /** One state per device, in DEVICE_ORDER. */

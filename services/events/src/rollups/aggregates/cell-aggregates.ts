@@ -2,6 +2,7 @@ import type { Document } from 'mongodb';
 import type { Aggregate, PerDevice, ReportAsk, SideField } from './aggregate';
 import { countAggregate } from './count-aggregate';
 import { latestAggregate } from './latest-aggregate';
+import { sumsAggregate } from './sums-aggregate';
 import { uniquesAggregate } from './uniques-aggregate';
 
 /**
@@ -14,6 +15,7 @@ export const CELL_AGGREGATES = {
   counts: countAggregate,
   latest: latestAggregate,
   uniques: uniquesAggregate,
+  sums: sumsAggregate,
 } as const;
 
 type Registry = typeof CELL_AGGREGATES;

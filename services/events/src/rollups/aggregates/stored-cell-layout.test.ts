@@ -1,3 +1,4 @@
+import { emptySums } from './sums-aggregate';
 import { packCells, type CellDocument } from '../cell-document';
 import { CellTable, type FineCell } from '../cell-table';
 import { buildHourPipeline, readHourRow } from '../hour-pipeline';
@@ -17,6 +18,7 @@ const CELL: FineCell = {
   counts: [2, 0, 1],
   latest: [[5, 'id-5', { k: 'v' }], null, [7, 'id-7', {}]],
   uniques: [sketchOfHashes([1, 2]), emptySketch(), sketchOfHashes([3])],
+  sums: [emptySums(), emptySums(), emptySums()],
 };
 const FINE_E = '[["c1","https://x/a",[2,0,1]]]';
 const COARSE_E = '[["click",[2,0,1]]]';
@@ -48,6 +50,7 @@ describe('the stored cell', () => {
       counts: [0, 0, 0],
       latest: [null, null, null],
       uniques: none,
+      sums: [emptySums(), emptySums(), emptySums()],
     });
   });
 });
@@ -65,9 +68,13 @@ describe('the hour pipeline', () => {
           u: '$url',
           d: '$device_type',
           v: '$visitor',
+          me: '$measures.engaged_ms',
+          ms: '$measures.scroll_depth',
+          mv: '$measures.value',
         },
         v: { $sum: 1 },
         l: { $max: { c: '$created', i: '$_id', m: { $ifNull: ['$metadata', {}] } } },
+        mc: { $sum: 1 },
       },
     });
   });
@@ -89,6 +96,7 @@ describe('the hour pipeline', () => {
         counts: [0, 0, 4],
         latest: [null, null, [9, 'id-9', { k: 'v' }]],
         uniques: [emptySketch(), emptySketch(), sketchOfHashes([9])],
+        sums: [emptySums(), emptySums(), emptySums()],
       },
     });
     const table = new CellTable();
