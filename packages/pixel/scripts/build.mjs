@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Bundles src/pixel.ts with esbuild into dist/pixel.mjs (ES module, readable: the publisher's
-// bundler minifies it) and dist/pixel.min.js (minified IIFE for a <script> tag, from
-// src/script-tag.ts, which sets the one global CampaignEventsPixel). The declarations come from `tsc -b` (dist/pixel.d.ts).
+// bundler minifies it and drops what the page does not import), dist/pixel.min.js (minified IIFE
+// for a <script> tag, from src/script-tag.ts, which sets the one global CampaignEventsPixel) and
+// dist/pixel-engagement.min.js (the opt-in attention measurement for <script> pages, from
+// src/engagement-tag.ts, which adds trackEngagement to that global). The declarations come from
+// `tsc -b` (dist/pixel.d.ts).
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -32,6 +35,13 @@ export async function buildPixel() {
       format: 'iife',
       minify: true,
       outfile: path.join(distDir, 'pixel.min.js'),
+    }),
+    esbuild.build({
+      ...common,
+      entryPoints: [path.join(packageDir, 'src', 'engagement-tag.ts')],
+      format: 'iife',
+      minify: true,
+      outfile: path.join(distDir, 'pixel-engagement.min.js'),
     }),
   ]);
 }

@@ -1,4 +1,4 @@
-import { createTracker, type TrackerOptions } from './pixel';
+import { createTracker, trackEngagement, type TrackerOptions } from './pixel';
 
 // Node has no window, location, sendBeacon or Image: the URL builders still work there (server
 // rendering), and track() reports false instead of throwing. The browser side is covered by
@@ -165,5 +165,14 @@ describe('visitor ids', () => {
       },
     };
     expect(paramsOf(tracker({ persistVisitor: true }).t.pixelUrl('impression'))).not.toHaveProperty('vid');
+  });
+
+  test('when trackEngagement runs without a browser page or with a hostile tracker, then it returns a stop function and never throws', () => {
+    const stops = [
+      trackEngagement(tracker().t, { content_id: 'article-42' }),
+      trackEngagement(null as never),
+      trackEngagement({ track: 'not a function' } as never),
+    ];
+    for (const stop of stops) expect(() => stop()).not.toThrow();
   });
 });

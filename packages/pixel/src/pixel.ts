@@ -1,4 +1,5 @@
 import { eventQuery, isOwnerId, isRedirectTarget, pixelEndpoint, type Report } from './pixel-url';
+import { measureEngagement } from './measure-engagement';
 import { sendEvent } from './send-event';
 import { trackLinks } from './track-links';
 import { storedVisitorId } from './visitor-id';
@@ -144,4 +145,25 @@ export function createTracker(options: TrackerOptions): Tracker {
       ),
   };
   return tracker;
+}
+
+/**
+ * Measures engaged time and scroll depth on this page view and sends them through `tracker` as
+ * `engagement` events (with `params`) when the page is hidden or left (see README, "Attention").
+ * Returns a function that sends what is new and stops. Never throws; in the <script> builds it
+ * comes with pixel-engagement.min.js, so pages that do not measure attention do not load it.
+ */
+export function trackEngagement(tracker: Pick<Tracker, 'track'>, params?: EventParams): () => void {
+  const guard = <T>(fallback: T, fn: () => T): T => {
+    try {
+      return fn();
+    } catch {
+      // a missing browser API or a hostile tracker: measuring stops, the page goes on
+      return fallback;
+    }
+  };
+  return guard(
+    () => undefined,
+    () => measureEngagement((name, p) => tracker.track(name, p), guard, params),
+  );
 }

@@ -9,3 +9,8 @@ export function buildMinifiedBundle(): string {
   execFileSync(process.execPath, [path.join(PACKAGE_DIR, 'scripts', 'build.mjs')], { stdio: 'inherit' });
   return readFileSync(path.join(PACKAGE_DIR, 'dist', 'pixel.min.js'), 'utf8');
 }
+
+/** The opt-in attention build next to it (dist/pixel-engagement.min.js); call after buildMinifiedBundle. */
+export function readEngagementBundle(): string {
+  return readFileSync(path.join(PACKAGE_DIR, 'dist', 'pixel-engagement.min.js'), 'utf8');
+}
