@@ -72,6 +72,9 @@ function makeMessages(n) {
     created,
     // the visitor hash ingest adds (52 bits); one visitor per four events
     visitor: ((Math.floor(i / 4) * 2_654_435_761) % 2 ** 32) * 2 ** 20 + (i % 2 ** 20),
+    // one event in eight an engagement with its measures, one click in ten with a conversion value
+    ...(i % 8 === 1 ? { measures: { engaged_ms: (i * 7919) % 600_000, scroll_depth: i % 101 } } : {}),
+    ...(i % 40 === 0 ? { measures: { value: 100 + (i % 9_900) } } : {}),
   }));
 }
 
@@ -195,12 +198,12 @@ async function main() {
     const messages = makeMessages(EVENTS);
     raw.push(await rawInserts(db, messages, `raw_${round}`));
     say(`round ${round + 1} raw insertMany: ${raw[round].rate.toFixed(0)} docs/s`);
-    // the compared build's ingest published no visitor field; A B, then B A, so neither always goes first
+    // the compared build's ingest published no visitor nor measures; A B, then B A, so neither always goes first
     const theirs = () =>
       consumerRun(
         nc,
         db,
-        messages.map(({ visitor: _visitor, ...m }) => m),
+        messages.map(({ visitor: _visitor, measures: _measures, ...m }) => m),
         round,
         PER_MESSAGE,
         path.join(COMPARE_DIST, 'main.js'),

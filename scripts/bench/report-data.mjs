@@ -39,6 +39,11 @@ function visitorHash(i) {
   return Math.floor(r() * 2 ** 26) * 2 ** 26 + Math.floor(r() * 2 ** 26);
 }
 
+/** A standard normal sample (Box-Muller). */
+function gaussian(rand) {
+  return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+}
+
 /** Zipf(s) over n items: item i (0-based) has weight 1/(i+1)^s. Returns a sampler of indexes. */
 function zipf(n, s, rand) {
   const cdf = new Float64Array(n);
@@ -62,13 +67,26 @@ function zipf(n, s, rand) {
  * Events in time order over `days` UTC days from `firstDay`, as the consumer would receive them:
  * URLs Zipf-distributed (s = 1) over `urls` pages, one content_id per page, 5 owners, 4 names,
  * 3 device types, 2 % bots, 3 metadata keys, visitors uniform over a pool of a quarter as many
- * as events (VISITOR_SHARE). `expected` counts what a report of OWNERS[0] returns.
+ * as events (VISITOR_SHARE); views carry engaged time (log-normal around 20 s) and scroll depth,
+ * one click in ten a conversion value. `expected` counts what a report of OWNERS[0] returns.
  */
 export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 }, expected) {
   const rand = mulberry32(seed);
   // visitors from a generator of their own, so the rest of the data is what it was before visitors
   const visitorRand = mulberry32(seed + 1);
   const visitors = Math.max(1, Math.round(total * VISITOR_SHARE));
+  // measures from a generator of their own too: views carry engaged time and scroll depth, some clicks a value
+  const measureRand = mulberry32(seed + 2);
+  const measuresOf = (name) => {
+    if (name === 'view')
+      return {
+        // log-normal around 20 s, capped like the snippet caps a page view
+        engaged_ms: Math.min(1_800_000, Math.round(20_000 * Math.exp(1.2 * gaussian(measureRand)))),
+        scroll_depth: Math.floor(measureRand() * 101),
+      };
+    if (name === 'click' && measureRand() < 0.1) return { value: 100 + Math.floor(measureRand() * 20_000) };
+    return undefined;
+  };
   const pickVisitor = () => visitorHash(Math.floor(visitorRand() * visitors));
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const pageOf = zipf(urls, 1, rand);
@@ -103,6 +121,8 @@ export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 },
       created: new Date(created),
       visitor: pickVisitor(),
     };
+    const measures = measuresOf(doc.name);
+    if (measures) doc.measures = measures;
     if (doc.owner_id === OWNERS[0] && !doc.bot) expected.set(doc.name, (expected.get(doc.name) ?? 0) + 1);
     // a batch never spans two day buckets (the consumer writes one bucket per insert)
     if (

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWNERS, eventBatches } from './report-data.mjs';
 import { postJson as post, reportingBuild, startReportingApp } from './reporting-app.mjs';
+import { profiled } from './cpu-profile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -56,6 +57,8 @@ async function load(db, size) {
   const expected = new Map();
   // the true distinct visitors per name of the reported owner (non-bot), to check the uniques answer
   const visitors = new Map();
+  // the engaged times of its views, to check sums and percentiles
+  const engaged = [];
   const started = Date.now();
   let loaded = 0;
   let next = 500_000;
@@ -76,6 +79,7 @@ async function load(db, size) {
       let set = visitors.get(d.name);
       if (!set) visitors.set(d.name, (set = new Set()));
       set.add(d.visitor);
+      if (d.measures?.engaged_ms !== undefined) engaged.push(d.measures.engaged_ms);
     }
     if (inFlight.size >= WRITERS) await Promise.race(inFlight);
     loaded += docs.length;
@@ -90,7 +94,7 @@ async function load(db, size) {
   await held.drain();
   const seconds = (Date.now() - started) / 1000;
   say(`${size.toLocaleString('en')}: written in ${seconds.toFixed(0)} s (${(size / seconds).toFixed(0)} events/s)`);
-  return { expected, visitors, seconds, marks };
+  return { expected, visitors, engaged, seconds, marks };
 }
 
 /** Runs builder passes until one builds nothing (units still open at the newest end stay dirty); returns the seconds it took. */
@@ -99,11 +103,11 @@ async function catchUp(db, marks) {
   // what the cells hold, by field, tallied as the builder writes them (each unit is built once
   // here; reading every cell back would make the stand-in hold them all at once): the sketches
   // (`u`) against the counts (`e`) and the latest events (`l`)
-  const bytes = { e: 0, l: 0, u: 0 };
+  const bytes = { e: 0, l: 0, u: 0, s: 0, q: 0 };
   const insert = cells.insert.bind(cells);
   cells.insert = (g, docs) => {
     for (const doc of docs)
-      for (const f of ['e', 'l', 'u']) bytes[f] += typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0;
+      for (const f of Object.keys(bytes)) bytes[f] += typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0;
     return insert(g, docs);
   };
   const builder = new RollupBuilder(db, marks, cells, {
@@ -174,6 +178,27 @@ function scenarios() {
       target: '<= 100 ms at 5M',
       key: 'uniques-series',
     },
+    {
+      name: `${DAYS} days, p90 engaged time, group_by content_id`,
+      body: { ...month, name: 'view', group_by: 'content_id', metrics: 'count,engaged_ms_p90' },
+      target: '<= 100 ms at 5M',
+      key: 'p90-content',
+    },
+    {
+      name: `${DAYS} days, engaged time avg, p50, share >= 10 s, by name`,
+      body: { ...month, name: 'view', metrics: 'count,engaged_ms_avg,engaged_ms_p50,engaged_ms_gte_10000' },
+      key: 'attention-name',
+    },
+    {
+      name: `${DAYS} days, click-through rate, interval day, America/New_York`,
+      body: {
+        ...nySeries,
+        name: ['impression', 'click'],
+        metrics: 'count,conversion_rate',
+        conversion: { from: 'impression', to: 'click' },
+      },
+      key: 'ctr-series',
+    },
   ];
 }
 
@@ -182,7 +207,7 @@ async function measure(size, mongoUrl) {
   let app;
   let other;
   try {
-    const { expected, visitors, seconds: loadSeconds, marks } = await load(handle.db, size);
+    const { expected, visitors, engaged, seconds: loadSeconds, marks } = await load(handle.db, size);
     const { seconds: catchUpSeconds, cellDocs, bytes } = await catchUp(handle.db, marks);
     app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
     const key = await post(
@@ -227,6 +252,15 @@ async function measure(size, mongoUrl) {
     if (errors.some((e) => (e.exact ? e.error !== 0 : Math.abs(e.error) > 0.03)))
       throw new Error('uniques outside the stated error');
 
+    // engaged time: the sum exact, p90 within the quantile sketch's 1 % of the exact rank value
+    const [attention] = await report({ ...list[2].body, name: 'view', metrics: 'engaged_ms_sum,engaged_ms_p90' });
+    const sorted = engaged.sort((a, b) => a - b);
+    const p90 = [sorted[Math.floor(0.9 * (sorted.length - 1))], sorted[Math.ceil(0.9 * (sorted.length - 1))]];
+    const sum = sorted.reduce((a, b) => a + b, 0);
+    say(`${DAYS}-day engaged time of views: sum ${attention.engaged_ms_sum} (true ${sum}), p90 ${attention.engaged_ms_p90} (exact ${p90.join('..')})`);
+    if (attention.engaged_ms_sum !== sum || attention.engaged_ms_p90 < p90[0] * 0.99 || attention.engaged_ms_p90 > p90[1] * 1.01)
+      throw new Error('engaged time outside the stated error');
+
     for (const s of list) s.rows = (await report(s.body)).length;
     if (other) {
       // a build from before metrics existed would answer 400: those scenarios run on this build only
@@ -251,6 +285,16 @@ async function measure(size, mongoUrl) {
         await timed(times[i], s.body);
         if (both && run % 2 === 0) await timed(compared[i], s.body, other.base);
       }
+    }
+    // BENCH_PROFILE=<scenario key>: that scenario's runs once more under the CPU profiler
+    const profileKey = process.env.BENCH_PROFILE;
+    const profiledScenario = profileKey && list.find((s) => s.key === profileKey);
+    if (profiledScenario) {
+      const file = path.join(os.tmpdir(), `bench-report-${size}-${profileKey}.cpuprofile`);
+      const summary = await profiled(async () => {
+        for (let run = 0; run < RUNS; run++) await report(profiledScenario.body);
+      }, file);
+      say(`CPU profile of "${profiledScenario.name}" (${file}), self time:\n${summary}`);
     }
     const owned = [...expected.values()].reduce((a, b) => a + b, 0);
     return {
@@ -281,7 +325,7 @@ function print(results) {
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
     console.log(
-      `Cell bytes: sketches (u) ${(r.bytes.u / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.u)} B/event; counts (e) ${(r.bytes.e / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.e)} B/event; latest events (l) ${(r.bytes.l / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.l)} B/event. Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
+      `Cell bytes: sketches (u) ${(r.bytes.u / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.u)} B/event; counts (e) ${(r.bytes.e / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.e)} B/event; latest events (l) ${(r.bytes.l / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.l)} B/event; measure sums (s) ${(r.bytes.s / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.s)} B/event; quantile sketches (q) ${(r.bytes.q / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.q)} B/event. Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
     );
     console.log('| scenario | rows | p50 ms | p99 ms | mean ms |');
     console.log('|---|---|---|---|---|');

@@ -6,11 +6,20 @@ export type StringOrList = string | string[];
 
 export const REPORT_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
 export type ReportInterval = (typeof REPORT_INTERVALS)[number];
-export const REPORT_ORDER_BY = ['value', 'name', 'uniques'] as const;
-export type ReportOrderBy = (typeof REPORT_ORDER_BY)[number];
-/** `count` is the row's `value`; `uniques` adds `uniques` and `uniques_exact` to every row. */
-export const REPORT_METRICS = ['count', 'uniques'] as const;
-export type ReportMetric = (typeof REPORT_METRICS)[number];
+/** The numbers an event may carry (pixel parameters of the same names). */
+export type Measure = 'engaged_ms' | 'scroll_depth' | 'value';
+/** Exact: `sum`, `avg`; from a quantile sketch (1 % relative accuracy): percentiles and `gte_<N>`, the share at or above N. */
+export type MeasureStat = 'sum' | 'avg' | 'p50' | 'p75' | 'p90' | 'p95' | 'p99' | `gte_${number}`;
+/**
+ * `count` is the row's `value`; `uniques` adds `uniques` and `uniques_exact` to every row; a
+ * measure metric (`engaged_ms_p90`) a field of its name; `conversion_rate` (with `conversion`)
+ * a rate on the rows of `conversion.from`.
+ */
+export type ReportMetric = 'count' | 'uniques' | 'conversion_rate' | `${Measure}_${MeasureStat}`;
+export type ReportOrderBy = 'value' | 'name' | Exclude<ReportMetric, 'count'>;
+/** Every metric name the service accepts (the events OpenAPI document's pattern). */
+export const REPORT_METRIC_PATTERN =
+  '^(count|uniques|conversion_rate|(engaged_ms|scroll_depth|value)_(sum|avg|p50|p75|p90|p95|p99|gte_(0|[1-9][0-9]{0,12})))$';
 
 export interface ReportQuery {
   /** Required; the API key must be scoped to it (else 403). */
@@ -37,8 +46,10 @@ export interface ReportQuery {
   limit?: number;
   /** Default `['count']` (rows as without this field); a comma list or an array, each metric once. */
   metrics?: string | ReportMetric[];
+  /** With the `conversion_rate` metric: the rate is the count of `to` over the count of `from`, per group and bucket. */
+  conversion?: { from: string; to: string };
   /**
-   * `value` or `uniques` (descending by default; `uniques` only when `metrics` includes it) or
+   * `value` or a requested metric (descending by default; one not in `metrics` is a 400) or
    * `name` (ascending by default).
    */
   order_by?: ReportOrderBy;
@@ -63,6 +74,10 @@ export interface ReportRow {
   uniques?: number;
   /** With `uniques`: true when exact, false for a HyperLogLog estimate (about 0.81 % standard error). */
   uniques_exact?: boolean;
+  /** On rows of `conversion.from`, with the `conversion_rate` metric: `to` events over this row's `value`. */
+  conversion_rate?: number;
+  /** Measure metrics (`engaged_ms_p90`: number or null without values) and their `<metric>_exact` (false). */
+  [metric: `${Measure}_${string}`]: number | boolean | null | undefined;
 }
 
 /** Parameters of one pixel hit (docs/api/events.md). */
@@ -79,6 +94,12 @@ export interface PixelParams {
    * the service keeps only a keyed hash of it, so the same id is one visitor in `uniques`.
    */
   vid?: string;
+  /** Engaged time in milliseconds (0..3,600,000). */
+  engaged_ms?: number;
+  /** Furthest scroll in percent (0..100). */
+  scroll_depth?: number;
+  /** A conversion value in your minor currency unit, e.g. cents (0..10^12). */
+  value?: number;
   /** Stored as metadata (at most 20 keys; values up to 512 characters). */
   metadata?: Record<string, string>;
 }

@@ -23,7 +23,7 @@ export {
 export * from './enums';
 export type * from './management-types';
 export type * from './events-types';
-export { REPORT_INTERVALS, REPORT_METRICS, REPORT_ORDER_BY } from './events-types';
+export { REPORT_INTERVALS, REPORT_METRIC_PATTERN } from './events-types';
 export { PIXEL_LIMITS } from './pixel-urls';
 export {
   DEFAULT_REACH_EVENT,

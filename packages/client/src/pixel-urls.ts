@@ -14,9 +14,12 @@ export const PIXEL_LIMITS = {
   metadataKeyMax: 64,
   metadataValueMax: 512,
   vidMax: 128,
+  /** The largest value of each numeric parameter (integers from 0). */
+  measureMax: { engaged_ms: 3_600_000, scroll_depth: 100, value: 1_000_000_000_000 },
 } as const;
 
-const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'r']);
+const MEASURES = ['engaged_ms', 'scroll_depth', 'value'] as const;
+const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'r', ...MEASURES]);
 const DIGITS = /^\d+$/;
 // the service refuses these in `r` before parsing (parsers silently repair them)
 const UNSAFE_TARGET_CHARS = /[\u0000-\u0020\u007f\\]/;
@@ -44,6 +47,14 @@ function pixelQuery(params: PixelParams): URLSearchParams {
   if (url !== undefined) query.set('url', text('url', url, 0, PIXEL_LIMITS.urlMax));
   if (content_id !== undefined) query.set('content_id', text('content_id', content_id, 0, PIXEL_LIMITS.contentIdMax));
   if (vid !== undefined) query.set('vid', text('vid', vid, 1, PIXEL_LIMITS.vidMax));
+  for (const measure of MEASURES) {
+    const value = params[measure];
+    if (value === undefined) continue;
+    const max = PIXEL_LIMITS.measureMax[measure];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > max)
+      throw new TypeError(`${measure} must be an integer of 0..${max}`);
+    query.set(measure, String(value));
+  }
   const entries = Object.entries(metadata);
   if (entries.length > PIXEL_LIMITS.metadataKeys)
     throw new TypeError(`at most ${PIXEL_LIMITS.metadataKeys} metadata keys are stored`);

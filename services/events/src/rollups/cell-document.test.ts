@@ -1,3 +1,4 @@
+import { emptyQuantileStates } from './aggregates/quantiles-aggregate';
 import { emptySums } from './aggregates/sums-aggregate';
 import { BSON } from 'mongodb';
 import { cellId, coarsePageIds, fineListIds, fineListOf, finePageIds, packCells } from './cell-document';
@@ -5,6 +6,7 @@ import type { Latest } from './aggregates/latest-aggregate';
 import type { FineCell } from './cell-table';
 import { emptySketch } from '../sketches/distinct-sketch';
 
+const NO_QUANTILES: FineCell['quantiles'] = [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()];
 const NO_SUMS: FineCell['sums'] = [emptySums(), emptySums(), emptySums()];
 const NO_VISITORS: FineCell['uniques'] = [emptySketch(), emptySketch(), emptySketch()];
 const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
@@ -13,7 +15,17 @@ const cell = (
   url: string,
   counts: [number, number, number],
   latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS, sums: NO_SUMS });
+): FineCell => ({
+  owner: '1',
+  name,
+  contentId: `c-${url}`,
+  url,
+  counts,
+  latest,
+  uniques: NO_VISITORS,
+  sums: NO_SUMS,
+  quantiles: NO_QUANTILES,
+});
 
 describe('packCells', () => {
   test('when an owner has cells of two names, then each name gets fine pages, and a directory lists them with the coarse totals', () => {

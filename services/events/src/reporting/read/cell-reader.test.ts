@@ -1,3 +1,4 @@
+import { emptyQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
 import { emptySums } from '../../rollups/aggregates/sums-aggregate';
 import type { CellDocument } from '../../rollups/cell-document';
 import { packCells } from '../../rollups/cell-document';
@@ -7,6 +8,7 @@ import { emptySketch } from '../../sketches/distinct-sketch';
 import type { ReportQuery } from '../request/report-query';
 import { cellQueryOf, groupsOfCells } from './cell-reader';
 
+const NO_QUANTILES: FineCell['quantiles'] = [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()];
 const NO_SUMS: FineCell['sums'] = [emptySums(), emptySums(), emptySums()];
 const NO_VISITORS: FineCell['uniques'] = [emptySketch(), emptySketch(), emptySketch()];
 const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
@@ -15,7 +17,17 @@ const cell = (
   url: string,
   counts: [number, number, number],
   latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS, sums: NO_SUMS });
+): FineCell => ({
+  owner: '1',
+  name,
+  contentId: `c-${url}`,
+  url,
+  counts,
+  latest,
+  uniques: NO_VISITORS,
+  sums: NO_SUMS,
+  quantiles: NO_QUANTILES,
+});
 const base: ReportQuery = {
   ownerId: '1',
   groupBy: [],

@@ -14,7 +14,7 @@ import { CELL_AGGREGATES, entryIndex, sideFieldsFor } from '../../rollups/aggreg
 import { reportAsk } from './report-ask';
 import { DEVICE_ORDER } from '../../rollups/cell-table';
 
-const { counts: COUNT, latest: LATEST, sums: SUMS } = CELL_AGGREGATES;
+const { counts: COUNT, latest: LATEST, sums: SUMS, quantiles: QUANTILES } = CELL_AGGREGATES;
 const FINE_COUNT_AT = entryIndex('counts', FINE_KEYS);
 const COARSE_COUNT_AT = entryIndex('counts', COARSE_KEYS);
 
@@ -34,6 +34,8 @@ export interface CellQuery {
   uniques: boolean;
   /** Measure sums asked for. */
   sums: boolean;
+  /** Measure quantile sketches asked for. */
+  quantiles: boolean;
   /** The side fields to read (the others stay on the server). */
   sides: SideField[];
 }
@@ -53,6 +55,7 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
     storedKeys: ask.metadataKeys,
     uniques: ask.uniques,
     sums: ask.sums,
+    quantiles: ask.quantiles,
     sides: sideFieldsFor(ask),
   };
 }
@@ -71,6 +74,7 @@ interface PageSides {
   latest?: unknown[];
   visitors?: unknown[];
   sums?: unknown[];
+  quantiles?: unknown[];
 }
 
 /**
@@ -87,8 +91,9 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
     // absent when not asked for; [] on a cell written before the aggregate existed
     visitors: q.uniques ? parseSide(doc.u) : undefined,
     sums: q.sums ? parseSide(doc.s) : undefined,
+    quantiles: q.quantiles ? parseSide(doc.q) : undefined,
   };
-  const withParts = q.storedKeys.length > 0 || q.uniques || q.sums;
+  const withParts = q.storedKeys.length > 0 || q.uniques || q.sums || q.quantiles;
   const byContent = q.groupBy.includes('content_id');
   const byUrl = q.groupBy.includes('url');
   if (doc.k === 'f') {
@@ -132,6 +137,7 @@ function partsOf(sides: PageSides, i: number, q: CellQuery): GroupParts {
   if (latest) parts.latest = latest;
   if (sides.visitors) parts.uniques = uniquesOf(sides.visitors[i], q);
   if (sides.sums) parts.sums = foldDevices(SUMS, SUMS.decode(sides.sums[i]), q.devices);
+  if (sides.quantiles) parts.quantiles = foldDevices(QUANTILES, QUANTILES.decode(sides.quantiles[i]), q.devices);
   return parts;
 }
 

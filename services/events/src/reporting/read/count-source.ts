@@ -1,5 +1,6 @@
 import type { DistinctSketch } from '../../sketches/distinct-sketch';
 import type { SumsState } from '../../rollups/aggregates/sums-aggregate';
+import type { QuantilesState } from '../../rollups/aggregates/quantiles-aggregate';
 import type { InFlightWork } from './in-flight-work';
 import type { ReportQuery } from '../request/report-query';
 
@@ -20,6 +21,8 @@ export interface GroupParts {
   uniques?: DistinctSketch;
   /** Present when a sum or an average was requested: the measures' event counts and sums. */
   sums?: SumsState;
+  /** Present when a percentile or a share was requested: the measures' quantile sketches. */
+  quantiles?: QuantilesState;
 }
 
 /** One group of a report: the event name, the requested group fields, and its count. */

@@ -9,6 +9,7 @@ import {
 } from '../../sketches/distinct-sketch';
 import { isLaterEvent } from '../../storage/event-order';
 import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
+import { mergeQuantileStates, quantileStateBytes } from '../../rollups/aggregates/quantiles-aggregate';
 import type { GroupCount, GroupParts, LatestEvent } from './count-source';
 import { MAX_GROUP_BYTES, SUMS_BYTES, groupBytes, latestBytes } from './group-size';
 
@@ -97,7 +98,7 @@ export class GroupAccumulator {
     if (parts) this.mergeParts(seen, parts);
   }
 
-  private firstParts(group: GroupCount, { latest, uniques, sums }: GroupParts): void {
+  private firstParts(group: GroupCount, { latest, uniques, sums, quantiles }: GroupParts): void {
     if (latest) group.latest = latest;
     if (uniques) {
       // a copy the group owns: later partials merge into it in place
@@ -108,9 +109,13 @@ export class GroupAccumulator {
       this.hold(SUMS_BYTES);
       group.sums = sums;
     }
+    if (quantiles) {
+      this.hold(quantileStateBytes(quantiles));
+      group.quantiles = quantiles;
+    }
   }
 
-  private mergeParts(seen: GroupCount, { latest, uniques, sums }: GroupParts): void {
+  private mergeParts(seen: GroupCount, { latest, uniques, sums, quantiles }: GroupParts): void {
     if (uniques) {
       const before = seen.uniques ? sketchBytes(seen.uniques) : 0;
       seen.uniques = seen.uniques ? mergeInto(seen.uniques, uniques) : ownedCopy(uniques);
@@ -119,6 +124,11 @@ export class GroupAccumulator {
     if (sums) {
       if (!seen.sums) this.hold(SUMS_BYTES);
       seen.sums = seen.sums ? mergeSums(seen.sums, sums) : sums;
+    }
+    if (quantiles) {
+      const before = seen.quantiles ? quantileStateBytes(seen.quantiles) : 0;
+      seen.quantiles = seen.quantiles ? mergeQuantileStates(seen.quantiles, quantiles) : quantiles;
+      this.hold(quantileStateBytes(seen.quantiles) - before);
     }
     if (latest && (!seen.latest || isLater(latest, seen.latest))) {
       // metadata values of the newer event may be longer

@@ -1,13 +1,16 @@
 import { MEASURE_NAMES } from '@cm/contracts';
 import { emptySums, measureSum } from '../../rollups/aggregates/sums-aggregate';
+import { emptyQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
+import { quantileAt, shareAtLeast } from '../../sketches/quantile-sketch';
 import type { MeasureMetric } from '../request/measure-metrics';
 import type { GroupCount } from './count-source';
 
 /**
  * A measure metric's answer for one group: the sum (0 without events), the average over the
- * events that carried the measure (null without any).
+ * events that carried the measure, a percentile and the share of events at or above a threshold
+ * (null without any).
  */
-export function measureAnswer(group: Pick<GroupCount, 'sums'>, m: MeasureMetric): number | null {
+export function measureAnswer(group: Pick<GroupCount, 'sums' | 'quantiles'>, m: MeasureMetric): number | null {
   const index = MEASURE_NAMES.indexOf(m.measure);
   switch (m.stat) {
     case 'sum':
@@ -16,7 +19,9 @@ export function measureAnswer(group: Pick<GroupCount, 'sums'>, m: MeasureMetric)
       const { events, sum } = measureSum(group.sums ?? emptySums(), index);
       return events === 0 ? null : sum / events;
     }
-    default:
-      throw new Error(`not yet answered: ${m.metric}`);
+    case 'quantile':
+      return quantileAt((group.quantiles ?? emptyQuantileStates())[index]!, m.q);
+    case 'share':
+      return shareAtLeast((group.quantiles ?? emptyQuantileStates())[index]!, m.threshold);
   }
 }

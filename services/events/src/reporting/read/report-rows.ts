@@ -4,6 +4,7 @@ import type { ReportQuery } from '../request/report-query';
 import { formatZoned } from '../request/time-zone';
 import { emptySketch, mergeSketches, sketchCount } from '../../sketches/distinct-sketch';
 import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
+import { mergeQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
 import { isApproximate } from '../request/measure-metrics';
 import { conversionRates, conversionTotals } from './conversion-rates';
 import { measureAnswer } from './measure-answers';
@@ -120,6 +121,7 @@ function mergeTotal(seen: GroupCount, g: GroupCount): void {
   seen.value += g.value;
   if (g.uniques) seen.uniques = mergeSketches(seen.uniques ?? emptySketch(), g.uniques);
   if (g.sums) seen.sums = seen.sums ? mergeSums(seen.sums, g.sums) : g.sums;
+  if (g.quantiles) seen.quantiles = seen.quantiles ? mergeQuantileStates(seen.quantiles, g.quantiles) : g.quantiles;
 }
 
 /** Ranks by the conversion rate of each group's totals (its group fields, every name). */

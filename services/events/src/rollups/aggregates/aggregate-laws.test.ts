@@ -4,6 +4,8 @@ import { CELL_AGGREGATES, copyCellValue, mergeCellValue, type CellValue } from '
 import type { Latest } from './latest-aggregate';
 import { emptySketch, sketchOfHashes } from '../../sketches/distinct-sketch';
 import { emptySums, type SumsState } from './sums-aggregate';
+import { emptyQuantileStates, type QuantilesState } from './quantiles-aggregate';
+import { addValue, emptyQuantiles } from '../../sketches/quantile-sketch';
 
 /** Sample states of each registered aggregate, the empty state among them. */
 const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
@@ -21,6 +23,16 @@ const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
     sketchOfHashes(Array.from({ length: 300 }, (_, i) => i * 1_000_003)),
   ],
   sums: [emptySums(), [1, 1200, 0, 0, 0, 0], [2, 7, 1, 100, 3, 999_999_999_999], [0, 0, 0, 0, 1, 0]],
+  quantiles: [
+    emptyQuantileStates(),
+    [addValue(emptyQuantiles(), 1200), emptyQuantiles(), emptyQuantiles()],
+    [
+      addValue(addValue(emptyQuantiles(), 0, 2), 3_600_000),
+      addValue(emptyQuantiles(), 100),
+      addValue(emptyQuantiles(), 10 ** 12, 3),
+    ],
+    [emptyQuantiles(), emptyQuantiles(), addValue(emptyQuantiles(), 0)],
+  ],
 };
 
 /** Raw events of one cell and device, created out of order, two of the same millisecond. */
@@ -56,6 +68,17 @@ const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number
         sums[2 * i + 1]! += v;
       });
     return sums.every((x) => x === 0) ? emptySums() : (sums as SumsState);
+  },
+  quantiles: (events) => {
+    const states = [emptyQuantiles(), emptyQuantiles(), emptyQuantiles()];
+    for (const e of events)
+      (['engaged_ms', 'scroll_depth', 'value'] as const).forEach((m, i) => {
+        const v = e.measures?.[m];
+        if (v !== undefined) states[i] = addValue(states[i]!, v);
+      });
+    return states.every((s) => s.zeros === 0 && s.indexes.length === 0)
+      ? emptyQuantileStates()
+      : (states as QuantilesState);
   },
 };
 
@@ -107,12 +130,14 @@ describe('mergeCellValue', () => {
       latest: [[1, 'a', {}], null, null],
       uniques: [sketchOfHashes([1]), e, sketchOfHashes([2, 3])],
       sums: [[1, 10, 0, 0, 0, 0], emptySums(), emptySums()],
+      quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
     };
     const b: CellValue = {
       counts: [0, 3, 1],
       latest: [[2, 'b', {}], [1, 'c', {}], null],
       uniques: [sketchOfHashes([1]), sketchOfHashes([4]), sketchOfHashes([5])],
       sums: [[2, 5, 0, 0, 0, 0], emptySums(), [0, 0, 1, 50, 0, 0]],
+      quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
     };
     const into = copyCellValue(a);
     mergeCellValue(into, b);
@@ -121,12 +146,14 @@ describe('mergeCellValue', () => {
       latest: [[2, 'b', {}], [1, 'c', {}], null],
       uniques: [sketchOfHashes([1]), sketchOfHashes([4]), sketchOfHashes([2, 3, 5])],
       sums: [[3, 15, 0, 0, 0, 0], emptySums(), [0, 0, 1, 50, 0, 0]],
+      quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
     });
     expect(a).toEqual({
       counts: [1, 0, 2],
       latest: [[1, 'a', {}], null, null],
       uniques: [sketchOfHashes([1]), e, sketchOfHashes([2, 3])],
       sums: [[1, 10, 0, 0, 0, 0], emptySums(), emptySums()],
+      quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
     });
   });
 });

@@ -2,6 +2,7 @@ import type { Document } from 'mongodb';
 import type { Aggregate, PerDevice, ReportAsk, SideField } from './aggregate';
 import { countAggregate } from './count-aggregate';
 import { latestAggregate } from './latest-aggregate';
+import { quantilesAggregate } from './quantiles-aggregate';
 import { sumsAggregate } from './sums-aggregate';
 import { uniquesAggregate } from './uniques-aggregate';
 
@@ -16,6 +17,7 @@ export const CELL_AGGREGATES = {
   latest: latestAggregate,
   uniques: uniquesAggregate,
   sums: sumsAggregate,
+  quantiles: quantilesAggregate,
 } as const;
 
 type Registry = typeof CELL_AGGREGATES;

@@ -1,3 +1,4 @@
+import { emptyQuantileStates } from './quantiles-aggregate';
 import { emptySums } from './sums-aggregate';
 import { packCells, type CellDocument } from '../cell-document';
 import { CellTable, type FineCell } from '../cell-table';
@@ -19,6 +20,7 @@ const CELL: FineCell = {
   latest: [[5, 'id-5', { k: 'v' }], null, [7, 'id-7', {}]],
   uniques: [sketchOfHashes([1, 2]), emptySketch(), sketchOfHashes([3])],
   sums: [emptySums(), emptySums(), emptySums()],
+  quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
 };
 const FINE_E = '[["c1","https://x/a",[2,0,1]]]';
 const COARSE_E = '[["click",[2,0,1]]]';
@@ -51,6 +53,7 @@ describe('the stored cell', () => {
       latest: [null, null, null],
       uniques: none,
       sums: [emptySums(), emptySums(), emptySums()],
+      quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
     });
   });
 });
@@ -97,6 +100,7 @@ describe('the hour pipeline', () => {
         latest: [null, null, [9, 'id-9', { k: 'v' }]],
         uniques: [emptySketch(), emptySketch(), sketchOfHashes([9])],
         sums: [emptySums(), emptySums(), emptySums()],
+        quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
       },
     });
     const table = new CellTable();

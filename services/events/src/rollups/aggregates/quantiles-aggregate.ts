@@ -1,0 +1,96 @@
+import { MEASURE_NAMES } from '@cm/contracts';
+import {
+  addValue,
+  emptyQuantiles,
+  mergeQuantiles,
+  quantileBytes,
+  quantileCount,
+  type QuantileSketch,
+} from '../../sketches/quantile-sketch';
+import { decodeQuantiles, encodeQuantiles } from '../../sketches/quantile-codec';
+import type { Aggregate, PerDevice } from './aggregate';
+import { forEachMeasureOfRow, isMeasureValue, measureCountGroup, measureGroupKey } from './measure-rows';
+
+/** One quantile sketch per measure (MEASURE_NAMES order). */
+export type QuantilesState = readonly QuantileSketch[];
+
+/** Shared: never written (merge returns new arrays). */
+const EMPTY: QuantilesState = Object.freeze(MEASURE_NAMES.map(() => emptyQuantiles()));
+
+export function emptyQuantileStates(): QuantilesState {
+  return EMPTY;
+}
+
+export function mergeQuantileStates(a: QuantilesState, b: QuantilesState): QuantilesState {
+  if (a === EMPTY) return b;
+  if (b === EMPTY) return a;
+  return a.map((s, i) => mergeQuantiles(s, b[i]!));
+}
+
+/** Estimated bytes a group holding `state` keeps (the report's memory bound). */
+export function quantileStateBytes(state: QuantilesState): number {
+  return state === EMPTY ? 0 : state.reduce((n, s) => n + quantileBytes(s), 0);
+}
+
+function isEmpty(state: QuantilesState): boolean {
+  return state === EMPTY || state.every((s) => quantileCount(s) === 0);
+}
+
+/**
+ * The measures' values per cell and device as quantile sketches (sketches/quantile-sketch.ts:
+ * relative-error, mergeable), in the side field `q`, read only by reports that ask for a
+ * percentile or a share at or above a threshold. A device without values is stored as 0, a
+ * measure without values as 0, a sketch as base64url of its versioned bytes.
+ */
+export const quantilesAggregate: Aggregate<QuantilesState, QuantilesState | undefined> = {
+  empty: emptyQuantileStates,
+  add: (state, event) => {
+    let out = state;
+    MEASURE_NAMES.forEach((name, i) => {
+      const value = event.measures?.[name];
+      if (!isMeasureValue(value, name)) return;
+      const one = MEASURE_NAMES.map(() => emptyQuantiles());
+      one[i] = addValue(emptyQuantiles(), value);
+      out = mergeQuantileStates(out, one);
+    });
+    return out;
+  },
+  merge: mergeQuantileStates,
+  stored: 'side',
+  sideField: 'q',
+  encode: (states) => states.map((state) => (isEmpty(state) ? 0 : state.map(encodeOne))),
+  decode: (stored) => {
+    if (!Array.isArray(stored)) return [EMPTY, EMPTY, EMPTY];
+    return stored.map(decodeDevice) as PerDevice<QuantilesState>;
+  },
+  groupKey: measureGroupKey,
+  group: measureCountGroup,
+  fromGroup: quantilesOfRow,
+  answer: (state) => state,
+  answerField: 'quantiles',
+  asked: (ask) => ask.quantiles,
+  reportGroup: (ask) => (ask.sums || ask.quantiles ? measureCountGroup() : {}),
+  reportGroupKey: (ask) => (ask.sums || ask.quantiles ? measureGroupKey() : {}),
+  fromReportGroup: (row, ask) => (ask.quantiles ? quantilesOfRow(row) : undefined),
+};
+
+function encodeOne(sketch: QuantileSketch): string | 0 {
+  return quantileCount(sketch) === 0 ? 0 : Buffer.from(encodeQuantiles(sketch)).toString('base64url');
+}
+
+/** A stored device: 0 (no values) or one item per measure, 0 or a sketch's base64url. */
+export function decodeDevice(stored: unknown): QuantilesState {
+  if (!Array.isArray(stored) || stored.length !== MEASURE_NAMES.length) return EMPTY;
+  return stored.map((item: unknown) =>
+    typeof item === 'string' ? decodeQuantiles(Buffer.from(item, 'base64url')) : emptyQuantiles(),
+  );
+}
+
+function quantilesOfRow(row: Parameters<typeof forEachMeasureOfRow>[0]): QuantilesState {
+  let out: QuantileSketch[] | undefined;
+  forEachMeasureOfRow(row, (i, value, events) => {
+    out ??= MEASURE_NAMES.map(() => emptyQuantiles());
+    out[i] = addValue(out[i]!, value, events);
+  });
+  return out ?? EMPTY;
+}
