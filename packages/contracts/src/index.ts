@@ -2,3 +2,4 @@ export * from './owner-registry';
 export * from './public-suffix';
 export * from './event-message';
 export * from './event-batch';
+export * from './measures';
