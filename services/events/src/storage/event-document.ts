@@ -1,4 +1,4 @@
-import type { DeviceType, EventRecord } from '@cm/contracts';
+import type { DeviceType, EventRecord, Measures } from '@cm/contracts';
 
 /** One stored event. `_id` is the ingest-assigned UUIDv7, so a redelivered message cannot be stored twice. */
 export interface EventDocument {
@@ -13,6 +13,8 @@ export interface EventDocument {
   created: Date;
   /** The pseudonymous visitor hash (EventRecord.visitor); absent on events ingested before it existed. */
   visitor?: number;
+  /** The numbers the hit carried (EventRecord.measures); absent when it carried none. */
+  measures?: Measures;
 }
 
 export function toEventDocument(msg: EventRecord): EventDocument {
@@ -27,5 +29,6 @@ export function toEventDocument(msg: EventRecord): EventDocument {
     metadata: msg.metadata,
     created: new Date(msg.created),
     ...(msg.visitor === undefined ? {} : { visitor: msg.visitor }),
+    ...(msg.measures === undefined ? {} : { measures: msg.measures }),
   };
 }

@@ -1,4 +1,5 @@
 import type { Document } from 'mongodb';
+import type { Measures } from '@cm/contracts';
 
 /**
  * A mergeable aggregate kept per cell and device: cells of hours merge into days, days into
@@ -73,6 +74,8 @@ export interface RawEvent {
   metadata?: Record<string, unknown>;
   /** The visitor hash (an integer below 2^52); absent on events stored before visitors were recorded. */
   visitor?: number;
+  /** The numbers the hit carried (engaged time, scroll depth, value); absent when it carried none. */
+  measures?: Measures;
 }
 
 /** One state per device, in DEVICE_ORDER. */
