@@ -127,7 +127,13 @@ export function parsePixelEvent(params: RawParams, referer: string | undefined):
   return parsed;
 }
 
-/** Each detail once: a measure that breaks several rules is named once. */
+/** Each detail once: a measure that breaks several rules is named once. Linear, since a 64 KB beacon body can hold thousands of bad parameters. */
 function distinct(details: ErrorDetail[]): ErrorDetail[] {
-  return details.filter((d, i) => details.findIndex((e) => e.field === d.field && e.message === d.message) === i);
+  const seen = new Set<string>();
+  return details.filter((d) => {
+    const key = `${d.field}\0${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
