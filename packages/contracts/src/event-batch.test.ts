@@ -139,4 +139,21 @@ describe('event batch contract (v2)', () => {
     const proto = decodeEventPayload(bytes(`{"v":2,"id":"b","events":[${item}]}`));
     expect(proto.ok && proto.events[0]!.ok).toBe(validateEventRecord(JSON.parse(item)).ok);
   });
+
+  test('when batch items carry measures, none, or measures out of range, then the first two decode with their numbers and the third alone is refused', () => {
+    const withMeasures = record({ measures: { engaged_ms: 1200, scroll_depth: 80, value: 1999 } });
+    const without = record();
+    const outOfRange = { ...record(), measures: { scroll_depth: 101 } };
+    const data = bytes(JSON.stringify({ v: 2, id: 'b-m', events: [withMeasures, without, outOfRange] }));
+    const decoded = decodeEventPayload(data);
+    expect(decoded).toMatchObject({
+      ok: true,
+      events: [
+        { ok: true, value: withMeasures },
+        { ok: true, value: without },
+        { ok: false, raw: outOfRange },
+      ],
+    });
+    expect(decoded.ok && decoded.events[1]!.ok && 'measures' in decoded.events[1]!.value).toBe(false);
+  });
 });

@@ -6,6 +6,7 @@ import {
   validateEventMessage,
   type EventMessage,
 } from './event-message';
+import { MEASURE_NAMES } from './measures';
 
 // a small seeded PRNG (mulberry32): the same samples on every run, so a failure reproduces
 function prng(seed: number): () => number {
@@ -23,7 +24,16 @@ const hex = (n: number): string => Array.from({ length: n }, () => pick('0123456
 const text = (n: number): string =>
   Array.from({ length: n }, () => pick(['a', 'Z', '0', ' ', '/', '-', 'é', '$', '.', '\u2603'])).join('');
 
-/** A message as ingest publishes it, or as it published before events carried a visitor. */
+/** Measures as a hit carries them: some of the three, at and between the limits; none is the field left out. */
+function measures(): { measures?: Record<string, number> } {
+  const m: Record<string, number> = {};
+  for (const name of MEASURE_NAMES)
+    if (random() < 0.4)
+      m[name] = pick([0, 1, EVENT_LIMITS.measureMax[name], Math.floor(random() * EVENT_LIMITS.measureMax[name])]);
+  return Object.keys(m).length === 0 ? {} : { measures: m };
+}
+
+/** A message as ingest publishes it, or as it published before events carried a visitor or measures. */
 function validMessage(): EventMessage {
   const metadata: Record<string, string> = {};
   const keys = Math.floor(random() * (EVENT_LIMITS.metadataKeys + 1));
@@ -31,6 +41,7 @@ function validMessage(): EventMessage {
   const visitor = random() < 0.8 ? { visitor: Math.floor(random() * EVENT_LIMITS.visitorBound) } : {};
   return {
     ...visitor,
+    ...measures(),
     v: 1,
     id: `${hex(8)}-${hex(4)}-7${hex(3)}-${pick(['8', '9', 'a', 'b'])}${hex(3)}-${hex(12)}`,
     owner_id: String(Math.floor(random() * 1e9)),
@@ -147,6 +158,27 @@ const EDGES: Record<keyof EventMessage, unknown[]> = {
     '123',
     String(2 ** 52 - 1),
   ],
+  measures: [
+    ...ANY,
+    { engaged_ms: 0 },
+    { engaged_ms: 3_600_000, scroll_depth: 100, value: 1e12 },
+    { engaged_ms: 3_600_001 },
+    { scroll_depth: 101 },
+    { value: 1e12 + 1 },
+    { value: -1 },
+    { value: -0 },
+    { scroll_depth: 50.5 },
+    { engaged_ms: '10' },
+    { value: 1e300 },
+    { value: null },
+    { value: [1] },
+    { value: { a: 1 } },
+    { other: 1 },
+    { constructor: 1 },
+    { toString: 1 },
+    { valueOf: 1 },
+    { engaged_ms: 1, extra: 1 },
+  ],
 };
 const FIELDS = Object.keys(EDGES) as (keyof EventMessage)[];
 
@@ -212,6 +244,33 @@ describe('event message decoding', () => {
     expect(isPlainValidEventMessage({ ...old, visitor: 2 ** 52 - 1 })).toBe(true);
     for (const visitor of [2 ** 52, -1, 1.5, '7'])
       expect(decodeEventMessage(bytes(JSON.stringify({ ...old, visitor })))).toMatchObject({ ok: false });
+  });
+
+  test('when a message carries measures or none (published before measures existed), then both decode, the numbers as they came; measures out of range, fractional, as text, unknown or empty are refused', () => {
+    const { measures: _m, ...old } = validMessage();
+    expect(isPlainValidEventMessage(old)).toBe(true);
+    expect(decodeEventMessage(bytes(JSON.stringify(old)))).toEqual({ ok: true, value: old });
+    const full = { ...old, measures: { engaged_ms: 3_600_000, scroll_depth: 100, value: 1e12 } };
+    expect(isPlainValidEventMessage(JSON.parse(JSON.stringify(full)))).toBe(true);
+    expect(decodeEventMessage(bytes(JSON.stringify(full)))).toEqual({ ok: true, value: full });
+    for (const m of [
+      {},
+      { engaged_ms: 3_600_001 },
+      { scroll_depth: 101 },
+      { value: 1e12 + 1 },
+      { value: -1 },
+      { scroll_depth: 1.5 },
+      { engaged_ms: '5' },
+      { clicks: 1 },
+    ]) {
+      expect(isPlainValidEventMessage({ ...old, measures: m })).toBe(false);
+      expect(decodeEventMessage(bytes(JSON.stringify({ ...old, measures: m })))).toMatchObject({ ok: false });
+    }
+    expect(
+      decodeEventMessage(bytes(JSON.stringify(old).replace(/^\{/, '{"measures":{"__proto__":{"value":1}},'))),
+    ).toMatchObject({
+      ok: false,
+    });
   });
 
   test("when a message is refused, then the reason is Joi's, naming the field", () => {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { isPlainValidMeasures, MEASURE_MAX, measuresSchema, type Measures } from './measures';
 
 export type DeviceType = 'desktop' | 'tablet' | 'mobile';
 
@@ -25,6 +26,8 @@ export interface EventRecord {
    * still be in the stream.
    */
   visitor?: number;
+  /** The numeric values the hit carried (see measures.ts); absent when it carried none, and on events from before they existed. */
+  measures?: Measures;
 }
 
 /** Version 1 of the contract: one event per JetStream message (still read, so a rolling upgrade loses nothing). */
@@ -44,6 +47,8 @@ export const EVENT_LIMITS = {
   visitorBound: 2 ** 52,
   /** The pixel's `vid` (a publisher's visitor id): never stored, only its keyed hash. */
   vidMax: 128,
+  /** The largest value of each measure; every measure is an integer from 0. */
+  measureMax: MEASURE_MAX,
 } as const;
 
 const eventRecordFields = {
@@ -68,6 +73,7 @@ const eventRecordFields = {
     .integer()
     .min(0)
     .max(EVENT_LIMITS.visitorBound - 1),
+  measures: measuresSchema,
 };
 const eventRecordSchema = Joi.object<EventRecord>(eventRecordFields);
 const eventMessageSchema = Joi.object<EventMessage>({ v: Joi.number().valid(1).required(), ...eventRecordFields });
@@ -133,11 +139,13 @@ export function isPlainValidEventRecord(p: unknown, keys = RECORD_KEYS): p is Ev
   const m = p as Record<string, unknown>;
   let count = 0;
   for (const _ in m) count++;
-  // `visitor` is the one optional field: with it the object has one key more
+  // `visitor` and `measures` are the optional fields: each one present is one key more
   const visitor = m.visitor;
   if (visitor !== undefined && !isVisitor(visitor)) return false;
+  const measures = m.measures;
+  if (measures !== undefined && !isPlainValidMeasures(measures)) return false;
   return (
-    count === (visitor === undefined ? keys : keys + 1) &&
+    count === keys + (visitor === undefined ? 0 : 1) + (measures === undefined ? 0 : 1) &&
     typeof m.id === 'string' &&
     UUID.test(m.id) &&
     isString(m.owner_id, 1, EVENT_LIMITS.ownerIdMax) &&

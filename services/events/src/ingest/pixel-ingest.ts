@@ -108,6 +108,8 @@ export class PixelIngest {
       created: new Date(now).toISOString(),
       visitor,
     };
+    // set only when the hit carried some, so the message has no `measures` otherwise
+    if (event.measures !== undefined) record.measures = event.measures;
     try {
       await sink.publish(record);
       return { kind: 'stored', id: record.id, bot: record.bot, redirect: location };

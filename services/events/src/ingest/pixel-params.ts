@@ -1,7 +1,8 @@
 import Joi from 'joi';
-import { EVENT_LIMITS } from '@cm/contracts';
+import { EVENT_LIMITS, type Measures } from '@cm/contracts';
 import { ValidationError, type ErrorDetail } from '@cm/platform';
 import { encodeMetadataKey } from '../storage/metadata-key';
+import { isMeasureName, measureFields, measureMessage, measuresOf, measuresWithinLimits } from './pixel-measures';
 import type { RawParams } from './pixel-request';
 
 export interface PixelEvent {
@@ -13,6 +14,8 @@ export interface PixelEvent {
   metadata: Record<string, string>;
   /** The publisher's own visitor id: only ever hashed, never stored, published or logged. */
   vid?: string;
+  /** Only the measures the hit carried; absent when it carried none. */
+  measures?: Measures;
 }
 
 /** The longest `vid` a hit may carry. */
@@ -29,6 +32,7 @@ export const eventSchema = Joi.object({
     .pattern(Joi.string().max(EVENT_LIMITS.metadataKeyMax), Joi.string().allow('').max(EVENT_LIMITS.metadataValueMax))
     .max(EVENT_LIMITS.metadataKeys),
   vid: Joi.string().max(VID_MAX),
+  ...measureFields,
 }).prefs({ abortEarly: false, convert: false });
 
 const DIGITS = /^\d+$/;
@@ -48,6 +52,7 @@ export function withinLimits(input: Record<string, unknown>, metadata: [string, 
   if (url !== undefined && !text(url, 0, EVENT_LIMITS.urlMax)) return false;
   if (content_id !== undefined && !text(content_id, 0, EVENT_LIMITS.contentIdMax)) return false;
   if (vid !== undefined && !text(vid, 1, VID_MAX)) return false;
+  if (!measuresWithinLimits(input)) return false;
   if (metadata.length > EVENT_LIMITS.metadataKeys) return false;
   for (const [key, value] of metadata) {
     if (key.length > EVENT_LIMITS.metadataKeyMax || !text(value, 0, EVENT_LIMITS.metadataValueMax)) return false;
@@ -55,10 +60,13 @@ export function withinLimits(input: Record<string, unknown>, metadata: [string, 
   return true;
 }
 
-const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'r']);
+const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'engaged_ms', 'scroll_depth', 'value', 'r']);
 
 function detailFor(d: Joi.ValidationErrorItem): ErrorDetail {
   const field = d.path.map(String).join('.');
+  // every other rule a measure breaks (pattern, length, range) gets the one message that states them all
+  if (isMeasureName(field) && d.type !== 'string.base' && d.type !== 'string.empty')
+    return { field, message: measureMessage(field) };
   switch (d.type) {
     case 'any.required':
       return { field, message: `${field} is required` };
@@ -102,11 +110,11 @@ export function parsePixelEvent(params: RawParams, referer: string | undefined):
   // convert is off, so the validated input is the value
   if (!withinLimits(input, entries)) {
     const { error } = eventSchema.validate(input);
-    if (error) throw new ValidationError('invalid event parameters', error.details.map(detailFor));
+    if (error) throw new ValidationError('invalid event parameters', distinct(error.details.map(detailFor)));
   }
   const event = input as Omit<PixelEvent, 'url' | 'content_id'> & { url?: string; content_id?: string };
   const url = event.url ? event.url : (referer ?? '').slice(0, EVENT_LIMITS.urlMax);
-  return {
+  const parsed: PixelEvent = {
     owner_id: event.owner_id,
     name: event.name,
     url,
@@ -114,4 +122,18 @@ export function parsePixelEvent(params: RawParams, referer: string | undefined):
     metadata,
     vid: event.vid,
   };
+  const measures = measuresOf(input);
+  if (measures !== undefined) parsed.measures = measures;
+  return parsed;
+}
+
+/** Each detail once: a measure that breaks several rules is named once. Linear, since a 64 KB beacon body can hold thousands of bad parameters. */
+function distinct(details: ErrorDetail[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  return details.filter((d) => {
+    const key = `${d.field}\0${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

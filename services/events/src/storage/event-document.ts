@@ -13,7 +13,7 @@ export interface EventDocument {
   created: Date;
   /** The pseudonymous visitor hash (EventRecord.visitor); absent on events ingested before it existed. */
   visitor?: number;
-  /** The numeric values the event carried (engaged time, scroll depth, conversion value); absent when none. */
+  /** The numbers the hit carried (EventRecord.measures); absent when it carried none. */
   measures?: Measures;
 }
 
@@ -29,5 +29,6 @@ export function toEventDocument(msg: EventRecord): EventDocument {
     metadata: msg.metadata,
     created: new Date(msg.created),
     ...(msg.visitor === undefined ? {} : { visitor: msg.visitor }),
+    ...(msg.measures === undefined ? {} : { measures: msg.measures }),
   };
 }

@@ -81,7 +81,7 @@ export interface RawEvent {
   metadata?: Record<string, unknown>;
   /** The visitor hash (an integer below 2^52); absent on events stored before visitors were recorded. */
   visitor?: number;
-  /** The numeric values it carried (engaged time, scroll depth, conversion value); absent when none. */
+  /** The numbers the hit carried (engaged time, scroll depth, value); absent when it carried none. */
   measures?: Measures;
 }
 
