@@ -13,7 +13,17 @@ const cell = (
   url: string,
   counts: [number, number, number],
   latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS, sums: NO_SUMS });
+): FineCell => ({
+  owner: '1',
+  name,
+  contentId: `c-${url}`,
+  url,
+  counts,
+  latest,
+  uniques: NO_VISITORS,
+  sums: NO_SUMS,
+  uniquesAllDevices: NO_VISITORS,
+});
 
 describe('packCells', () => {
   test('when an owner has cells of two names, then each name gets fine pages, and a directory lists them with the coarse totals', () => {

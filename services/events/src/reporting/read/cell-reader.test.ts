@@ -15,7 +15,17 @@ const cell = (
   url: string,
   counts: [number, number, number],
   latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({ owner: '1', name, contentId: `c-${url}`, url, counts, latest, uniques: NO_VISITORS, sums: NO_SUMS });
+): FineCell => ({
+  owner: '1',
+  name,
+  contentId: `c-${url}`,
+  url,
+  counts,
+  latest,
+  uniques: NO_VISITORS,
+  sums: NO_SUMS,
+  uniquesAllDevices: NO_VISITORS,
+});
 const base: ReportQuery = {
   ownerId: '1',
   groupBy: [],

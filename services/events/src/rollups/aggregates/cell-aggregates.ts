@@ -1,6 +1,7 @@
 import type { Document } from 'mongodb';
 import type { Aggregate, PerDevice, ReportAsk, SideField } from './aggregate';
 import { countAggregate } from './count-aggregate';
+import { allDeviceUniquesAggregate } from './all-device-uniques-aggregate';
 import { latestAggregate } from './latest-aggregate';
 import { sumsAggregate } from './sums-aggregate';
 import { uniquesAggregate } from './uniques-aggregate';
@@ -16,6 +17,7 @@ export const CELL_AGGREGATES = {
   latest: latestAggregate,
   uniques: uniquesAggregate,
   sums: sumsAggregate,
+  uniquesAllDevices: allDeviceUniquesAggregate,
 } as const;
 
 type Registry = typeof CELL_AGGREGATES;
