@@ -25,6 +25,7 @@ const cell = (
   uniques: NO_VISITORS,
   sums: NO_SUMS,
   quantiles: NO_QUANTILES,
+  uniquesAllDevices: NO_VISITORS,
 });
 
 describe('packCells', () => {

@@ -56,6 +56,8 @@ export interface CellDocument {
    * before visitors were recorded (empty sketches).
    */
   u?: string;
+  /** The same sketches over all devices together, `v[i]` for `e[i]`: what a report without a device filter reads. */
+  v?: string;
   /** The measures' counts and sums of the entries (`s[i]` for `e[i]`, per device): read only for sums and averages. */
   s?: string;
   /** The measures' quantile sketches of the entries (`q[i]` for `e[i]`, per device): read only for percentiles and shares. */

@@ -27,6 +27,7 @@ const cell = (
   uniques: NO_VISITORS,
   sums: NO_SUMS,
   quantiles: NO_QUANTILES,
+  uniquesAllDevices: NO_VISITORS,
 });
 const base: ReportQuery = {
   ownerId: '1',

@@ -32,6 +32,8 @@ export interface CellQuery {
   storedKeys: readonly string[];
   /** Distinct visitors asked for. */
   uniques: boolean;
+  /** Every device selected: visitors come from the folded sketches (`v`), else per device (`u`). */
+  allDevices: boolean;
   /** Measure sums asked for. */
   sums: boolean;
   /** Measure quantile sketches asked for. */
@@ -54,6 +56,7 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
     groupBy: query.groupBy,
     storedKeys: ask.metadataKeys,
     uniques: ask.uniques,
+    allDevices: ask.allDevices,
     sums: ask.sums,
     quantiles: ask.quantiles,
     sides: sideFieldsFor(ask),
@@ -89,7 +92,7 @@ export function forEachGroup(doc: CellDocument, q: CellQuery, sink: GroupSink): 
     // absent when the report asked for no metadata (left on the server)
     latest: doc.l === undefined ? undefined : (JSON.parse(doc.l) as unknown[]),
     // absent when not asked for; [] on a cell written before the aggregate existed
-    visitors: q.uniques ? parseSide(doc.u) : undefined,
+    visitors: q.uniques ? parseSide(q.allDevices ? doc.v : doc.u) : undefined,
     sums: q.sums ? parseSide(doc.s) : undefined,
     quantiles: q.quantiles ? parseSide(doc.q) : undefined,
   };
@@ -164,11 +167,14 @@ function latestOf(stored: unknown, q: CellQuery): LatestEvent | undefined {
 }
 
 /**
- * The visitors of the selected devices together, each device's stored sketch merged straight
- * into one (no decoded copy per device: the hot path of reports with uniques).
+ * The visitors of the selected devices together: the folded sketch of all devices when every
+ * device is selected, else each device's stored sketch merged straight into one (no decoded
+ * copy per device: the hot path of reports with uniques).
  */
 function uniquesOf(stored: unknown, q: CellQuery): DistinctSketch {
   let sketch = emptySketch();
+  // every device: one sketch of them all (`v`)
+  if (q.allDevices) return stored === undefined ? sketch : mergeStoredInto(sketch, stored);
   if (!Array.isArray(stored)) return sketch; // a cell written before visitors were recorded
   for (const d of q.devices) sketch = mergeStoredInto(sketch, stored[d]);
   return sketch;

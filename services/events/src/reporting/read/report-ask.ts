@@ -8,6 +8,7 @@ export function reportAsk(query: ReportQuery): ReportAsk {
   return {
     metadataKeys: query.metadataKeys.map(encodeMetadataKey),
     uniques: query.metrics.includes('uniques'),
+    allDevices: query.deviceTypes === undefined || new Set(query.deviceTypes).size === 3,
     sums: stats.includes('sum') || stats.includes('avg'),
     quantiles: stats.includes('quantile') || stats.includes('share'),
   };

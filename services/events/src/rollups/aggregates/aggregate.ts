@@ -24,6 +24,12 @@ export interface Aggregate<S, A = unknown> {
    * a report reads only when it asks for what the aggregate answers.
    */
   readonly stored: 'entry' | 'side';
+  /**
+   * Stored with the devices together: `encode` keeps the union of the three states and `decode`
+   * gives it in the first slot, so only a report over every device can use it (a smaller read
+   * than three states); the laws test compares it folded over the devices.
+   */
+  readonly devicesFolded?: boolean;
   /** The document field of a `side` aggregate (one field per side aggregate). */
   readonly sideField?: SideField;
   /** The JSON value stored for one entry's states (per device); must stay readable by `decode` forever. */
@@ -61,6 +67,8 @@ export interface ReportAsk {
   metadataKeys: readonly string[];
   /** Distinct visitors per row (the `uniques` metric). */
   uniques: boolean;
+  /** No device filter (or all three devices): aggregates stored with the devices folded together can answer. */
+  allDevices: boolean;
   /** Sums (and counts) of the measures: a `_sum` or `_avg` metric. */
   sums: boolean;
   /** Quantile sketches of the measures: a percentile or a share at or above a threshold. */
@@ -69,10 +77,11 @@ export interface ReportAsk {
 
 /**
  * The document fields of side aggregates: `l` the latest events, `u` the distinct-visitor
- * sketches, `s` the measures' sums, `q` the measures' quantile sketches.
+ * sketches per device, `v` the same over all devices together, `s` the measures' sums, `q` the
+ * measures' quantile sketches.
  */
-export type SideField = 'l' | 'u' | 's' | 'q';
-export const SIDE_FIELDS: readonly SideField[] = ['l', 'u', 's', 'q'];
+export type SideField = 'l' | 'u' | 'v' | 's' | 'q';
+export const SIDE_FIELDS: readonly SideField[] = ['l', 'u', 'v', 's', 'q'];
 
 /** A raw event as the day bucket holds it: what `add` reads. */
 export interface RawEvent {

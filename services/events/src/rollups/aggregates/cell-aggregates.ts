@@ -1,6 +1,7 @@
 import type { Document } from 'mongodb';
 import type { Aggregate, PerDevice, ReportAsk, SideField } from './aggregate';
 import { countAggregate } from './count-aggregate';
+import { allDeviceUniquesAggregate } from './all-device-uniques-aggregate';
 import { latestAggregate } from './latest-aggregate';
 import { quantilesAggregate } from './quantiles-aggregate';
 import { sumsAggregate } from './sums-aggregate';
@@ -18,6 +19,7 @@ export const CELL_AGGREGATES = {
   uniques: uniquesAggregate,
   sums: sumsAggregate,
   quantiles: quantilesAggregate,
+  uniquesAllDevices: allDeviceUniquesAggregate,
 } as const;
 
 type Registry = typeof CELL_AGGREGATES;

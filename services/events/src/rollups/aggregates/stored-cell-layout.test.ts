@@ -21,6 +21,7 @@ const CELL: FineCell = {
   uniques: [sketchOfHashes([1, 2]), emptySketch(), sketchOfHashes([3])],
   sums: [emptySums(), emptySums(), emptySums()],
   quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
+  uniquesAllDevices: [sketchOfHashes([1, 2, 3]), emptySketch(), emptySketch()],
 };
 const FINE_E = '[["c1","https://x/a",[2,0,1]]]';
 const COARSE_E = '[["click",[2,0,1]]]';
@@ -39,7 +40,11 @@ describe('the stored cell', () => {
   test('when a stored entry is decoded and packed again, then the text is unchanged', () => {
     const stored: Pick<CellDocument, 'e' | 'l'> = { e: FINE_E, l: L };
     const [entry] = JSON.parse(stored.e) as Array<[string, string, ...unknown[]]>;
-    const side = { l: (JSON.parse(stored.l) as unknown[])[0], u: (JSON.parse(fine.u!) as unknown[])[0] };
+    const side = {
+      l: (JSON.parse(stored.l) as unknown[])[0],
+      u: (JSON.parse(fine.u!) as unknown[])[0],
+      v: (JSON.parse(fine.v!) as unknown[])[0],
+    };
     const cell = decodeCellValue(entry!, 2, side, { owner: '1', name: 'click', contentId: entry![0], url: entry![1] });
     expect(cell).toEqual(CELL);
     const again = packCells('1', 'G', [cell]).find((d) => d.k === 'f')!;
@@ -54,6 +59,7 @@ describe('the stored cell', () => {
       uniques: none,
       sums: [emptySums(), emptySums(), emptySums()],
       quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
+      uniquesAllDevices: none,
     });
   });
 });
@@ -101,6 +107,7 @@ describe('the hour pipeline', () => {
         uniques: [emptySketch(), emptySketch(), sketchOfHashes([9])],
         sums: [emptySums(), emptySums(), emptySums()],
         quantiles: [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()],
+        uniquesAllDevices: [emptySketch(), emptySketch(), sketchOfHashes([9])],
       },
     });
     const table = new CellTable();
@@ -112,6 +119,7 @@ describe('the hour pipeline', () => {
         counts: [2, 0, 5],
         latest: [[5, 'id-5', { k: 'v' }], null, [9, 'id-9', { k: 'v' }]],
         uniques: [sketchOfHashes([1, 2]), emptySketch(), sketchOfHashes([3, 9])],
+        uniquesAllDevices: [sketchOfHashes([1, 2, 3]), emptySketch(), sketchOfHashes([9])],
       },
     ]);
   });

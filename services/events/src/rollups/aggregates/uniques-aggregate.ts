@@ -42,12 +42,13 @@ export const uniquesAggregate: Aggregate<DistinctSketch, DistinctSketch | undefi
   fromGroup: (row) => sketchOfVisitor((row._id as Document).v),
   answer: (state) => state,
   answerField: 'uniques',
-  asked: (ask) => ask.uniques,
+  // a report over every device reads the folded sketches instead (all-device-uniques-aggregate.ts)
+  asked: (ask) => ask.uniques && !ask.allDevices,
   reportGroup: () => ({}),
   reportGroupKey: (ask) => (ask.uniques ? { visitor: '$visitor' } : {}),
   fromReportGroup: (row, ask) => (ask.uniques ? sketchOfVisitor((row._id as Document).visitor) : undefined),
 };
 
-function sketchOfVisitor(value: unknown): DistinctSketch {
+export function sketchOfVisitor(value: unknown): DistinctSketch {
   return isVisitorHash(value) ? sketchOfHashes([value]) : emptySketch();
 }
