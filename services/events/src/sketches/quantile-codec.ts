@@ -1,0 +1,105 @@
+import { keyOf, QUANTILE_SKETCH } from './quantile-mapping';
+import { EMPTY_QUANTILES, type QuantileSketch } from './quantile-model';
+
+/*
+ * Stored form (docs/sketch-format.md, "Quantile sketch"): a version byte, then unsigned LEB128
+ * varints: zeros, the number of non-empty bins, min and max (only when count > 0), then per bin
+ * the gap to the previous key (the first key itself; a gap of 0 means the next key) and its count.
+ * One sketch has exactly one stored form.
+ */
+
+const VERSION = 1;
+
+/** Bytes this build cannot read: an unknown version (a newer writer) or damaged bytes. */
+export class QuantileFormatError extends Error {}
+
+export function encodeQuantiles(s: QuantileSketch): Uint8Array {
+  const out: number[] = [VERSION];
+  writeVarint(out, s.zeros);
+  writeVarint(out, s.keys.length);
+  if (s.count > 0) {
+    writeVarint(out, s.min);
+    writeVarint(out, s.max);
+  }
+  for (let i = 0, previous = -1; i < s.keys.length; previous = s.keys[i++]!) {
+    writeVarint(out, s.keys[i]! - previous - 1);
+    writeVarint(out, s.counts[i]!);
+  }
+  return Uint8Array.from(out);
+}
+
+export function decodeQuantiles(bytes: Uint8Array): QuantileSketch {
+  if (!(bytes instanceof Uint8Array) || bytes.length === 0) {
+    throw new QuantileFormatError('a stored quantile sketch is a non-empty byte array');
+  }
+  if (bytes[0] !== VERSION) {
+    throw new QuantileFormatError(
+      `unknown quantile-sketch format version ${bytes[0]} (this build reads version ${VERSION}; written by a newer build?)`,
+    );
+  }
+  const reader = { bytes, at: 1 };
+  const zeros = readVarint(reader);
+  const used = readVarint(reader);
+  if (used > QUANTILE_SKETCH.maxKey + 1) throw new QuantileFormatError(`stored quantile sketch has ${used} bins`);
+  if (zeros === 0 && used === 0) return finish(reader, EMPTY_QUANTILES);
+  const min = readVarint(reader);
+  const max = readVarint(reader);
+  const keys = new Uint16Array(used);
+  const counts = new Float64Array(used);
+  let count = zeros;
+  for (let i = 0, key = -1; i < used; i++) {
+    key += readVarint(reader) + 1;
+    const c = readVarint(reader);
+    if (key > QUANTILE_SKETCH.maxKey || c === 0) throw new QuantileFormatError('stored quantile bin out of range');
+    keys[i] = key;
+    counts[i] = c;
+    count += c;
+  }
+  if (!Number.isSafeInteger(count)) throw new QuantileFormatError('stored quantile sketch counts past 2^53');
+  checkExtremes(zeros, keys, min, max);
+  return finish(reader, { count, zeros, min, max, keys, counts });
+}
+
+/** min and max must lie in the first and last non-empty bins (or be 0 with the zeros). */
+function checkExtremes(zeros: number, keys: Uint16Array, min: number, max: number): void {
+  const first = zeros > 0 ? 0 : keys[0]!;
+  const last = keys.length > 0 ? keys[keys.length - 1]! : 0;
+  const ok =
+    min <= max &&
+    (zeros > 0 ? min === 0 : min >= 1 && keyOf(min) === first) &&
+    (keys.length === 0 ? max === 0 : max >= 1 && max <= QUANTILE_SKETCH.largestValue && keyOf(max) === last);
+  if (!ok) throw new QuantileFormatError('stored quantile sketch min/max do not match its bins');
+}
+
+function finish(reader: { bytes: Uint8Array; at: number }, s: QuantileSketch): QuantileSketch {
+  if (reader.at !== reader.bytes.length) throw new QuantileFormatError('stored quantile sketch has trailing bytes');
+  return s;
+}
+
+/** Unsigned LEB128 of a safe integer, by division: values go past 32 bits. */
+function writeVarint(out: number[], value: number): void {
+  let v = value;
+  while (v >= 0x80) {
+    out.push((v % 0x80) | 0x80);
+    v = Math.floor(v / 0x80);
+  }
+  out.push(v);
+}
+
+/** At most 8 bytes (2^56), no redundant trailing zero byte, and the value a safe integer. */
+function readVarint(reader: { bytes: Uint8Array; at: number }): number {
+  let value = 0;
+  let scale = 1;
+  for (let n = 0; n < 8; n++) {
+    if (reader.at >= reader.bytes.length) throw new QuantileFormatError('stored quantile sketch is truncated');
+    const byte = reader.bytes[reader.at++]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) {
+      if (byte === 0 && n > 0) throw new QuantileFormatError('stored quantile sketch has a padded varint');
+      if (!Number.isSafeInteger(value)) throw new QuantileFormatError('stored quantile number past 2^53');
+      return value;
+    }
+    scale *= 0x80;
+  }
+  throw new QuantileFormatError('stored quantile varint longer than 8 bytes');
+}
