@@ -41,7 +41,8 @@ const MIDPOINT = Float64Array.from({ length: MAX_KEY + 1 }, (_, k) => {
   return lo === hi ? lo : (2 * lo * hi) / (lo + hi);
 });
 
-if (MAX_KEY + 1 > QUANTILE_SKETCH.binLimit) throw new Error('quantile sketch: the value range needs more bins than the limit');
+if (MAX_KEY + 1 > QUANTILE_SKETCH.binLimit)
+  throw new Error('quantile sketch: the value range needs more bins than the limit');
 
 /** The key of the largest value, found against gamma^k itself (as the table below), not a logarithm. */
 function largestKey(): number {

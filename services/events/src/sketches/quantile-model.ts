@@ -22,4 +22,3 @@ export const EMPTY_QUANTILES: QuantileSketch = Object.freeze({
   keys: new Uint16Array(0),
   counts: new Float64Array(0),
 });
-

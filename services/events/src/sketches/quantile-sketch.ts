@@ -36,7 +36,10 @@ export function quantilesOf(values: Iterable<number>): QuantileSketch {
     if (value < min) min = value;
     if (value > max) max = value;
     if (value === 0) zeros++;
-    else scratch[keyOf(value)]++;
+    else {
+      const key = keyOf(value);
+      scratch[key] = scratch[key]! + 1;
+    }
   }
   if (count === 0) return EMPTY;
   return fromScratch(scratch, zeros, count, min, max);
@@ -64,7 +67,14 @@ export function addValue(s: QuantileSketch, value: number, count = 1): QuantileS
 
 function single(value: number, count: number): QuantileSketch {
   if (value === 0) return { count, zeros: count, min: 0, max: 0, keys: EMPTY.keys, counts: EMPTY.counts };
-  return { count, zeros: 0, min: value, max: value, keys: Uint16Array.of(keyOf(value)), counts: Float64Array.of(count) };
+  return {
+    count,
+    zeros: 0,
+    min: value,
+    max: value,
+    keys: Uint16Array.of(keyOf(value)),
+    counts: Float64Array.of(count),
+  };
 }
 
 /** Pure: never mutates a or b. The sum of both sets of counts, merged in key order. */

@@ -26,11 +26,25 @@ const logNormal = (median: number, sigma: number, cap: number) => (n: number, se
 export const DISTRIBUTIONS: readonly Distribution[] = [
   {
     name: 'uniform engaged ms 0..3.6M',
-    draw: (n, seed) => Array.from({ length: n }, ((u) => () => Math.floor(u() * 3_600_001))(uniforms(seed))),
+    draw: (n, seed) =>
+      Array.from(
+        { length: n },
+        (
+          (u) => () =>
+            Math.floor(u() * 3_600_001)
+        )(uniforms(seed)),
+      ),
   },
   {
     name: 'uniform scroll depth 0..100',
-    draw: (n, seed) => Array.from({ length: n }, ((u) => () => Math.floor(u() * 101))(uniforms(seed))),
+    draw: (n, seed) =>
+      Array.from(
+        { length: n },
+        (
+          (u) => () =>
+            Math.floor(u() * 101)
+        )(uniforms(seed)),
+      ),
   },
   { name: 'log-normal engaged ms (median 30 s)', draw: logNormal(30_000, 1.2, 3_600_000) },
   {
@@ -42,7 +56,14 @@ export const DISTRIBUTIONS: readonly Distribution[] = [
   },
   {
     name: 'log-uniform 1..10^12',
-    draw: (n, seed) => Array.from({ length: n }, ((u) => () => Math.floor(Math.exp(u() * Math.log(1e12))))(uniforms(seed))),
+    draw: (n, seed) =>
+      Array.from(
+        { length: n },
+        (
+          (u) => () =>
+            Math.floor(Math.exp(u() * Math.log(1e12)))
+        )(uniforms(seed)),
+      ),
   },
   { name: 'constant 4242', draw: (n) => new Array<number>(n).fill(4242) },
   {
