@@ -28,7 +28,7 @@ export function quantileAt(s: QuantileSketch, q: number): number | null {
  * The fraction of values >= threshold, or null when the sketch is empty. Values in the threshold's
  * own bin count as their bin's midpoint, so a value v lands on the wrong side of threshold t only
  * when |v - t| < 1 % of the larger of the two; every other value is counted exactly (and every
- * integer threshold up to 50 is exact, its bin holding it alone). At or below the smallest value
+ * integer threshold up to 128 is exact, its bin holding it alone). At or below the smallest value
  * the answer is 1, above the largest 0, both exact.
  */
 export function shareAtLeast(s: QuantileSketch, threshold: number): number | null {

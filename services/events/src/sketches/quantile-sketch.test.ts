@@ -84,9 +84,7 @@ describe('quantile sketch laws', () => {
     const values: number[] = [0, Number.MAX_SAFE_INTEGER];
     for (let v = 1; v < Number.MAX_SAFE_INTEGER; v = v < 1000 ? v + 1 : Math.floor(v * 1.005)) values.push(v);
     const s = quantilesOf(values);
-    // every bin that holds an integer (below 50 some hold none), up to the last one
-    expect(s.keys[s.keys.length - 1]).toBe(QUANTILE_SKETCH.maxKey);
-    expect(s.keys.length).toBeGreaterThan(QUANTILE_SKETCH.maxKey - 160);
+    expect(s.keys.length).toBe(QUANTILE_SKETCH.maxKey + 1);
     expect(s.keys.length).toBeLessThanOrEqual(QUANTILE_SKETCH.binLimit);
     expect(quantileBytes(s)).toBeLessThan(20_000);
     expect(encodeQuantiles(s).length).toBeLessThan(6_000);
