@@ -1,6 +1,5 @@
-import { decodeQuantiles, encodeQuantiles, QuantileFormatError } from './quantile-codec';
 import { keyOf } from './quantile-mapping';
-import { emptyQuantiles, quantilesOf } from './quantile-sketch';
+import { decodeQuantiles, emptyQuantiles, encodeQuantiles, QuantileFormatError, quantilesOf } from './quantile-sketch';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 const bytes = (text: string): Uint8Array => Uint8Array.from(Buffer.from(text.replace(/ /g, ''), 'hex'));

@@ -1,10 +1,11 @@
 import { seededHashes } from '../../test/support/seeded-hashes';
 import { DISTRIBUTIONS } from '../../test/support/value-distributions';
-import { decodeQuantiles, encodeQuantiles } from './quantile-codec';
 import { QUANTILE_SKETCH } from './quantile-mapping';
 import {
   addValue,
+  decodeQuantiles,
   emptyQuantiles,
+  encodeQuantiles,
   mergeQuantiles,
   quantileBytes,
   quantileCount,
