@@ -2,7 +2,7 @@ import { MEASURE_NAMES, type MeasureName } from '@cm/contracts';
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
 import type { ReportRow } from '../reporting/read/report-rows';
 import { parseReportRequest } from '../reporting/request/parse-report-request';
-import { QUANTILE_RELATIVE_ACCURACY } from '../sketches/quantile-sketch';
+import { QUANTILE_SKETCH } from '../sketches/quantile-sketch';
 import type { EventDocument } from '../storage/event-document';
 import { randomReportBody } from '../../test/support/random-report';
 import { eventsByRow, rowKey } from '../../test/support/report-truth';
@@ -27,7 +27,7 @@ const METRICS = [
 ];
 const caller: ApiKeyPrincipal = { id: 'measures', ownerIds: new Set(OWNERS) };
 const random = prng(SEED);
-const alpha = QUANTILE_RELATIVE_ACCURACY;
+const alpha = QUANTILE_SKETCH.relativeAccuracy;
 
 let f: RollupFixture;
 let events: EventDocument[];

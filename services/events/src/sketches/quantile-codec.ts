@@ -1,53 +1,82 @@
-import { QUANTILE_MAX_BINS, type QuantileSketch } from './quantile-sketch';
+import { keyOf, QUANTILE_SKETCH } from './quantile-mapping';
+import { EMPTY_QUANTILES, type QuantileSketch } from './quantile-model';
 
 /*
- * Stored form, version 1 (docs/sketch-format.md): byte 1 (the version, which fixes α = 1 % and
- * the bin mapping), then unsigned LEB128 varints: the zero count, the number of bins, and per bin
- * (ascending) the index's distance from the previous bin's index (the first from -1) and its count.
- * Counts go up to 2^53 (varints of up to 8 bytes), so they are written with arithmetic, not bit
- * operations on 32-bit integers.
+ * Stored form (docs/sketch-format.md, "Quantile sketch"): a version byte, then unsigned LEB128
+ * varints: zeros, the number of non-empty bins, min and max (only when count > 0), then per bin
+ * the gap to the previous key (the first key itself; a gap of 0 means the next key) and its count.
+ * One sketch has exactly one stored form.
  */
 
-/** A stored quantile sketch this build cannot read: an unknown version (a newer writer) or damaged bytes. */
-export class QuantileFormatError extends Error {}
-
 const VERSION = 1;
+
+/** Bytes this build cannot read: an unknown version (a newer writer) or damaged bytes. */
+export class QuantileFormatError extends Error {}
 
 export function encodeQuantiles(s: QuantileSketch): Uint8Array {
   const out: number[] = [VERSION];
   writeVarint(out, s.zeros);
-  writeVarint(out, s.indexes.length);
-  let previous = -1;
-  for (let i = 0; i < s.indexes.length; i++) {
-    writeVarint(out, s.indexes[i]! - previous);
+  writeVarint(out, s.keys.length);
+  if (s.count > 0) {
+    writeVarint(out, s.min);
+    writeVarint(out, s.max);
+  }
+  for (let i = 0, previous = -1; i < s.keys.length; previous = s.keys[i++]!) {
+    writeVarint(out, s.keys[i]! - previous - 1);
     writeVarint(out, s.counts[i]!);
-    previous = s.indexes[i]!;
   }
   return Uint8Array.from(out);
 }
 
 export function decodeQuantiles(bytes: Uint8Array): QuantileSketch {
-  if (bytes.length === 0 || bytes[0] !== VERSION)
-    throw new QuantileFormatError(`unknown quantile sketch version ${bytes[0] ?? '(none)'}`);
-  const at = { i: 1 };
-  const zeros = readVarint(bytes, at);
-  const bins = readVarint(bytes, at);
-  if (bins > QUANTILE_MAX_BINS)
-    throw new QuantileFormatError(`a quantile sketch has at most ${QUANTILE_MAX_BINS} bins`);
-  const indexes: number[] = new Array<number>(bins);
-  const counts: number[] = new Array<number>(bins);
-  let previous = -1;
-  for (let b = 0; b < bins; b++) {
-    const gap = readVarint(bytes, at);
-    if (gap < 1) throw new QuantileFormatError('quantile sketch bins must ascend');
-    indexes[b] = previous += gap;
-    counts[b] = readVarint(bytes, at);
-    if (counts[b] === 0 || previous >= QUANTILE_MAX_BINS) throw new QuantileFormatError('damaged quantile sketch bin');
+  if (!(bytes instanceof Uint8Array) || bytes.length === 0) {
+    throw new QuantileFormatError('a stored quantile sketch is a non-empty byte array');
   }
-  if (at.i !== bytes.length) throw new QuantileFormatError('trailing bytes after a quantile sketch');
-  return { zeros, indexes, counts };
+  if (bytes[0] !== VERSION) {
+    throw new QuantileFormatError(
+      `unknown quantile-sketch format version ${bytes[0]} (this build reads version ${VERSION}; written by a newer build?)`,
+    );
+  }
+  const reader = { bytes, at: 1 };
+  const zeros = readVarint(reader);
+  const used = readVarint(reader);
+  if (used > QUANTILE_SKETCH.maxKey + 1) throw new QuantileFormatError(`stored quantile sketch has ${used} bins`);
+  if (zeros === 0 && used === 0) return finish(reader, EMPTY_QUANTILES);
+  const min = readVarint(reader);
+  const max = readVarint(reader);
+  const keys = new Uint16Array(used);
+  const counts = new Float64Array(used);
+  let count = zeros;
+  for (let i = 0, key = -1; i < used; i++) {
+    key += readVarint(reader) + 1;
+    const c = readVarint(reader);
+    if (key > QUANTILE_SKETCH.maxKey || c === 0) throw new QuantileFormatError('stored quantile bin out of range');
+    keys[i] = key;
+    counts[i] = c;
+    count += c;
+  }
+  if (!Number.isSafeInteger(count)) throw new QuantileFormatError('stored quantile sketch counts past 2^53');
+  checkExtremes(zeros, keys, min, max);
+  return finish(reader, { count, zeros, min, max, keys, counts });
 }
 
+/** min and max must lie in the first and last non-empty bins (or be 0 with the zeros). */
+function checkExtremes(zeros: number, keys: Uint16Array, min: number, max: number): void {
+  const first = zeros > 0 ? 0 : keys[0]!;
+  const last = keys.length > 0 ? keys[keys.length - 1]! : 0;
+  const ok =
+    min <= max &&
+    (zeros > 0 ? min === 0 : min >= 1 && keyOf(min) === first) &&
+    (keys.length === 0 ? max === 0 : max >= 1 && max <= QUANTILE_SKETCH.largestValue && keyOf(max) === last);
+  if (!ok) throw new QuantileFormatError('stored quantile sketch min/max do not match its bins');
+}
+
+function finish(reader: { bytes: Uint8Array; at: number }, s: QuantileSketch): QuantileSketch {
+  if (reader.at !== reader.bytes.length) throw new QuantileFormatError('stored quantile sketch has trailing bytes');
+  return s;
+}
+
+/** Unsigned LEB128 of a safe integer, by division: values go past 32 bits. */
 function writeVarint(out: number[], value: number): void {
   let v = value;
   while (v >= 0x80) {
@@ -57,15 +86,20 @@ function writeVarint(out: number[], value: number): void {
   out.push(v);
 }
 
-function readVarint(bytes: Uint8Array, at: { i: number }): number {
+/** At most 8 bytes (2^56), no redundant trailing zero byte, and the value a safe integer. */
+function readVarint(reader: { bytes: Uint8Array; at: number }): number {
   let value = 0;
   let scale = 1;
-  for (let k = 0; k < 8; k++) {
-    if (at.i >= bytes.length) throw new QuantileFormatError('truncated quantile sketch');
-    const byte = bytes[at.i++]!;
+  for (let n = 0; n < 8; n++) {
+    if (reader.at >= reader.bytes.length) throw new QuantileFormatError('stored quantile sketch is truncated');
+    const byte = reader.bytes[reader.at++]!;
     value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return value;
+    if (byte < 0x80) {
+      if (byte === 0 && n > 0) throw new QuantileFormatError('stored quantile sketch has a padded varint');
+      if (!Number.isSafeInteger(value)) throw new QuantileFormatError('stored quantile number past 2^53');
+      return value;
+    }
     scale *= 0x80;
   }
-  throw new QuantileFormatError('a quantile sketch varint is longer than 8 bytes');
+  throw new QuantileFormatError('stored quantile varint longer than 8 bytes');
 }

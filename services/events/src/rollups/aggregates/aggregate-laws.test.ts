@@ -5,7 +5,7 @@ import type { Latest } from './latest-aggregate';
 import { emptySketch, sketchOfHashes } from '../../sketches/distinct-sketch';
 import { emptySums, type SumsState } from './sums-aggregate';
 import { emptyQuantileStates, type QuantilesState } from './quantiles-aggregate';
-import { addValue, emptyQuantiles } from '../../sketches/quantile-sketch';
+import { addValue, emptyQuantiles, quantileCount } from '../../sketches/quantile-sketch';
 
 const VISITOR_SAMPLES = [
   emptySketch(),
@@ -80,9 +80,7 @@ const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number
         const v = e.measures?.[m];
         if (v !== undefined) states[i] = addValue(states[i]!, v);
       });
-    return states.every((s) => s.zeros === 0 && s.indexes.length === 0)
-      ? emptyQuantileStates()
-      : (states as QuantilesState);
+    return states.every((s) => quantileCount(s) === 0) ? emptyQuantileStates() : (states as QuantilesState);
   },
 };
 

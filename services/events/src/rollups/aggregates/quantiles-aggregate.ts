@@ -1,13 +1,14 @@
 import { MEASURE_NAMES } from '@cm/contracts';
 import {
   addValue,
+  decodeQuantiles,
   emptyQuantiles,
+  encodeQuantiles,
   mergeQuantiles,
   quantileBytes,
   quantileCount,
   type QuantileSketch,
 } from '../../sketches/quantile-sketch';
-import { decodeQuantiles, encodeQuantiles } from '../../sketches/quantile-codec';
 import type { Aggregate, PerDevice } from './aggregate';
 import { forEachMeasureOfRow, isMeasureValue, measureCountGroup, measureGroupKey } from './measure-rows';
 
