@@ -10,14 +10,15 @@ export async function profiled(work, file, top = 15) {
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   await session.post('Profiler.start');
+  let profile;
   try {
     await work();
   } finally {
-    const { profile } = await session.post('Profiler.stop');
+    ({ profile } = await session.post('Profiler.stop'));
     session.disconnect();
-    writeFileSync(file, JSON.stringify(profile));
-    return summarise(profile, top);
   }
+  writeFileSync(file, JSON.stringify(profile));
+  return summarise(profile, top);
 }
 
 function summarise(profile, top) {

@@ -257,8 +257,14 @@ async function measure(size, mongoUrl) {
     const sorted = engaged.sort((a, b) => a - b);
     const p90 = [sorted[Math.floor(0.9 * (sorted.length - 1))], sorted[Math.ceil(0.9 * (sorted.length - 1))]];
     const sum = sorted.reduce((a, b) => a + b, 0);
-    say(`${DAYS}-day engaged time of views: sum ${attention.engaged_ms_sum} (true ${sum}), p90 ${attention.engaged_ms_p90} (exact ${p90.join('..')})`);
-    if (attention.engaged_ms_sum !== sum || attention.engaged_ms_p90 < p90[0] * 0.99 || attention.engaged_ms_p90 > p90[1] * 1.01)
+    say(
+      `${DAYS}-day engaged time of views: sum ${attention.engaged_ms_sum} (true ${sum}), p90 ${attention.engaged_ms_p90} (exact ${p90.join('..')})`,
+    );
+    if (
+      attention.engaged_ms_sum !== sum ||
+      attention.engaged_ms_p90 < p90[0] * 0.99 ||
+      attention.engaged_ms_p90 > p90[1] * 1.01
+    )
       throw new Error('engaged time outside the stated error');
 
     for (const s of list) s.rows = (await report(s.body)).length;

@@ -1,7 +1,7 @@
 import { MEASURE_MAX, MEASURE_NAMES, type MeasureName } from '@cm/contracts';
 
 /** The percentiles a report may ask for (`<measure>_p90`). */
-export const PERCENTILES = [50, 75, 90, 95, 99] as const;
+const PERCENTILES = [50, 75, 90, 95, 99] as const;
 
 /**
  * A statistic of one measure: `sum` and `avg` (exact), a percentile `quantile` and the `share` of

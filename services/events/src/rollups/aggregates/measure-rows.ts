@@ -17,7 +17,7 @@ export function measureGroupKey(): Document {
 }
 
 /** The events of a row: the `$group` accumulator both measure aggregates declare (the same one). */
-export const MEASURE_COUNT_FIELD = 'mc';
+const MEASURE_COUNT_FIELD = 'mc';
 export function measureCountGroup(): Document {
   return { [MEASURE_COUNT_FIELD]: { $sum: 1 } };
 }

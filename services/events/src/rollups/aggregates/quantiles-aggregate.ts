@@ -80,7 +80,7 @@ function encodeOne(sketch: QuantileSketch): string | 0 {
 }
 
 /** A stored device: 0 (no values) or one item per measure, 0 or a sketch's base64url. */
-export function decodeDevice(stored: unknown): QuantilesState {
+function decodeDevice(stored: unknown): QuantilesState {
   if (!Array.isArray(stored) || stored.length !== MEASURE_NAMES.length) return EMPTY;
   return stored.map((item: unknown) =>
     typeof item === 'string' ? decodeQuantiles(Buffer.from(item, 'base64url')) : emptyQuantiles(),
