@@ -103,7 +103,7 @@ async function catchUp(db, marks) {
   // what the cells hold, by field, tallied as the builder writes them (each unit is built once
   // here; reading every cell back would make the stand-in hold them all at once): the sketches
   // (`u`) against the counts (`e`) and the latest events (`l`)
-  const bytes = { e: 0, l: 0, u: 0, s: 0, q: 0 };
+  const bytes = { e: 0, l: 0, u: 0, v: 0, s: 0, q: 0 };
   const insert = cells.insert.bind(cells);
   cells.insert = (g, docs) => {
     for (const doc of docs)
@@ -331,7 +331,7 @@ function print(results) {
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
     console.log(
-      `Cell bytes: sketches (u) ${(r.bytes.u / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.u)} B/event; counts (e) ${(r.bytes.e / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.e)} B/event; latest events (l) ${(r.bytes.l / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.l)} B/event; measure sums (s) ${(r.bytes.s / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.s)} B/event; quantile sketches (q) ${(r.bytes.q / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.q)} B/event. Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
+      `Cell bytes: visitor sketches per device (u) ${(r.bytes.u / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.u)} B/event, over all devices (v) ${(r.bytes.v / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.v)} B/event; counts (e) ${(r.bytes.e / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.e)} B/event; latest events (l) ${(r.bytes.l / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.l)} B/event; measure sums (s) ${(r.bytes.s / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.s)} B/event; quantile sketches (q) ${(r.bytes.q / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.q)} B/event. Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
     );
     console.log('| scenario | rows | p50 ms | p99 ms | mean ms |');
     console.log('|---|---|---|---|---|');
