@@ -100,6 +100,27 @@ describe('distinct sketch laws', () => {
     expect(sketchCount(target).value).toBeGreaterThan(sketchCount(shared).value);
   });
 
+  test('when single visitors (raw rows) merge one by one into an owned set, then it is the sketch of them all, past the exact limit too, and no input changes', () => {
+    const next = seededHashes(9);
+    const hashes = Array.from({ length: DISTINCT_SKETCH.exactLimit + 500 }, () => next());
+    const singles = hashes.map((h) => sketchOfHashes([h]));
+    const first = singles[0]!;
+    let target = mergeInto(emptySketch(), first);
+    for (const one of [...singles, ...singles.slice(0, 100)]) target = mergeInto(target, one);
+    expect(target).toEqual(sketchOfHashes(hashes));
+    // the shared inputs: the first single the target started from, and every other single
+    expect(first).toEqual(sketchOfHashes([hashes[0]!]));
+    expect(singles.every((s, i) => s.kind === 'exact' && s.hashes.length === 1 && s.hashes[0] === hashes[i])).toBe(
+      true,
+    );
+  });
+
+  test('when the pure merge meets a single visitor, then the exact set it was given is unchanged', () => {
+    const a = sketchOfHashes([5, 9, 12]);
+    expect(mergeSketches(a, sketchOfHashes([7]))).toEqual(sketchOfHashes([5, 7, 9, 12]));
+    expect(a).toEqual(sketchOfHashes([5, 9, 12]));
+  });
+
   test('when a hash is not an integer in [0, 2^52), then it is refused', () => {
     for (const bad of [-1, 2 ** 52, 1.5, Number.NaN, Infinity]) {
       expect(() => sketchOfHashes([bad])).toThrow(RangeError);

@@ -67,7 +67,8 @@ export function addHash(s: DistinctSketch, hash: number): DistinctSketch {
 /** Pure: never mutates a or b. */
 export function mergeSketches(a: DistinctSketch, b: DistinctSketch): DistinctSketch {
   if (a.kind === 'hll') return mergeInto(hllSketch(a.registers.slice()), b);
-  return mergeInto(a, b);
+  // mergeInto may insert into an exact target in place: give it a copy of a
+  return mergeInto(a.hashes.length === 0 ? a : exactSketch(a.hashes.slice()), b);
 }
 
 /**
@@ -90,7 +91,16 @@ export function mergeInto(target: DistinctSketch, b: DistinctSketch): DistinctSk
     return hllSketch(registers);
   }
   if (b.hashes.length === 0) return target;
-  if (target.hashes.length === 0) return b;
+  // a copy: what the caller owns must never be b itself (b may be shared)
+  if (target.hashes.length === 0) return exactSketch(b.hashes.slice());
+  // one visitor (a raw row) into an owned set: inserted in place, not a new union per row, so a
+  // group that meets thousands of raw visitors does not copy its set for each of them
+  if (b.hashes.length === 1 && target.hashes.length < LIMIT) {
+    const hash = b.hashes[0]!;
+    const at = insertionPoint(target.hashes, hash);
+    if (target.hashes[at] !== hash) (target.hashes as number[]).splice(at, 0, hash);
+    return target;
+  }
   const union = unionSorted(target.hashes, b.hashes, LIMIT);
   return union ? exactSketch(union) : hllSketch(registersOf(target.hashes, b.hashes));
 }
@@ -114,5 +124,8 @@ export function sketchBytes(s: DistinctSketch): number {
  */
 export function mergeStoredInto(target: DistinctSketch, stored: unknown): DistinctSketch {
   if (target.kind === 'hll' && raiseStoredRegisters(target.registers, stored)) return target;
-  return mergeInto(target, decodeSketch(stored));
+  const decoded = decodeSketch(stored);
+  // freshly decoded (or the frozen empty sketch, never written in place): the caller's own, no copy
+  if (target.kind === 'exact' && target.hashes.length === 0) return decoded;
+  return mergeInto(target, decoded);
 }
