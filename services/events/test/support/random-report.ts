@@ -10,8 +10,22 @@ const ZONES = [
   'America/Santiago',
 ];
 const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
-/** Exact measure metrics (the quantile ones are compared within their error, not for equality). */
-const MEASURE_METRICS = ['engaged_ms_sum', 'engaged_ms_avg', 'scroll_depth_avg', 'value_sum', 'value_avg'];
+/**
+ * Measure metrics: sums and averages are exact; percentiles and shares come from sketches whose
+ * merge is exact too (counts add up), so rollups and raw events give the same answer for all.
+ */
+const MEASURE_METRICS = [
+  'engaged_ms_sum',
+  'engaged_ms_avg',
+  'scroll_depth_avg',
+  'value_sum',
+  'value_avg',
+  'engaged_ms_p90',
+  'scroll_depth_p50',
+  'value_p99',
+  'engaged_ms_gte_10000',
+  'scroll_depth_gte_75',
+];
 const MAX_SPAN: Record<string, number> = {
   hour: 1.5 * 86_400_000,
   day: 60 * 86_400_000,
