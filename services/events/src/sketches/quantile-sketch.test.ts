@@ -6,6 +6,7 @@ import {
   decodeQuantiles,
   emptyQuantiles,
   encodeQuantiles,
+  mergeAllQuantiles,
   mergeQuantiles,
   quantileBytes,
   quantileCount,
@@ -90,5 +91,20 @@ describe('quantile sketch laws', () => {
     expect(quantileBytes(s)).toBeLessThan(20_000);
     expect(encodeQuantiles(s).length).toBeLessThan(6_000);
     expect(quantileBytes(emptyQuantiles())).toBeLessThan(quantileBytes(s));
+  });
+});
+
+describe('mergeAllQuantiles', () => {
+  test('when many sketches are merged in one pass, then it is the pairwise merge and the sketch of all values, and the next merge starts clean', () => {
+    for (let trial = 0; trial < 30; trial++) {
+      const sets = [...randomSets(trial), ...randomSets(trial + 100)];
+      const sketches = sets.map((values) => quantilesOf(values));
+      const pairwise = sketches.reduce(mergeQuantiles, emptyQuantiles());
+      expectSame(mergeAllQuantiles(sketches), pairwise);
+      expectSame(mergeAllQuantiles(sketches), quantilesOf(sets.flat()));
+    }
+    expectSame(mergeAllQuantiles([]), emptyQuantiles());
+    const one = quantilesOf([3, 0, 900]);
+    expect(mergeAllQuantiles([emptyQuantiles(), one, emptyQuantiles()])).toBe(one);
   });
 });

@@ -1,3 +1,5 @@
+import { MEASURE_NAMES } from '@cm/contracts';
+import { decodeSelected } from '../../rollups/aggregates/quantiles-aggregate';
 import type { GroupCount, GroupParts, LatestEvent } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { emptySketch, mergeStoredInto, type DistinctSketch } from '../../sketches/distinct-sketch';
@@ -14,7 +16,7 @@ import { CELL_AGGREGATES, entryIndex, sideFieldsFor } from '../../rollups/aggreg
 import { reportAsk } from './report-ask';
 import { DEVICE_ORDER } from '../../rollups/cell-table';
 
-const { counts: COUNT, latest: LATEST, sums: SUMS, quantiles: QUANTILES } = CELL_AGGREGATES;
+const { counts: COUNT, latest: LATEST, sums: SUMS } = CELL_AGGREGATES;
 const FINE_COUNT_AT = entryIndex('counts', FINE_KEYS);
 const COARSE_COUNT_AT = entryIndex('counts', COARSE_KEYS);
 
@@ -38,6 +40,8 @@ export interface CellQuery {
   sums: boolean;
   /** Measure quantile sketches asked for. */
   quantiles: boolean;
+  /** The measures (indexes into MEASURE_NAMES) whose sketches the report needs: the others are not decoded. */
+  quantileMeasures: number[];
   /** The side fields to read (the others stay on the server). */
   sides: SideField[];
 }
@@ -59,6 +63,13 @@ export function cellQueryOf(query: ReportQuery): CellQuery {
     allDevices: ask.allDevices,
     sums: ask.sums,
     quantiles: ask.quantiles,
+    quantileMeasures: [
+      ...new Set(
+        query.measureMetrics
+          .filter((m) => m.stat === 'quantile' || m.stat === 'share')
+          .map((m) => MEASURE_NAMES.indexOf(m.measure)),
+      ),
+    ],
     sides: sideFieldsFor(ask),
   };
 }
@@ -140,7 +151,7 @@ function partsOf(sides: PageSides, i: number, q: CellQuery): GroupParts {
   if (latest) parts.latest = latest;
   if (sides.visitors) parts.uniques = uniquesOf(sides.visitors[i], q);
   if (sides.sums) parts.sums = foldDevices(SUMS, SUMS.decode(sides.sums[i]), q.devices);
-  if (sides.quantiles) parts.quantiles = foldDevices(QUANTILES, QUANTILES.decode(sides.quantiles[i]), q.devices);
+  if (sides.quantiles) parts.quantiles = decodeSelected(sides.quantiles[i], q.devices, q.quantileMeasures);
   return parts;
 }
 

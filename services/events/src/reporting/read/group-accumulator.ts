@@ -9,7 +9,11 @@ import {
 } from '../../sketches/distinct-sketch';
 import { isLaterEvent } from '../../storage/event-order';
 import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
-import { mergeQuantileStates, quantileStateBytes } from '../../rollups/aggregates/quantiles-aggregate';
+import {
+  mergeAllQuantileStates,
+  quantileStateBytes,
+  type QuantilesState,
+} from '../../rollups/aggregates/quantiles-aggregate';
 import type { GroupCount, GroupParts, LatestEvent } from './count-source';
 import { MAX_GROUP_BYTES, SUMS_BYTES, groupBytes, latestBytes } from './group-size';
 
@@ -52,6 +56,8 @@ export class GroupsTooLargeError extends ValidationError {
  */
 export class GroupAccumulator {
   private readonly merged = new Map<string, GroupCount>();
+  /** A group's further quantile states, merged in one pass when the groups are taken (no new sketch per part). */
+  private readonly laterQuantiles = new Map<GroupCount, QuantilesState[]>();
   private held = 0;
 
   constructor(
@@ -126,9 +132,14 @@ export class GroupAccumulator {
       seen.sums = seen.sums ? mergeSums(seen.sums, sums) : sums;
     }
     if (quantiles) {
-      const before = seen.quantiles ? quantileStateBytes(seen.quantiles) : 0;
-      seen.quantiles = seen.quantiles ? mergeQuantileStates(seen.quantiles, quantiles) : quantiles;
-      this.hold(quantileStateBytes(seen.quantiles) - before);
+      // counted as held until the merge: an upper bound of the merged sketches
+      this.hold(quantileStateBytes(quantiles));
+      if (!seen.quantiles) seen.quantiles = quantiles;
+      else {
+        const later = this.laterQuantiles.get(seen);
+        if (later) later.push(quantiles);
+        else this.laterQuantiles.set(seen, [quantiles]);
+      }
     }
     if (latest && (!seen.latest || isLater(latest, seen.latest))) {
       // metadata values of the newer event may be longer
@@ -143,6 +154,9 @@ export class GroupAccumulator {
   }
 
   groups(): GroupCount[] {
+    for (const [group, later] of this.laterQuantiles)
+      group.quantiles = mergeAllQuantileStates([group.quantiles!, ...later]);
+    this.laterQuantiles.clear();
     return [...this.merged.values()];
   }
 }

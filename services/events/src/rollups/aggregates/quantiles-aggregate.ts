@@ -4,6 +4,7 @@ import {
   decodeQuantiles,
   emptyQuantiles,
   encodeQuantiles,
+  mergeAllQuantiles,
   mergeQuantiles,
   quantileBytes,
   quantileCount,
@@ -26,6 +27,39 @@ export function mergeQuantileStates(a: QuantilesState, b: QuantilesState): Quant
   if (a === EMPTY) return b;
   if (b === EMPTY) return a;
   return a.map((s, i) => mergeQuantiles(s, b[i]!));
+}
+
+/** All states together, measure by measure, each in one pass (mergeAllQuantiles). */
+export function mergeAllQuantileStates(states: readonly QuantilesState[]): QuantilesState {
+  const parts = states.filter((s) => s !== EMPTY);
+  if (parts.length <= 1) return parts[0] ?? EMPTY;
+  return MEASURE_NAMES.map((_, i) => mergeAllQuantiles(parts.map((s) => s[i]!)));
+}
+
+/**
+ * The selected devices' sketches of the selected measures (indexes into MEASURE_NAMES) of one
+ * stored entry, merged; the other measures empty. Only what a report asks for is decoded: the
+ * report's hot path, like the visitors' stored-register merge.
+ */
+export function decodeSelected(
+  stored: unknown,
+  devices: readonly number[],
+  measures: readonly number[],
+): QuantilesState {
+  if (!Array.isArray(stored)) return EMPTY;
+  let out: QuantileSketch[] | undefined;
+  for (const m of measures) {
+    const parts: QuantileSketch[] = [];
+    for (const d of devices) {
+      const device: unknown = stored[d];
+      const item: unknown = Array.isArray(device) && device.length === MEASURE_NAMES.length ? device[m] : undefined;
+      if (typeof item === 'string') parts.push(decodeQuantiles(Buffer.from(item, 'base64url')));
+    }
+    if (parts.length === 0) continue;
+    out ??= MEASURE_NAMES.map(() => emptyQuantiles());
+    out[m] = mergeAllQuantiles(parts);
+  }
+  return out ?? EMPTY;
 }
 
 /** Estimated bytes a group holding `state` keeps (the report's memory bound). */
