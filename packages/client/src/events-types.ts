@@ -76,7 +76,7 @@ export interface ReportRow {
   uniques_exact?: boolean;
   /** On rows of `conversion.from`, with the `conversion_rate` metric: `to` events over this row's `value`. */
   conversion_rate?: number;
-  /** Measure metrics (`engaged_ms_p90`: number or null without values) and their `<metric>_exact` (false). */
+  /** Measure metrics (`engaged_ms_p90`: number or null without values) and, for percentiles and shares, `<metric>_exact`. */
   [metric: `${Measure}_${string}`]: number | boolean | null | undefined;
 }
 

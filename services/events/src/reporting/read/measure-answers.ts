@@ -1,7 +1,7 @@
 import { MEASURE_NAMES } from '@cm/contracts';
 import { emptySums, measureSum } from '../../rollups/aggregates/sums-aggregate';
 import { emptyQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
-import { quantileAt, shareAtLeast } from '../../sketches/quantile-sketch';
+import { QUANTILE_SKETCH, quantileAt, shareAtLeast } from '../../sketches/quantile-sketch';
 import type { MeasureMetric } from '../request/measure-metrics';
 import type { GroupCount } from './count-source';
 
@@ -24,4 +24,16 @@ export function measureAnswer(group: Pick<GroupCount, 'sums' | 'quantiles'>, m: 
     case 'share':
       return shareAtLeast((group.quantiles ?? emptyQuantileStates())[index]!, m.threshold);
   }
+}
+
+/**
+ * Whether a percentile or share is exact: values up to QUANTILE_SKETCH.exactUpTo (128) have a bin
+ * each, so a percentile that lands there is the exact nearest-rank value and a share at or above
+ * such a threshold counts every value on its right side; no values (null) is exact too.
+ */
+export function isExactAnswer(m: MeasureMetric, answer: number | null): boolean {
+  if (answer === null) return true;
+  if (m.stat === 'quantile') return answer <= QUANTILE_SKETCH.exactUpTo;
+  if (m.stat === 'share') return m.threshold <= QUANTILE_SKETCH.exactUpTo;
+  return true;
 }

@@ -7,7 +7,7 @@ import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
 import { mergeQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
 import { isApproximate } from '../request/measure-metrics';
 import { conversionRates, conversionTotals } from './conversion-rates';
-import { measureAnswer } from './measure-answers';
+import { isExactAnswer, measureAnswer } from './measure-answers';
 
 /** One element of the response array (`time` only for a series). */
 export interface ReportRow {
@@ -71,8 +71,9 @@ function toRow(group: GroupCount, query: ReportQuery, rates?: (g: GroupCount) =>
     row.uniques_exact = exact;
   }
   for (const m of query.measureMetrics) {
-    row[m.metric] = measureAnswer(group, m);
-    if (isApproximate(m)) row[`${m.metric}_exact`] = false;
+    const answer = measureAnswer(group, m);
+    row[m.metric] = answer;
+    if (isApproximate(m)) row[`${m.metric}_exact`] = isExactAnswer(m, answer);
   }
   if (rates) {
     const rate = rates(group);
