@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededHashes } from './seeded-hashes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -19,24 +20,6 @@ const { QUANTILE_SKETCH, emptyQuantiles, encodeQuantiles, mergeQuantiles, quanti
 const SEED = Number(process.env.BENCH_SEED ?? 1);
 const SIZES = (process.env.BENCH_SIZES ?? '100,10000,1000000').split(',').map(Number);
 const PERCENTILES = [0.5, 0.75, 0.9, 0.99];
-
-function seededHashes(seed) {
-  let a = 0x9e3779b9;
-  let b = 0x243f6a88;
-  let c = 0xb7e15162;
-  let d = seed >>> 0;
-  const next = () => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return t >>> 0;
-  };
-  for (let i = 0; i < 15; i++) next();
-  return () => (next() >>> 12) * 2 ** 32 + next();
-}
 
 function uniforms(seed) {
   const next = seededHashes(seed);

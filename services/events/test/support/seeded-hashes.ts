@@ -1,7 +1,7 @@
 /**
  * Reproducible uniform 52-bit hashes (sfc32, a small fast generator that passes PractRand), the
  * stand-in for visitor hashes in the sketch tests: a failing run can be replayed from its seed.
- * scripts/bench/uniques-accuracy.mjs draws the same way.
+ * The accuracy benches draw the same way (scripts/bench/seeded-hashes.mjs).
  */
 export function seededHashes(seed: number): () => number {
   let a = 0x9e3779b9;
