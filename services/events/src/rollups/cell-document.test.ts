@@ -1,32 +1,9 @@
-import { emptyQuantileStates } from './aggregates/quantiles-aggregate';
-import { emptySums } from './aggregates/sums-aggregate';
+import { fineCell, latestOf } from '../../test/support/fine-cells';
 import { BSON } from 'mongodb';
 import { cellId, coarsePageIds, fineListIds, fineListOf, finePageIds, packCells } from './cell-document';
-import type { Latest } from './aggregates/latest-aggregate';
-import type { FineCell } from './cell-table';
-import { emptySketch } from '../sketches/distinct-sketch';
 
-const NO_QUANTILES: FineCell['quantiles'] = [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()];
-const NO_SUMS: FineCell['sums'] = [emptySums(), emptySums(), emptySums()];
-const NO_VISITORS: FineCell['uniques'] = [emptySketch(), emptySketch(), emptySketch()];
-const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
-const cell = (
-  name: string,
-  url: string,
-  counts: [number, number, number],
-  latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({
-  owner: '1',
-  name,
-  contentId: `c-${url}`,
-  url,
-  counts,
-  latest,
-  uniques: NO_VISITORS,
-  sums: NO_SUMS,
-  quantiles: NO_QUANTILES,
-  uniquesAllDevices: NO_VISITORS,
-});
+const L = latestOf;
+const cell = fineCell;
 
 describe('packCells', () => {
   test('when an owner has cells of two names, then each name gets fine pages, and a directory lists them with the coarse totals', () => {

@@ -1,34 +1,12 @@
-import { emptyQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
-import { emptySums } from '../../rollups/aggregates/sums-aggregate';
+import { fineCell, latestOf } from '../../../test/support/fine-cells';
 import type { CellDocument } from '../../rollups/cell-document';
 import { packCells } from '../../rollups/cell-document';
-import type { Latest } from '../../rollups/aggregates/latest-aggregate';
 import { CellTable, type FineCell } from '../../rollups/cell-table';
-import { emptySketch } from '../../sketches/distinct-sketch';
 import type { ReportQuery } from '../request/report-query';
 import { cellQueryOf, groupsOfCells } from './cell-reader';
 
-const NO_QUANTILES: FineCell['quantiles'] = [emptyQuantileStates(), emptyQuantileStates(), emptyQuantileStates()];
-const NO_SUMS: FineCell['sums'] = [emptySums(), emptySums(), emptySums()];
-const NO_VISITORS: FineCell['uniques'] = [emptySketch(), emptySketch(), emptySketch()];
-const L = (t: number, id: string, m: Record<string, string> = {}): Latest => [t, id, m];
-const cell = (
-  name: string,
-  url: string,
-  counts: [number, number, number],
-  latest: FineCell['latest'] = [null, null, null],
-): FineCell => ({
-  owner: '1',
-  name,
-  contentId: `c-${url}`,
-  url,
-  counts,
-  latest,
-  uniques: NO_VISITORS,
-  sums: NO_SUMS,
-  quantiles: NO_QUANTILES,
-  uniquesAllDevices: NO_VISITORS,
-});
+const L = latestOf;
+const cell = fineCell;
 const base: ReportQuery = {
   ownerId: '1',
   groupBy: [],

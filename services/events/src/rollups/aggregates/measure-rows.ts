@@ -1,5 +1,6 @@
 import type { Document } from 'mongodb';
 import { MEASURE_MAX, MEASURE_NAMES, type MeasureName } from '@cm/contracts';
+import type { RawEvent, ReportAsk } from './aggregate';
 
 /**
  * The pipelines group by each measure's value too (one row per distinct value of a group, with
@@ -20,6 +21,25 @@ export function measureGroupKey(): Document {
 const MEASURE_COUNT_FIELD = 'mc';
 export function measureCountGroup(): Document {
   return { [MEASURE_COUNT_FIELD]: { $sum: 1 } };
+}
+
+/** The report pipeline's share: grouped by the measures' values (and counted) only when a measure metric is asked. */
+export function measureReportGroupKey(ask: ReportAsk): Document {
+  return ask.sums || ask.quantiles ? measureGroupKey() : {};
+}
+
+export function measureReportGroup(ask: ReportAsk): Document {
+  return ask.sums || ask.quantiles ? measureCountGroup() : {};
+}
+
+/** One raw event as a row of its own, as the pipelines' `$group` would give it: what `add` folds, by the same code as a row. */
+export function rowOfEvent(event: RawEvent): Document {
+  const id: Document = {};
+  for (const name of MEASURE_NAMES) {
+    const value = event.measures?.[name];
+    if (value !== undefined) id[KEY_OF[name]] = value;
+  }
+  return { _id: id, [MEASURE_COUNT_FIELD]: 1 };
 }
 
 /** Calls `use` for each measure the row's events carried, with its value and how many events had it. */

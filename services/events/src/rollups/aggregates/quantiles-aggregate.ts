@@ -11,7 +11,14 @@ import {
   type QuantileSketch,
 } from '../../sketches/quantile-sketch';
 import type { Aggregate, PerDevice } from './aggregate';
-import { forEachMeasureOfRow, isMeasureValue, measureCountGroup, measureGroupKey } from './measure-rows';
+import {
+  forEachMeasureOfRow,
+  measureCountGroup,
+  measureGroupKey,
+  measureReportGroup,
+  measureReportGroupKey,
+  rowOfEvent,
+} from './measure-rows';
 
 /** One quantile sketch per measure (MEASURE_NAMES order). */
 export type QuantilesState = readonly QuantileSketch[];
@@ -79,17 +86,7 @@ function isEmpty(state: QuantilesState): boolean {
  */
 export const quantilesAggregate: Aggregate<QuantilesState, QuantilesState | undefined> = {
   empty: emptyQuantileStates,
-  add: (state, event) => {
-    let out = state;
-    MEASURE_NAMES.forEach((name, i) => {
-      const value = event.measures?.[name];
-      if (!isMeasureValue(value, name)) return;
-      const one = MEASURE_NAMES.map(() => emptyQuantiles());
-      one[i] = addValue(emptyQuantiles(), value);
-      out = mergeQuantileStates(out, one);
-    });
-    return out;
-  },
+  add: (state, event) => mergeQuantileStates(state, quantilesOfRow(rowOfEvent(event))),
   merge: mergeQuantileStates,
   stored: 'side',
   sideField: 'q',
@@ -104,8 +101,8 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantilesState | unde
   answer: (state) => state,
   answerField: 'quantiles',
   asked: (ask) => ask.quantiles,
-  reportGroup: (ask) => (ask.sums || ask.quantiles ? measureCountGroup() : {}),
-  reportGroupKey: (ask) => (ask.sums || ask.quantiles ? measureGroupKey() : {}),
+  reportGroup: measureReportGroup,
+  reportGroupKey: measureReportGroupKey,
   fromReportGroup: (row, ask) => (ask.quantiles ? quantilesOfRow(row) : undefined),
 };
 

@@ -1,6 +1,13 @@
 import { MEASURE_NAMES } from '@cm/contracts';
 import type { Aggregate, PerDevice } from './aggregate';
-import { forEachMeasureOfRow, isMeasureValue, measureCountGroup, measureGroupKey } from './measure-rows';
+import {
+  forEachMeasureOfRow,
+  measureCountGroup,
+  measureGroupKey,
+  measureReportGroup,
+  measureReportGroupKey,
+  rowOfEvent,
+} from './measure-rows';
 
 /**
  * Per measure (MEASURE_NAMES order): how many events carried it and the sum of their values,
@@ -39,18 +46,7 @@ function isEmpty(state: SumsState): boolean {
  */
 export const sumsAggregate: Aggregate<SumsState, SumsState | undefined> = {
   empty: emptySums,
-  add: (state, event) => {
-    let out = state;
-    MEASURE_NAMES.forEach((name, i) => {
-      const value = event.measures?.[name];
-      if (!isMeasureValue(value, name)) return;
-      const one = new Array<number>(WIDTH).fill(0);
-      one[2 * i] = 1;
-      one[2 * i + 1] = value;
-      out = mergeSums(out, one);
-    });
-    return out;
-  },
+  add: (state, event) => mergeSums(state, sumsOfRow(rowOfEvent(event))),
   merge: mergeSums,
   stored: 'side',
   sideField: 's',
@@ -67,8 +63,8 @@ export const sumsAggregate: Aggregate<SumsState, SumsState | undefined> = {
   answer: (state) => state,
   answerField: 'sums',
   asked: (ask) => ask.sums,
-  reportGroup: (ask) => (ask.sums || ask.quantiles ? measureCountGroup() : {}),
-  reportGroupKey: (ask) => (ask.sums || ask.quantiles ? measureGroupKey() : {}),
+  reportGroup: measureReportGroup,
+  reportGroupKey: measureReportGroupKey,
   fromReportGroup: (row, ask) => (ask.sums ? sumsOfRow(row) : undefined),
 };
 
