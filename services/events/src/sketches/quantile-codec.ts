@@ -1,5 +1,6 @@
 import { keyOf, QUANTILE_SKETCH } from './quantile-mapping';
 import { EMPTY_QUANTILES, type QuantileSketch } from './quantile-model';
+import type { QuantileMerger } from './quantile-merger';
 
 /*
  * Stored form (docs/sketch-format.md, "Quantile sketch"): a version byte, then unsigned LEB128
@@ -29,50 +30,85 @@ export function encodeQuantiles(s: QuantileSketch): Uint8Array {
 }
 
 export function decodeQuantiles(bytes: Uint8Array): QuantileSketch {
+  const h = readStored(bytes, checkedLength(bytes));
+  if (h.count === 0) return EMPTY_QUANTILES;
+  const { zeros, min, max, count, used } = h;
+  return { count, zeros, min, max, keys: KEYS.slice(0, used), counts: COUNTS.slice(0, used) };
+}
+
+/**
+ * The stored sketch in `bytes[0, length)` added into `merger` without a decoded sketch of its own
+ * (the report's hot path: thousands of small stored parts per report). Checked like decodeQuantiles;
+ * a damaged sketch throws before anything is added.
+ */
+export function addStoredQuantiles(merger: QuantileMerger, bytes: Uint8Array, length: number): void {
+  if (!(bytes instanceof Uint8Array) || !(length >= 1 && length <= bytes.length)) {
+    throw new QuantileFormatError('a stored quantile sketch is a non-empty byte array');
+  }
+  const h = readStored(bytes, length);
+  merger.addBins(h.count, h.zeros, h.min, h.max, KEYS, COUNTS, h.used);
+}
+
+function checkedLength(bytes: Uint8Array): number {
   if (!(bytes instanceof Uint8Array) || bytes.length === 0) {
     throw new QuantileFormatError('a stored quantile sketch is a non-empty byte array');
   }
+  return bytes.length;
+}
+
+/** The bins of the sketch being read (reused: a decoded sketch copies what it keeps). */
+const KEYS = new Uint16Array(QUANTILE_SKETCH.maxKey + 1);
+const COUNTS = new Float64Array(QUANTILE_SKETCH.maxKey + 1);
+
+interface StoredHeader {
+  zeros: number;
+  min: number;
+  max: number;
+  count: number;
+  used: number;
+}
+
+/** Reads and checks one stored sketch; its bins go to KEYS/COUNTS[0, used). */
+function readStored(bytes: Uint8Array, length: number): StoredHeader {
   if (bytes[0] !== VERSION) {
     throw new QuantileFormatError(
       `unknown quantile-sketch format version ${bytes[0]} (this build reads version ${VERSION}; written by a newer build?)`,
     );
   }
-  const reader = { bytes, at: 1 };
+  const reader = { bytes, at: 1, end: length };
   const zeros = readVarint(reader);
   const used = readVarint(reader);
   if (used > QUANTILE_SKETCH.maxKey + 1) throw new QuantileFormatError(`stored quantile sketch has ${used} bins`);
-  if (zeros === 0 && used === 0) return finish(reader, EMPTY_QUANTILES);
+  if (zeros === 0 && used === 0) return finish(reader, { zeros, min: 0, max: 0, count: 0, used });
   const min = readVarint(reader);
   const max = readVarint(reader);
-  const keys = new Uint16Array(used);
-  const counts = new Float64Array(used);
   let count = zeros;
   for (let i = 0, key = -1; i < used; i++) {
     key += readVarint(reader) + 1;
     const c = readVarint(reader);
     if (key > QUANTILE_SKETCH.maxKey || c === 0) throw new QuantileFormatError('stored quantile bin out of range');
-    keys[i] = key;
-    counts[i] = c;
+    KEYS[i] = key;
+    COUNTS[i] = c;
     count += c;
   }
   if (!Number.isSafeInteger(count)) throw new QuantileFormatError('stored quantile sketch counts past 2^53');
-  checkExtremes(zeros, keys, min, max);
-  return finish(reader, { count, zeros, min, max, keys, counts });
+  checkExtremes(zeros, used, min, max);
+  return finish(reader, { zeros, min, max, count, used });
 }
 
 /** min and max must lie in the first and last non-empty bins (or be 0 with the zeros). */
-function checkExtremes(zeros: number, keys: Uint16Array, min: number, max: number): void {
-  const first = zeros > 0 ? 0 : keys[0]!;
-  const last = keys.length > 0 ? keys[keys.length - 1]! : 0;
+function checkExtremes(zeros: number, used: number, min: number, max: number): void {
+  const first = zeros > 0 ? 0 : KEYS[0]!;
+  const last = used > 0 ? KEYS[used - 1]! : 0;
   const ok =
     min <= max &&
     (zeros > 0 ? min === 0 : min >= 1 && keyOf(min) === first) &&
-    (keys.length === 0 ? max === 0 : max >= 1 && max <= QUANTILE_SKETCH.largestValue && keyOf(max) === last);
+    (used === 0 ? max === 0 : max >= 1 && max <= QUANTILE_SKETCH.largestValue && keyOf(max) === last);
   if (!ok) throw new QuantileFormatError('stored quantile sketch min/max do not match its bins');
 }
 
-function finish(reader: { bytes: Uint8Array; at: number }, s: QuantileSketch): QuantileSketch {
-  if (reader.at !== reader.bytes.length) throw new QuantileFormatError('stored quantile sketch has trailing bytes');
+function finish(reader: Reader, s: StoredHeader): StoredHeader {
+  if (reader.at !== reader.end) throw new QuantileFormatError('stored quantile sketch has trailing bytes');
   return s;
 }
 
@@ -87,11 +123,18 @@ function writeVarint(out: number[], value: number): void {
 }
 
 /** At most 8 bytes (2^56), no redundant trailing zero byte, and the value a safe integer. */
-function readVarint(reader: { bytes: Uint8Array; at: number }): number {
+interface Reader {
+  bytes: Uint8Array;
+  at: number;
+  /** Where the stored sketch ends (a reused buffer may hold more). */
+  end: number;
+}
+
+function readVarint(reader: Reader): number {
   let value = 0;
   let scale = 1;
   for (let n = 0; n < 8; n++) {
-    if (reader.at >= reader.bytes.length) throw new QuantileFormatError('stored quantile sketch is truncated');
+    if (reader.at >= reader.end) throw new QuantileFormatError('stored quantile sketch is truncated');
     const byte = reader.bytes[reader.at++]!;
     value += (byte & 0x7f) * scale;
     if (byte < 0x80) {

@@ -1,11 +1,13 @@
 import { checkValue, keyOf, QUANTILE_SKETCH } from './quantile-mapping';
 import { EMPTY_QUANTILES as EMPTY, type QuantileSketch } from './quantile-model';
+import { QuantileMerger } from './quantile-merger';
 
 // One import path for the whole API: the mapping, the queries and the stored form are re-exported from here.
 export { QUANTILE_SKETCH } from './quantile-mapping';
 export type { QuantileSketch } from './quantile-model';
 export { quantileAt, shareAtLeast } from './quantile-query';
-export { decodeQuantiles, encodeQuantiles, QuantileFormatError } from './quantile-codec';
+export { addStoredQuantiles, decodeQuantiles, encodeQuantiles, QuantileFormatError } from './quantile-codec';
+export { QuantileMerger } from './quantile-merger';
 
 export function emptyQuantiles(): QuantileSketch {
   return EMPTY;
@@ -104,48 +106,20 @@ export function mergeQuantiles(a: QuantileSketch, b: QuantileSketch): QuantileSk
   };
 }
 
-/** Reused by mergeAllQuantiles (zeroed again after each use): no allocation per merge but the result's. */
-const SCRATCH = new Float64Array(QUANTILE_SKETCH.maxKey + 1);
+/** Reused by mergeAllQuantiles (empty again after each take): no allocation per merge but the result's. */
+const MERGER = new QuantileMerger();
 
 /**
- * The sketch of all of them together, in one pass: their counts added into a dense scratch array,
- * then the non-empty bins taken out. Equal to merging them pairwise (counts only add up), with
- * one new sketch instead of one per merge: what a report does with the many parts of a group.
+ * The sketch of all of them together, in one pass (QuantileMerger): equal to merging them
+ * pairwise (counts only add up), with one new sketch instead of one per merge.
  */
 export function mergeAllQuantiles(sketches: readonly QuantileSketch[]): QuantileSketch {
   let first: QuantileSketch | undefined;
   let parts = 0;
   for (const s of sketches) if (s.count > 0 && parts++ === 0) first = s;
   if (parts <= 1) return first ?? EMPTY;
-  let zeros = 0;
-  let count = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  let lo = SCRATCH.length;
-  let hi = -1;
-  for (const s of sketches) {
-    if (s.count === 0) continue;
-    zeros += s.zeros;
-    count += s.count;
-    if (s.min < min) min = s.min;
-    if (s.max > max) max = s.max;
-    const keys = s.keys;
-    if (keys.length === 0) continue;
-    if (keys[0]! < lo) lo = keys[0]!;
-    if (keys[keys.length - 1]! > hi) hi = keys[keys.length - 1]!;
-    for (let i = 0; i < keys.length; i++) SCRATCH[keys[i]!] = SCRATCH[keys[i]!]! + s.counts[i]!;
-  }
-  let used = 0;
-  for (let k = lo; k <= hi; k++) if (SCRATCH[k] !== 0) used++;
-  const keys = new Uint16Array(used);
-  const counts = new Float64Array(used);
-  for (let k = lo, i = 0; k <= hi; k++) {
-    if (SCRATCH[k] === 0) continue;
-    keys[i] = k;
-    counts[i++] = SCRATCH[k]!;
-    SCRATCH[k] = 0;
-  }
-  return { count: checkTotal(count), zeros, min, max, keys, counts };
+  for (const s of sketches) MERGER.add(s);
+  return MERGER.take();
 }
 
 export function quantileCount(s: QuantileSketch): number {

@@ -1,5 +1,5 @@
 import { MEASURE_NAMES } from '@cm/contracts';
-import { decodeSelected } from '../../rollups/aggregates/quantiles-aggregate';
+import { mergeAllQuantileParts, storedQuantiles } from '../../rollups/aggregates/quantiles-aggregate';
 import type { GroupCount, GroupParts, LatestEvent } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { emptySketch, mergeStoredInto, type DistinctSketch } from '../../sketches/distinct-sketch';
@@ -151,7 +151,7 @@ function partsOf(sides: PageSides, i: number, q: CellQuery): GroupParts {
   if (latest) parts.latest = latest;
   if (sides.visitors) parts.uniques = uniquesOf(sides.visitors[i], q);
   if (sides.sums) parts.sums = foldDevices(SUMS, SUMS.decode(sides.sums[i]), q.devices);
-  if (sides.quantiles) parts.quantiles = decodeSelected(sides.quantiles[i], q.devices, q.quantileMeasures);
+  if (sides.quantiles) parts.quantiles = storedQuantiles(sides.quantiles[i], q.devices, q.quantileMeasures);
   return parts;
 }
 
@@ -159,7 +159,9 @@ function partsOf(sides: PageSides, i: number, q: CellQuery): GroupParts {
 export function groupsOfCells(doc: CellDocument, q: CellQuery): GroupCount[] {
   const out: GroupCount[] = [];
   forEachGroup(doc, q, (name, contentId, url, value, parts) => {
-    const group: GroupCount = { name, value, ...parts };
+    const { quantiles, ...rest } = parts ?? {};
+    const group: GroupCount = { name, value, ...rest };
+    if (quantiles) group.quantiles = mergeAllQuantileParts([quantiles]);
     if (contentId !== undefined) group.content_id = contentId;
     if (url !== undefined) group.url = url;
     out.push(group);

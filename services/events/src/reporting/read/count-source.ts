@@ -1,6 +1,6 @@
 import type { DistinctSketch } from '../../sketches/distinct-sketch';
 import type { SumsState } from '../../rollups/aggregates/sums-aggregate';
-import type { QuantilesState } from '../../rollups/aggregates/quantiles-aggregate';
+import type { QuantileParts, QuantilesState } from '../../rollups/aggregates/quantiles-aggregate';
 import type { InFlightWork } from './in-flight-work';
 import type { ReportQuery } from '../request/report-query';
 
@@ -21,8 +21,8 @@ export interface GroupParts {
   uniques?: DistinctSketch;
   /** Present when a sum or an average was requested: the measures' event counts and sums. */
   sums?: SumsState;
-  /** Present when a percentile or a share was requested: the measures' quantile sketches. */
-  quantiles?: QuantilesState;
+  /** Present when a percentile or a share was requested: the measures' quantile sketches (stored ones decoded when the group is merged). */
+  quantiles?: QuantileParts;
 }
 
 /** One group of a report: the event name, the requested group fields, and its count. */
@@ -33,6 +33,8 @@ export interface GroupCount extends GroupParts {
   value: number;
   /** Series only: the start (epoch ms) of the row's time bucket. */
   time?: number;
+  /** The group's merged quantile sketches. */
+  quantiles?: QuantilesState;
 }
 
 /** What bounds one report's work (its deadline, the caller going away, its groups): the terms of its ReportBudget. */

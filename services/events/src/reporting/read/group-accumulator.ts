@@ -10,9 +10,9 @@ import {
 import { isLaterEvent } from '../../storage/event-order';
 import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
 import {
-  mergeAllQuantileStates,
-  quantileStateBytes,
-  type QuantilesState,
+  mergeAllQuantileParts,
+  quantilePartsBytes,
+  type QuantileParts,
 } from '../../rollups/aggregates/quantiles-aggregate';
 import type { GroupCount, GroupParts, LatestEvent } from './count-source';
 import { MAX_GROUP_BYTES, SUMS_BYTES, groupBytes, latestBytes } from './group-size';
@@ -56,8 +56,8 @@ export class GroupsTooLargeError extends ValidationError {
  */
 export class GroupAccumulator {
   private readonly merged = new Map<string, GroupCount>();
-  /** A group's further quantile states, merged in one pass when the groups are taken (no new sketch per part). */
-  private readonly laterQuantiles = new Map<GroupCount, QuantilesState[]>();
+  /** A group's quantile parts, merged in one pass when the groups are taken (no sketch per part). */
+  private readonly quantiles = new Map<GroupCount, QuantileParts[]>();
   private held = 0;
 
   constructor(
@@ -116,8 +116,8 @@ export class GroupAccumulator {
       group.sums = sums;
     }
     if (quantiles) {
-      this.hold(quantileStateBytes(quantiles));
-      group.quantiles = quantiles;
+      this.hold(quantilePartsBytes(quantiles));
+      this.quantiles.set(group, [quantiles]);
     }
   }
 
@@ -133,13 +133,10 @@ export class GroupAccumulator {
     }
     if (quantiles) {
       // counted as held until the merge: an upper bound of the merged sketches
-      this.hold(quantileStateBytes(quantiles));
-      if (!seen.quantiles) seen.quantiles = quantiles;
-      else {
-        const later = this.laterQuantiles.get(seen);
-        if (later) later.push(quantiles);
-        else this.laterQuantiles.set(seen, [quantiles]);
-      }
+      this.hold(quantilePartsBytes(quantiles));
+      const held = this.quantiles.get(seen);
+      if (held) held.push(quantiles);
+      else this.quantiles.set(seen, [quantiles]);
     }
     if (latest && (!seen.latest || isLater(latest, seen.latest))) {
       // metadata values of the newer event may be longer
@@ -154,9 +151,8 @@ export class GroupAccumulator {
   }
 
   groups(): GroupCount[] {
-    for (const [group, later] of this.laterQuantiles)
-      group.quantiles = mergeAllQuantileStates([group.quantiles!, ...later]);
-    this.laterQuantiles.clear();
+    for (const [group, parts] of this.quantiles) group.quantiles = mergeAllQuantileParts(parts);
+    this.quantiles.clear();
     return [...this.merged.values()];
   }
 }

@@ -1,11 +1,12 @@
 import { MEASURE_NAMES } from '@cm/contracts';
 import {
   addValue,
+  addStoredQuantiles,
   decodeQuantiles,
   emptyQuantiles,
   encodeQuantiles,
-  mergeAllQuantiles,
   mergeQuantiles,
+  QuantileMerger,
   quantileBytes,
   quantileCount,
   type QuantileSketch,
@@ -36,42 +37,86 @@ export function mergeQuantileStates(a: QuantilesState, b: QuantilesState): Quant
   return a.map((s, i) => mergeQuantiles(s, b[i]!));
 }
 
-/** All states together, measure by measure, each in one pass (mergeAllQuantiles). */
-export function mergeAllQuantileStates(states: readonly QuantilesState[]): QuantilesState {
-  const parts = states.filter((s) => s !== EMPTY);
-  if (parts.length <= 1) return parts[0] ?? EMPTY;
-  return MEASURE_NAMES.map((_, i) => mergeAllQuantiles(parts.map((s) => s[i]!)));
+/**
+ * One stored cell entry's sketches as they were read (the per-device arrays of `q`), with the
+ * devices and measures the report selects: decoded only when its group is merged
+ * (mergeAllQuantileParts), straight into the group's sketch, so a report makes no sketch per
+ * entry and device.
+ */
+class StoredQuantiles {
+  constructor(
+    readonly stored: readonly unknown[],
+    readonly devices: readonly number[],
+    readonly measures: readonly number[],
+  ) {}
 }
 
-/**
- * The selected devices' sketches of the selected measures (indexes into MEASURE_NAMES) of one
- * stored entry, merged; the other measures empty. Only what a report asks for is decoded: the
- * report's hot path, like the visitors' stored-register merge.
- */
-export function decodeSelected(
+/** What a report group collects: decoded states (raw parts) and stored entries (rollup cells). */
+export type QuantileParts = QuantilesState | StoredQuantiles;
+
+/** The selected devices and measures of one stored entry (the report's hot path: nothing decoded yet). */
+export function storedQuantiles(
   stored: unknown,
   devices: readonly number[],
   measures: readonly number[],
-): QuantilesState {
-  if (!Array.isArray(stored)) return EMPTY;
+): QuantileParts {
+  return Array.isArray(stored) ? new StoredQuantiles(stored, devices, measures) : EMPTY;
+}
+
+/** Reused by mergeAllQuantileParts, which always leaves it empty (also when a stored part is damaged). */
+const MERGER = new QuantileMerger();
+/** Stored text is decoded into this buffer (sketches are at most about 13 KB); larger ones get their own. */
+const TEXT_BYTES = Buffer.allocUnsafe(16 * 1024);
+
+/** All parts together, measure by measure, each in one pass: one new sketch per measure. */
+export function mergeAllQuantileParts(parts: readonly QuantileParts[]): QuantilesState {
+  if (parts.length === 1 && !(parts[0] instanceof StoredQuantiles)) return parts[0]!;
   let out: QuantileSketch[] | undefined;
-  for (const m of measures) {
-    const parts: QuantileSketch[] = [];
-    for (const d of devices) {
-      const device: unknown = stored[d];
-      const item: unknown = Array.isArray(device) && device.length === MEASURE_NAMES.length ? device[m] : undefined;
-      if (typeof item === 'string') parts.push(decodeQuantiles(Buffer.from(item, 'base64url')));
+  try {
+    for (let m = 0; m < MEASURE_NAMES.length; m++) {
+      for (const part of parts) {
+        if (part instanceof StoredQuantiles) addStoredParts(part, m);
+        else if (part !== EMPTY) MERGER.add(part[m]!);
+      }
+      const merged = MERGER.take();
+      if (quantileCount(merged) === 0) continue;
+      out ??= MEASURE_NAMES.map(() => emptyQuantiles());
+      out[m] = merged;
     }
-    if (parts.length === 0) continue;
-    out ??= MEASURE_NAMES.map(() => emptyQuantiles());
-    out[m] = mergeAllQuantiles(parts);
+  } catch (error) {
+    MERGER.clear();
+    throw error;
   }
   return out ?? EMPTY;
 }
 
+function addStoredParts(part: StoredQuantiles, measure: number): void {
+  if (!part.measures.includes(measure)) return;
+  for (const d of part.devices) {
+    const device: unknown = part.stored[d];
+    const item: unknown = Array.isArray(device) && device.length === MEASURE_NAMES.length ? device[measure] : undefined;
+    if (typeof item !== 'string') continue;
+    if (item.length > (TEXT_BYTES.length * 4) / 3) {
+      const bytes = Buffer.from(item, 'base64url');
+      addStoredQuantiles(MERGER, bytes, bytes.length);
+    } else addStoredQuantiles(MERGER, TEXT_BYTES, TEXT_BYTES.write(item, 0, 'base64url'));
+  }
+}
+
 /** Estimated bytes a group holding `state` keeps (the report's memory bound). */
-export function quantileStateBytes(state: QuantilesState): number {
-  return state === EMPTY ? 0 : state.reduce((n, s) => n + quantileBytes(s), 0);
+export function quantilePartsBytes(part: QuantileParts): number {
+  if (part instanceof StoredQuantiles) return storedBytes(part);
+  return part === EMPTY ? 0 : part.reduce((n, s) => n + quantileBytes(s), 0);
+}
+
+/** The stored text a part keeps alive (every measure of its selected devices) and its object. */
+function storedBytes(part: StoredQuantiles): number {
+  let n = 64;
+  for (const d of part.devices) {
+    const device: unknown = part.stored[d];
+    if (Array.isArray(device)) for (const item of device) if (typeof item === 'string') n += item.length;
+  }
+  return n;
 }
 
 function isEmpty(state: QuantilesState): boolean {
