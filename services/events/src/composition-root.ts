@@ -214,7 +214,7 @@ async function startRoles(
 
   let reporting: ReportingFeature | undefined;
   if (roles.has('reporting') && mongo) {
-    reporting = await createReportingFeature({ db: mongo.db, logger, metrics, config });
+    reporting = await createReportingFeature({ db: mongo.db, logger, metrics, config, broken: rollups?.broken });
     workers.push(reporting);
   }
 

@@ -5,6 +5,7 @@ import { apiKeyRoutes } from '../api-keys/api-key-routes';
 import { ApiKeyService } from '../api-keys/api-key-service';
 import { ApiKeyStore } from '../api-keys/api-key-store';
 import type { EventsConfig } from '../config';
+import type { BrokenUnits } from '../rollups/broken-units';
 import { CellStore } from '../rollups/cell-store';
 import { RollupMarks } from '../rollups/rollup-marks';
 import { KeyConcurrency } from './http/key-concurrency';
@@ -39,6 +40,8 @@ export interface ReportingFeatureDeps {
   >;
   /** Overrides MAX_GROUP_BYTES: lets a test reach the bound with little data. */
   maxGroupBytes?: number;
+  /** Where a report resets a rollup unit found pointing at missing cells (the rollup feature's). */
+  broken?: BrokenUnits;
 }
 
 export interface ReportingFeature {
@@ -66,7 +69,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     deadlineMs: config.REPORT_DEADLINE_MS,
     onBuckets: (n) => metrics.buckets.observe(n),
     onPlan: (plan) => metrics.observePlan(plan),
-    rollups: { marks: marks.collection, cells },
+    rollups: { marks: marks.collection, cells, broken: deps.broken },
   });
   const reports = new ReportService(source, {
     maxRangeDays: config.REPORT_MAX_RANGE_DAYS,

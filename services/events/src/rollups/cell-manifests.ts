@@ -26,10 +26,14 @@ const DEFAULT_MANIFEST_LIMITS: ManifestLimits = { maxIds: 50_000, maxBytes: 4_00
 
 const ID_CHUNK = 1000;
 
-/** A generation being read was dropped meanwhile (its unit was rebuilt): the reader starts over. */
+/**
+ * A generation being read lacks documents its manifest (or a page list) promised: dropped
+ * meanwhile because its unit was rebuilt (the reader plans again), or broken (a mark pointing at
+ * it is reset, see broken-units.ts). `generations` are the ones found incomplete.
+ */
 export class GenerationGoneError extends Error {
-  constructor() {
-    super('a cell generation was dropped while it was read');
+  constructor(readonly generations: readonly string[] = []) {
+    super(`a cell generation was dropped while it was read (${generations.slice(0, 3).join(', ')})`);
   }
 }
 
@@ -61,6 +65,12 @@ export function splitManifest(
   );
 }
 
+/** The generation a manifest part id belongs to (`<g>#<i>`). */
+function generationOfPart(id: string): string {
+  const hash = id.lastIndexOf('#');
+  return hash < 0 ? id : id.slice(0, hash);
+}
+
 function partIdsOf(heads: readonly ManifestDocument[]): string[] {
   return heads.flatMap((h) =>
     Array.from({ length: Math.max(0, (h.parts ?? 1) - 1) }, (_, i) => manifestPartId(h._id, i + 1)),
@@ -86,16 +96,35 @@ export class CellManifests {
     if (rest.length > 0) await this.collection.insertMany(rest, { ordered: false });
   }
 
-  /** The documents of these generations; `complete` is false when a head or a part is missing. */
-  async read(gens: readonly string[]): Promise<{ ids: string[]; complete: boolean }> {
+  /** The documents of these generations; `incomplete` names those whose head or a part is missing. */
+  async read(gens: readonly string[]): Promise<{ ids: string[]; incomplete: string[] }> {
     const unique = [...new Set(gens)];
     const heads = await this.byIds(unique);
     const partIds = partIdsOf(heads);
     const parts = await this.byIds(partIds);
-    return {
-      ids: [...heads, ...parts].flatMap((m) => m.ids),
-      complete: heads.length === unique.length && parts.length === partIds.length,
-    };
+    const found = new Set([...heads, ...parts].map((m) => m._id));
+    const incomplete = new Set(unique.filter((g) => !found.has(g)));
+    for (const id of partIds) if (!found.has(id)) incomplete.add(generationOfPart(id));
+    return { ids: [...heads, ...parts].flatMap((m) => m.ids), incomplete: [...incomplete] };
+  }
+
+  /** Which of these generations have no manifest head (never written, dropped, or lost). */
+  async missing(gens: readonly string[], maxTimeMS?: number): Promise<string[]> {
+    const unique = [...new Set(gens)];
+    const found = new Set<string>();
+    for (let i = 0; i < unique.length; i += ID_CHUNK) {
+      const docs = await this.collection
+        .find({ _id: { $in: unique.slice(i, i + ID_CHUNK) } }, { projection: { _id: 1 }, maxTimeMS })
+        .toArray();
+      for (const d of docs) found.add(d._id);
+    }
+    return unique.filter((g) => !found.has(g));
+  }
+
+  /** Every generation with a manifest document (head or part): what the orphan sweep looks at. */
+  async generations(): Promise<string[]> {
+    const docs = await this.collection.find({}, { projection: { g: 1 } }).toArray();
+    return [...new Set(docs.map((d) => d.g))];
   }
 
   /** Removes every part, the heads last (a drop that dies midway leaves the heads for the next). */

@@ -39,18 +39,35 @@ export class CellStore {
     }
   }
 
-  async dropGenerations(gens: readonly string[]): Promise<void> {
-    if (gens.length === 0) return;
-    const { ids } = await this.manifests.read(gens);
-    for (let i = 0; i < ids.length; i += ID_CHUNK)
-      await this.collection.deleteMany({ _id: { $in: ids.slice(i, i + ID_CHUNK) } });
-    await this.manifests.drop(gens);
+  /**
+   * Drops generations no mark points at any more, by their manifests. A generation whose manifest
+   * is gone too (left so by a defect of an earlier version) is found by its field instead: a
+   * scan, so only `withoutManifest` generations known to need it are looked for that way.
+   */
+  async dropGenerations(gens: readonly string[], withoutManifest: readonly string[] = []): Promise<void> {
+    if (gens.length > 0) {
+      const { ids } = await this.manifests.read(gens);
+      for (let i = 0; i < ids.length; i += ID_CHUNK)
+        await this.collection.deleteMany({ _id: { $in: ids.slice(i, i + ID_CHUNK) } });
+      await this.manifests.drop(gens);
+    }
+    for (const g of withoutManifest) await this.collection.deleteMany({ g });
+  }
+
+  /** Of these generations, those whose manifest is missing (a unit pointing at one must not be used). */
+  missingGenerations(gens: readonly string[], maxTimeMS?: number): Promise<string[]> {
+    return this.manifests.missing(gens, maxTimeMS);
+  }
+
+  /** Every generation that has a manifest (for the orphan sweep). */
+  manifestedGenerations(): Promise<string[]> {
+    return this.manifests.generations();
   }
 
   /** The fine pages of these generations, owner by owner (for merging into a parent unit: one owner in memory at a time). */
   async *finePagesByOwner(gens: readonly string[]): AsyncGenerator<CellDocument> {
-    const { ids: all, complete } = await this.manifests.read(gens);
-    if (!complete) throw new GenerationGoneError();
+    const { ids: all, incomplete } = await this.manifests.read(gens);
+    if (incomplete.length > 0) throw new GenerationGoneError(incomplete);
     const byOwner = new Map<string, string[]>();
     for (const id of all) {
       const [kind, , owner] = JSON.parse(id) as [string, string, string];
@@ -61,7 +78,10 @@ export class CellStore {
     }
     for (const ids of byOwner.values()) {
       for (let i = 0; i < ids.length; i += ID_CHUNK)
-        yield* await this.collection.find({ _id: { $in: ids.slice(i, i + ID_CHUNK) } }).toArray();
+        yield* expectAll(
+          ids.slice(i, i + ID_CHUNK),
+          await this.collection.find({ _id: { $in: ids.slice(i, i + ID_CHUNK) } }).toArray(),
+        );
     }
   }
 
@@ -93,10 +113,19 @@ export class CellStore {
         else more.push(...finePageIds(dir, names));
       }
     }
+    // the documents a directory lists must exist: one that is missing makes its generation unusable
     for (const ids of chunks(lists))
-      for (const list of await find(ids)) more.push(...finePageIds(fineListOf(list), names));
-    for (const ids of chunks(more)) yield* await find(ids);
+      for (const list of expectAll(ids, await find(ids))) more.push(...finePageIds(fineListOf(list), names));
+    for (const ids of chunks(more)) yield* expectAll(ids, await find(ids));
   }
+}
+
+/** The documents found for `ids`, which must all exist (GenerationGoneError naming the generations that lack some). */
+function expectAll(ids: readonly string[], docs: CellDocument[]): CellDocument[] {
+  if (docs.length === ids.length) return docs;
+  const found = new Set(docs.map((d) => d._id));
+  const gone = new Set(ids.filter((id) => !found.has(id)).map((id) => (JSON.parse(id) as string[])[1]!));
+  throw new GenerationGoneError([...gone]);
 }
 
 function chunks(ids: readonly string[]): string[][] {

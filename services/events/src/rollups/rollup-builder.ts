@@ -1,4 +1,6 @@
 import type { Db } from 'mongodb';
+import { createLogger } from '@cm/platform';
+import { BrokenUnits } from './broken-units';
 import { isExpiredDay } from '../retention/expired-buckets';
 import type { PackLimits } from './cell-document';
 import type { CellStore } from './cell-store';
@@ -25,6 +27,8 @@ export interface RollupBuilderOptions {
   failureBackoff?: FailureBackoff;
   hooks?: BuildHooks;
   now?: () => Date;
+  /** Where units pointing at missing cells are reset (rollup-feature.ts: logged and counted). */
+  broken?: BrokenUnits;
 }
 
 export interface BuildPass {
@@ -35,6 +39,8 @@ export interface BuildPass {
   /** At the start of the pass: seconds since the oldest dirty hour became ready to build (0 when caught up). */
   lagSeconds: number;
   swept: number;
+  /** Generations no mark points at, dropped by the orphan sweep (at most once per abandonMs). */
+  orphans: number;
   /** Units whose build failed (given up; retried in a later pass), each reported on its own. */
   failed: UnitFailure[];
 }
@@ -49,6 +55,7 @@ export class RollupBuilder {
   private readonly builders: UnitBuilders;
   private readonly now: () => Date;
   private readonly failures: UnitFailures;
+  private lastOrphanSweep = -Infinity;
 
   constructor(
     db: Db,
@@ -72,12 +79,21 @@ export class RollupBuilder {
       pack: opts.pack,
       now: this.now,
       outcomes,
+      broken:
+        opts.broken ??
+        new BrokenUnits(marks.collection, cells, createLogger({ service: 'rollups', level: 'error', silent: true })),
     });
   }
 
   async runOnce(): Promise<BuildPass> {
     const now = this.now();
     const swept = await this.commit.sweep(new Date(now.getTime() - this.opts.abandonMs));
+    let orphans = 0;
+    if (now.getTime() - this.lastOrphanSweep >= this.opts.abandonMs) {
+      // lists every manifest: rare enough to cost nothing, often enough that leftovers do not pile up
+      this.lastOrphanSweep = now.getTime();
+      orphans = await this.commit.sweepOrphans(new Date(now.getTime() - this.opts.abandonMs));
+    }
     const built = new Array<number>(MAX_LEVEL + 1).fill(0);
     let waiting = 0;
     let oldestReady: number | undefined;
@@ -102,7 +118,7 @@ export class RollupBuilder {
       for (const m of ready) if (await this.builders.buildMerged(m)) built[level]!++;
     }
     const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);
-    return { built, waiting, lagSeconds, swept, failed: this.failures.end() };
+    return { built, waiting, lagSeconds, swept, orphans, failed: this.failures.end() };
   }
 
   /** Ended past the grace, no write in flight (or one presumed dead), and its raw events still kept. */

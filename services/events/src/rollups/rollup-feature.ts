@@ -1,11 +1,12 @@
 import type { Db } from 'mongodb';
 import type { Logger, Registry } from '@cm/platform';
 import type { EventsConfig } from '../config';
+import { BrokenUnits } from './broken-units';
 import { CellStore } from './cell-store';
 import { HeldMarks } from './held-marks';
 import { RollupBuilder } from './rollup-builder';
 import { RollupMarks } from './rollup-marks';
-import { createRollupMetrics } from './rollup-metrics';
+import { createBrokenUnitsMetric, createRollupMetrics } from './rollup-metrics';
 import { RollupRebuild } from './rollup-rebuild';
 import { RollupRetention } from './rollup-retention';
 import { RollupWorker } from './rollup-worker';
@@ -31,6 +32,8 @@ export interface RollupFeature {
   worker?: RollupWorker;
   /** The operator's status and rebuild commands. */
   rebuild: RollupRebuild;
+  /** Where a report or the builder resets a unit found pointing at missing cells (logged, counted). */
+  broken: BrokenUnits;
 }
 
 /** Wires rollups: marks for the writer, retention, the operator commands, and (for the rollup role) the builder loop. */
@@ -46,7 +49,9 @@ export async function createRollupFeature(deps: {
   const cells = new CellStore(db);
   await marks.init();
   const retention = new RollupRetention(marks, cells);
+  const broken = new BrokenUnits(marks.collection, cells, deps.logger, createBrokenUnitsMetric(deps.metrics));
   const feature: RollupFeature = {
+    broken,
     writeMarks: new HeldMarks(marks, {
       holdMs: heldMarksHoldMs(config.ROLLUP_ABANDON_MS),
       lingerMs: 1000,
@@ -68,6 +73,7 @@ export async function createRollupFeature(deps: {
       abandonMs: config.ROLLUP_ABANDON_MS,
       batchUnits: config.ROLLUP_BATCH_UNITS,
       rawRetentionDays: config.RETENTION_DAYS,
+      broken,
     });
     feature.worker = new RollupWorker(
       builder,

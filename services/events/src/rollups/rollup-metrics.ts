@@ -41,14 +41,31 @@ export function createRollupMetrics(registry: Registry): RollupMetrics {
     help: 'Cell generations of builds that died before publishing, dropped by the sweep',
     registers: [registry],
   });
+  const orphans = new prom.Counter({
+    name: 'events_rollup_orphan_generations_total',
+    help: 'Cell generations no mark pointed at (left by a clean-up whose outcome was unknown), dropped by the orphan sweep',
+    registers: [registry],
+  });
   return {
     observe(pass, dirtyHours) {
       lag.set(pass.lagSeconds);
       dirty.set(dirtyHours);
       pass.built.forEach((n, level) => n > 0 && rebuilds.inc({ level: LEVEL_NAMES[level] ?? String(level) }, n));
       if (pass.swept > 0) swept.inc(pass.swept);
+      if (pass.orphans > 0) orphans.inc(pass.orphans);
       for (const f of pass.failed) unitFailures.inc({ level: LEVEL_NAMES[f.level] ?? String(f.level) });
     },
     failed: () => failures.inc(),
   };
+}
+
+/** Units found pointing at missing cells and reset (BrokenUnits), by level and by who found them. */
+export function createBrokenUnitsMetric(registry: Registry): (level: string, foundBy: string) => void {
+  const broken = new prom.Counter({
+    name: 'events_rollup_broken_units_total',
+    help: 'Rollup units whose mark pointed at missing cells, reset to be rebuilt (their spans read from smaller units or raw events meanwhile), by level and by who found them (report, builder)',
+    labelNames: ['level', 'found_by'],
+    registers: [registry],
+  });
+  return (level, foundBy) => broken.inc({ level, found_by: foundBy });
 }

@@ -13,6 +13,7 @@ import {
 import { CellTable } from './cell-table';
 import { GenerationGoneError, type CellStore } from './cell-store';
 import { buildHourPipeline, readHourRow } from './hour-pipeline';
+import type { BrokenUnits } from './broken-units';
 import { isBuilt, type MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS } from '../storage/time-units';
@@ -34,6 +35,7 @@ export interface UnitBuildersDeps {
   pack?: PackLimits;
   now: () => Date;
   outcomes: UnitOutcomes;
+  broken: BrokenUnits;
 }
 
 /**
@@ -152,6 +154,9 @@ export class UnitBuilders {
       flush();
     } catch (err) {
       if (!(err instanceof GenerationGoneError)) throw err;
+      // a child rebuilt meanwhile (its old cells dropped), or one pointing at missing cells:
+      // the latter is reset to be rebuilt (the reset leaves a rebuilt child alone)
+      await this.deps.broken.reset(err.generations, 'builder');
       gone = true;
     }
     const again = gone ? undefined : await currentGenerations(marks, childIds);

@@ -3,6 +3,7 @@ import type { Collection, Filter } from 'mongodb';
 import type { CellDocument } from './cell-document';
 import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
+import { unitOfGeneration } from './broken-units';
 
 /** Fault injection for the crash tests: a hook that throws stops the build there, like a killed process. */
 export interface BuildHooks {
@@ -42,7 +43,7 @@ export class UnitCommit {
 
   /** A new generation id reserved on the unit's mark, or undefined when the mark moved on already. */
   async reserve(snapshot: MarkDocument, now: Date): Promise<string | undefined> {
-    const g = `${snapshot._id}@${now.getTime().toString(36)}-${randomBytes(6).toString('hex')}`;
+    const g = generationId(snapshot._id, now);
     const res = await this.marks.updateOne(
       { _id: snapshot._id, s: snapshot.s, f: snapshot.f, retired: { $exists: false } },
       { $push: { pending: { g, at: now } } },
@@ -52,7 +53,12 @@ export class UnitCommit {
     return g;
   }
 
-  /** Writes the generation's cells and publishes it; true when this build became current. */
+  /**
+   * Writes the generation's cells and publishes it; true when this build became current. A publish
+   * whose outcome is unknown (the connection dropped, the driver gave up waiting) may have been
+   * applied, or may still be: the mark is asked before the build is called failed, and whatever
+   * happens after, the clean-up never drops cells a mark may point at (abandon).
+   */
   async commit(snapshot: MarkDocument, g: string, docs: readonly CellDocument[]): Promise<boolean> {
     await this.cells.insert(g, docs);
     await runHook(() => this.hooks.afterCells?.(snapshot._id));
@@ -65,14 +71,23 @@ export class UnitCommit {
     };
     if (snapshot.b) filter['b.g'] = snapshot.b.g;
     else filter.b = { $exists: false };
-    const res = await this.marks.updateOne(filter, {
-      $set: { b: { s: snapshot.s, f: snapshot.f, g }, dirty: false },
-      $pull: { pending: { g } },
-    });
-    if (res.modifiedCount === 1) {
-      // published: a failure from here on must not be taken for a failed build (whose cleanup
-      // would drop these cells); the replaced generation is unreachable, a failed drop only
-      // leaves its documents behind
+    let published: boolean;
+    try {
+      const res = await this.marks.updateOne(filter, {
+        $set: { b: { s: snapshot.s, f: snapshot.f, g }, dirty: false },
+        $pull: { pending: { g } },
+      });
+      published = res.modifiedCount === 1;
+    } catch (err) {
+      // unknown outcome: published if the mark says so; if asking fails too, the caller's
+      // clean-up (abandon) is still safe, since it only drops what can no longer be published
+      if (!(await this.isCurrent(snapshot._id, g).catch(() => false))) throw err;
+      published = true;
+    }
+    if (published) {
+      // a failure from here on must not be taken for a failed build (whose cleanup would drop
+      // these cells); the replaced generation is unreachable, a failed drop only leaves its
+      // documents behind
       if (snapshot.b) await this.cells.dropGenerations([snapshot.b.g]).catch(() => undefined);
       return true;
     }
@@ -80,10 +95,51 @@ export class UnitCommit {
     return false;
   }
 
-  /** Gives a reservation up: its cells go, then the reservation (a crash in between leaves it for the sweep). */
+  /** Whether the unit's mark points at generation `g`. */
+  private async isCurrent(unitId: string, g: string): Promise<boolean> {
+    const mark = await this.marks.findOne({ _id: unitId }, { projection: { b: 1 } });
+    return mark?.b?.g === g;
+  }
+
+  /**
+   * Gives a reservation up. The reservation goes first, and the cells only if that removal was
+   * applied: a publish requires the reservation, so once it is gone no publish of `g` can land
+   * any more, while a publish that landed first (its answer lost, or late) took the reservation
+   * with it and keeps its cells. A removal whose outcome is unknown drops nothing (its cells,
+   * if unreachable, go with the orphan sweep).
+   */
   async abandon(unitId: string, g: string): Promise<void> {
-    await this.cells.dropGenerations([g]);
-    await this.marks.updateOne({ _id: unitId }, { $pull: { pending: { g } } });
+    const res = await this.marks.updateOne({ _id: unitId, 'pending.g': g }, { $pull: { pending: { g } } });
+    if (res.modifiedCount === 1) await this.cells.dropGenerations([g]);
+  }
+
+  /**
+   * Drops generations that have cells or a manifest but that no mark points at, published or
+   * reserved, and were reserved before `olderThan`: left by a clean-up whose outcome was unknown,
+   * or by retention dying between a mark and its cells. The manifests are listed before the marks
+   * are read: a generation neither published nor reserved at that read can never be published
+   * (a publish needs its reservation), so it is safe to drop.
+   */
+  async sweepOrphans(olderThan: Date): Promise<number> {
+    const old = (await this.cells.manifestedGenerations()).filter((g) => {
+      const at = reservedAt(g);
+      return at !== undefined && at < olderThan.getTime();
+    });
+    if (old.length === 0) return 0;
+    const live = new Set<string>();
+    const units = [...new Set(old.map(unitOfGeneration))];
+    for (let i = 0; i < units.length; i += 1000) {
+      const marks = await this.marks
+        .find({ _id: { $in: units.slice(i, i + 1000) } }, { projection: { b: 1, pending: 1 } })
+        .toArray();
+      for (const m of marks) {
+        if (m.b) live.add(m.b.g);
+        for (const p of m.pending ?? []) live.add(p.g);
+      }
+    }
+    const orphans = old.filter((g) => !live.has(g));
+    if (orphans.length > 0) await this.cells.dropGenerations(orphans);
+    return orphans.length;
   }
 
   /**
@@ -106,4 +162,17 @@ export class UnitCommit {
     }
     return swept;
   }
+}
+
+/** A new generation id: the unit, when it was reserved (base 36 ms) and random bits. */
+function generationId(unitId: string, now: Date): string {
+  return `${unitId}@${now.getTime().toString(36)}-${randomBytes(6).toString('hex')}`;
+}
+
+/** When a generation was reserved (from its id); undefined for an id of another shape. */
+export function reservedAt(g: string): number | undefined {
+  const m = /@([0-9a-z]+)-[0-9a-f]+$/.exec(g);
+  if (!m) return undefined;
+  const t = parseInt(m[1]!, 36);
+  return Number.isSafeInteger(t) ? t : undefined;
 }

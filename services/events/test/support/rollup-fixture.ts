@@ -7,6 +7,7 @@ import { BucketWriter } from '../../src/consumer/bucket-writer';
 import type { ReportPlan } from '../../src/reporting/plan/plan-report';
 import { PlannedCountSource } from '../../src/reporting/read/planned-count-source';
 import { ReportService } from '../../src/reporting/http/report-service';
+import { BrokenUnits } from '../../src/rollups/broken-units';
 import { CellStore } from '../../src/rollups/cell-store';
 import { RollupBuilder, type RollupBuilderOptions } from '../../src/rollups/rollup-builder';
 import { HeldMarks } from '../../src/rollups/held-marks';
@@ -105,7 +106,11 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
     writer,
     builder: (opts = {}) => new RollupBuilder(db, marks, cells, { ...BUILDER_DEFAULTS, ...opts }),
     rolled: new ReportService(
-      new PlannedCountSource(db, { ...options, onPlan, rollups: { marks: marks.collection, cells } }),
+      new PlannedCountSource(db, {
+        ...options,
+        onPlan,
+        rollups: { marks: marks.collection, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
+      }),
       serviceLimits,
     ),
     usage,

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
-import type { CellStore } from '../../rollups/cell-store';
+import type { BrokenUnits } from '../../rollups/broken-units';
+import { GenerationGoneError, type CellStore } from '../../rollups/cell-store';
 import type { MarkDocument } from '../../rollups/mark-document';
 import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
@@ -31,7 +32,7 @@ export interface PlannedCountOptions {
   /** The clock an open upper bound is clamped to (Date.now). */
   now?: () => number;
   /** Without rollups every report is answered from raw events (the reference the differential test compares with). */
-  rollups?: { marks: Collection<MarkDocument>; cells: CellStore };
+  rollups?: { marks: Collection<MarkDocument>; cells: CellStore; broken?: Pick<BrokenUnits, 'reset'> };
 }
 
 /** A rollup unit rebuilt while a report read it: plan again, then give up on rollups for this report. */
@@ -61,11 +62,20 @@ export class PlannedCountSource implements CountSource {
         maxRangeDays: this.opts.maxRangeDays,
         now: (this.opts.now ?? Date.now)(),
       });
+      // generations found unusable while reading: never planned with again by this report
+      const unusable = new Set<string>();
       for (let attempt = 1; ; attempt++) {
         const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
-        const plan = await this.plan(spans, useRollups, budget);
-        const groups = await this.read(query, plan, existing, budget);
-        if (!useRollups || (await this.stillCurrent(plan, budget))) return groups;
+        const plan = await this.plan(spans, useRollups, budget, unusable);
+        const read = await this.read(query, plan, existing, budget);
+        if (read.gone) {
+          // a unit rebuilt meanwhile, or one pointing at missing cells: the latter is reset
+          // (compare-and-set, so a rebuilt one is left alone) and the report planned again without it
+          for (const g of read.gone) unusable.add(g);
+          await budget.run(() => this.opts.rollups!.broken?.reset(read.gone!, 'report') ?? Promise.resolve(0));
+          continue;
+        }
+        if (!useRollups || (await this.stillCurrent(plan, budget))) return read.groups;
       }
     } catch (err) {
       throw asUnavailable(err, this.deadlineMs) ?? err;
@@ -80,29 +90,57 @@ export class PlannedCountSource implements CountSource {
   }
 
   /** Which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw. */
-  private async plan(spans: readonly PlanSpan[], useRollups: boolean, budget: ReportBudget): Promise<ReportPlan> {
-    const coverage = useRollups ? await budget.run(() => this.coverage!.load(spans, budget)) : EMPTY_COVERAGE;
-    return planReportYielding(spans, coverage);
+  private async plan(
+    spans: readonly PlanSpan[],
+    useRollups: boolean,
+    budget: ReportBudget,
+    unusable: ReadonlySet<string>,
+  ): Promise<ReportPlan> {
+    if (!useRollups) return planReportYielding(spans, EMPTY_COVERAGE);
+    const { built } = await budget.run(() => this.coverage!.load(spans, budget));
+    const usable = new Map([...built].filter(([, g]) => !unusable.has(g)));
+    return planReportYielding(spans, { built: usable });
   }
 
-  /** Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops the other. */
+  /**
+   * Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops
+   * the other. A mark alone is not trusted: the manifests of the planned generations are checked
+   * at the same time, and a generation without one, or lacking a document its directory lists,
+   * comes back as `gone` (its answer is discarded).
+   */
   private async read(
     query: ReportQuery,
     plan: ReportPlan,
     existing: readonly string[],
     budget: ReportBudget,
-  ): Promise<GroupCount[]> {
+  ): Promise<{ groups: GroupCount[]; gone?: string[] }> {
     const acc = new GroupAccumulator(budget.maxGroups, query.limit !== undefined, budget.maxGroupBytes);
     const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
     this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
     this.opts.onPlan?.(plan);
-    await Promise.all([this.readCells(query, plan, acc, budget), this.readRaw(query, reads, acc, budget)]).catch(
-      (err: unknown) => {
-        budget.stop(err);
+    try {
+      const [missing] = await Promise.all([
+        this.missingGenerations(plan, budget),
+        this.readCells(query, plan, acc, budget),
+        this.readRaw(query, reads, acc, budget),
+      ]).catch((err: unknown) => {
+        // a generation gone is answered by planning again, which needs the budget
+        if (!(err instanceof GenerationGoneError)) budget.stop(err);
         throw err;
-      },
-    );
-    return acc.groups();
+      });
+      if (missing.length > 0) return { groups: [], gone: missing };
+    } catch (err) {
+      if (err instanceof GenerationGoneError) return { groups: [], gone: [...err.generations] };
+      throw err;
+    }
+    return { groups: acc.groups() };
+  }
+
+  /** The planned generations whose manifest is missing. */
+  private missingGenerations(plan: ReportPlan, budget: ReportBudget): Promise<string[]> {
+    if (plan.rollup.length === 0 || !this.opts.rollups) return Promise.resolve([]);
+    const cells = this.opts.rollups.cells;
+    return budget.run(() => cells.missingGenerations([...new Set(plan.rollup.map((s) => s.g))], budget.remainingMs()));
   }
 
   private async readCells(

@@ -1,0 +1,198 @@
+import { MongoNetworkError, type Collection, type Document, type Filter, type UpdateFilter } from 'mongodb';
+import { expectRandomReportsEqualRaw, bothAnswers } from '../../test/support/compare-reports';
+import {
+  BUILDER_DEFAULTS,
+  OWNERS,
+  prng,
+  randomEvents,
+  startRollupFixture,
+  type RollupFixture,
+} from '../../test/support/rollup-fixture';
+import type { MarkDocument } from './mark-document';
+import { isBuilt } from './mark-document';
+import { RollupBuilder } from './rollup-builder';
+import { DAY_MS } from '../storage/time-units';
+import { unitId, type UnitRef } from './rollup-units';
+
+// Writes whose outcome is unknown: the database applied the publishing compare-and-set but its
+// answer never came back (a connection dropped, a driver timeout during a long pause), or the
+// update reached the server only after the builder had given up. Either way the builder must not
+// take the error for a failed build and drop cells a mark may point at, and a report over the
+// unit's span must equal the raw-only answer.
+const FROM = Date.parse('2026-10-20T00:00:00Z');
+const TO = Date.parse('2026-10-22T00:00:00Z');
+const DAY: UnitRef = { level: 4, start: FROM };
+
+let f: RollupFixture;
+beforeEach(async () => {
+  f = await startRollupFixture();
+});
+afterEach(async () => {
+  await f.stop();
+});
+
+/** Whether an update is a publish (UnitCommit sets the built snapshot `b`), and of which unit. */
+function publishOf(filter: Filter<MarkDocument>, update: UpdateFilter<MarkDocument> | Document): string | undefined {
+  const set = (update as { $set?: Record<string, unknown> }).$set;
+  return set && 'b' in set ? String((filter as { _id?: unknown })._id) : undefined;
+}
+
+type Fault = (unit: string, apply: () => Promise<unknown>) => Promise<unknown> | 'pass-through';
+
+/** The marks collection seen through a fault on the publishes: what a flaky connection makes of them. */
+function faultyMarks(marks: Collection<MarkDocument>, fault: Fault): Collection<MarkDocument> {
+  return new Proxy(marks, {
+    get(target, prop, receiver) {
+      if (prop !== 'updateOne') {
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      }
+      return (filter: Filter<MarkDocument>, update: UpdateFilter<MarkDocument>, options?: Document) => {
+        const apply = () => target.updateOne(filter, update, options);
+        const unit = publishOf(filter, update);
+        if (unit === undefined) return apply();
+        const outcome = fault(unit, apply);
+        return outcome === 'pass-through' ? apply() : outcome;
+      };
+    },
+  });
+}
+
+function builderWith(fault: Fault): RollupBuilder {
+  const marks = Object.create(f.marks) as typeof f.marks;
+  Object.defineProperty(marks, 'collection', { value: faultyMarks(f.marks.collection, fault) });
+  return new RollupBuilder(f.db, marks, f.cells, BUILDER_DEFAULTS);
+}
+
+const lost = () => new MongoNetworkError('connection 3 to 127.0.0.1:27017 closed (answer lost by the test)');
+
+async function expectSpanEqualsRaw(owner: string): Promise<void> {
+  const body = {
+    owner_id: owner,
+    created__gte: new Date(FROM).toISOString(),
+    created__lte: new Date(TO - 1).toISOString(),
+    metrics: 'count,uniques',
+    group_by: 'url',
+  };
+  const { rolled, raw } = await bothAnswers(f, body);
+  expect(rolled).toEqual(raw);
+}
+
+/** Every built mark points at a generation whose manifest exists. */
+async function expectNoBuiltMarkWithoutCells(): Promise<void> {
+  const built = (await f.marks.collection.find({}).toArray()).filter(isBuilt);
+  const manifests = new Set(
+    (
+      await f.db
+        .collection('rollup_cells_manifests')
+        .find({}, { projection: { _id: 1 } })
+        .toArray()
+    ).map((m) => String(m._id)),
+  );
+  expect(built.filter((m) => !manifests.has(m.b!.g)).map((m) => m._id)).toEqual([]);
+}
+
+test('when a publish is applied but its answer is lost, then the unit stays built with its cells and reports equal raw events', async () => {
+  const random = prng(231);
+  await f.write(randomEvents(random, 400, FROM, TO));
+  const day = unitId(DAY);
+  let faults = 0;
+  const builder = builderWith((unit, apply) => {
+    if (unit !== day) return 'pass-through';
+    faults++;
+    return apply().then(() => Promise.reject(lost()));
+  });
+  for (let pass = 0; pass < 3; pass++) await builder.runOnce();
+  expect(faults).toBeGreaterThan(0);
+
+  const mark = (await f.marks.collection.findOne({ _id: day }))!;
+  expect(isBuilt(mark)).toBe(true);
+  await expectNoBuiltMarkWithoutCells();
+  for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
+  const used = f.usage.rollupUnits;
+  expect(await expectRandomReportsEqualRaw(f, random, FROM, TO, 60)).toBeGreaterThan(0);
+  expect(f.usage.rollupUnits).toBeGreaterThan(used);
+}, 120_000);
+
+test('when a publish reaches the database only after the builder gave up, then no mark points at dropped cells and reports equal raw events', async () => {
+  const random = prng(232);
+  await f.write(randomEvents(random, 400, FROM, TO));
+  const day = unitId(DAY);
+  let late: (() => Promise<unknown>) | undefined;
+  const builder = builderWith((unit, apply) => {
+    if (unit !== day || late) return 'pass-through';
+    // the update is on its way (the server is paused): the client gives up first
+    late = apply;
+    return Promise.reject(lost());
+  });
+  // the late update lands at the first thing the builder does after the error: its clean-up
+  const drop = f.cells.dropGenerations.bind(f.cells);
+  f.cells.dropGenerations = async (gens) => {
+    const landing = late;
+    late = async () => undefined;
+    await landing?.();
+    return drop(gens);
+  };
+  const pull = f.marks.collection.updateOne.bind(f.marks.collection);
+  f.marks.collection.updateOne = (async (filter: Filter<MarkDocument>, update: UpdateFilter<MarkDocument>) => {
+    if ('$pull' in update && !('$set' in update) && late) {
+      const landing = late;
+      late = async () => undefined;
+      await landing();
+    }
+    return pull(filter, update);
+  }) as typeof f.marks.collection.updateOne;
+
+  await builder.runOnce();
+  expect(late).toBeDefined();
+  await expectNoBuiltMarkWithoutCells();
+  for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
+  // the builder's next passes finish the job: nothing stays dirty, everything built has its cells
+  for (let pass = 0; pass < 3; pass++) await f.builder().runOnce();
+  expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
+  await expectNoBuiltMarkWithoutCells();
+  expect(await expectRandomReportsEqualRaw(f, random, FROM, TO, 60)).toBeGreaterThan(0);
+}, 120_000);
+
+/** Builds everything, then drops the cells of the built day of FROM as the lost-answer defect did; returns its mark. */
+async function breakBuiltDay(random: () => number): Promise<MarkDocument> {
+  await f.write(randomEvents(random, 400, FROM - 2 * DAY_MS, TO));
+  for (let pass = 0; pass < 2; pass++) await f.builder().runOnce();
+  expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
+  const broken = (await f.marks.collection.findOne({ _id: unitId(DAY) }))!;
+  expect(isBuilt(broken)).toBe(true);
+  await f.cells.dropGenerations([broken.b!.g]);
+  return broken;
+}
+
+test('when a built mark points at a generation whose cells are gone, then reports equal raw events and the unit is reset for rebuilding', async () => {
+  const random = prng(233);
+  const broken = await breakBuiltDay(random);
+  for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
+  expect(await expectRandomReportsEqualRaw(f, random, FROM - 2 * DAY_MS, TO, 60)).toBeGreaterThan(0);
+  const reset = (await f.marks.collection.findOne({ _id: unitId(DAY) }))!;
+  expect(isBuilt(reset)).toBe(false);
+  expect(reset.dirty).toBe(true);
+
+  for (let pass = 0; pass < 4; pass++) await f.builder().runOnce();
+  expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
+  await expectNoBuiltMarkWithoutCells();
+  expect((await f.marks.collection.findOne({ _id: unitId(DAY) }))!.b!.g).not.toBe(broken.b!.g);
+  const used = f.usage.rollupUnits;
+  for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
+  expect(f.usage.rollupUnits).toBeGreaterThan(used);
+}, 120_000);
+
+test('when a parent is built from a child whose cells are gone, then the child is reset and rebuilt and the parent built after it', async () => {
+  const random = prng(234);
+  const broken = await breakBuiltDay(random);
+  const parent = unitId({ level: 5, start: FROM });
+  await f.marks.collection.updateOne({ _id: parent }, { $set: { dirty: true } });
+
+  for (let pass = 0; pass < 4; pass++) await f.builder().runOnce();
+  expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
+  await expectNoBuiltMarkWithoutCells();
+  expect((await f.marks.collection.findOne({ _id: unitId(DAY) }))!.b!.g).not.toBe(broken.b!.g);
+  expect(isBuilt((await f.marks.collection.findOne({ _id: parent }))!)).toBe(true);
+  for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
+}, 120_000);
