@@ -12,6 +12,7 @@
 // BENCH_COMPARE_DIST=<another checkout's services/events/dist> serves that build's reporting
 // feature on the same data too, run by run alternating with this one, and prints both side by side
 // (the before/after of a change to the read side, in one run).
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -104,10 +105,20 @@ async function catchUp(db, marks) {
   // here; reading every cell back would make the stand-in hold them all at once): the sketches
   // (`u`) against the counts (`e`) and the latest events (`l`)
   const bytes = { e: 0, l: 0, u: 0, v: 0, s: 0, q: 0 };
+  // the same by unit level (1h .. 32d), with the entries and documents of each
+  const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, entries: 0, bytes: 0 }));
   const insert = cells.insert.bind(cells);
   cells.insert = (g, docs) => {
-    for (const doc of docs)
+    const level = byLevel[Number(g.slice(0, g.indexOf(':')))];
+    for (const doc of docs) {
       for (const f of Object.keys(bytes)) bytes[f] += typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0;
+      level.docs++;
+      level.bytes += Object.keys(bytes).reduce(
+        (n, f) => n + (typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0),
+        0,
+      );
+      if (doc.k === 'f') level.entries += JSON.parse(doc.e).length;
+    }
     return insert(g, docs);
   };
   const builder = new RollupBuilder(db, marks, cells, {
@@ -124,11 +135,16 @@ async function catchUp(db, marks) {
     say(
       `builder pass ${pass}: built ${JSON.stringify(result.built)} (by level), ${dirty} dirty left (${((Date.now() - started) / 1000).toFixed(0)} s)`,
     );
+    // a unit that failed is answered from smaller units or raw events: say which and why, never silently
+    for (const f of result.failed) say(`builder pass ${pass}: unit ${f.unit} failed: ${f.error}`);
     if (result.built.every((n) => n === 0)) break;
   }
   const seconds = (Date.now() - started) / 1000;
   const cellDocs = await cells.collection.countDocuments({});
-  return { seconds, cellDocs, bytes };
+  say(
+    `cells by level (documents / fine entries / MB): ${byLevel.map((l, i) => `${['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'][i]} ${l.docs}/${l.entries}/${(l.bytes / 1e6).toFixed(1)}`).join(', ')}`,
+  );
+  return { seconds, cellDocs, bytes, byLevel };
 }
 
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
@@ -379,7 +395,15 @@ function printRatios(results) {
 
 async function main() {
   const ownStore = !process.env.MONGO_URL;
-  const mongoServer = ownStore ? await testkit.startMongoStandIn({ heap: process.env.BENCH_HEAP ?? '16g' }) : undefined;
+  // the stand-in's garbage collector pauses logged: a pause past the driver's heartbeat timeout
+  // (5 s) fails every operation in flight, so the bench reports the longest ones
+  const gcLog = path.join(os.tmpdir(), `bench-report-gc-${process.pid}.log`);
+  const mongoServer = ownStore
+    ? await testkit.startMongoStandIn({
+        heap: process.env.BENCH_HEAP ?? '16g',
+        jvmOptions: [...(process.env.BENCH_STAND_IN_GC ?? '').split(' ').filter(Boolean), `-Xlog:gc:file=${gcLog}`],
+      })
+    : undefined;
   const mongoUrl = process.env.MONGO_URL ?? mongoServer.url;
   say(
     `data store: ${ownStore ? `MongoDB stand-in at ${mongoUrl}` : 'MONGO_URL'}; sizes ${SIZES.join(', ')}; load average ${os
@@ -396,8 +420,24 @@ async function main() {
     }
     if (results.length > 1) printRatios(results);
   } finally {
-    if (mongoServer) await mongoServer.stop();
+    if (mongoServer) {
+      await mongoServer.stop();
+      say(gcPauses(gcLog));
+    }
   }
+}
+
+/** The stand-in's GC pauses from its log: how many, the longest, and how many passed 1 s. */
+function gcPauses(file) {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return 'stand-in GC log not found';
+  }
+  const pauses = [...text.matchAll(/Pause[^\n]*?([\d.]+)ms$/gm)].map((m) => Number(m[1]));
+  const longest = pauses.reduce((a, b) => Math.max(a, b), 0);
+  return `stand-in GC (${process.env.BENCH_STAND_IN_GC || 'default collector'}): ${pauses.length} pauses, longest ${longest.toFixed(0)} ms, ${pauses.filter((p) => p > 1000).length} over 1 s (${file})`;
 }
 
 main().then(

@@ -114,6 +114,8 @@ export interface MongoStandInOptions {
   watchdog?: boolean;
   /** Append the stand-in's stdout and stderr (start-up line, STORE FULL notices) to this file. */
   logFile?: string;
+  /** Further JVM options (a benchmark's garbage collector and its pause log, e.g. `-Xlog:gc:file=...`). */
+  jvmOptions?: string[];
 }
 
 /** The heap of the test run's stand-in (jest global setup): explicit, and ample for the whole suite. */
@@ -130,6 +132,7 @@ export async function startMongoStandIn(opts: MongoStandInOptions = {}): Promise
   const log = opts.logFile ? openSync(opts.logFile, 'a') : undefined;
   const args = [
     ...(heap ? [`-Xmx${heap}`] : []),
+    ...(opts.jvmOptions ?? []),
     '-Xss4m',
     '-cp',
     path.join(libDir, '*'),
