@@ -2,7 +2,6 @@ import type { Db } from 'mongodb';
 import { createLogger } from '@cm/platform';
 import { BrokenUnits } from './broken-units';
 import { isExpiredDay } from '../retention/expired-buckets';
-import type { PackLimits } from './cell-document';
 import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
@@ -11,6 +10,9 @@ import { MAX_LEVEL, unitEnd } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
+
+/** The default cap of cells per owner, family and unit (operations.md: ROLLUP_MAX_CELLS_PER_OWNER). */
+export const DEFAULT_MAX_CELLS_PER_OWNER = 100_000;
 
 export interface RollupBuilderOptions {
   prefix: string;
@@ -22,7 +24,10 @@ export interface RollupBuilderOptions {
   batchUnits: number;
   /** Raw events of days past this are gone: their hours are never rebuilt (ROLLUP_RETENTION_DAYS may keep the rollups). */
   rawRetentionDays: number;
-  pack?: PackLimits;
+  /** Cells one owner may have in one family of one unit: past it that family of the owner is not kept (ROLLUP_MAX_CELLS_PER_OWNER). */
+  maxCellsPerOwner?: number;
+  /** Bytes per stored page (tests make it small to reach several pages). */
+  maxPageBytes?: number;
   /** How long a unit whose build failed waits before it is tried again. */
   failureBackoff?: FailureBackoff;
   hooks?: BuildHooks;
@@ -76,7 +81,8 @@ export class RollupBuilder {
       cells,
       commit: this.commit,
       prefix: opts.prefix,
-      pack: opts.pack,
+      maxCellsPerOwner: opts.maxCellsPerOwner ?? DEFAULT_MAX_CELLS_PER_OWNER,
+      maxPageBytes: opts.maxPageBytes,
       now: this.now,
       outcomes,
       broken:

@@ -87,7 +87,7 @@ describe(`distinct visitors from rollups vs the events themselves (seed ${SEED},
       const expected = truth(query);
       expect(rows.length).toBe(expected.size);
       for (const row of rows) {
-        const visitors = expected.get(rowKey(row));
+        const visitors = expected.get(rowKey(row, query.groupBy));
         const where = `seed ${SEED}, query ${i} ${JSON.stringify(body)}, row ${JSON.stringify(row)}`;
         if (!visitors) throw new Error(`${where}: no such row in the events`);
         if (row.uniques_exact) {

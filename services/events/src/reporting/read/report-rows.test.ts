@@ -1,16 +1,41 @@
+import type { Latest } from '../../metrics/latest-aggregate';
+import { encodeMetadataKey } from '../../storage/metadata-key';
+import type { SumsState } from '../../metrics/sums-aggregate';
 import { parseReportRequest } from '../request/parse-report-request';
-import type { GroupCount } from './count-source';
 import type { ReportQuery } from '../request/report-query';
-import { toReportRows } from './report-rows';
+import { readPlanOf } from './read-plan';
+import type { ReportGroup } from './report-groups';
+import { toReportRows as shape, type ReportRow } from './report-rows';
 
-const base: ReportQuery = {
-  ownerId: '1',
-  groupBy: [],
-  metadataKeys: [],
-  metrics: ['count'],
-  measureMetrics: [],
-  range: {},
-};
+const base: ReportQuery = parseReportRequest({ owner_id: '1' }, { maxRangeDays: 31 });
+
+/** A group as these tests write it: its count, group fields and states by name. */
+interface GroupCount {
+  name: string;
+  value: number;
+  url?: string;
+  content_id?: string;
+  time?: number;
+  latest?: Latest;
+  sums?: SumsState;
+}
+
+function toReportRows(groups: GroupCount[], query: ReportQuery, maxRows?: number): ReportRow[] {
+  const plan = readPlanOf(query);
+  const reportGroups: ReportGroup[] = groups.map((g) => {
+    const states: Record<string, unknown> = { count: g.value };
+    if (g.latest) states.latest = g.latest;
+    if (plan.aggregates.includes('sums')) states.sums = g.sums ?? [0, 0, 0, 0, 0, 0];
+    const group: ReportGroup = {
+      name: g.name,
+      dims: query.groupBy.map((d) => (d === 'url' ? g.url : g.content_id) ?? ''),
+      states,
+    };
+    if (g.time !== undefined) group.time = g.time;
+    return group;
+  });
+  return shape(reportGroups, plan, maxRows);
+}
 
 describe('toReportRows', () => {
   test('when nothing is grouped, then rows are {name, value} sorted by name', () => {
@@ -45,7 +70,8 @@ describe('toReportRows', () => {
 
   test('when metadata was requested, then each row has it under the caller keys, "" when unknown', () => {
     const groups: GroupCount[] = [
-      { name: 'click', value: 1, latest: { created: new Date(0), id: 'x', metadata: ['v', ''] } },
+      // stored metadata keys are escaped (storage/metadata-key.ts)
+      { name: 'click', value: 1, latest: [0, 'x', { [encodeMetadataKey('a.b')]: 'v' }] },
       { name: 'view', value: 1 },
     ];
     expect(toReportRows(groups, { ...base, metadataKeys: ['a.b', '__proto__'] })).toEqual([
