@@ -7,6 +7,8 @@ import { longestPeriodMs, periodAt, periodOfKey, type PeriodSpan, type SaltPerio
 const GRACE_MS = 3_600_000;
 /** Reads and conditional writes of one settle before giving up (each lost race means another process wrote). */
 const SETTLE_ATTEMPTS = 5;
+/** How long a period whose key holds a marker is refused from memory before the bucket is read again. */
+const REFUSED_RETRY_MS = 10_000;
 
 export interface VisitorSaltsOptions {
   bucket: string;
@@ -22,6 +24,13 @@ interface CachedSalt {
   from: number;
   until: number;
   salt: KeyObject;
+}
+
+/** The one fetch of a period's salt that hits arriving meanwhile wait for (or, refused, fail with). */
+interface PendingFetch {
+  key: string;
+  salt: Promise<KeyObject>;
+  refusedUntil?: number;
 }
 
 /** The current period's key holds a marker: its salt was retired, and it is never created again. */
@@ -47,7 +56,7 @@ class RetiredSaltError extends Error {
  */
 export class VisitorSalts {
   private cached?: CachedSalt;
-  private pending?: { key: string; salt: Promise<KeyObject> };
+  private pending?: PendingFetch;
   private opened?: Promise<void>;
   private readonly bucket: SaltBucket;
   private readonly now: () => number;
@@ -68,21 +77,30 @@ export class VisitorSalts {
     const cached = this.cached;
     if (cached !== undefined && now >= cached.from && now < cached.until) return cached.salt;
     const span = periodAt(this.options.period, now);
-    if (this.pending?.key === span.key) return this.pending.salt;
-    const salt = this.load(span).then(
+    const pending = this.pending;
+    if (pending?.key === span.key && (pending.refusedUntil === undefined || now < pending.refusedUntil))
+      return pending.salt;
+    // its handlers tell by identity whether it is still the pending one
+    const fetch = { key: span.key } as PendingFetch;
+    fetch.salt = this.load(span).then(
       (fetched) => {
-        if (this.pending?.key === span.key) this.pending = undefined;
+        if (this.pending === fetch) this.pending = undefined;
         // a slow fetch of an older period must not replace a newer salt
         if (this.cached === undefined || this.cached.key <= fetched.key) this.cached = fetched;
         return fetched.salt;
       },
       (err: unknown) => {
-        if (this.pending?.key === span.key) this.pending = undefined;
+        if (this.pending !== fetch) throw err;
+        // a retired key stays retired: hits fail at once for a while instead of each asking NATS again
+        if (err instanceof RetiredSaltError) {
+          fetch.refusedUntil = this.now() + REFUSED_RETRY_MS;
+          this.logger.error('cookieless pixel hits refused', { error: err.message });
+        } else this.pending = undefined;
         throw err;
       },
     );
-    this.pending = { key: span.key, salt };
-    return salt;
+    this.pending = fetch;
+    return fetch.salt;
   }
 
   private async load(span: PeriodSpan): Promise<CachedSalt> {
