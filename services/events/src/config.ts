@@ -78,7 +78,7 @@ const settings = {
   PIXEL_TRUSTED_PROXY_HOPS: Joi.number().integer().min(0).max(10).default(0),
   /** HMAC key of the `vid` pixel parameter's visitor hash (at least 32 characters). Required in production for the ingest role; a new key makes every vid a new visitor. */
   VISITOR_ID_KEY: optionalSetting(Joi.string().min(32)),
-  /** How long one salt of cookieless visitor hashes lives (UTC day, ISO week or month); it is deleted when the period ends. */
+  /** How long one salt of cookieless visitor hashes lives (UTC day, ISO week or month); it is erased when the period ends. */
   VISITOR_SALT_PERIOD: setting<'day' | 'week' | 'month'>(Joi.string().valid('day', 'week', 'month').default('day')),
   /** JetStream key-value bucket holding the current salt, shared by every ingest process. */
   VISITOR_SALT_BUCKET: name.default('visitor_salts'),
