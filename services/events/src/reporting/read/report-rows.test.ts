@@ -214,4 +214,71 @@ describe('toReportRows: series and top-N', () => {
       { name: 'impression', url: 'b', value: 10, conversion_rate: 0.2 },
     ]);
   });
+
+  // A conversion rate stands on its `from` row: a top-N that keeps a group keeps its rows of every
+  // name, whatever `order_by` ranks by, so no kept group loses the row that carries its rate.
+  describe('when a conversion rate is asked with a limit', () => {
+    const groups: GroupCount[] = [
+      { name: 'impression', url: 'https://shop.example/a?utm_source=news', value: 200 },
+      { name: 'click', url: 'https://shop.example/a?utm_source=news', value: 5 },
+      { name: 'impression', url: 'https://shop.example/b#offer', value: 10 },
+      { name: 'click', url: 'https://shop.example/b#offer', value: 2 },
+      { name: 'click', url: 'https://xn--bcher-kva.example/c', value: 40 },
+      { name: 'impression', url: 'https://SHOP.example/d', value: 1 },
+    ];
+    const ask = (extra: Record<string, unknown>) =>
+      toReportRows(
+        groups,
+        parseReportRequest(
+          {
+            owner_id: '1',
+            group_by: 'url',
+            metrics: 'count,conversion_rate',
+            conversion: { from: 'impression', to: 'click' },
+            ...extra,
+          },
+          { maxRangeDays: 31 },
+        ),
+      );
+    const rated = (rows: ReturnType<typeof ask>) => rows.filter((r) => r.conversion_rate !== undefined);
+
+    test.each([
+      [{ order_by: 'name', limit: 1 }],
+      [{ order_by: 'name', order: 'desc', limit: 1 }],
+      [{ order_by: 'value', limit: 1 }],
+      [{ order_by: 'value', order: 'asc', limit: 1 }],
+      [{ limit: 2 }],
+      [{ order_by: 'conversion_rate', order: 'asc', limit: 1 }],
+    ])('with %p, then every kept group with `from` events keeps the row that carries its rate', (extra) => {
+      const rows = ask(extra);
+      const kept = new Set(rows.map((r) => r.url));
+      expect(kept.size).toBe(extra.limit);
+      for (const url of kept) {
+        const from = groups.find((g) => g.name === 'impression' && g.url === url);
+        expect(rows.filter((r) => r.url === url).length).toBe(groups.filter((g) => g.url === url).length);
+        if (from) expect(rated(rows).map((r) => r.url)).toContain(url);
+      }
+    });
+
+    test('ranked by name, then groups take the place of their first row (the name, then the group fields) and keep every name', () => {
+      expect(ask({ order_by: 'name', limit: 1 })).toEqual([
+        { name: 'click', url: 'https://shop.example/a?utm_source=news', value: 5 },
+        {
+          name: 'impression',
+          url: 'https://shop.example/a?utm_source=news',
+          value: 200,
+          conversion_rate: 0.025,
+        },
+      ]);
+    });
+
+    test('ranked by value, then a group takes the place of its largest row', () => {
+      // the clicks of https://xn--bcher-kva.example/c (40) outrank b's impressions (10)
+      expect(ask({ order_by: 'value', limit: 2 }).map((r) => [r.name, r.url])).toEqual([
+        ['click', 'https://shop.example/a?utm_source=news'],
+        ['impression', 'https://shop.example/a?utm_source=news'],
+        ['click', 'https://xn--bcher-kva.example/c'],
+      ]);
+    });
+  });
 });
