@@ -2,6 +2,7 @@ import { parseReportRequest } from '../request/parse-report-request';
 import type { GroupCount } from './count-source';
 import type { ReportQuery } from '../request/report-query';
 import { toReportRows } from './report-rows';
+import { emptyQuantiles, quantilesOf } from '../../sketches/quantile-sketch';
 
 const base: ReportQuery = {
   ownerId: '1',
@@ -150,6 +151,48 @@ describe('toReportRows: series and top-N', () => {
       { name: 'impression', value: 5, engaged_ms_avg: null, value_sum: 0, scroll_depth_avg: null },
     ]);
     expect(Object.keys(rows[0]!)).toEqual(['name', 'value', 'engaged_ms_avg', 'value_sum', 'scroll_depth_avg']);
+  });
+
+  test('when the sketch knows a percentile or share exactly, then `_exact` says true (one value above 128, a threshold above every value), else false', () => {
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        group_by: 'url',
+        metrics: 'engaged_ms_p90,engaged_ms_gte_3600000,engaged_ms_gte_45000,value_p50',
+      },
+      { maxRangeDays: 31 },
+    );
+    const one = [quantilesOf([45_000]), emptyQuantiles(), quantilesOf([1_999, 1_999])];
+    const spread = [
+      quantilesOf([1_000, 1_001, 1_002, 1_003, 90_000]),
+      emptyQuantiles(),
+      quantilesOf([500, 1_010, 2_000]),
+    ];
+    const rows = toReportRows(
+      [
+        { name: 'engagement', url: 'https://news.example/a?utm_source=x', value: 1, quantiles: one },
+        { name: 'engagement', url: 'https://news.example/b', value: 5, quantiles: spread },
+      ],
+      q,
+    );
+    expect(rows[0]).toMatchObject({
+      engaged_ms_p90: 45_000,
+      engaged_ms_p90_exact: true,
+      engaged_ms_gte_3600000: 0,
+      engaged_ms_gte_3600000_exact: true,
+      engaged_ms_gte_45000: 1,
+      engaged_ms_gte_45000_exact: true,
+      value_p50: 1_999,
+      value_p50_exact: true,
+    });
+    expect(rows[1]).toMatchObject({
+      engaged_ms_p90: 90_000,
+      engaged_ms_p90_exact: true,
+      engaged_ms_gte_3600000_exact: true,
+      engaged_ms_gte_45000: 0.2,
+      engaged_ms_gte_45000_exact: true,
+      value_p50_exact: false,
+    });
   });
 
   test('when ranked by an average, then groups without events come last whatever the direction', () => {

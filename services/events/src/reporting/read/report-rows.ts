@@ -7,7 +7,7 @@ import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
 import { mergeQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
 import { isApproximate } from '../request/measure-metrics';
 import { conversionRates, conversionTotals } from './conversion-rates';
-import { isExactAnswer, measureAnswer } from './measure-answers';
+import { measureAnswer } from './measure-answers';
 
 /** One element of the response array (`time` only for a series). */
 export interface ReportRow {
@@ -72,8 +72,8 @@ function toRow(group: GroupCount, query: ReportQuery, rates?: (g: GroupCount) =>
   }
   for (const m of query.measureMetrics) {
     const answer = measureAnswer(group, m);
-    row[m.metric] = answer;
-    if (isApproximate(m)) row[`${m.metric}_exact`] = isExactAnswer(m, answer);
+    row[m.metric] = answer.value;
+    if (isApproximate(m)) row[`${m.metric}_exact`] = answer.exact;
   }
   if (rates) {
     const rate = rates(group);
@@ -113,7 +113,7 @@ function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<stri
     field === 'uniques'
       ? sketchCount(g.uniques ?? emptySketch()).value
       : measure
-        ? measureAnswer(g, measure)
+        ? measureAnswer(g, measure).value
         : field === 'value'
           ? g.value
           : 0;
