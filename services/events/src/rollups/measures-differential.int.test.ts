@@ -59,8 +59,11 @@ function valuesOf(rowEvents: readonly EventDocument[], measure: MeasureName): nu
 function checkMetric(metric: string, got: unknown, values: readonly number[], exact: unknown): string | undefined {
   const [, stat = '', , arg] = /_(sum|avg|p(\d+)|gte_(\d+))$/.exec(metric)!;
   const n = values.length;
-  const sum = values.reduce((a, b) => a + b, 0);
-  if (stat === 'sum') return got === sum ? undefined : `sum ${String(got)}, true ${sum}`;
+  const exactSum = values.reduce((a, b) => a + BigInt(b), 0n);
+  // a JSON number up to 2^53 - 1, the decimal digits beyond
+  const sumAnswer = exactSum <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(exactSum) : exactSum.toString();
+  const sum = Number(exactSum);
+  if (stat === 'sum') return got === sumAnswer ? undefined : `sum ${String(got)}, true ${sumAnswer}`;
   if (stat === 'avg') return got === (n === 0 ? null : sum / n) ? undefined : `avg ${String(got)}, true ${sum / n}`;
   if (n === 0) return got === null ? undefined : `${String(got)} without values`;
   if (typeof got !== 'number') return `not a number: ${String(got)}`;

@@ -195,6 +195,34 @@ describe('toReportRows: series and top-N', () => {
     });
   });
 
+  test('when a sum passes 2^53, then it is answered as its decimal digits and ranks exactly against numbers', () => {
+    const q = parseReportRequest(
+      { owner_id: '1', group_by: 'url', metrics: 'value_sum,value_avg', order_by: 'value_sum', order: 'asc' },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      {
+        name: 'purchase',
+        url: 'https://shop.example/b',
+        value: 9_009,
+        sums: [0, 0, 0, 0, 9_009, 9_008_000_000_000_003n],
+      },
+      {
+        name: 'purchase',
+        url: 'https://shop.example/a',
+        value: 9_009,
+        sums: [0, 0, 0, 0, 9_009, 9_008_000_000_000_001n],
+      },
+      { name: 'purchase', url: 'https://shop.example/c', value: 1, sums: [0, 0, 0, 0, 1, Number.MAX_SAFE_INTEGER] },
+    ];
+    expect(toReportRows(groups, q).map((r) => [r.url, r.value_sum])).toEqual([
+      ['https://shop.example/c', Number.MAX_SAFE_INTEGER],
+      ['https://shop.example/a', '9008000000000001'],
+      ['https://shop.example/b', '9008000000000003'],
+    ]);
+    expect(toReportRows(groups, q)[1]!.value_avg).toBeCloseTo(9_008_000_000_000_001 / 9_009, 3);
+  });
+
   test('when ranked by an average, then groups without events come last whatever the direction', () => {
     const q = parseReportRequest(
       { owner_id: '1', group_by: 'url', metrics: 'engaged_ms_avg', order_by: 'engaged_ms_avg', order: 'asc', limit: 2 },

@@ -7,7 +7,7 @@ import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
 import { mergeQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
 import { isApproximate } from '../request/measure-metrics';
 import { conversionRates, conversionTotals } from './conversion-rates';
-import { measureAnswer } from './measure-answers';
+import { measureAnswer, sumAsJson } from './measure-answers';
 
 /** One element of the response array (`time` only for a series). */
 export interface ReportRow {
@@ -72,7 +72,7 @@ function toRow(group: GroupCount, query: ReportQuery, rates?: (g: GroupCount) =>
   }
   for (const m of query.measureMetrics) {
     const answer = measureAnswer(group, m);
-    row[m.metric] = answer.value;
+    row[m.metric] = sumAsJson(answer.value);
     if (isApproximate(m)) row[`${m.metric}_exact`] = answer.exact;
   }
   if (rates) {
@@ -109,7 +109,7 @@ function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<stri
     else mergeTotal(seen, g);
   }
   const measure = query.measureMetrics.find((m) => m.metric === field);
-  const metric = (g: GroupCount): number | null =>
+  const metric = (g: GroupCount): number | bigint | null =>
     field === 'uniques'
       ? sketchCount(g.uniques ?? emptySketch()).value
       : measure
@@ -160,7 +160,7 @@ function rankByRate(groups: readonly GroupCount[], query: ReportQuery): Map<stri
 /** Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by the group fields. */
 function ranked(
   entries: Array<[string, GroupCount]>,
-  metric: (g: GroupCount) => number | null,
+  metric: (g: GroupCount) => number | bigint | null,
   direction: 'asc' | 'desc',
   byNameOnly: boolean,
   byFields: (a: GroupCount, b: GroupCount) => number,
@@ -171,7 +171,8 @@ function ranked(
     .sort((a, b) => {
       if (byNameOnly) return sign * byFields(a.g, b.g);
       if (a.m === null || b.m === null) return (a.m === null ? 1 : 0) - (b.m === null ? 1 : 0) || byFields(a.g, b.g);
-      return sign * (a.m - b.m) || byFields(a.g, b.g);
+      // a sum past 2^53 is a bigint: compared with numbers exactly, never subtracted
+      return sign * (a.m < b.m ? -1 : a.m > b.m ? 1 : 0) || byFields(a.g, b.g);
     });
   return new Map(ordered.map(({ key }, i) => [key, i]));
 }
