@@ -220,7 +220,7 @@ describe('toReportRows: series and top-N', () => {
       ['https://shop.example/a', '9008000000000001'],
       ['https://shop.example/b', '9008000000000003'],
     ]);
-    expect(toReportRows(groups, q)[1]!.value_avg).toBeCloseTo(9_008_000_000_000_001 / 9_009, 3);
+    expect(toReportRows(groups, q)[1]!.value_avg).toBeCloseTo(Number(9_008_000_000_000_001n) / 9_009, 3);
   });
 
   test('when ranked by an average, then groups without events come last whatever the direction', () => {
