@@ -7,7 +7,7 @@ import { mergeSums } from '../../rollups/aggregates/sums-aggregate';
 import { mergeQuantileStates } from '../../rollups/aggregates/quantiles-aggregate';
 import { isApproximate } from '../request/measure-metrics';
 import { conversionRates, conversionTotals } from './conversion-rates';
-import { isExactAnswer, measureAnswer } from './measure-answers';
+import { measureAnswer, sumAsJson } from './measure-answers';
 
 /** One element of the response array (`time` only for a series). */
 export interface ReportRow {
@@ -27,7 +27,7 @@ export interface ReportRow {
 /**
  * Shapes merged groups into the response: grouped fields as requested, metadata under the
  * caller's keys. Top-N (`limit`) keeps the first groups in `orderBy` order, ranked by their total
- * over the whole range; a series fills the missing (time, group) rows with 0 when asked. Rows
+ * over the whole range (with a conversion rate: sets of group fields, every name; rankGroups); a series fills the missing (time, group) rows with 0 when asked. Rows
  * sort by time, then by `orderBy` rank, or by name then the group fields.
  */
 export function toReportRows(groups: readonly GroupCount[], query: ReportQuery, maxRows = Infinity): ReportRow[] {
@@ -72,8 +72,8 @@ function toRow(group: GroupCount, query: ReportQuery, rates?: (g: GroupCount) =>
   }
   for (const m of query.measureMetrics) {
     const answer = measureAnswer(group, m);
-    row[m.metric] = answer;
-    if (isApproximate(m)) row[`${m.metric}_exact`] = isExactAnswer(m, answer);
+    row[m.metric] = sumAsJson(answer.value);
+    if (isApproximate(m)) row[`${m.metric}_exact`] = answer.exact;
   }
   if (rates) {
     const rate = rates(group);
@@ -93,8 +93,10 @@ function identity(g: Pick<GroupCount, 'name' | 'content_id' | 'url'>): string {
 
 /**
  * Rank of each group (0 first) by its total over all row times (visitors and quantiles: the union
- * over the row times, never a sum), or by name then group fields. By conversion rate, a group's
- * rows of every name share the rank of the group's rate.
+ * over the row times, never a sum), or by name then group fields. With a conversion rate asked,
+ * the rows of one set of group fields share one rank whatever their name (by conversion rate: the
+ * rate of the group; otherwise the best rank among its rows), so top-N keeps or drops a group with
+ * all its names and never cuts the `from` row that carries a kept group's rate.
  */
 function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<string, number> {
   const { field, direction } = query.orderBy!;
@@ -107,15 +109,33 @@ function rankGroups(groups: readonly GroupCount[], query: ReportQuery): Map<stri
     else mergeTotal(seen, g);
   }
   const measure = query.measureMetrics.find((m) => m.metric === field);
-  const metric = (g: GroupCount): number | null =>
+  const metric = (g: GroupCount): number | bigint | null =>
     field === 'uniques'
       ? sketchCount(g.uniques ?? emptySketch()).value
       : measure
-        ? measureAnswer(g, measure)
+        ? measureAnswer(g, measure).value
         : field === 'value'
           ? g.value
           : 0;
-  return ranked([...totals.entries()], metric, direction, field === 'name', fieldOrder(query));
+  const byRow = ranked([...totals.entries()], metric, direction, field === 'name', fieldOrder(query));
+  return query.conversion ? rankByBestRow(groups, byRow) : byRow;
+}
+
+/** Every row of a set of group fields takes the place of that set's best-ranked row (ranks stay 0, 1, 2, ...). */
+function rankByBestRow(groups: readonly GroupCount[], byRow: Map<string, number>): Map<string, number> {
+  const best = new Map<string, number>();
+  for (const g of groups) {
+    const key = fieldsOf(g);
+    const rank = byRow.get(identity(g))!;
+    if (!(best.get(key)! <= rank)) best.set(key, rank);
+  }
+  const place = new Map([...best.entries()].sort((a, b) => a[1] - b[1]).map(([key], i) => [key, i]));
+  return new Map(groups.map((g) => [identity(g), place.get(fieldsOf(g))!]));
+}
+
+/** A group without its time and name: the fields it is grouped by. */
+function fieldsOf(g: Pick<GroupCount, 'content_id' | 'url'>): string {
+  return groupKey({ name: '', content_id: g.content_id, url: g.url });
 }
 
 function mergeTotal(seen: GroupCount, g: GroupCount): void {
@@ -133,15 +153,14 @@ function rankByRate(groups: readonly GroupCount[], query: ReportQuery): Map<stri
   const byGroup = ranked(entries, (g) => rates.get(g)!, query.orderBy!.direction, false, fieldOrder(query));
   // every row of a group, whatever its name, takes the group's rank
   const out = new Map<string, number>();
-  for (const g of groups)
-    out.set(identity(g), byGroup.get(groupKey({ name: '', content_id: g.content_id, url: g.url }))!);
+  for (const g of groups) out.set(identity(g), byGroup.get(fieldsOf(g))!);
   return out;
 }
 
 /** Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by the group fields. */
 function ranked(
   entries: Array<[string, GroupCount]>,
-  metric: (g: GroupCount) => number | null,
+  metric: (g: GroupCount) => number | bigint | null,
   direction: 'asc' | 'desc',
   byNameOnly: boolean,
   byFields: (a: GroupCount, b: GroupCount) => number,
@@ -152,7 +171,8 @@ function ranked(
     .sort((a, b) => {
       if (byNameOnly) return sign * byFields(a.g, b.g);
       if (a.m === null || b.m === null) return (a.m === null ? 1 : 0) - (b.m === null ? 1 : 0) || byFields(a.g, b.g);
-      return sign * (a.m - b.m) || byFields(a.g, b.g);
+      // a sum past 2^53 is a bigint: compared with numbers exactly, never subtracted
+      return sign * (a.m < b.m ? -1 : a.m > b.m ? 1 : 0) || byFields(a.g, b.g);
     });
   return new Map(ordered.map(({ key }, i) => [key, i]));
 }

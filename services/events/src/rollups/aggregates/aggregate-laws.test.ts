@@ -25,7 +25,14 @@ const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
   ] satisfies Array<Latest | null>,
   uniques: VISITOR_SAMPLES,
   uniquesAllDevices: VISITOR_SAMPLES,
-  sums: [emptySums(), [1, 1200, 0, 0, 0, 0], [2, 7, 1, 100, 3, 999_999_999_999], [0, 0, 0, 0, 1, 0]],
+  sums: [
+    emptySums(),
+    [1, 1200, 0, 0, 0, 0],
+    [2, 7, 1, 100, 3, 999_999_999_999],
+    [0, 0, 0, 0, 1, 0],
+    // past 2^53: a bigint, merged exactly with numbers
+    [0, 0, 0, 0, 9_100, 9_100_000_000_000_003n],
+  ],
   quantiles: [
     emptyQuantileStates(),
     [addValue(emptyQuantiles(), 1200), emptyQuantiles(), emptyQuantiles()],
