@@ -1,0 +1,51 @@
+import { prom, type Registry } from '@cm/platform';
+
+/** Why a lookup found no country; `known` when it found one. */
+export type CountryOutcome = 'known' | 'not_public' | 'not_found' | 'no_database';
+
+export interface CountryMetrics {
+  looked(outcome: CountryOutcome): void;
+  /** A database is in use (at start or after a reload): its build date. */
+  loaded(builtAt: Date): void;
+  /** A changed file could not be loaded: the one before stays in use. */
+  reloadFailed(): void;
+}
+
+/** Label children are bound once: every stored pixel hit counts one lookup. */
+export function createCountryMetrics(registry: Registry): CountryMetrics {
+  const lookups = new prom.Counter({
+    name: 'events_country_lookups_total',
+    help: 'Country lookups of stored pixel hits by outcome (known, unknown) and, for unknown, the reason (not_public: private, loopback, link-local or reserved address, often a wrong PIXEL_TRUSTED_PROXY_HOPS; not_found: not in the database; no_database: COUNTRY_DB_PATH=none)',
+    labelNames: ['outcome', 'reason'],
+    registers: [registry],
+  });
+  const outcomes: Record<CountryOutcome, prom.Counter.Internal> = {
+    known: lookups.labels('known', ''),
+    not_public: lookups.labels('unknown', 'not_public'),
+    not_found: lookups.labels('unknown', 'not_found'),
+    no_database: lookups.labels('unknown', 'no_database'),
+  };
+  const built = new prom.Gauge({
+    name: 'events_country_database_build_timestamp_seconds',
+    help: 'When the country database in use was built (Unix seconds, from its metadata): how stale the countries are',
+    registers: [registry],
+  });
+  const reloads = new prom.Counter({
+    name: 'events_country_database_reloads_total',
+    help: 'Country database files loaded after a change of the file (loaded), or refused while the previous one stays in use (failed)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const reloaded = reloads.labels('loaded');
+  const failed = reloads.labels('failed');
+  let first = true;
+  return {
+    looked: (outcome) => outcomes[outcome].inc(),
+    loaded(builtAt) {
+      built.set(builtAt.getTime() / 1000);
+      if (!first) reloaded.inc();
+      first = false;
+    },
+    reloadFailed: () => failed.inc(),
+  };
+}
