@@ -4,7 +4,7 @@
 // client addresses (scripts/bench/client-addresses.mjs, BENCH_SEED, default 1): IPv4, IPv4-mapped
 // IPv6, IPv6, and the mix a pixel sees. Variants, in one run, alternating, BENCH_ROUNDS (5) rounds
 // of BENCH_LOOKUPS (1,000,000) lookups each:
-//   as built          CountryLookup.of: address checks, then the maxmind reader, decoded records kept
+//   as built          CountryLookup.of with its counters: address checks, the maxmind reader, decoded records kept
 //   no record cache   the same, the reader decoding each hit's record again
 //   reader only       maxmind's Reader#get on the bare address: the library's own floor
 //   + address LRU     CountryLookup.of behind an lru-cache of 10,000 addresses, on a stream where each
@@ -23,6 +23,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const require = createRequire(import.meta.url);
 const fromEvents = createRequire(path.join(root, 'services/events/package.json'));
 const { CountryLookup } = require(path.join(root, 'services/events/dist/country/country-lookup'));
+const { createCountryMetrics } = require(path.join(root, 'services/events/dist/country/country-metrics'));
+const { prom } = require(path.join(root, 'packages/platform/dist'));
 const { lookupAddress } = require(path.join(root, 'services/events/dist/country/country-address'));
 const { Reader } = fromEvents('maxmind');
 const { LRUCache } = fromEvents('lru-cache');
@@ -57,14 +59,18 @@ for (let i = distinct.length - 1; i > 0; i--) {
   [distinct[i], distinct[j]] = [distinct[j], distinct[i]];
 }
 
-const noMetrics = { looked: () => {} };
-const asBuilt = new CountryLookup(database, noMetrics);
+// with its counters, as the pixel runs it
+const asBuilt = new CountryLookup(database, createCountryMetrics(new prom.Registry()));
 const noCacheReader = new Reader(bytes);
 const codeOf = (r) => r?.country_code ?? r?.country?.iso_code;
+const noCacheMetrics = createCountryMetrics(new prom.Registry());
 const noCache = {
   of(address) {
     const target = lookupAddress(address);
-    return target === undefined ? undefined : codeOf(noCacheReader.get(target));
+    if (target === undefined) return noCacheMetrics.looked('not_public');
+    const country = codeOf(noCacheReader.get(target));
+    noCacheMetrics.looked(country === undefined ? 'not_found' : 'known');
+    return country;
   },
 };
 const cachedReader = new Reader(bytes, { cache: new Map() });
