@@ -11,20 +11,27 @@ export interface CountryMetrics {
   reloadFailed(): void;
 }
 
-/** Label children are bound once: every stored pixel hit counts one lookup. */
+const LABELS: Record<CountryOutcome, { outcome: string; reason: string }> = {
+  known: { outcome: 'known', reason: '' },
+  not_public: { outcome: 'unknown', reason: 'not_public' },
+  not_found: { outcome: 'unknown', reason: 'not_found' },
+  no_database: { outcome: 'unknown', reason: 'no_database' },
+};
+
 export function createCountryMetrics(registry: Registry): CountryMetrics {
-  const lookups = new prom.Counter({
+  // counted in plain numbers and handed to the counter at scrape time: every stored hit counts one
+  // lookup, and prom-client's inc() builds its label key on every call, even on a bound child
+  const counts: Record<CountryOutcome, number> = { known: 0, not_public: 0, not_found: 0, no_database: 0 };
+  new prom.Counter({
     name: 'events_country_lookups_total',
     help: 'Country lookups of stored pixel hits by outcome (known, unknown) and, for unknown, the reason (not_public: private, loopback, link-local or reserved address, often a wrong PIXEL_TRUSTED_PROXY_HOPS; not_found: not in the database; no_database: COUNTRY_DB_PATH=none)',
     labelNames: ['outcome', 'reason'],
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const outcome of Object.keys(counts) as CountryOutcome[]) this.inc(LABELS[outcome], counts[outcome]);
+    },
   });
-  const outcomes: Record<CountryOutcome, prom.Counter.Internal> = {
-    known: lookups.labels('known', ''),
-    not_public: lookups.labels('unknown', 'not_public'),
-    not_found: lookups.labels('unknown', 'not_found'),
-    no_database: lookups.labels('unknown', 'no_database'),
-  };
   const built = new prom.Gauge({
     name: 'events_country_database_build_timestamp_seconds',
     help: 'When the country database in use was built (Unix seconds, from its metadata): how stale the countries are',
@@ -38,9 +45,14 @@ export function createCountryMetrics(registry: Registry): CountryMetrics {
   });
   const reloaded = reloads.labels('loaded');
   const failed = reloads.labels('failed');
+  // both series exist from the start, so increase() sees the first refusal
+  reloaded.inc(0);
+  failed.inc(0);
   let first = true;
   return {
-    looked: (outcome) => outcomes[outcome].inc(),
+    looked(outcome) {
+      counts[outcome]++;
+    },
     loaded(builtAt) {
       built.set(builtAt.getTime() / 1000);
       if (!first) reloaded.inc();
