@@ -82,6 +82,14 @@ const settings = {
   VISITOR_SALT_PERIOD: setting<'day' | 'week' | 'month'>(Joi.string().valid('day', 'week', 'month').default('day')),
   /** JetStream key-value bucket holding the current salt, shared by every ingest process. */
   VISITOR_SALT_BUCKET: name.default('visitor_salts'),
+  /**
+   * The country database (a MaxMind DB `.mmdb` file with country codes) the ingest role looks the
+   * client address up in; unset: the bundled DB-IP Lite file; `none`: events get no country. A
+   * missing or unusable file stops the start.
+   */
+  COUNTRY_DB_PATH: optionalSetting(Joi.string().min(1).max(4096)),
+  /** How often the ingest role looks at the country file and loads it again when it changed (0: never). */
+  COUNTRY_DB_RELOAD_INTERVAL_MS: Joi.number().integer().min(0).max(86_400_000).default(60_000),
   CONSUMER_DURABLE: name.default('events-writer'),
   CONSUMER_BATCH_SIZE: Joi.number().integer().min(1).max(10000).default(500),
   CONSUMER_MAX_WAIT_MS: Joi.number().integer().min(10).max(60000).default(200),
