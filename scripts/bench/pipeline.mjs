@@ -8,6 +8,10 @@
 // 64 keep-alive connections, then the consumer drains; CPU seconds from /proc between the first
 // and the last hit written (+ drain), divided by the events written. autocannon itself is not on
 // the path and not counted. Local NATS + the MongoDB stand-in (or NATS_URL / MONGO_URL).
+// BENCH_CLIENTS=1: the hits come from realistic client addresses (scripts/bench/client-addresses.mjs,
+// in X-Forwarded-For behind one trusted proxy, PIXEL_TRUSTED_PROXY_HOPS=1, for every variant)
+// instead of all from 127.0.0.1, so per-client work (flood-limit keys, the visitor hash, the
+// country lookup) sees many clients.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { cpuPer, cpuSnapshot, storePids } from './proc-cpu.mjs';
 import { FLOOD_LIMITS_OFF } from './flood-limits-off.mjs';
 import { waitFor } from './wait-for.mjs';
+import { clientAddresses } from './client-addresses.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -34,6 +39,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const RATE = Number(process.env.BENCH_RATE ?? 6400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = 64;
+const CLIENTS = process.env.BENCH_CLIENTS === '1';
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 const say = (msg) => console.error(`[bench] ${msg}`);
@@ -83,6 +89,7 @@ function startEvents(dir, roles, port, names, settings = {}) {
     NATS_URL: servers.natsUrl,
     LOG_LEVEL: 'error',
     ...FLOOD_LIMITS_OFF,
+    ...(CLIENTS ? { PIXEL_TRUSTED_PROXY_HOPS: '1' } : {}),
     ...names,
   });
 }
@@ -100,10 +107,26 @@ async function written(port) {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
+// each connection goes through the same sequence of client addresses, one per request
+let forwardedFor;
 const load = (url, opts) =>
   new Promise((resolve, reject) =>
     autocannon(
-      { url, connections: CONNECTIONS, headers: { 'user-agent': CHROME }, timeout: 10, ...opts },
+      {
+        url,
+        connections: CONNECTIONS,
+        headers: { 'user-agent': CHROME },
+        timeout: 10,
+        ...(forwardedFor
+          ? {
+              requests: forwardedFor.map((a) => ({
+                method: 'GET',
+                headers: { 'user-agent': CHROME, 'x-forwarded-for': a },
+              })),
+            }
+          : {}),
+        ...opts,
+      },
       (err, res) => (err ? reject(err) : resolve(res)),
     ),
   );
@@ -193,6 +216,8 @@ async function round(label, dir, owner, settings, experiment = false) {
 
 async function main() {
   const beforeDir = prepareBefore();
+  // 4,000 clients: autocannon builds every request of the sequence for each of its connections
+  if (CLIENTS) forwardedFor = clientAddresses({ seed: 1, count: 4_000 }).mix;
   servers = await testkit.startTestServers();
   say(`data stores: ${servers.source}; ${ROUNDS} rounds x ${SECONDS} s at ${RATE} hits/s per variant`);
   const owner = `${Date.now()}`;

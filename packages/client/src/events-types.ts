@@ -76,8 +76,12 @@ export interface ReportRow {
   uniques_exact?: boolean;
   /** On rows of `conversion.from`, with the `conversion_rate` metric: `to` events over this row's `value`. */
   conversion_rate?: number;
-  /** Measure metrics (`engaged_ms_p90`: number or null without values) and, for percentiles and shares, `<metric>_exact`. */
-  [metric: `${Measure}_${string}`]: number | boolean | null | undefined;
+  /**
+   * Measure metrics (`engaged_ms_p90`: number or null without values) and, for percentiles and
+   * shares, `<metric>_exact`. A sum past 2^53 - 1 is its decimal digits as a string (exact; read it
+   * with `BigInt`), any smaller sum a number.
+   */
+  [metric: `${Measure}_${string}`]: number | string | boolean | null | undefined;
 }
 
 /** Parameters of one pixel hit (docs/api/events.md). */

@@ -33,15 +33,18 @@ function measures(): { measures?: Record<string, number> } {
   return Object.keys(m).length === 0 ? {} : { measures: m };
 }
 
-/** A message as ingest publishes it, or as it published before events carried a visitor or measures. */
+/** A message as ingest publishes it, or as it published before events carried a visitor, measures or a country. */
 function validMessage(): EventMessage {
   const metadata: Record<string, string> = {};
   const keys = Math.floor(random() * (EVENT_LIMITS.metadataKeys + 1));
   for (let i = 0; i < keys; i++) metadata[`k${i}_${hex(2)}`] = text(Math.floor(random() * 20));
   const visitor = random() < 0.8 ? { visitor: Math.floor(random() * EVENT_LIMITS.visitorBound) } : {};
+  // most events have a country; unknown ones (and those from before countries existed) have none
+  const country = random() < 0.7 ? { country: pick(['FR', 'US', 'DE', 'JP', 'BR', 'XK', 'AQ']) } : {};
   return {
     ...visitor,
     ...measures(),
+    ...country,
     v: 1,
     id: `${hex(8)}-${hex(4)}-7${hex(3)}-${pick(['8', '9', 'a', 'b'])}${hex(3)}-${hex(12)}`,
     owner_id: String(Math.floor(random() * 1e9)),
@@ -179,6 +182,25 @@ const EDGES: Record<keyof EventMessage, unknown[]> = {
     { valueOf: 1 },
     { engaged_ms: 1, extra: 1 },
   ],
+  country: [
+    ...ANY,
+    'FR',
+    'XK',
+    'fr',
+    'Fr',
+    'FRA',
+    'F',
+    'F1',
+    ' FR',
+    'FR ',
+    'É1',
+    '\u0130S',
+    '\uff26\uff32',
+    'UK\n',
+    250,
+    ['FR'],
+    { code: 'FR' },
+  ],
 };
 const FIELDS = Object.keys(EDGES) as (keyof EventMessage)[];
 
@@ -271,6 +293,19 @@ describe('event message decoding', () => {
     ).toMatchObject({
       ok: false,
     });
+  });
+
+  test('when a message carries a country or none (unknown, or published before countries existed), then both take the fast path; anything but two upper-case letters is refused', () => {
+    const { country: _c, ...old } = validMessage();
+    expect(isPlainValidEventMessage(old)).toBe(true);
+    expect(decodeEventMessage(bytes(JSON.stringify(old)))).toEqual({ ok: true, value: old });
+    const withCountry = { ...old, country: 'XK' };
+    expect(isPlainValidEventMessage(JSON.parse(JSON.stringify(withCountry)))).toBe(true);
+    expect(decodeEventMessage(bytes(JSON.stringify(withCountry)))).toEqual({ ok: true, value: withCountry });
+    for (const country of ['fr', 'FRA', 'F', '', ' FR', 'F1', '\u0130S', null, 33, ['FR']]) {
+      expect(isPlainValidEventMessage({ ...old, country })).toBe(false);
+      expect(decodeEventMessage(bytes(JSON.stringify({ ...old, country })))).toMatchObject({ ok: false });
+    }
   });
 
   test("when a message is refused, then the reason is Joi's, naming the field", () => {

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { countrySchema, isCountryCode } from './country';
 import { isPlainValidMeasures, MEASURE_MAX, measuresSchema, type Measures } from './measures';
 
 export type DeviceType = 'desktop' | 'tablet' | 'mobile';
@@ -28,6 +29,13 @@ export interface EventRecord {
   visitor?: number;
   /** The numeric values the hit carried (see measures.ts); absent when it carried none, and on events from before they existed. */
   measures?: Measures;
+  /**
+   * The visitor's country (ISO 3166-1 alpha-2, see country.ts), looked up at ingest from the client
+   * address, which itself is never part of the event. Absent when unknown: a private, loopback or
+   * link-local address, one the country database does not know, no database, and events from
+   * before countries existed.
+   */
+  country?: string;
 }
 
 /** Version 1 of the contract: one event per JetStream message (still read, so a rolling upgrade loses nothing). */
@@ -74,6 +82,7 @@ const eventRecordFields = {
     .min(0)
     .max(EVENT_LIMITS.visitorBound - 1),
   measures: measuresSchema,
+  country: countrySchema,
 };
 const eventRecordSchema = Joi.object<EventRecord>(eventRecordFields);
 const eventMessageSchema = Joi.object<EventMessage>({ v: Joi.number().valid(1).required(), ...eventRecordFields });
@@ -139,6 +148,12 @@ export function isPlainValidEventRecord(p: unknown, keys = RECORD_KEYS): p is Ev
   const m = p as Record<string, unknown>;
   let count = 0;
   for (const _ in m) count++;
+  // `country` is optional: present, the object must have one key more
+  const country = m.country;
+  if (country !== undefined) {
+    if (!isCountryCode(country)) return false;
+    keys++;
+  }
   // `visitor` and `measures` are the optional fields: each one present is one key more
   const visitor = m.visitor;
   if (visitor !== undefined && !isVisitor(visitor)) return false;

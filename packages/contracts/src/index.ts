@@ -3,3 +3,4 @@ export * from './public-suffix';
 export * from './event-message';
 export * from './event-batch';
 export * from './measures';
+export * from './country';

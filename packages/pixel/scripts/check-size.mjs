@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the snippet and fails when a minified <script> build, gzipped, is over its budget.
 // Why 2 KB for pixel.min.js (README, "Size budget"): the snippet rides on every publisher page;
-// today it is about 1.8 KB, so the budget leaves room for a small fix but makes any real growth a
+// today it is about 1.9 KB, so the budget leaves room for a small fix but makes any real growth a
 // deliberate, reviewed change of this number. Attention measurement did not fit in that room, so
 // it is a second file that only the pages measuring attention load, with a budget of its own
 // (1 KB; about 0.75 KB today).

@@ -124,4 +124,49 @@ describe('eventQuery', () => {
     expect(query('e', many).text).toBeUndefined();
     expect(query('e', { ...many, k20: undefined }).text).toBeDefined();
   });
+
+  // the ingest's own rule (services/events/src/ingest/pixel-params.ts): engaged_ms, scroll_depth
+  // and value are measures, never metadata, so they do not count against the 20 metadata keys
+  test('when 20 metadata keys come with all three measures, then the event is built as the ingest accepts it', () => {
+    const twenty = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`utm_${i}`, 'v']));
+    const { text, params, reports } = query('purchase', { ...twenty, engaged_ms: 5200, scroll_depth: 80, value: 1999 });
+    expect(reports).toEqual([]);
+    expect(text).toBeDefined();
+    expect(params).toMatchObject({ engaged_ms: '5200', scroll_depth: '80', value: '1999', utm_19: 'v' });
+    expect(query('purchase', { ...twenty, k20: 'one too many', value: 1999 }).text).toBeUndefined();
+  });
+
+  test.each([
+    ['value', 12.5],
+    ['value', -1],
+    ['value', '007'],
+    ['value', '1e3'],
+    ['value', 1_000_000_000_001],
+    ['scroll_depth', 101],
+    ['engaged_ms', 3_600_001],
+    ['engaged_ms', 'abc'],
+    ['engaged_ms', ''],
+  ])(
+    'when the measure %s is %p, which the ingest refuses, then nothing is built and the reason is reported',
+    (key, v) => {
+      const { text, reports } = query('purchase', { [key]: v });
+      expect(text).toBeUndefined();
+      expect(reports).toEqual([expect.stringMatching(new RegExp(`^${key}: `))]);
+    },
+  );
+
+  test('when measures are at their limits, then they are sent', () => {
+    expect(query('e', { value: 1_000_000_000_000, scroll_depth: 0, engaged_ms: '3600000' }).params).toMatchObject({
+      value: '1000000000000',
+      scroll_depth: '0',
+      engaged_ms: '3600000',
+    });
+  });
+
+  test('when a metadata name is over 64 characters once escaped as the ingest stores it, then nothing is built', () => {
+    // the ingest escapes "." as %2E and a leading "$" as %24 and counts the escaped name
+    expect(query('e', { [`${'k'.repeat(62)}.`]: 'v' }).text).toBeUndefined();
+    expect(query('e', { [`$${'k'.repeat(62)}`]: 'v' }).text).toBeUndefined();
+    expect(query('e', { [`${'k'.repeat(61)}.`]: 'v' }).text).toBeDefined();
+  });
 });

@@ -17,6 +17,13 @@ const MAX_VID = 128;
 const MAX_METADATA_KEYS = 20;
 const MAX_METADATA_KEY = 64;
 const MAX_METADATA_VALUE = 512;
+// the measures: integers in plain digits up to these, never metadata (so not among its 20 keys)
+const MEASURES = ['engaged_ms', 'scroll_depth', 'value'];
+const MEASURE_MAX = [3600000, 100, 1e12];
+const PLAIN_DIGITS = /^(0|[1-9]\d*)$/;
+// the ingest stores a metadata name escaped ("." "%" NUL and a leading "$" take three characters)
+// and applies the 64-character limit to that
+const ESCAPED = /[%.\0]|^\$/g;
 
 // the parameters the tracker sets itself: a caller's copy would override the owner, rename the
 // event, or turn a beacon into a redirect
@@ -68,7 +75,7 @@ const fail = (report: Report, message: string): undefined => {
 /**
  * The form/query text of one event, or undefined (reported) when the ingest would refuse it.
  * `params` are sent as given: `url` (cut to the ingest's limit, as it cuts the Referer),
- * `content_id`, and every other key as metadata. null and undefined values are left out;
+ * `content_id`, the measures, and every other key as metadata. null and undefined values are left out;
  * values that are not strings, numbers or booleans, and the reserved keys, are skipped.
  */
 export function eventQuery(ownerId: string, name: unknown, params: EventParams, report: Report): string | undefined {
@@ -86,11 +93,20 @@ export function eventQuery(ownerId: string, name: unknown, params: EventParams, 
       continue;
     }
     let text = String(value);
+    const measure = MEASURES.indexOf(key);
     if (key === 'url') {
       text = text.slice(0, MAX_URL);
     } else if (key === 'content_id' || key === 'vid') {
       if (text.length > (key === 'vid' ? MAX_VID : MAX_CONTENT_ID)) return fail(report, `${key}: too long`);
-    } else if (++metadata > MAX_METADATA_KEYS || key.length > MAX_METADATA_KEY || text.length > MAX_METADATA_VALUE) {
+    } else if (measure !== -1) {
+      if (!PLAIN_DIGITS.test(text) || +text > MEASURE_MAX[measure]!) {
+        return fail(report, `${key}: over the measure limits`);
+      }
+    } else if (
+      ++metadata > MAX_METADATA_KEYS ||
+      key.replace(ESCAPED, '%00').length > MAX_METADATA_KEY ||
+      text.length > MAX_METADATA_VALUE
+    ) {
       return fail(report, `${key}: over the metadata limits`);
     }
     query.append(key, text);

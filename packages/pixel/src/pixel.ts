@@ -10,7 +10,10 @@ import { storedVisitorId } from './visitor-id';
 /** Numbers and booleans are sent as text; null and undefined are left out. */
 export type ParamValue = string | number | boolean | null | undefined;
 
-/** `url` (defaults to the page's address), `content_id`, and any other key is stored as metadata. */
+/**
+ * `url` (defaults to the page's address), `content_id`, the measures `engaged_ms`, `scroll_depth` and
+ * `value` (integers, not metadata), and any other key is stored as metadata.
+ */
 export interface EventParams {
   url?: ParamValue;
   content_id?: ParamValue;

@@ -16,14 +16,18 @@ export function addressKey(address: string): string {
   const family = isIP(address);
   if (family === 4) return address;
   if (family === 6) return ipv6Key(address);
-  const unwrapped = unwrap(address);
+  const unwrapped = unwrapAddress(address);
   if (unwrapped === undefined) return INVALID_ADDRESS_KEY;
   const again = isIP(unwrapped);
   if (again === 4) return unwrapped;
   return again === 6 ? ipv6Key(unwrapped) : INVALID_ADDRESS_KEY;
 }
 
-function unwrap(address: string): string | undefined {
+/**
+ * The address inside what a proxy wrote around it (brackets, a port, a zone id), or undefined when
+ * there was nothing to drop. Not validated: the caller checks the result with isIP.
+ */
+export function unwrapAddress(address: string): string | undefined {
   const text = address.trim();
   const bracketed = BRACKETED.exec(text)?.[1] ?? text;
   const v4 = IPV4_WITH_PORT.exec(bracketed)?.[1] ?? bracketed;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { NO_SNIFF, NO_SNIFF_HEADER } from './no-sniff';
 
 export interface ClientErrorAnswer {
   status: number;
@@ -61,6 +62,7 @@ export function answerClientErrors(server: http.Server): void {
     socket.end(
       `HTTP/1.1 ${answer.status} ${http.STATUS_CODES[answer.status]}\r\n` +
         'Content-Type: application/json; charset=utf-8\r\n' +
+        `${NO_SNIFF_HEADER}: ${NO_SNIFF}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         body,

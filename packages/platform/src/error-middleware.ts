@@ -12,6 +12,7 @@ import {
 } from './errors';
 import { isDatabaseUnavailable } from './database-unavailable';
 import { isStoreFullError } from './mongo';
+import { NO_SNIFF, NO_SNIFF_HEADER } from './no-sniff';
 
 /** Seconds a client waits after the database was unreachable: a restart or a failover takes a few. */
 const DATABASE_RETRY_AFTER_S = 2;
@@ -56,6 +57,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
+    // also when the app is not the service skeleton (which sets it on every answer)
+    res.setHeader(NO_SNIFF_HEADER, NO_SNIFF);
     if (known) {
       if (known instanceof RateLimitedError || known instanceof UnavailableError)
         res.setHeader('Retry-After', String(known.retryAfterSeconds));

@@ -17,6 +17,7 @@ export * from './bearer-token';
 export * from './admin-auth';
 export * from './api-docs';
 export * from './service-app';
+export * from './no-sniff';
 export * from './operator-token';
 export * from './retry-until';
 export * from './client-errors';

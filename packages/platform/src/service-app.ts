@@ -2,6 +2,7 @@ import express, { type Express, type RequestHandler, type Router } from 'express
 import type { Logger } from 'winston';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import { httpMetrics, metricsRouter, type Registry } from './metrics';
+import { noSniff } from './no-sniff';
 import { requestContext } from './request-context';
 
 export interface ServiceAppParts {
@@ -16,7 +17,7 @@ export interface ServiceAppParts {
 }
 
 /**
- * The Express skeleton every service shares: request ids and access log, latency metrics,
+ * The Express skeleton every service shares: nosniff on every answer, request ids and access log, latency metrics,
  * health, metrics and docs, then the service's routes, then the JSON 404 and the one error
  * middleware. Constructs nothing itself.
  */
@@ -24,6 +25,7 @@ export function createServiceApp(parts: ServiceAppParts): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(noSniff);
   app.use(requestContext(parts.logger));
   app.use(httpMetrics(parts.metrics));
   app.use(parts.health);

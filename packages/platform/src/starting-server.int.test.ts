@@ -22,9 +22,12 @@ describe('StartingServer', () => {
       await gate;
       return 'ok';
     });
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const health = await fetch(`${base}/healthz`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(503);
+    expect(ready.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await ready.json()).toEqual({
       status: 'unavailable',
       checks: { mongo: 'ok', nats: 'unavailable' },
@@ -48,6 +51,7 @@ describe('StartingServer', () => {
     const res = await fetch(`${base}/v1/v.gif?owner_id=1&name=x`);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await res.json()).toEqual({
       error: { code: 'unavailable', message: 'the service is starting (waiting for jetstream); retry later' },
     });
@@ -58,6 +62,7 @@ describe('StartingServer', () => {
     const res = await fetch(`${base}/v1/v.gif?owner_id=1&name=x&pad=${'a'.repeat(20000)}`);
     expect(res.status).toBe(414);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await res.json()).toEqual({ error: { code: 'uri_too_long', message: expect.stringContaining('16 KB') } });
   });
 
@@ -65,6 +70,7 @@ describe('StartingServer', () => {
     boot.serve((_req, res) => res.end('never'));
     const res = await fetch(`${base}/x`, { headers: { 'x-pad': 'b'.repeat(20000) } });
     expect(res.status).toBe(431);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await res.json()).toEqual({
       error: { code: 'request_header_fields_too_large', message: expect.any(String) },
     });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Logger } from 'winston';
 import { answerClientErrors } from './client-errors';
 import { closeServer, listen } from './http-server';
+import { NO_SNIFF, NO_SNIFF_HEADER } from './no-sniff';
 import { retryUntil, type RetryOptions } from './retry-until';
 
 export interface StartingServerOptions {
@@ -17,7 +18,11 @@ export interface StartingServerOptions {
 
 type StepState = 'ok' | 'unavailable';
 
-const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+const JSON_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'no-store',
+  [NO_SNIFF_HEADER]: NO_SNIFF,
+};
 
 /**
  * An HTTP server that listens before the service's dependencies are connected (services

@@ -27,6 +27,7 @@ import { BucketWriter } from './consumer/bucket-writer';
 import { createConsumerMetrics } from './consumer/consumer-metrics';
 import { DeadLetters } from './consumer/dead-letters';
 import { EventConsumer } from './consumer/event-consumer';
+import { createCountryFeature } from './country/country-feature';
 import { DeviceDetector } from './ingest/device-detector';
 import { EventPublisher } from './ingest/event-publisher';
 import { GroupCommitPublisher } from './ingest/group-commit-publisher';
@@ -87,6 +88,15 @@ async function startRoles(
 ): Promise<EventsSystem> {
   const roles = new Set(config.EVENTS_ROLES);
   const metrics = createRegistry('events');
+  // ingest's country file is local: it loads, or the start ends here with a configuration error, before any connection
+  const countries = roles.has('ingest')
+    ? await createCountryFeature({
+        path: config.COUNTRY_DB_PATH,
+        reloadIntervalMs: config.COUNTRY_DB_RELOAD_INTERVAL_MS,
+        metrics,
+        logger,
+      })
+    : undefined;
   const nc = await boot.step('nats', () =>
     connectNats({ url: config.NATS_URL, name: `events-${config.EVENTS_ROLES.join('-')}`, logger }),
   );
@@ -107,7 +117,7 @@ async function startRoles(
   let pixel: http.RequestListener | undefined;
   let registry: OwnerRegistryWatcher | undefined;
   let publisher: EventPublisher | undefined;
-  if (roles.has('ingest')) {
+  if (roles.has('ingest') && countries) {
     registry = new OwnerRegistryWatcher(nc, config.OWNER_REGISTRY_BUCKET, config.OWNER_REGISTRY_REPLICAS, logger);
     const owners = registry;
     checks.owner_registry = async () => {
@@ -144,6 +154,7 @@ async function startRoles(
     await boot.step('visitor_salts', async () => void (await salts.current()));
     if (config.VISITOR_ID_KEY === undefined)
       logger.warn('VISITOR_ID_KEY is not set: vid hashes use the fixed development key (production requires one)');
+    if (countries.reloader) workers.push(countries.reloader);
     const ingest = new PixelIngest({
       owners,
       sink: publisher,
@@ -152,6 +163,7 @@ async function startRoles(
       perClient: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_IP, burst: config.PIXEL_BURST_PER_IP }),
       perOwner: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_OWNER, burst: config.PIXEL_BURST_PER_OWNER }),
       visitors: new VisitorIdentity(config.VISITOR_ID_KEY ?? DEVELOPMENT_VISITOR_ID_KEY, salts),
+      countries: countries.lookup,
     });
     pixel = createPixelHandler({
       ingest,

@@ -87,4 +87,14 @@ describe('events configuration', () => {
     });
     expect(loadEventsConfig({ EVENTS_ROLES: 'ingest, reporting' }).EVENTS_ROLES).toEqual(['ingest', 'reporting']);
   });
+
+  test('when the country settings are left unset, then the bundled database is used and looked at every minute; a negative interval is refused', () => {
+    const config = loadEventsConfig(production);
+    expect(config.COUNTRY_DB_PATH).toBeUndefined();
+    expect(config.COUNTRY_DB_RELOAD_INTERVAL_MS).toBe(60_000);
+    expect(loadEventsConfig({ ...production, COUNTRY_DB_PATH: 'none' }).COUNTRY_DB_PATH).toBe('none');
+    expect(() => loadEventsConfig({ ...production, COUNTRY_DB_RELOAD_INTERVAL_MS: '-1' })).toThrow(
+      /COUNTRY_DB_RELOAD_INTERVAL_MS/,
+    );
+  });
 });

@@ -78,10 +78,18 @@ const settings = {
   PIXEL_TRUSTED_PROXY_HOPS: Joi.number().integer().min(0).max(10).default(0),
   /** HMAC key of the `vid` pixel parameter's visitor hash (at least 32 characters). Required in production for the ingest role; a new key makes every vid a new visitor. */
   VISITOR_ID_KEY: optionalSetting(Joi.string().min(32)),
-  /** How long one salt of cookieless visitor hashes lives (UTC day, ISO week or month); it is deleted when the period ends. */
+  /** How long one salt of cookieless visitor hashes lives (UTC day, ISO week or month); it is erased when the period ends. */
   VISITOR_SALT_PERIOD: setting<'day' | 'week' | 'month'>(Joi.string().valid('day', 'week', 'month').default('day')),
   /** JetStream key-value bucket holding the current salt, shared by every ingest process. */
   VISITOR_SALT_BUCKET: name.default('visitor_salts'),
+  /**
+   * The country database (a MaxMind DB `.mmdb` file with country codes) the ingest role looks the
+   * client address up in; unset: the bundled DB-IP Lite file; `none`: events get no country. A
+   * missing or unusable file stops the start.
+   */
+  COUNTRY_DB_PATH: optionalSetting(Joi.string().min(1).max(4096)),
+  /** How often the ingest role looks at the country file and loads it again when it changed (0: never). */
+  COUNTRY_DB_RELOAD_INTERVAL_MS: Joi.number().integer().min(0).max(86_400_000).default(60_000),
   CONSUMER_DURABLE: name.default('events-writer'),
   CONSUMER_BATCH_SIZE: Joi.number().integer().min(1).max(10000).default(500),
   CONSUMER_MAX_WAIT_MS: Joi.number().integer().min(10).max(60000).default(200),

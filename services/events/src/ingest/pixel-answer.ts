@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { AppError, UnavailableError, ValidationError, errorBody } from '@cm/platform';
+import { AppError, NO_SNIFF, NO_SNIFF_HEADER, UnavailableError, ValidationError, errorBody } from '@cm/platform';
 import type { PixelOutcome } from './pixel-ingest';
 
 /** The HTTP answer to one pixel hit. `headers`: extra headers of an error answer. */
@@ -118,7 +118,7 @@ export function sendPreflight(res: http.ServerResponse): void {
   res.end();
 }
 
-/** The one JSON error shape, readable by cross-origin callers too. */
+/** The one JSON error shape, readable by cross-origin callers too, never sniffed as another type (it echoes parameter names). */
 export function sendError(res: http.ServerResponse, err: AppError, extraHeaders: string[] = []): void {
   const body = Buffer.from(JSON.stringify(errorBody(err)));
   res.writeHead(err.status, [
@@ -128,6 +128,8 @@ export function sendError(res: http.ServerResponse, err: AppError, extraHeaders:
     String(body.length),
     'Cache-Control',
     NO_STORE,
+    NO_SNIFF_HEADER,
+    NO_SNIFF,
     'Access-Control-Allow-Origin',
     '*',
     ...extraHeaders,

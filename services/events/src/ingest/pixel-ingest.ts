@@ -1,5 +1,6 @@
 import type { EventRecord } from '@cm/contracts';
 import { ValidationError, type TokenBuckets } from '@cm/platform';
+import type { CountryLookup } from '../country/country-lookup';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
 import type { DeviceDetector } from './device-detector';
 import type { EventSink } from './event-sink';
@@ -31,6 +32,8 @@ export interface PixelIngestDeps {
   perClient: TokenBuckets;
   perOwner: TokenBuckets;
   visitors: VisitorIdentity;
+  /** The visitor's country from the client address (the address itself is never part of the event). */
+  countries: Pick<CountryLookup, 'of'>;
 }
 
 // shared by every hit without a redirect: the common outcomes cost no allocation
@@ -47,7 +50,7 @@ const LIMITED_OWNER: PixelOutcome = { kind: 'rate_limited', scope: 'owner', redi
 export class PixelIngest {
   constructor(private readonly deps: PixelIngestDeps) {}
 
-  /** `client`: the flood-limit key of the client (addressKey); `address`: its full address, for the cookieless visitor hash. */
+  /** `client`: the flood-limit key of the client (addressKey); `address`: its full address, for the cookieless visitor hash and the country. */
   async record(
     params: RawParams,
     userAgent: string | undefined,
@@ -110,6 +113,9 @@ export class PixelIngest {
     };
     // set only when the hit carried some, so the message has no `measures` otherwise
     if (event.measures !== undefined) record.measures = event.measures;
+    // looked up for stored hits only; set only when known, so an unknown country is no field at all
+    const country = this.deps.countries.of(address);
+    if (country !== undefined) record.country = country;
     try {
       await sink.publish(record);
       return { kind: 'stored', id: record.id, bot: record.bot, redirect: location };

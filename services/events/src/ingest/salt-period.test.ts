@@ -1,4 +1,4 @@
-import { longestPeriodMs, periodAt } from './salt-period';
+import { longestPeriodMs, periodAt, periodOfKey } from './salt-period';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -40,5 +40,14 @@ describe('salt periods', () => {
         expect(span.start <= t && t < span.end).toBe(true);
         expect(span.end - span.start).toBeLessThanOrEqual(longestPeriodMs(period));
       }
+  });
+
+  test('when a salt key is read back, then it names its own period, and a week key read under a day setting names that day', () => {
+    for (const period of ['day', 'week', 'month'] as const)
+      for (let t = at('2026-12-01T00:00:00Z'); t < at('2027-02-01T00:00:00Z'); t += 7 * 3_600_000 + 13) {
+        const span = periodAt(period, t);
+        expect(periodOfKey(period, span.key)).toEqual(span);
+      }
+    expect(periodOfKey('day', '2026-03-09').end).toBe(at('2026-03-10T00:00:00Z'));
   });
 });

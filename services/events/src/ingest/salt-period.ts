@@ -33,3 +33,8 @@ export function periodAt(period: SaltPeriod, now: number): PeriodSpan {
   }
   return { key: new Date(start).toISOString().slice(0, 10), start, end };
 }
+
+/** The period that a salt key (the UTC date its period starts on) names. */
+export function periodOfKey(period: SaltPeriod, key: string): PeriodSpan {
+  return periodAt(period, Date.parse(`${key}T00:00:00Z`));
+}

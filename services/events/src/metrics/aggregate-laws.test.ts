@@ -37,6 +37,8 @@ const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
     [1, 1200, 0, 0, 0, 0],
     [2, 7, 1, 100, 3, 999_999_999_999],
     [0, 0, 0, 0, 1, 0],
+    // a value sum past 2^53 (a bigint)
+    [0, 0, 0, 0, 9_100, 9_100_000_000_000_000n],
   ] as SumsState[],
   quantiles: [
     AGGREGATES.quantiles.empty(),
@@ -78,7 +80,7 @@ const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number
         sums[2 * i]! += 1;
         sums[2 * i + 1]! += v;
       });
-    return sums.every((x) => x === 0) ? AGGREGATES.sums.empty() : sums;
+    return sums.every((x) => x === 0) ? AGGREGATES.sums.empty() : (sums as SumsState);
   },
   quantiles: (events) => {
     const states: QuantilesState = [null, null, null];

@@ -69,8 +69,8 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
   bytes(state: S): number;
   /** The row fields of one requested metric (`uniques`, `uniques_exact`, ...). */
   fields?(state: S, metric: M, row: Record<string, unknown>): void;
-  /** The metric's value for ranking (order_by); null ranks last. */
-  rank?(state: S, metric: M): number | null;
+  /** The metric's value for ranking (order_by); null ranks last; a bigint is a sum past 2^53. */
+  rank?(state: S, metric: M): number | bigint | null;
 }
 
 /** A report metric an aggregate answers, as it parsed it from its name. */

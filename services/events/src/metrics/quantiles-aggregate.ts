@@ -1,12 +1,7 @@
 import { MEASURE_NAMES } from '@cm/contracts';
 import { QuantileBins } from '../sketches/quantile-bins';
-import {
-  decodeQuantiles,
-  encodeQuantiles,
-  QUANTILE_SKETCH,
-  quantileAt,
-  shareAtLeast,
-} from '../sketches/quantile-sketch';
+import type { QuantileAnswer } from '../sketches/quantile-query';
+import { decodeQuantiles, emptyQuantiles, encodeQuantiles, quantileAnswer, shareAnswer } from '../sketches/quantile-sketch';
 import { StoredFormatError } from './byte-codec';
 import type { Aggregate } from './aggregate';
 import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';
@@ -82,30 +77,19 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
       : undefined;
   },
   bytes: (s) => s.reduce((n, b) => n + (b ? b.bytes() : 0), 64),
+  // `<metric>_exact` whenever the sketch proves the answer (sketches/quantile-query.ts)
   fields: (state, m, row) => {
-    const answer = quantileAnswer(state, m);
-    row[m.metric] = answer;
-    row[`${m.metric}_exact`] = isExact(m, answer);
+    const { value, exact } = answerOf(state, m);
+    row[m.metric] = value;
+    row[`${m.metric}_exact`] = exact;
   },
-  rank: quantileAnswer,
+  rank: (state, m) => answerOf(state, m).value,
 };
 
-/** A percentile, or the share of events at or above a threshold (null without any). */
-function quantileAnswer(s: QuantilesState, m: QuantileMetric): number | null {
-  const sketch = s[MEASURE_NAMES.indexOf(m.measure)]?.toSketch();
-  if (!sketch || sketch.count === 0) return null;
-  return m.stat === 'quantile' ? quantileAt(sketch, m.q) : shareAtLeast(sketch, m.threshold);
-}
-
-/**
- * Whether a percentile or share is exact: values up to QUANTILE_SKETCH.exactUpTo (128) have a bin
- * each, so a percentile that lands there is the exact nearest-rank value and a share at or above
- * such a threshold counts every value on its right side; no values (null) is exact too.
- */
-function isExact(m: QuantileMetric, answer: number | null): boolean {
-  if (answer === null) return true;
-  if (m.stat === 'quantile') return answer <= QUANTILE_SKETCH.exactUpTo;
-  return m.threshold <= QUANTILE_SKETCH.exactUpTo;
+/** A percentile, or the share of events at or above a threshold (null without any), and whether it is exact. */
+function answerOf(s: QuantilesState, m: QuantileMetric): QuantileAnswer {
+  const sketch = s[MEASURE_NAMES.indexOf(m.measure)]?.toSketch() ?? emptyQuantiles();
+  return m.stat === 'quantile' ? quantileAnswer(sketch, m.q) : shareAnswer(sketch, m.threshold);
 }
 
 function quantilesOfRow(row: Parameters<typeof forEachMeasureOfRow>[0]): QuantilesState {

@@ -12,6 +12,8 @@ import {
 import type { MarkDocument } from './mark-document';
 import { isBuilt } from './mark-document';
 import { RollupBuilder } from './rollup-builder';
+import { FAMILIES } from './families';
+import { writePages } from './page-writer';
 import { BrokenUnits } from './broken-units';
 import { PlannedCountSource } from '../reporting/read/planned-count-source';
 import { ReportService } from '../reporting/http/report-service';
@@ -264,18 +266,7 @@ test('when a generation no mark points at is left behind, then the orphan sweep 
   // a generation whose reservation was removed but whose cells stayed (a clean-up with an unknown outcome)
   const reservedAt = new Date(Date.now() - 3_600_000);
   const orphan = `${unitId(DAY)}@${reservedAt.getTime().toString(36)}-abcdef012345`;
-  await f.cells.insert(orphan, [
-    {
-      _id: `["f","${orphan}","${OWNERS[0]!}","impression",0]`,
-      o: OWNERS[0]!,
-      g: orphan,
-      k: 'f',
-      n: 'impression',
-      p: 0,
-      e: '[]',
-      l: '[]',
-    },
-  ]);
+  await f.cells.insert(orphan, writePages(orphan, OWNERS[0]!, FAMILIES[0]!, []));
   const young = await f.builder({ abandonMs: 2 * 3_600_000 }).runOnce();
   expect(young.orphans).toBe(0);
   const sweep = await f.builder({ abandonMs: 60_000 }).runOnce();

@@ -47,7 +47,9 @@ const ENTRIES: CellEntry[] = [
 const hex = (b: unknown) => Buffer.from((b as Binary).buffer).toString('hex');
 
 describe('the stored page layout', () => {
-  const [doc, ...more] = writePages('1:0@g', '7001', pages, ENTRIES);
+  const written = writePages('1:0@g', '7001', pages, ENTRIES);
+  const doc = written[0]!;
+  const more = written.slice(1);
 
   test('when entries are written, then one page holds them with its id, owner, family and page count', () => {
     expect(more).toEqual([]);

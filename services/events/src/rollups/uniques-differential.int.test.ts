@@ -95,7 +95,7 @@ describe(`distinct visitors from rollups vs the events themselves (seed ${SEED},
           if (row.uniques !== visitors.size) throw new Error(`${where}: exact ${row.uniques}, true ${visitors.size}`);
         } else {
           approximateRows++;
-          const error = Math.abs(row.uniques! - visitors.size) / visitors.size;
+          const error = Math.abs(Number(row.uniques) - visitors.size) / visitors.size;
           worst = Math.max(worst, error);
           if (error > 3 * sigma) throw new Error(`${where}: ${row.uniques} vs true ${visitors.size} (${error})`);
           expect(visitors.size).toBeGreaterThan(DISTINCT_SKETCH.exactLimit);

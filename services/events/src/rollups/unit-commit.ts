@@ -168,7 +168,7 @@ function generationId(unitId: string, now: Date): string {
 }
 
 /** When a generation was reserved (from its id); undefined for an id of another shape. */
-export function reservedAt(g: string): number | undefined {
+function reservedAt(g: string): number | undefined {
   const m = /@([0-9a-z]+)-[0-9a-f]+$/.exec(g);
   if (!m) return undefined;
   const t = parseInt(m[1]!, 36);

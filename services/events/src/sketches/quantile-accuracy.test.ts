@@ -4,8 +4,10 @@ import {
   emptyQuantiles,
   mergeQuantiles,
   QUANTILE_SKETCH,
+  quantileAnswer,
   quantileAt,
   quantilesOf,
+  shareAnswer,
   shareAtLeast,
   type QuantileSketch,
 } from './quantile-sketch';
@@ -41,7 +43,14 @@ describe('quantile sketch accuracy', () => {
       const values = DISTRIBUTIONS.find((d) => d.name === name)!.draw(n, n + name.length);
       const sorted = values.slice().sort((a, b) => a - b);
       const s = cellSketch(values);
-      for (const q of PERCENTILES) expectClose(quantileAt(s, q), exactQuantile(sorted, q));
+      for (const q of PERCENTILES) {
+        const { value, exact } = quantileAnswer(s, q);
+        expectClose(value, exactQuantile(sorted, q));
+        // an answer said to be exact is the nearest-rank value itself
+        if (exact) expect(value).toBe(exactQuantile(sorted, q));
+      }
+      expect(quantileAnswer(s, 0)).toEqual({ value: sorted[0], exact: true });
+      expect(quantileAnswer(s, 1)).toEqual({ value: sorted[n - 1], exact: true });
       expect(quantileAt(s, 0)).toBe(sorted[0]);
       expect(quantileAt(s, 1)).toBe(sorted[n - 1]);
     },
@@ -57,8 +66,10 @@ describe('quantile sketch accuracy', () => {
       const s = quantilesOf(values);
       for (const q of [...PERCENTILES, 0.25, 0.33, 0.07]) {
         const exact = exactQuantile(sorted, q);
-        if (small) expect(quantileAt(s, q)).toBe(exact);
-        else expectClose(quantileAt(s, q), exact);
+        const answer = quantileAnswer(s, q);
+        if (small) expect(answer).toEqual({ value: exact, exact: true });
+        else expectClose(answer.value, exact);
+        if (answer.exact) expect(answer.value).toBe(exact);
       }
     }
   });
@@ -75,8 +86,9 @@ describe('quantile sketch accuracy', () => {
         // every value at least t / (1 - alpha) is counted, none at most t (1 - alpha)
         expect(got).toBeGreaterThanOrEqual(share(values, (v) => v >= t / (1 - ALPHA)));
         expect(got).toBeLessThanOrEqual(share(values, (v) => v >= t || v > t * (1 - ALPHA)));
-        if (t <= 128 || t <= sorted[0]! || t > sorted[sorted.length - 1]!)
-          expect(got).toBe(share(values, (v) => v >= t));
+        const { exact } = shareAnswer(s, t);
+        if (t <= 128 || t <= sorted[0]! || t > sorted[sorted.length - 1]!) expect(exact).toBe(true);
+        if (exact) expect(got).toBe(share(values, (v) => v >= t));
       }
     }
   });

@@ -9,7 +9,16 @@ import type { QuantileMerger } from './quantile-merger';
  * One sketch has exactly one stored form.
  */
 
-const VERSION = 1;
+const VERSION = 2;
+/**
+ * Version 1 was written with two layouts: first one of logarithmic bins only, without min and
+ * max, then the layout above (so cells hold it under 1 too). The layout above is read under either
+ * byte; the first one cannot be mapped onto these bins (its bins below 128 hold several integers
+ * and it has no exact extremes) and is refused by name. The two never read alike: past zeros and
+ * the bin count, the first layout has two varints a bin, the one above two more; the empty
+ * sketch, `01 00 00`, is the same in both.
+ */
+const VERSION_1 = 1;
 
 /** Bytes this build cannot read: an unknown version (a newer writer) or damaged bytes. */
 export class QuantileFormatError extends Error {}
@@ -70,11 +79,38 @@ interface StoredHeader {
 
 /** Reads and checks one stored sketch; its bins go to KEYS/COUNTS[0, used). */
 function readStored(bytes: Uint8Array, length: number): StoredHeader {
-  if (bytes[0] !== VERSION) {
+  if (bytes[0] === VERSION) return readLayout(bytes, length);
+  if (bytes[0] !== VERSION_1) {
     throw new QuantileFormatError(
-      `unknown quantile-sketch format version ${bytes[0]} (this build reads version ${VERSION}; written by a newer build?)`,
+      `unknown quantile-sketch format version ${bytes[0]} (this build reads versions 1 and ${VERSION}; written by a newer build?)`,
     );
   }
+  try {
+    return readLayout(bytes, length);
+  } catch (error) {
+    if (isFirstLayout(bytes, length)) {
+      throw new QuantileFormatError(
+        'a quantile sketch in the first layout of version 1 (logarithmic bins only, no min and max): rebuild the rollups of its days',
+      );
+    }
+    throw error;
+  }
+}
+
+/** Whether `bytes` read as the first layout of version 1: zeros, bins, then per bin a gap of at least 1 and a count. */
+function isFirstLayout(bytes: Uint8Array, length: number): boolean {
+  const reader = { bytes, at: 1, end: length };
+  try {
+    readVarint(reader);
+    const bins = readVarint(reader);
+    for (let i = 0; i < bins; i++) if (readVarint(reader) === 0 || readVarint(reader) === 0) return false;
+  } catch {
+    return false;
+  }
+  return reader.at === reader.end;
+}
+
+function readLayout(bytes: Uint8Array, length: number): StoredHeader {
   const reader = { bytes, at: 1, end: length };
   const zeros = readVarint(reader);
   const used = readVarint(reader);

@@ -47,10 +47,13 @@ export const QUANTILE_SKETCH: {
 
 /** UPPER[k], the largest value of bin k. */
 const UPPER = Float64Array.from({ length: MAX_KEY + 1 }, (_, k) => (k < LINEAR ? k + 1 : GAMMA ** (J0 + k - LINEAR)));
+/** LOWEST[k] and HIGHEST[k], the smallest and largest integer bin k holds. */
+const LOWEST = Float64Array.from({ length: MAX_KEY + 1 }, (_, k) => (k === 0 ? 1 : Math.floor(UPPER[k - 1]!) + 1));
+const HIGHEST = Float64Array.from({ length: MAX_KEY + 1 }, (_, k) => Math.floor(UPPER[k]!));
 /** The answer of bin k. */
 const MIDPOINT = Float64Array.from({ length: MAX_KEY + 1 }, (_, k) => {
-  const lo = k === 0 ? 1 : Math.floor(UPPER[k - 1]!) + 1;
-  const hi = Math.floor(UPPER[k]!);
+  const lo = LOWEST[k]!;
+  const hi = HIGHEST[k]!;
   return lo === hi ? lo : (2 * lo * hi) / (lo + hi);
 });
 
@@ -79,4 +82,9 @@ export function keyOf(value: number): number {
 /** The value a bin answers with (see above). */
 export function midpointOf(key: number): number {
   return MIDPOINT[key]!;
+}
+
+/** The smallest and the largest integer bin `key` holds (one and the same up to 128). */
+export function binRange(key: number): [lowest: number, highest: number] {
+  return [LOWEST[key]!, HIGHEST[key]!];
 }

@@ -5,7 +5,7 @@ import { QuantileMerger } from './quantile-merger';
 // One import path for the whole API: the mapping, the queries and the stored form are re-exported from here.
 export { QUANTILE_SKETCH } from './quantile-mapping';
 export type { QuantileSketch } from './quantile-model';
-export { quantileAt, shareAtLeast } from './quantile-query';
+export { quantileAnswer, quantileAt, shareAnswer, shareAtLeast } from './quantile-query';
 export { addStoredQuantiles, decodeQuantiles, encodeQuantiles, QuantileFormatError } from './quantile-codec';
 export { QuantileMerger } from './quantile-merger';
 

@@ -15,6 +15,8 @@ export interface EventDocument {
   visitor?: number;
   /** The numbers the hit carried (EventRecord.measures); absent when it carried none. */
   measures?: Measures;
+  /** The visitor's country at ingest (EventRecord.country, ISO 3166-1 alpha-2); absent when unknown. Never the address. */
+  country?: string;
 }
 
 export function toEventDocument(msg: EventRecord): EventDocument {
@@ -30,5 +32,6 @@ export function toEventDocument(msg: EventRecord): EventDocument {
     created: new Date(msg.created),
     ...(msg.visitor === undefined ? {} : { visitor: msg.visitor }),
     ...(msg.measures === undefined ? {} : { measures: msg.measures }),
+    ...(msg.country === undefined ? {} : { country: msg.country }),
   };
 }

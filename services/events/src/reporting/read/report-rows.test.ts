@@ -1,5 +1,7 @@
 import type { Latest } from '../../metrics/latest-aggregate';
 import { encodeMetadataKey } from '../../storage/metadata-key';
+import { QuantileBins } from '../../sketches/quantile-bins';
+import { emptyQuantiles, quantilesOf, type QuantileSketch } from '../../sketches/quantile-sketch';
 import type { SumsState } from '../../metrics/sums-aggregate';
 import { parseReportRequest } from '../request/parse-report-request';
 import type { ReportQuery } from '../request/report-query';
@@ -18,6 +20,7 @@ interface GroupCount {
   time?: number;
   latest?: Latest;
   sums?: SumsState;
+  quantiles?: QuantileSketch[];
 }
 
 function toReportRows(groups: GroupCount[], query: ReportQuery, maxRows?: number): ReportRow[] {
@@ -26,6 +29,13 @@ function toReportRows(groups: GroupCount[], query: ReportQuery, maxRows?: number
     const states: Record<string, unknown> = { count: g.value };
     if (g.latest) states.latest = g.latest;
     if (plan.aggregates.includes('sums')) states.sums = g.sums ?? [0, 0, 0, 0, 0, 0];
+    if (plan.aggregates.includes('quantiles'))
+      states.quantiles = (g.quantiles ?? [emptyQuantiles(), emptyQuantiles(), emptyQuantiles()]).map((sketch) => {
+        if (sketch.count === 0) return null;
+        const bins = new QuantileBins();
+        bins.addSketch(sketch);
+        return bins;
+      });
     const group: ReportGroup = {
       name: g.name,
       dims: query.groupBy.map((d) => (d === 'url' ? g.url : g.content_id) ?? ''),
@@ -239,5 +249,141 @@ describe('toReportRows: series and top-N', () => {
       { name: 'click', url: 'b', value: 2 },
       { name: 'impression', url: 'b', value: 10, conversion_rate: 0.2 },
     ]);
+  });
+  test('when the sketch knows a percentile or share exactly, then `_exact` says true (one value above 128, a threshold above every value), else false', () => {
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        group_by: 'url',
+        metrics: 'engaged_ms_p90,engaged_ms_gte_3600000,engaged_ms_gte_45000,value_p50',
+      },
+      { maxRangeDays: 31 },
+    );
+    const one = [quantilesOf([45_000]), emptyQuantiles(), quantilesOf([1_999, 1_999])];
+    const spread = [
+      quantilesOf([1_000, 1_001, 1_002, 1_003, 90_000]),
+      emptyQuantiles(),
+      quantilesOf([500, 1_010, 2_000]),
+    ];
+    const rows = toReportRows(
+      [
+        { name: 'engagement', url: 'https://news.example/a?utm_source=x', value: 1, quantiles: one },
+        { name: 'engagement', url: 'https://news.example/b', value: 5, quantiles: spread },
+      ],
+      q,
+    );
+    expect(rows[0]).toMatchObject({
+      engaged_ms_p90: 45_000,
+      engaged_ms_p90_exact: true,
+      engaged_ms_gte_3600000: 0,
+      engaged_ms_gte_3600000_exact: true,
+      engaged_ms_gte_45000: 1,
+      engaged_ms_gte_45000_exact: true,
+      value_p50: 1_999,
+      value_p50_exact: true,
+    });
+    expect(rows[1]).toMatchObject({
+      engaged_ms_p90: 90_000,
+      engaged_ms_p90_exact: true,
+      engaged_ms_gte_3600000_exact: true,
+      engaged_ms_gte_45000: 0.2,
+      engaged_ms_gte_45000_exact: true,
+      value_p50_exact: false,
+    });
+  });
+
+  test('when a sum passes 2^53, then it is answered as its decimal digits and ranks exactly against numbers', () => {
+    const q = parseReportRequest(
+      { owner_id: '1', group_by: 'url', metrics: 'value_sum,value_avg', order_by: 'value_sum', order: 'asc' },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      {
+        name: 'purchase',
+        url: 'https://shop.example/b',
+        value: 9_009,
+        sums: [0, 0, 0, 0, 9_009, 9_008_000_000_000_003n],
+      },
+      {
+        name: 'purchase',
+        url: 'https://shop.example/a',
+        value: 9_009,
+        sums: [0, 0, 0, 0, 9_009, 9_008_000_000_000_001n],
+      },
+      { name: 'purchase', url: 'https://shop.example/c', value: 1, sums: [0, 0, 0, 0, 1, Number.MAX_SAFE_INTEGER] },
+    ];
+    expect(toReportRows(groups, q).map((r) => [r.url, r.value_sum])).toEqual([
+      ['https://shop.example/c', Number.MAX_SAFE_INTEGER],
+      ['https://shop.example/a', '9008000000000001'],
+      ['https://shop.example/b', '9008000000000003'],
+    ]);
+    expect(toReportRows(groups, q)[1]!.value_avg).toBeCloseTo(Number(9_008_000_000_000_001n) / 9_009, 3);
+  });
+
+  // A conversion rate stands on its `from` row: a top-N that keeps a group keeps its rows of every
+  // name, whatever `order_by` ranks by, so no kept group loses the row that carries its rate.
+  describe('when a conversion rate is asked with a limit', () => {
+    const groups: GroupCount[] = [
+      { name: 'impression', url: 'https://shop.example/a?utm_source=news', value: 200 },
+      { name: 'click', url: 'https://shop.example/a?utm_source=news', value: 5 },
+      { name: 'impression', url: 'https://shop.example/b#offer', value: 10 },
+      { name: 'click', url: 'https://shop.example/b#offer', value: 2 },
+      { name: 'click', url: 'https://xn--bcher-kva.example/c', value: 40 },
+      { name: 'impression', url: 'https://SHOP.example/d', value: 1 },
+    ];
+    const ask = (extra: Record<string, unknown>) =>
+      toReportRows(
+        groups,
+        parseReportRequest(
+          {
+            owner_id: '1',
+            group_by: 'url',
+            metrics: 'count,conversion_rate',
+            conversion: { from: 'impression', to: 'click' },
+            ...extra,
+          },
+          { maxRangeDays: 31 },
+        ),
+      );
+    const rated = (rows: ReturnType<typeof ask>) => rows.filter((r) => r.conversion_rate !== undefined);
+
+    test.each([
+      [{ order_by: 'name', limit: 1 }],
+      [{ order_by: 'name', order: 'desc', limit: 1 }],
+      [{ order_by: 'value', limit: 1 }],
+      [{ order_by: 'value', order: 'asc', limit: 1 }],
+      [{ limit: 2 }],
+      [{ order_by: 'conversion_rate', order: 'asc', limit: 1 }],
+    ])('with %p, then every kept group with `from` events keeps the row that carries its rate', (extra) => {
+      const rows = ask(extra);
+      const kept = new Set(rows.map((r) => r.url));
+      expect(kept.size).toBe(extra.limit);
+      for (const url of kept) {
+        const from = groups.find((g) => g.name === 'impression' && g.url === url);
+        expect(rows.filter((r) => r.url === url).length).toBe(groups.filter((g) => g.url === url).length);
+        if (from) expect(rated(rows).map((r) => r.url)).toContain(url);
+      }
+    });
+
+    test('ranked by name, then groups take the place of their first row (the name, then the group fields) and keep every name', () => {
+      expect(ask({ order_by: 'name', limit: 1 })).toEqual([
+        { name: 'click', url: 'https://shop.example/a?utm_source=news', value: 5 },
+        {
+          name: 'impression',
+          url: 'https://shop.example/a?utm_source=news',
+          value: 200,
+          conversion_rate: 0.025,
+        },
+      ]);
+    });
+
+    test('ranked by value, then a group takes the place of its largest row', () => {
+      // the clicks of https://xn--bcher-kva.example/c (40) outrank b's impressions (10)
+      expect(ask({ order_by: 'value', limit: 2 }).map((r) => [r.name, r.url])).toEqual([
+        ['click', 'https://shop.example/a?utm_source=news'],
+        ['impression', 'https://shop.example/a?utm_source=news'],
+        ['click', 'https://xn--bcher-kva.example/c'],
+      ]);
+    });
   });
 });

@@ -20,7 +20,7 @@ export interface ReportRow {
 /**
  * Shapes merged groups into the response: grouped fields as requested, metadata under the
  * caller's keys. Top-N (`limit`) keeps the first groups in `orderBy` order, ranked by their total
- * over the whole range; a series fills the missing (time, group) rows with 0 when asked. Rows
+ * over the whole range (with a conversion rate: sets of group fields, every name); a series fills the missing (time, group) rows with 0 when asked. Rows
  * sort by time, then by `orderBy` rank, or by name then the group fields.
  */
 export function toReportRows(groups: readonly ReportGroup[], plan: ReadPlan, maxRows = Infinity): ReportRow[] {
@@ -100,7 +100,7 @@ function rankGroups(groups: readonly ReportGroup[], plan: ReadPlan): Map<string,
     else mergeTotal(seen, g);
   }
   const asked = query.aggregateMetrics.find((m) => m.metric.metric === field);
-  const metric = (g: ReportGroup): number | null => {
+  const metric = (g: ReportGroup): number | bigint | null => {
     if (field === 'value') return (g.states.count as number | undefined) ?? 0;
     if (!asked) return 0;
     const states = g.states as Record<string, unknown>;
@@ -108,7 +108,24 @@ function rankGroups(groups: readonly ReportGroup[], plan: ReadPlan): Map<string,
     // null (an average without events) ranks last
     return rank ? rank(states[asked.aggregate], asked.metric) : 0;
   };
-  return ranked([...totals.entries()], metric, direction, field === 'name');
+  const byRow = ranked([...totals.entries()], metric, direction, field === 'name');
+  return query.conversion ? rankByBestRow(groups, byRow) : byRow;
+}
+
+/**
+ * With a conversion rate asked, every row of a set of group fields takes the place of that set's
+ * best-ranked row (ranks stay 0, 1, 2, ...): top-N keeps or drops a group with all its names and
+ * never cuts the `from` row that carries a kept group's rate.
+ */
+function rankByBestRow(groups: readonly ReportGroup[], byRow: Map<string, number>): Map<string, number> {
+  const best = new Map<string, number>();
+  for (const g of groups) {
+    const key = groupKey(undefined, '', g.dims);
+    const rank = byRow.get(identity(g))!;
+    if (!(best.get(key)! <= rank)) best.set(key, rank);
+  }
+  const place = new Map([...best.entries()].sort((a, b) => a[1] - b[1]).map(([key], i) => [key, i]));
+  return new Map(groups.map((g) => [identity(g), place.get(groupKey(undefined, '', g.dims))!]));
 }
 
 function ownStates(states: GroupStates): GroupStates {
@@ -142,7 +159,7 @@ function rankByRate(groups: readonly ReportGroup[], query: ReportQuery): Map<str
 /** Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by the group fields. */
 function ranked(
   entries: Array<[string, ReportGroup]>,
-  metric: (g: ReportGroup) => number | null,
+  metric: (g: ReportGroup) => number | bigint | null,
   direction: 'asc' | 'desc',
   byNameOnly: boolean,
 ): Map<string, number> {
@@ -152,7 +169,8 @@ function ranked(
     .sort((a, b) => {
       if (byNameOnly) return sign * byFields(a.g, b.g);
       if (a.m === null || b.m === null) return (a.m === null ? 1 : 0) - (b.m === null ? 1 : 0) || byFields(a.g, b.g);
-      return sign * (a.m - b.m) || byFields(a.g, b.g);
+      // a sum past 2^53 is a bigint: compared with numbers exactly, never subtracted
+      return sign * (a.m < b.m ? -1 : a.m > b.m ? 1 : 0) || byFields(a.g, b.g);
     });
   return new Map(ordered.map(({ key }, i) => [key, i]));
 }
