@@ -101,25 +101,27 @@ async function load(db, size) {
 /** Runs builder passes until one builds nothing (units still open at the newest end stay dirty); returns the seconds it took. */
 async function catchUp(db, marks) {
   const cells = new CellStore(db);
-  // what the cells hold, by field, tallied as the builder writes them (each unit is built once
-  // here; reading every cell back would make the stand-in hold them all at once): the sketches
-  // (`u`) against the counts (`e`) and the latest events (`l`)
-  const bytes = { e: 0, l: 0, u: 0, v: 0, s: 0, q: 0 };
-  // the same by unit level (1h .. 32d), with the entries and documents of each
-  const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, entries: 0, bytes: 0 }));
-  const insert = cells.insert.bind(cells);
-  cells.insert = (g, docs) => {
+  // what the cells hold, tallied as the builder writes them (each unit is built once here; reading
+  // every page back would make the stand-in hold them all at once): bytes by column (k keys, n
+  // counts, l latest events, u/ud visitor sketches folded/per device, s sums, q/qd quantile
+  // sketches), by family (t totals, p pages, g countries, a attribution) and by unit level
+  const bytes = {};
+  const byFamily = {};
+  const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, bytes: 0 }));
+  const writePages = cells.writePages.bind(cells);
+  cells.writePages = (g, parts, docs) => {
     const level = byLevel[Number(g.slice(0, g.indexOf(':')))];
     for (const doc of docs) {
-      for (const f of Object.keys(bytes)) bytes[f] += typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0;
       level.docs++;
-      level.bytes += Object.keys(bytes).reduce(
-        (n, f) => n + (typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0),
-        0,
-      );
-      if (doc.k === 'f') level.entries += JSON.parse(doc.e).length;
+      for (const [field, value] of Object.entries(doc)) {
+        if (!value || typeof value !== 'object' || !('position' in value)) continue;
+        const n = value.position;
+        bytes[field] = (bytes[field] ?? 0) + n;
+        byFamily[doc.f] = (byFamily[doc.f] ?? 0) + n;
+        level.bytes += n;
+      }
     }
-    return insert(g, docs);
+    return writePages(g, parts, docs);
   };
   const builder = new RollupBuilder(db, marks, cells, {
     prefix: 'events',
@@ -142,9 +144,9 @@ async function catchUp(db, marks) {
   const seconds = (Date.now() - started) / 1000;
   const cellDocs = await cells.collection.countDocuments({});
   say(
-    `cells by level (documents / fine entries / MB): ${byLevel.map((l, i) => `${['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'][i]} ${l.docs}/${l.entries}/${(l.bytes / 1e6).toFixed(1)}`).join(', ')}`,
+    `cells by level (pages / MB): ${byLevel.map((l, i) => `${['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'][i]} ${l.docs}/${(l.bytes / 1e6).toFixed(1)}`).join(', ')}`,
   );
-  return { seconds, cellDocs, bytes, byLevel };
+  return { seconds, cellDocs, bytes, byFamily, byLevel };
 }
 
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
@@ -224,7 +226,7 @@ async function measure(size, mongoUrl) {
   let other;
   try {
     const { expected, visitors, engaged, seconds: loadSeconds, marks } = await load(handle.db, size);
-    const { seconds: catchUpSeconds, cellDocs, bytes } = await catchUp(handle.db, marks);
+    const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks);
     app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
     const key = await post(
       `${app.base}/admin/v1/api-keys`,
@@ -327,6 +329,7 @@ async function measure(size, mongoUrl) {
       catchUpSeconds,
       cellDocs,
       bytes,
+      byFamily,
       errors,
       load: os.loadavg()[0],
       list,
@@ -347,8 +350,15 @@ function print(results) {
       `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${RUNS} sequential runs per scenario over HTTP\n`,
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
+    const total = Object.values(r.bytes).reduce((a, b) => a + b, 0);
     console.log(
-      `Cell bytes: visitor sketches per device (u) ${(r.bytes.u / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.u)} B/event, over all devices (v) ${(r.bytes.v / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.v)} B/event; counts (e) ${(r.bytes.e / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.e)} B/event; latest events (l) ${(r.bytes.l / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.l)} B/event; measure sums (s) ${(r.bytes.s / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.s)} B/event; quantile sketches (q) ${(r.bytes.q / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.q)} B/event. Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
+      `Cell bytes: ${perEvent(total)} B/event in all; by column ${Object.entries(r.bytes)
+        .map(([c, b]) => `${c} ${perEvent(b)}`)
+        .join(', ')}; by family ${Object.entries(r.byFamily)
+        .map(([f, b]) => `${f} ${perEvent(b)}`)
+        .join(
+          ', ',
+        )} (B/event). Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
     );
     console.log('| scenario | rows | p50 ms | p99 ms | mean ms |');
     console.log('|---|---|---|---|---|');

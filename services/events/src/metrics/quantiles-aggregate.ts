@@ -1,7 +1,13 @@
 import { MEASURE_NAMES } from '@cm/contracts';
 import { QuantileBins } from '../sketches/quantile-bins';
 import type { QuantileAnswer } from '../sketches/quantile-query';
-import { decodeQuantiles, emptyQuantiles, encodeQuantiles, quantileAnswer, shareAnswer } from '../sketches/quantile-sketch';
+import {
+  decodeQuantiles,
+  emptyQuantiles,
+  encodeQuantiles,
+  quantileAnswer,
+  shareAnswer,
+} from '../sketches/quantile-sketch';
 import { StoredFormatError } from './byte-codec';
 import type { Aggregate } from './aggregate';
 import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';

@@ -68,7 +68,8 @@ export const sumsAggregate: Aggregate<SumsState, SumMetric> = {
   read: (r) => {
     const mask = r.byte();
     if (mask === 0) return EMPTY;
-    if (mask >= 1 << (2 * MEASURE_NAMES.length)) throw new StoredFormatError('stored measure sums name an unknown measure');
+    if (mask >= 1 << (2 * MEASURE_NAMES.length))
+      throw new StoredFormatError('stored measure sums name an unknown measure');
     const out = new Array<ExactSum>(WIDTH).fill(0);
     for (let m = 0; m < MEASURE_NAMES.length; m++) {
       if (!(mask & (1 << m))) continue;

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, Document } from 'mongodb';
 import { CellManifests, GenerationGoneError, type ManifestDocument, type ManifestLimits } from './cell-manifests';
 import { GenerationWriter } from './generation-writer';
 import { PAGE_FORMAT, pageId, parsePageId, type CellPageDocument } from './page-layout';
@@ -73,12 +73,20 @@ export class CellStore {
   }
 
   /**
-   * Of these generations, those a report must not use: no manifest head (never completed,
-   * dropped, or lost) or pages of another format (written by an earlier version: rebuilt).
+   * Of these generations, those a report must not use: `missing` without a manifest head (never
+   * completed, dropped, or lost: broken if a mark points at one), `legacy` of the first page
+   * format (written by an earlier release: the builder rebuilds or converts them).
    */
-  async unusableGenerations(gens: readonly string[], maxTimeMS?: number): Promise<string[]> {
+  async unusableGenerations(
+    gens: readonly string[],
+    maxTimeMS?: number,
+  ): Promise<{ missing: string[]; legacy: string[] }> {
     const formats = await this.generationFormats(gens, maxTimeMS);
-    return [...new Set(gens)].filter((g) => formats.get(g) !== PAGE_FORMAT);
+    const unique = [...new Set(gens)];
+    return {
+      missing: unique.filter((g) => !formats.has(g)),
+      legacy: unique.filter((g) => formats.has(g) && formats.get(g) !== PAGE_FORMAT),
+    };
   }
 
   /** The page format of each generation whose manifest head exists. */
@@ -96,8 +104,9 @@ export class CellStore {
    * memory at a time). GenerationGoneError when a generation is incomplete or of another format.
    */
   async *pagesByOwner(gens: readonly string[]): AsyncGenerator<{ owner: string; pages: CellPageDocument[] }> {
-    const unusable = await this.unusableGenerations(gens);
-    if (unusable.length > 0) throw new GenerationGoneError(unusable);
+    const { missing, legacy } = await this.unusableGenerations(gens);
+    if (legacy.length > 0) throw new LegacyGenerationError(legacy);
+    if (missing.length > 0) throw new GenerationGoneError(missing);
     const { ids: all, incomplete } = await this.manifests.read(gens);
     if (incomplete.length > 0) throw new GenerationGoneError(incomplete);
     const byOwner = new Map<string, string[]>();
@@ -142,8 +151,34 @@ export class CellStore {
     return out;
   }
 
+  /** A generation's documents owner by owner, as stored (the legacy migration reads first-format cells so). */
+  async *documentsByOwner(g: string): AsyncGenerator<{ owner: string; docs: Document[] }> {
+    const { ids, incomplete } = await this.manifests.read([g]);
+    if (incomplete.length > 0) throw new GenerationGoneError(incomplete);
+    const byOwner = new Map<string, string[]>();
+    for (const id of ids) {
+      const owner = (JSON.parse(id) as unknown[])[2];
+      if (typeof owner !== 'string') continue;
+      byOwner.set(owner, [...(byOwner.get(owner) ?? []), id]);
+    }
+    const raw = this.collection as unknown as Collection<{ _id: string } & Document>;
+    for (const [owner, list] of byOwner) {
+      const docs: Document[] = [];
+      for (let i = 0; i < list.length; i += ID_CHUNK)
+        docs.push(...(await raw.find({ _id: { $in: list.slice(i, i + ID_CHUNK) } }).toArray()));
+      yield { owner, docs };
+    }
+  }
+
   private byIds(ids: readonly string[]): Promise<CellPageDocument[]> {
     return this.collection.find({ _id: { $in: [...ids] } }).toArray();
+  }
+}
+
+/** Generations of the first page format: waiting for the builder to rebuild or convert them (legacy-migration.ts). */
+export class LegacyGenerationError extends Error {
+  constructor(readonly generations: readonly string[]) {
+    super(`cell generations of an earlier format, not converted yet: ${generations.slice(0, 3).join(', ')}`);
   }
 }
 

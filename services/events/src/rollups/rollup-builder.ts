@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
-import { createLogger } from '@cm/platform';
+import { createLogger, type Logger } from '@cm/platform';
 import { BrokenUnits } from './broken-units';
+import { LegacyMigration } from './legacy-migration';
 import { isExpiredDay } from '../retention/expired-buckets';
 import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
@@ -34,6 +35,7 @@ export interface RollupBuilderOptions {
   now?: () => Date;
   /** Where units pointing at missing cells are reset (rollup-feature.ts: logged and counted). */
   broken?: BrokenUnits;
+  logger?: Logger;
 }
 
 export interface BuildPass {
@@ -61,6 +63,8 @@ export class RollupBuilder {
   private readonly now: () => Date;
   private readonly failures: UnitFailures;
   private lastOrphanSweep = -Infinity;
+  private readonly legacy: LegacyMigration;
+  private migrated = false;
 
   constructor(
     db: Db,
@@ -75,6 +79,15 @@ export class RollupBuilder {
       built: (mark: MarkDocument) => failures.built(mark._id),
       failed: (mark: MarkDocument, err: unknown) => failures.failed(mark, err, this.now().getTime()),
     };
+    this.legacy = new LegacyMigration({
+      marks,
+      cells,
+      commit: this.commit,
+      maxCellsPerOwner: opts.maxCellsPerOwner ?? DEFAULT_MAX_CELLS_PER_OWNER,
+      rawRetentionDays: opts.rawRetentionDays,
+      now: this.now,
+      logger: opts.logger,
+    });
     this.builders = new UnitBuilders({
       db,
       marks,
@@ -93,6 +106,11 @@ export class RollupBuilder {
 
   async runOnce(): Promise<BuildPass> {
     const now = this.now();
+    // once per process, before anything is built: units of the first cell format rebuilt or converted
+    if (!this.migrated) {
+      await this.legacy.run();
+      this.migrated = true;
+    }
     const swept = await this.commit.sweep(new Date(now.getTime() - this.opts.abandonMs));
     let orphans = 0;
     if (now.getTime() - this.lastOrphanSweep >= this.opts.abandonMs) {

@@ -74,6 +74,7 @@ export async function createRollupFeature(deps: {
       batchUnits: config.ROLLUP_BATCH_UNITS,
       rawRetentionDays: config.RETENTION_DAYS,
       broken,
+      logger: deps.logger,
     });
     feature.worker = new RollupWorker(
       builder,

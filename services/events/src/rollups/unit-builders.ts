@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { bucketName } from '../storage/bucket-naming';
 import type { BrokenUnits } from './broken-units';
-import { GenerationGoneError, type CellStore } from './cell-store';
+import { GenerationGoneError, LegacyGenerationError, type CellStore } from './cell-store';
 import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
 import type { GenerationWriter } from './generation-writer';
@@ -165,6 +165,11 @@ export class UnitBuilders {
         await writer.add(this.pages(g, owner, byFamily));
       }
     } catch (err) {
+      // a child of the first format: the parent waits until the migration rebuilt or converted it
+      if (err instanceof LegacyGenerationError) {
+        await commit.abandon(snapshot._id, g);
+        return false;
+      }
       if (!(err instanceof GenerationGoneError)) throw err;
       // a child rebuilt meanwhile (its old pages dropped), or one pointing at missing or old
       // pages: the latter is reset to be rebuilt (the reset leaves a rebuilt child alone)

@@ -79,8 +79,9 @@ export class PlannedCountSource implements CountSource {
           // a unit rebuilt meanwhile, or one pointing at missing cells: the latter is reset
           // (compare-and-set, so a rebuilt one is left alone) and the report planned again without it
           for (const g of read.gone) unusable.add(g);
-          if (read.reset)
-            await budget.run(() => this.opts.rollups!.broken?.reset(read.gone!, 'report') ?? Promise.resolve(0));
+          const reset = read.reset ?? [];
+          if (reset.length > 0)
+            await budget.run(() => this.opts.rollups!.broken?.reset(reset, 'report') ?? Promise.resolve(0));
           continue;
         }
         if (!useRollups || (await this.stillCurrent(steps, budget))) return read.groups;
@@ -113,15 +114,16 @@ export class PlannedCountSource implements CountSource {
   /**
    * Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops
    * the other. A mark alone is not trusted: the manifests of the planned generations are checked
-   * at the same time, and a generation without one, of another page format, or lacking a page its
-   * first page announces, comes back as `gone` (its answer is discarded; `reset`: its unit is reset).
+   * at the same time, and a generation without one, of the first page format (not converted yet),
+   * or lacking a page, comes back as `gone` (the answer is discarded); `reset`: those whose unit
+   * is reset (broken), never a first-format one (it may not be rebuildable: the builder converts it).
    */
   private async read(
     plan: ReadPlan,
     steps: ReportPlan,
     existing: readonly string[],
     budget: ReportBudget,
-  ): Promise<{ groups: ReportGroup[]; gone?: readonly string[]; reset?: boolean }> {
+  ): Promise<{ groups: ReportGroup[]; gone?: readonly string[]; reset?: readonly string[] }> {
     const groups = new ReportGroups(
       plan.aggregates,
       budget.maxGroups,
@@ -138,7 +140,7 @@ export class PlannedCountSource implements CountSource {
           ? budget.run(() =>
               rollups.cells.unusableGenerations([...new Set(steps.rollup.map((s) => s.g))], budget.remainingMs()),
             )
-          : Promise.resolve([]),
+          : Promise.resolve({ missing: [], legacy: [] }),
         rollups ? readCells(plan, steps.rollup, groups, budget, rollups.cells, this.cache!) : Promise.resolve(),
         readRaw(this.db, plan, reads, groups, budget, this.opts.concurrency),
       ]).catch((err: unknown) => {
@@ -146,9 +148,11 @@ export class PlannedCountSource implements CountSource {
         if (!(err instanceof GenerationGoneError) && !(err instanceof UnitNotUsableError)) budget.stop(err);
         throw err;
       });
-      if (unusable.length > 0) return { groups: [], gone: unusable, reset: true };
+      // legacy: waiting for the builder's migration (never reset: it may not be rebuildable)
+      if (unusable.missing.length + unusable.legacy.length > 0)
+        return { groups: [], gone: [...unusable.missing, ...unusable.legacy], reset: unusable.missing };
     } catch (err) {
-      if (err instanceof GenerationGoneError) return { groups: [], gone: err.generations, reset: true };
+      if (err instanceof GenerationGoneError) return { groups: [], gone: err.generations, reset: err.generations };
       if (err instanceof UnitNotUsableError) return { groups: [], gone: err.generations };
       throw err;
     }
