@@ -60,6 +60,13 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
   write(w: ByteWriter, state: S): void;
   /** Reads what `write` wrote; StoredFormatError on damaged bytes. */
   read(r: ByteReader): S;
+  /**
+   * A `foldedWithDevices` aggregate's per-device states of an entry with several devices, when it
+   * can store them in fewer bytes than one state each knowing their union (`folded`, read first):
+   * e.g. a device mark per visitor of an exact set. Default: `write` per device present.
+   */
+  writeDevices?(w: ByteWriter, states: Readonly<PerDevice<S>>, mask: number, folded: S): void;
+  readDevices?(r: ByteReader, mask: number, folded: S): PerDevice<S>;
 
   /** Whether a report with this ask needs it (its column is read, its pipeline fields added, only then). */
   asked(ask: ReportAsk): boolean;

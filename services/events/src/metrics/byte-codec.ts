@@ -14,7 +14,11 @@ export class ByteWriter {
   /** Strings stored once per column (a table before its entries): their index, in first-use order. */
   private readonly interned = new Map<string, number>();
 
-  constructor(initial = 256) {
+  /** `base`: a time (epoch ms) the column's times are written relative to (its unit's start). */
+  constructor(
+    initial = 256,
+    readonly base = 0,
+  ) {
     this.buf = Buffer.allocUnsafe(initial);
   }
 
@@ -86,6 +90,8 @@ export class ByteReader {
   private at: number;
   /** The column's interned strings, and what a reader made of each (parsed once per column). */
   table: readonly string[] = [];
+  /** The time the column's times are relative to (as ByteWriter.base). */
+  base = 0;
   private readonly made = new Map<number, unknown>();
 
   constructor(

@@ -69,32 +69,60 @@ function laterOf(a: Latest | null, b: Latest | null): Latest | null {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** The time in the first 48 bits of a UUIDv7 (hex digits 0..12). */
+function uuidTime(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
 /**
- * Stored: a flag byte (0 none, 1 an event whose id is a lower-case UUID, 2 any other id), the
- * created time, the id (16 bytes, or a string), and the metadata as JSON in the column's string
- * table: events share a few metadata objects, each stored (and parsed) once per page.
+ * Stored: a flag byte, then 0 none; 3 an event whose id is a UUIDv7 carrying its created time
+ * (what ingest assigns): the time relative to the unit's start and the id's other 10 bytes; 1
+ * another UUID: the created time and the id's 16 bytes; 2 any other id: the time and the id as
+ * text. Then the metadata as JSON in the column's string table: events share a few metadata
+ * objects, each stored (and parsed) once per page.
  */
 function writeLatest(w: ByteWriter, s: Latest | null): void {
   if (!s) return w.byte(0);
-  const uuid = UUID.test(s[1]);
-  w.byte(uuid ? 1 : 2);
-  w.uint(s[0]);
-  if (uuid) w.raw(Buffer.from(s[1].replace(/-/g, ''), 'hex'));
-  else w.string(s[1]);
+  const [created, id] = s;
+  if (UUID.test(id) && created >= w.base && uuidTime(id) === created) {
+    w.byte(3);
+    w.uint(created - w.base);
+    w.raw(Buffer.from(id.slice(14).replace(/-/g, ''), 'hex'));
+  } else if (UUID.test(id)) {
+    w.byte(1);
+    w.uint(created);
+    w.raw(Buffer.from(id.replace(/-/g, ''), 'hex'));
+  } else {
+    w.byte(2);
+    w.uint(created);
+    w.string(id);
+  }
   w.intern(JSON.stringify(s[2]));
 }
 
 function readLatest(r: ByteReader): Latest | null {
   const flag = r.byte();
   if (flag === 0) return null;
-  if (flag !== 1 && flag !== 2) throw new StoredFormatError(`unknown stored latest event flag ${flag}`);
-  const created = r.uint();
+  let created: number;
+  let hex: string;
   let id: string;
-  if (flag === 1) {
-    const hex = Buffer.from(r.raw(16)).toString('hex');
-    id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  } else id = r.string();
+  if (flag === 3) {
+    created = r.base + r.uint();
+    hex = created.toString(16).padStart(12, '0') + Buffer.from(r.raw(10)).toString('hex');
+    if (hex.length !== 32) throw new StoredFormatError('stored latest event time out of range');
+    id = uuidOf(hex);
+  } else if (flag === 1) {
+    created = r.uint();
+    id = uuidOf(Buffer.from(r.raw(16)).toString('hex'));
+  } else if (flag === 2) {
+    created = r.uint();
+    id = r.string();
+  } else throw new StoredFormatError(`unknown stored latest event flag ${flag}`);
   return [created, id, r.interned(parseMetadata)];
+}
+
+function uuidOf(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** Stored metadata: an object of string values (anything else is damage). */

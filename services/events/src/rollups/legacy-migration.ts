@@ -8,6 +8,7 @@ import type { MarkDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
+import { DROPPED_LEVELS } from './rollup-units';
 import type { UnitCommit } from './unit-commit';
 
 export interface LegacyMigrationDeps {
@@ -21,7 +22,8 @@ export interface LegacyMigrationDeps {
 }
 
 /**
- * Units built by a release whose cells were of the first format (legacy-cells.ts): reports do not
+ * What the builder's first pass does once per process for units of earlier releases. Units of
+ * levels no longer kept are dropped. Units built by a release whose cells were of the first format (legacy-cells.ts): reports do not
  * read them, so each is rebuilt once, at the builder's first pass. A unit whose raw events are all
  * kept is reset to be built again the usual way (hours from raw events, blocks from their
  * children); one that starts before the raw retention (rollups kept longer than raw events) is
@@ -33,7 +35,29 @@ export interface LegacyMigrationDeps {
 export class LegacyMigration {
   constructor(private readonly deps: LegacyMigrationDeps) {}
 
-  async run(): Promise<{ reset: number; converted: number }> {
+  async run(): Promise<{ reset: number; converted: number; dropped: number }> {
+    const dropped = await this.dropUnkeptLevels();
+    return { ...(await this.rebuildLegacy()), dropped };
+  }
+
+  /**
+   * Units of the levels earlier releases kept and this one does not (2- and 8-hour blocks): their
+   * marks go, then their cells. Nothing reads them; a writer of an earlier release still running
+   * during an upgrade may mark one again, which the builder ignores and the next start drops.
+   */
+  private async dropUnkeptLevels(): Promise<number> {
+    const { marks, cells } = this.deps;
+    const unkept = await marks.collection
+      .find({ l: { $in: [...DROPPED_LEVELS] } }, { projection: { b: 1, pending: 1 } })
+      .toArray();
+    if (unkept.length === 0) return 0;
+    await marks.collection.deleteMany({ _id: { $in: unkept.map((m) => m._id) } });
+    const gens = unkept.flatMap((m) => [...(m.b ? [m.b.g] : []), ...(m.pending ?? []).map((p) => p.g)]);
+    await cells.dropGenerations(gens);
+    return unkept.length;
+  }
+
+  private async rebuildLegacy(): Promise<{ reset: number; converted: number }> {
     const { marks, cells } = this.deps;
     const built = await marks.collection
       .find({ b: { $exists: true }, retired: { $exists: false } }, { projection: { pending: 0 } })

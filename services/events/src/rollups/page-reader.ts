@@ -2,6 +2,7 @@ import type { Binary } from 'mongodb';
 import { ByteReader, readStringTable, StoredFormatError } from '../metrics/byte-codec';
 import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue } from '../metrics/registry';
 import { deviceColumn, type CellPageDocument } from './page-layout';
+import { unitStartOf } from './page-writer';
 
 /**
  * A stored page read back: its entries' names and keys as indexes into its tables, the devices
@@ -22,8 +23,11 @@ export class DecodedPage {
   private readonly folded = new Map<string, readonly unknown[]>();
   private readonly perDevice = new Map<string, readonly unknown[]>();
   bytes: number;
+  /** The unit's start: what the columns' times are relative to. */
+  private readonly base: number;
 
   constructor(readonly doc: Pick<CellPageDocument, '_id' | 'g' | 'o' | 'f' | 'p' | 'x' | 'over' | 'k'>) {
+    this.base = unitStartOf(doc.g);
     const r = new ByteReader(binaryBytes(doc.k));
     this.dims = r.uint();
     if (this.dims > 16) throw new StoredFormatError('stored page has too many dimensions');
@@ -62,7 +66,7 @@ export class DecodedPage {
     const aggregate = aggregateOf(name);
     if (aggregate.storage === 'perDevice') {
       if (this.perDevice.has(name)) return;
-      const r = columnReader(doc[aggregate.column]);
+      const r = columnReader(doc[aggregate.column], this.base);
       const states = new Array<unknown>(3 * this.count);
       const empty = aggregate.empty();
       for (let i = 0; i < this.count; i++) {
@@ -77,7 +81,7 @@ export class DecodedPage {
       return;
     }
     if (!this.folded.has(name)) {
-      const r = columnReader(doc[aggregate.column]);
+      const r = columnReader(doc[aggregate.column], this.base);
       const states = new Array<unknown>(this.count);
       for (let i = 0; i < this.count; i++) {
         states[i] = r ? aggregate.read(r) : aggregate.empty();
@@ -88,7 +92,7 @@ export class DecodedPage {
     }
     if (aggregate.storage === 'foldedWithDevices' && devices && !this.perDevice.has(name)) {
       const folded = this.folded.get(name)!;
-      const r = columnReader(doc[deviceColumn(aggregate.column)]);
+      const r = columnReader(doc[deviceColumn(aggregate.column)], this.base);
       const empty = aggregate.empty();
       const states = new Array<unknown>(3 * this.count).fill(empty);
       for (let i = 0; i < this.count; i++) {
@@ -98,10 +102,11 @@ export class DecodedPage {
           states[3 * i + (mask >> 1)] = folded[i];
           continue;
         }
+        if (!r) throw new StoredFormatError('stored page lacks per-device states');
+        const devices = aggregate.readDevices ? aggregate.readDevices(r, mask, folded[i]) : undefined;
         for (let d = 0; d < 3; d++) {
           if (!(mask & (1 << d))) continue;
-          if (!r) throw new StoredFormatError('stored page lacks per-device states');
-          states[3 * i + d] = aggregate.read(r);
+          states[3 * i + d] = devices ? devices[d] : aggregate.read(r);
           this.bytes += sizeOf(states[3 * i + d]);
         }
       }
@@ -122,9 +127,10 @@ export class DecodedPage {
 }
 
 /** A stored column: its table of interned strings, then its entries. */
-function columnReader(value: unknown): ByteReader | undefined {
+function columnReader(value: unknown, base: number): ByteReader | undefined {
   if (value === undefined || value === null) return undefined;
   const r = new ByteReader(binaryBytes(value));
+  r.base = base;
   const n = r.count(1);
   const table = new Array<string>(n);
   for (let i = 0; i < n; i++) table[i] = r.string();

@@ -1,7 +1,10 @@
 import { Binary } from 'mongodb';
 import { ByteWriter, writeStringTable } from '../metrics/byte-codec';
+import type { PerDevice } from '../metrics/aggregate';
 import { AGGREGATE_NAMES, aggregateOf, type CellValue } from '../metrics/registry';
+import { unitOfGeneration } from './broken-units';
 import type { Family } from './families';
+import { parseUnitId } from './rollup-units';
 import { deviceColumn, MAX_PAGE_BYTES, pageId, type CellPageDocument } from './page-layout';
 
 /** One entry to store: its name, the family's dimension values in order, its states per device. */
@@ -36,21 +39,22 @@ export function writePages(
   for (const entry of entries) {
     const mask = deviceMask(entry.value);
     if (mask === 0) continue;
-    page ??= new PageBuilder();
+    page ??= new PageBuilder(unitStartOf(g));
     page.add(entry, mask);
     if (page.bytes >= maxBytes) {
       pages.push(page.document(g, owner, family, pages.length));
       page = undefined;
     }
   }
-  if (page || pages.length === 0) pages.push((page ?? new PageBuilder()).document(g, owner, family, pages.length));
+  if (page || pages.length === 0)
+    pages.push((page ?? new PageBuilder(unitStartOf(g))).document(g, owner, family, pages.length));
   pages[0]!.x = pages.length;
   return pages;
 }
 
 /** The page 0 of an owner's family whose cells passed the cap: no entries, marked. */
 export function overflowPage(g: string, owner: string, family: Family): CellPageDocument {
-  const doc = new PageBuilder().document(g, owner, family, 0);
+  const doc = new PageBuilder(unitStartOf(g)).document(g, owner, family, 0);
   doc.x = 1;
   doc.over = true;
   return doc;
@@ -60,6 +64,9 @@ class PageBuilder {
   private readonly entries: Array<{ entry: CellEntry; mask: number }> = [];
   private readonly columns = new Map<string, ByteWriter>();
   bytes = 0;
+
+  /** `base`: the unit's start, what the columns' times are relative to. */
+  constructor(private readonly base: number) {}
 
   add(entry: CellEntry, mask: number): void {
     this.entries.push({ entry, mask });
@@ -76,10 +83,11 @@ class PageBuilder {
         for (let d = 0; d < 3; d++) if (mask & (1 << d)) aggregate.write(w, devices[d]);
         this.bytes += w.length - before;
       }
+      let fold: unknown;
       if (folded) {
         const w = this.writer(aggregate.column);
         const before = w.length;
-        let fold = aggregate.empty();
+        fold = aggregate.empty();
         for (let d = 0; d < 3; d++) if (mask & (1 << d)) fold = aggregate.merge(fold, devices[d]);
         aggregate.write(w, fold);
         this.bytes += w.length - before;
@@ -87,7 +95,8 @@ class PageBuilder {
       if (aggregate.storage === 'foldedWithDevices' && POPCOUNT[mask]! > 1) {
         const w = this.writer(deviceColumn(aggregate.column));
         const before = w.length;
-        for (let d = 0; d < 3; d++) if (mask & (1 << d)) aggregate.write(w, devices[d]);
+        if (aggregate.writeDevices) aggregate.writeDevices(w, devices as PerDevice<unknown>, mask, fold!);
+        else for (let d = 0; d < 3; d++) if (mask & (1 << d)) aggregate.write(w, devices[d]);
         this.bytes += w.length - before;
       }
     }
@@ -115,7 +124,7 @@ class PageBuilder {
 
   private writer(column: string): ByteWriter {
     let w = this.columns.get(column);
-    if (!w) this.columns.set(column, (w = new ByteWriter(1024)));
+    if (!w) this.columns.set(column, (w = new ByteWriter(1024, this.base)));
     return w;
   }
 
@@ -137,6 +146,11 @@ class PageBuilder {
     }
     return new Binary(w.bytes());
   }
+}
+
+/** The start of a generation's unit: what its pages' times are relative to (0 for an id of another shape). */
+export function unitStartOf(g: string): number {
+  return parseUnitId(unitOfGeneration(g))?.start ?? 0;
 }
 
 /** Code-unit order: the same on every server and locale. */

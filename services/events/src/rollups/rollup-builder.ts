@@ -7,7 +7,7 @@ import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
 import { utcDayStart } from '../storage/time-units';
-import { MAX_LEVEL, unitEnd } from './rollup-units';
+import { LEVELS, MAX_LEVEL, unitEnd } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
@@ -126,7 +126,7 @@ export class RollupBuilder {
     const dirty = (await this.marks.collection.find({ dirty: true }).toArray()).filter((m) => !m.retired);
     // a unit whose build fails is given up alone: the pass goes on with every other unit
     this.failures.begin(new Set(dirty.map((m) => m._id)));
-    for (let level = 0; level <= MAX_LEVEL; level++) {
+    for (const level of LEVELS) {
       const atLevel = dirty.filter((m) => m.l === level).sort((a, b) => a.t - b.t);
       const due = atLevel.filter((m) => this.isReady(m, now));
       const ready = due.filter((m) => !this.failures.waiting(m._id, now.getTime())).slice(0, this.opts.batchUnits);

@@ -46,7 +46,7 @@ afterEach(async () => {
 // at each level: an hour (from raw events), and blocks whose build fails after their children were built
 test.each([
   [0, '1h'],
-  [3, '8h'],
+  [2, '4h'],
   [4, '1d'],
   [5, '2d'],
   [7, '8d'],

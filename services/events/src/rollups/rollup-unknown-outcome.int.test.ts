@@ -100,7 +100,7 @@ async function expectNoBuiltMarkWithoutCells(): Promise<void> {
 
 describe.each([
   ['an hour', { level: 0, start: FROM + 5 * 3_600_000 }],
-  ['an 8-hour block', { level: 3, start: FROM + 8 * 3_600_000 }],
+  ['a 4-hour block', { level: 2, start: FROM + 8 * 3_600_000 }],
   ['a day', DAY],
   ['a 4-day block', { level: 6, start: Math.floor(FROM / (4 * DAY_MS)) * 4 * DAY_MS }],
 ] as Array<[string, UnitRef]>)('publishing %s', (_label, target) => {

@@ -1,5 +1,5 @@
 import { ValidationError } from '@cm/platform';
-import { MAX_LEVEL, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { LEVELS, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import { HOUR_MS } from '../../storage/time-units';
 import { MAX_PLAN_HOURS } from './plan-limits';
 import { EMPTY_COVERAGE, planReport, type Coverage, type PlanSpan, type ReportPlan } from './plan-report';
@@ -13,7 +13,8 @@ function referencePlan(spans: readonly PlanSpan[], coverage: Coverage): ReportPl
     let at = span.start;
     while (at < span.end) {
       let taken: UnitRef | undefined;
-      for (let level = MAX_LEVEL; level >= 0 && !taken; level--) {
+      for (const level of [...LEVELS].reverse()) {
+        if (taken) break;
         const size = unitSizeMs(level);
         if (at % size === 0 && at + size <= span.end && coverage.built.has(unitId({ level, start: at })))
           taken = { level, start: at };
@@ -62,7 +63,7 @@ describe('planReport bounds', () => {
       const rnd = random(seed);
       const base = T('2026-09-01T00:00:00Z');
       const built = new Map<string, string>();
-      for (let level = 0; level <= MAX_LEVEL; level++) {
+      for (const level of LEVELS) {
         const size = unitSizeMs(level);
         for (let start = base; start < base + 70 * 86_400_000; start += size)
           if (rnd() < 0.3) built.set(unitId({ level, start }), `g${level}:${start}`);
