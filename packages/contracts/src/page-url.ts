@@ -1,4 +1,4 @@
-import { ATTRIBUTION_LIMITS, cutText, isUtmField, type UtmValues } from './attribution';
+import { ATTRIBUTION_LIMITS, cutText, isUtmField, type UtmField, type UtmValues } from './attribution';
 import { isTrackingParameter } from './tracking-params';
 
 /** The longest canonical page URL (the event's `url` limit). */
@@ -17,6 +17,8 @@ export interface CanonicalPageUrl {
   ok: true;
   /** The canonical form: an absolute http(s) URL, at most PAGE_URL_MAX characters, its own WHATWG `href`. */
   url: string;
+  /** Its host name: lower case, punycode, no port, no trailing dot; an IPv6 address in brackets. */
+  host: string;
   /**
    * The UTM values the query carried before they were removed (the first non-empty one of each,
    * decoded, cut to ATTRIBUTION_LIMITS.utmMax). Shared and frozen when there are none.
@@ -74,16 +76,13 @@ export function canonicalPageUrl(input: string): CanonicalPageUrl | PageUrlRefus
   let query = '';
   const search = url.search;
   if (search.length > 1) {
-    const found: UtmValues = {};
-    query = canonicalQuery(search.slice(1), found);
-    for (const _ in found) {
-      utm = found;
-      break;
-    }
+    found = undefined;
+    query = canonicalQuery(search.slice(1));
+    if (found !== undefined) utm = found;
   }
   const canonical = `${scheme}//${host}${port}${path}${query === '' ? '' : '?'}${query}`;
   if (canonical.length > PAGE_URL_MAX) return TOO_LONG;
-  return { ok: true, url: canonical, utm };
+  return { ok: true, url: canonical, host, utm };
 }
 
 const HEX = '0123456789ABCDEF';
@@ -113,11 +112,15 @@ const QUERY_SPELLING = Array.from({ length: 256 }, (_, b) =>
   b === 0x20 ? '+' : QUERY_LITERAL[b] ? String.fromCharCode(b) : escaped(b),
 );
 
-// what WHATWG leaves in a path that the canonical form writes otherwise
-const PATH_NEEDS_WORK = /%|[^-\w.~!$&'()*+,;=:@/]|.\/$/;
-
 function canonicalPath(path: string): string {
-  if (!PATH_NEEDS_WORK.test(path)) return path;
+  // `%` is not in PATH_LITERAL: a path with escapes is respelled
+  const out = only(path, PATH_LITERAL) ? path : respellPath(path);
+  let end = out.length;
+  while (end > 1 && out.charCodeAt(end - 1) === 47) end--;
+  return end === out.length ? out : out.slice(0, end);
+}
+
+function respellPath(path: string): string {
   let out = '';
   for (let i = 0; i < path.length; i++) {
     const c = path.charCodeAt(i);
@@ -132,13 +135,24 @@ function canonicalPath(path: string): string {
       out += c < 128 ? escaped(c) : utf8Escapes(path[i] ?? '');
     }
   }
-  let end = out.length;
-  while (end > 1 && out.charCodeAt(end - 1) === 47) end--;
-  return end === out.length ? out : out.slice(0, end);
+  return out;
+}
+
+// a query name or value already in the canonical spelling (the common case: nothing to rewrite)
+const QUERY_AS_IS = table('-._~!$()*,/:;@?+');
+
+/** A loop over a table: a regular expression costs more to call than to run on strings this short. */
+function only(text: string, allowed: boolean[]): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 128 || !allowed[c]) return false;
+  }
+  return true;
 }
 
 /** One query name or value in the canonical spelling: decoded as a form, then written again. */
 function respell(raw: string): string {
+  if (only(raw, QUERY_AS_IS)) return raw;
   let out = '';
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
@@ -154,49 +168,100 @@ function respell(raw: string): string {
 
 /** A form value as text: `+` is a space, malformed escapes stay as they are, bad UTF-8 becomes U+FFFD. */
 function decodeFormValue(raw: string): string {
-  return new URLSearchParams(`v=${raw}`).get('v') ?? '';
-}
-
-interface Pair {
-  name: string;
-  value: string;
-}
-
-const byName = (a: Pair, b: Pair): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
-function canonicalQuery(search: string, utm: UtmValues): string {
-  const pairs: Pair[] = [];
-  let sorted = true;
-  for (const piece of search.split('&')) {
-    if (piece === '') continue;
-    const eq = piece.indexOf('=');
-    const name = respell(eq < 0 ? piece : piece.slice(0, eq));
-    const rawValue = eq < 0 ? '' : piece.slice(eq + 1);
-    const lower = name.toLowerCase();
-    if (isTrackingParameter(lower)) {
-      if (isUtmField(lower) && utm[lower] === undefined) {
-        const value = decodeFormValue(rawValue);
-        if (value !== '') utm[lower] = cutText(value, ATTRIBUTION_LIMITS.utmMax);
-      }
-      continue;
-    }
-    const value = respell(rawValue);
-    if (name === '' && value === '') continue;
-    const last = pairs[pairs.length - 1];
-    if (last !== undefined && last.name > name) sorted = false;
-    pairs.push({ name, value });
+  if (only(raw, QUERY_AS_IS) && raw.indexOf('+') < 0) return raw;
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    // URLSearchParams never throws: it keeps malformed escapes and replaces bad UTF-8
+    return new URLSearchParams(`v=${raw}`).get('v') ?? '';
   }
-  if (pairs.length === 0) return '';
-  if (!sorted) pairs.sort(byName);
-  let out = '';
-  const seen = pairs.length > 1 ? new Set<string>() : undefined;
-  for (const { name, value } of pairs) {
-    const pair = value === '' ? name : `${name}=${value}`;
-    if (seen) {
-      if (seen.has(pair)) continue;
-      seen.add(pair);
+}
+
+// the UTM values of the query being canonicalised: created only when there are some (single-threaded)
+let found: UtmValues | undefined;
+
+function noteUtm(field: UtmField, rawValue: string): void {
+  if (found?.[field] !== undefined) return;
+  const value = decodeFormValue(rawValue);
+  if (value === '') return;
+  found ??= {};
+  found[field] = cutText(value, ATTRIBUTION_LIMITS.utmMax);
+}
+
+const hasUpperCase = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 65 && c <= 90) return true;
+  }
+  return false;
+};
+
+/**
+ * The parameters in canonical spelling, tracking removed, sorted by name (stable: the values of a
+ * repeated name keep their order), exact repeats dropped. Names and values are kept in two arrays
+ * and sorted through an index: on the hot path this is half the cost of an object per pair.
+ */
+function canonicalQuery(search: string): string {
+  const names: string[] = [];
+  const values: string[] = [];
+  let sorted = true;
+  let previous = '';
+  const length = search.length;
+  for (let start = 0; start < length; ) {
+    let end = search.indexOf('&', start);
+    if (end < 0) end = length;
+    let eq = search.indexOf('=', start);
+    if (eq < 0 || eq > end) eq = end;
+    if (end > start) {
+      const name = respell(search.slice(start, eq));
+      const lower = hasUpperCase(name) ? name.toLowerCase() : name;
+      if (isTrackingParameter(lower)) {
+        if (isUtmField(lower)) noteUtm(lower, eq < end ? search.slice(eq + 1, end) : '');
+      } else {
+        const value = eq < end ? respell(search.slice(eq + 1, end)) : '';
+        if (name !== '' || value !== '') {
+          if (previous > name) sorted = false;
+          previous = name;
+          names.push(name);
+          values.push(value);
+        }
+      }
     }
-    out += out === '' ? pair : `&${pair}`;
+    start = end + 1;
+  }
+  if (names.length === 0) return '';
+  const order = sorted ? undefined : names.map((_, i) => i).sort((a, b) => byName(names, a, b));
+  let out = '';
+  for (let k = 0; k < names.length; k++) {
+    const i = order === undefined ? k : order[k]!;
+    const name = names[i]!;
+    const value = values[i]!;
+    if (isRepeat(names, values, order, k, name, value)) continue;
+    if (out !== '') out += '&';
+    out += value === '' ? name : name + '=' + value;
   }
   return out;
+}
+
+function byName(names: string[], a: number, b: number): number {
+  const x = names[a]!;
+  const y = names[b]!;
+  return x < y ? -1 : x > y ? 1 : a - b;
+}
+
+/** Whether an earlier pair (in sorted order) has the same name and value: the same name sorts next to it. */
+function isRepeat(
+  names: string[],
+  values: string[],
+  order: number[] | undefined,
+  k: number,
+  name: string,
+  value: string,
+): boolean {
+  for (let j = k - 1; j >= 0; j--) {
+    const p = order === undefined ? j : order[j]!;
+    if (names[p] !== name) return false;
+    if (values[p] === value) return true;
+  }
+  return false;
 }

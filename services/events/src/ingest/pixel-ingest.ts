@@ -110,6 +110,8 @@ export class PixelIngest {
     };
     // set only when the hit carried some, so the message has no `measures` otherwise
     if (event.measures !== undefined) record.measures = event.measures;
+    // the same for attribution: only the fields the hit has
+    if (event.attribution !== undefined) Object.assign(record, event.attribution);
     try {
       await sink.publish(record);
       return { kind: 'stored', id: record.id, bot: record.bot, redirect: location };

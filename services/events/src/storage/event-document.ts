@@ -1,7 +1,11 @@
-import type { DeviceType, EventRecord, Measures } from '@cm/contracts';
+import { ATTRIBUTION_FIELDS, type Attribution, type DeviceType, type EventRecord, type Measures } from '@cm/contracts';
 
-/** One stored event. `_id` is the ingest-assigned UUIDv7, so a redelivered message cannot be stored twice. */
-export interface EventDocument {
+/**
+ * One stored event. `_id` is the ingest-assigned UUIDv7, so a redelivered message cannot be stored
+ * twice. The attribution fields (`utm_source`..`utm_term`, `referrer`: EventRecord's) are each
+ * absent when the event has none, and on events stored before they existed.
+ */
+export interface EventDocument extends Attribution {
   _id: string;
   owner_id: string;
   name: string;
@@ -18,7 +22,7 @@ export interface EventDocument {
 }
 
 export function toEventDocument(msg: EventRecord): EventDocument {
-  return {
+  const doc: EventDocument = {
     _id: msg.id,
     owner_id: msg.owner_id,
     name: msg.name,
@@ -31,4 +35,9 @@ export function toEventDocument(msg: EventRecord): EventDocument {
     ...(msg.visitor === undefined ? {} : { visitor: msg.visitor }),
     ...(msg.measures === undefined ? {} : { measures: msg.measures }),
   };
+  for (const field of ATTRIBUTION_FIELDS) {
+    const value = msg[field];
+    if (value !== undefined && value !== '') doc[field] = value;
+  }
+  return doc;
 }
