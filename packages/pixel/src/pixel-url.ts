@@ -67,7 +67,7 @@ const fail = (report: Report, message: string): undefined => {
 
 /**
  * The form/query text of one event, or undefined (reported) when the ingest would refuse it.
- * `params` are sent as given: `url` (cut to the ingest's limit, as it cuts the Referer),
+ * `params` are sent as given: `url` and `referrer` (cut to the ingest's limit),
  * `content_id`, and every other key as metadata. null and undefined values are left out;
  * values that are not strings, numbers or booleans, and the reserved keys, are skipped.
  */
@@ -86,7 +86,8 @@ export function eventQuery(ownerId: string, name: unknown, params: EventParams, 
       continue;
     }
     let text = String(value);
-    if (key === 'url') {
+    if (key === 'url' || key === 'referrer') {
+      // the service keeps the canonical page URL, and only the host of a referrer
       text = text.slice(0, MAX_URL);
     } else if (key === 'content_id' || key === 'vid') {
       if (text.length > (key === 'vid' ? MAX_VID : MAX_CONTENT_ID)) return fail(report, `${key}: too long`);
