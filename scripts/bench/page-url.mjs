@@ -69,7 +69,11 @@ const referrer = median(Array.from({ length: ROUNDS }, () => time((h) => referre
 
 console.log(`\nnanoseconds per call (median of ${ROUNDS} rounds)\n`);
 console.log(`| URL shape | ${Object.keys(variants).join(' | ')} | canonicalPageUrl - new URL() |`);
-console.log(`|---|${Object.keys(variants).map(() => '---|').join('')}---|`);
+console.log(
+  `|---|${Object.keys(variants)
+    .map(() => '---|')
+    .join('')}---|`,
+);
 for (const [shape, floor, full] of rows)
   console.log(`| ${shape} | ${floor.toFixed(0)} | ${full.toFixed(0)} | ${(full - floor).toFixed(0)} |`);
 console.log(`\nreferrerHost('wwwN.google.com'): ${referrer.toFixed(0)} ns per call`);

@@ -4,6 +4,11 @@ import { isTrackingParameter } from './tracking-params';
 /** The longest canonical page URL (the event's `url` limit). */
 export const PAGE_URL_MAX = 2048;
 
+/**
+ * `not_a_url`: not an absolute URL at all; `not_http`: another scheme (`javascript:`, `data:`,
+ * `ftp:`, `about:`); `too_long`: over PAGE_URL_MAX once canonical.
+ * @public for callers that tell the reasons apart (the pixel and management only use the message)
+ */
 export type PageUrlRefusalReason = 'not_a_url' | 'not_http' | 'too_long';
 
 /** Why a string has no canonical page URL; `message` completes a sentence that starts with the field name. */
@@ -207,7 +212,7 @@ function canonicalQuery(search: string): string {
   let sorted = true;
   let previous = '';
   const length = search.length;
-  for (let start = 0; start < length; ) {
+  for (let start = 0; start < length;) {
     let end = search.indexOf('&', start);
     if (end < 0) end = length;
     let eq = search.indexOf('=', start);
