@@ -1,4 +1,4 @@
-import type { EventRecord } from '@cm/contracts';
+import { copyAttribution, type EventRecord } from '@cm/contracts';
 import { ValidationError, type TokenBuckets } from '@cm/platform';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
 import type { DeviceDetector } from './device-detector';
@@ -111,7 +111,7 @@ export class PixelIngest {
     // set only when the hit carried some, so the message has no `measures` otherwise
     if (event.measures !== undefined) record.measures = event.measures;
     // the same for attribution: only the fields the hit has
-    if (event.attribution !== undefined) Object.assign(record, event.attribution);
+    if (event.attribution !== undefined) copyAttribution(event.attribution, record);
     try {
       await sink.publish(record);
       return { kind: 'stored', id: record.id, bot: record.bot, redirect: location };

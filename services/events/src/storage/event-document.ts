@@ -1,4 +1,4 @@
-import { ATTRIBUTION_FIELDS, type Attribution, type DeviceType, type EventRecord, type Measures } from '@cm/contracts';
+import { copyAttribution, type Attribution, type DeviceType, type EventRecord, type Measures } from '@cm/contracts';
 
 /**
  * One stored event. `_id` is the ingest-assigned UUIDv7, so a redelivered message cannot be stored
@@ -35,9 +35,6 @@ export function toEventDocument(msg: EventRecord): EventDocument {
     ...(msg.visitor === undefined ? {} : { visitor: msg.visitor }),
     ...(msg.measures === undefined ? {} : { measures: msg.measures }),
   };
-  for (const field of ATTRIBUTION_FIELDS) {
-    const value = msg[field];
-    if (value !== undefined && value !== '') doc[field] = value;
-  }
+  copyAttribution(msg, doc);
   return doc;
 }
