@@ -99,7 +99,7 @@ console.log(`| URL shape | ${Object.keys(variants).join(' | ')} | canonicalPageU
 console.log(
   `|---|${Object.keys(variants)
     .map(() => '---|')
-    .join('')}---|${compareDist ? '---|---|' : ''}`,
+    .join('')}---|${compareDist ? '---|' : ''}`,
 );
 for (const [shape, floor, full, before, after] of rows) {
   const cells = [floor, full, ...(compareDist ? [before, after] : [])].map((ns) => ns.toFixed(0)).join(' | ');
