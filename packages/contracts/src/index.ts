@@ -4,3 +4,5 @@ export * from './event-message';
 export * from './event-batch';
 export * from './measures';
 export * from './country';
+export * from './attribution';
+export * from './page-url';

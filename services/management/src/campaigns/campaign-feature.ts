@@ -57,6 +57,7 @@ export interface CampaignFeature {
   contentHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>>;
   /** Gives items stored before redirect hosts existed their host; returns how many. */
   backfillHosts(): Promise<number>;
+  /** Gives items stored before canonical URLs existed theirs, then starts background title fetching. */
   start(): Promise<void>;
   /** Stops background work (title fetches) and waits for what is in flight. */
   stop(): Promise<void>;
@@ -118,7 +119,12 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     contentHosts: (ownerId) => contentStore.distinctHosts(ownerId),
     contentHostsByOwner: (ownerIds) => contentStore.distinctHostsByOwner(ownerIds),
     backfillHosts: () => contentStore.backfillHosts(),
-    start: () => titles.start(),
+    async start() {
+      // before anything else reads content: items from before canonical URLs get theirs (once)
+      const backfilled = await contentStore.backfillCanonicalUrls();
+      if (backfilled > 0) deps.logger.info('content canonical URLs backfilled', { items: backfilled });
+      await titles.start();
+    },
     stop: () => titles.stop(),
   };
 }

@@ -75,6 +75,59 @@ describe('ContentService over in-memory stores', () => {
     expect(campaignStore.docs.get(token)!.content).toHaveLength(1);
   });
 
+  test.each([
+    'https://shop.example/guide/?utm_source=facebook&utm_medium=social&fbclid=IwAR0x1',
+    'https://SHOP.example/guide#pricing',
+    'https://shop.example/guide?gclid=Cj0KCQiA&_ga=2.1.3',
+  ])(
+    'when the same page is added again as %s, then a conflict naming the first item and the campaign holds it once',
+    async (again) => {
+      const { campaigns, campaignStore, service } = setup();
+      const { token } = await campaigns.create(alice, march);
+      const first = await service.add(alice, token, { url: 'https://shop.example/guide' });
+      await expect(service.add(alice, token, { url: again })).rejects.toMatchObject({
+        status: 409,
+        details: [{ field: 'url', message: `is already in the campaign as content ${first.token}` }],
+      });
+      expect(campaignStore.docs.get(token)!.content).toHaveLength(1);
+    },
+  );
+
+  test('when a URL with tracking parameters is added, then the answer keeps it as pasted, the item stores the canonical URL beside it and the token derives from that', async () => {
+    const { campaigns, campaignStore, service } = setup();
+    const [{ token: a }, { token: b }] = [await campaigns.create(alice, march), await campaigns.create(alice, march)];
+    const pasted = 'https://shop.example/guide/?p=2&utm_campaign=spring#top';
+    const view = await service.add(alice, a, { url: pasted });
+    expect(view.url).toBe(pasted);
+    expect(campaignStore.docs.get(a)!.content[0]).toMatchObject({
+      url: pasted,
+      canonical_url: 'https://shop.example/guide?p=2',
+    });
+    // the same page pasted differently elsewhere: the same token
+    expect((await service.add(alice, b, { url: 'https://shop.example/guide?p=2' })).token).toBe(view.token);
+  });
+
+  test('when pages differ by a parameter that identifies content, then both are kept', async () => {
+    const { campaigns, campaignStore, service } = setup();
+    const { token } = await campaigns.create(alice, march);
+    await service.add(alice, token, { url: 'https://blog.example/?p=41' });
+    await service.add(alice, token, { url: 'https://blog.example/?p=42' });
+    expect(campaignStore.docs.get(token)!.content).toHaveLength(2);
+  });
+
+  test('when an item stored before canonical URLs (its token from the URL as pasted, no canonical URL) is the same page, then the conflict names it', async () => {
+    const { campaigns, campaignStore, service } = setup();
+    const { token } = await campaigns.create(alice, march);
+    const legacy = await service.add(alice, token, { url: 'https://shop.example/guide/?utm_source=mail' });
+    const stored = campaignStore.docs.get(token)!.content[0]!;
+    delete stored.canonical_url;
+    stored.token = 'legacyTokenFromPastedU';
+    await expect(service.add(alice, token, { url: 'https://shop.example/guide' })).rejects.toMatchObject({
+      details: [{ field: 'url', message: 'is already in the campaign as content legacyTokenFromPastedU' }],
+    });
+    expect(legacy.token).not.toBe('legacyTokenFromPastedU');
+  });
+
   test('when the campaign is full, then a quota conflict and nothing is requested', async () => {
     const { campaigns, service, titles } = setup({ maxItems: 1 });
     const { token } = await campaigns.create(alice, march);

@@ -1,5 +1,5 @@
 import { OWNER_RECORD_LIMITS } from '@cm/contracts';
-import { ConflictError, NotFoundError } from '@cm/platform';
+import { ConflictError, NotFoundError, ValidationError } from '@cm/platform';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
@@ -9,7 +9,7 @@ import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument } from './content-document';
 import type { AddContentInput } from './content-schemas';
 import type { ContentStore, PendingTitle } from './content-store';
-import { contentToken } from './content-url';
+import { canonicalContentUrl, contentToken } from './content-url';
 import { toContentView, type ContentView } from './content-view';
 
 /** Takes a title fetch into the background; never waits for it. */
@@ -44,9 +44,14 @@ export class ContentService {
 
   async add(caller: AuthenticatedUser, campaignToken: string, input: AddContentInput): Promise<ContentView> {
     const now = this.now();
+    const canonical = canonicalContentUrl(input.url);
+    // the schema let only URLs with a canonical form through
+    if (canonical === undefined)
+      throw new ValidationError('invalid content', [{ field: 'url', message: 'has no canonical form' }]);
     const item: ContentDocument = {
-      token: contentToken(input.url),
+      token: contentToken(canonical),
       url: input.url,
+      canonical_url: canonical,
       host: redirectHostOf(input.url),
       content_type: input.content_type ?? null,
       added: now,
@@ -66,7 +71,7 @@ export class ContentService {
         throw new NotFoundError('no such campaign');
       case 'duplicate':
         throw new ConflictError('this URL is already in the campaign', [
-          { field: 'url', message: `is already in the campaign as content ${item.token}` },
+          { field: 'url', message: `is already in the campaign as content ${outcome.token}` },
         ]);
       case 'full':
         throw quotaExceeded('content items per campaign', this.deps.maxItemsPerCampaign, 'url');

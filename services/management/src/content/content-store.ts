@@ -2,9 +2,14 @@ import type { Collection, Db } from 'mongodb';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
 import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument, TitleState } from './content-document';
+import { canonicalUrlOf, samePage } from './content-url';
 
+/** `duplicate`: the campaign has this page already, as the item `token`. */
 export type AddOutcome =
-  { kind: 'added'; campaign: CampaignSummary } | { kind: 'not_found' } | { kind: 'duplicate' } | { kind: 'full' };
+  | { kind: 'added'; campaign: CampaignSummary }
+  | { kind: 'not_found' }
+  | { kind: 'duplicate'; token: string }
+  | { kind: 'full' };
 
 /** A content item whose title is still to be fetched, with the ids that scope the later update. */
 export interface PendingTitle {
@@ -42,13 +47,26 @@ export class MongoContentStore implements ContentStore {
     this.campaigns = db.collection<CampaignDocument>(CAMPAIGNS_COLLECTION);
   }
 
-  /** One atomic push guarded by "URL not there yet" and "below the limit"; the reason is looked up only on refusal. */
+  /**
+   * One atomic push guarded by "page not there yet" (canonical URL and token) and "below the
+   * limit"; the reason is looked up only on refusal. Items without a stored canonical URL (from
+   * before it existed, or written by an older release during a rolling upgrade) cannot be matched
+   * by the guard, so they are compared first: they only ever become fewer, and one that gets its
+   * canonical URL meanwhile is matched by the guard instead.
+   */
   async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
+    const legacy = await this.campaigns.findOne(
+      { _id: campaignToken, owner_id: ownerId, content: { $elemMatch: { canonical_url: { $exists: false } } } },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
+    );
+    const earlier = legacy ? samePage(legacy.content, item) : undefined;
+    if (earlier !== undefined) return { kind: 'duplicate', token: earlier };
     const campaign = await this.campaigns.findOneAndUpdate(
       {
         _id: campaignToken,
         owner_id: ownerId,
         'content.token': { $ne: item.token },
+        'content.canonical_url': { $ne: item.canonical_url },
         [`content.${this.maxItems - 1}`]: { $exists: false },
       },
       { $push: { content: item } },
@@ -57,10 +75,11 @@ export class MongoContentStore implements ContentStore {
     if (campaign) return { kind: 'added', campaign: campaign as CampaignSummary };
     const current = await this.campaigns.findOne(
       { _id: campaignToken, owner_id: ownerId },
-      { projection: { 'content.token': 1 } },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
     );
     if (!current) return { kind: 'not_found' };
-    if (current.content.some((c) => c.token === item.token)) return { kind: 'duplicate' };
+    const same = samePage(current.content, item);
+    if (same !== undefined) return { kind: 'duplicate', token: same };
     return { kind: 'full' };
   }
 
@@ -130,6 +149,30 @@ export class MongoContentStore implements ContentStore {
         await this.campaigns.updateOne(
           { _id: campaign._id, 'content.token': item.token },
           { $set: { 'content.$.host': redirectHostOf(item.url) } },
+        );
+        backfilled++;
+      }
+    }
+    return backfilled;
+  }
+
+  /**
+   * Items stored before canonical URLs existed get theirs (canonicalUrlOf; once, at start; each
+   * update names the item by token and the value follows from its URL, so a repeat or a race
+   * writes the same value). Their tokens stay as they are: a token is the item's identity in the
+   * API. Returns how many items got one.
+   */
+  async backfillCanonicalUrls(): Promise<number> {
+    let backfilled = 0;
+    const legacy = this.campaigns.find(
+      { content: { $elemMatch: { canonical_url: { $exists: false } } } },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
+    );
+    for await (const campaign of legacy) {
+      for (const item of campaign.content.filter((c) => c.canonical_url === undefined)) {
+        await this.campaigns.updateOne(
+          { _id: campaign._id, 'content.token': item.token },
+          { $set: { 'content.$.canonical_url': canonicalUrlOf(item) } },
         );
         backfilled++;
       }

@@ -2,6 +2,7 @@ import type { CampaignDocument, CampaignSummary } from '../campaigns/campaign-st
 import type { InMemoryCampaignStore } from '../campaigns/in-memory-campaign-store';
 import type { ContentDocument, TitleState } from './content-document';
 import type { AddOutcome, ContentStore, PendingTitle } from './content-store';
+import { samePage } from './content-url';
 
 function datesOf(doc: CampaignDocument): CampaignSummary {
   return { start_date: doc.start_date, end_date: doc.end_date } as CampaignSummary;
@@ -18,7 +19,8 @@ export class InMemoryContentStore implements ContentStore {
   async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
     const campaign = this.find(ownerId, campaignToken);
     if (!campaign) return { kind: 'not_found' };
-    if (campaign.content.some((c) => c.token === item.token)) return { kind: 'duplicate' };
+    const same = samePage(campaign.content, item);
+    if (same !== undefined) return { kind: 'duplicate', token: same };
     if (campaign.content.length >= this.maxItems) return { kind: 'full' };
     campaign.content.push(structuredClone(item));
     return { kind: 'added', campaign: datesOf(campaign) };

@@ -6,6 +6,7 @@ import { checkRangeCap } from './report-range';
 import { reportBodySchema, splitCommaLists } from './report-schema';
 import { timeBuckets } from './time-buckets';
 import { zonedInstant } from './time-zone';
+import { urlFilterValues } from './url-filter';
 
 export interface ReportLimits {
   /** A closed range may touch at most this many UTC days (REPORT_MAX_RANGE_DAYS). */
@@ -59,7 +60,7 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
   return {
     ownerId: input.owner_id,
     names: distinct(input.name),
-    urls: distinct(input.url),
+    urls: urlFilterValues(input.url),
     contentIds: distinct(input.content_id),
     deviceTypes: distinct(input.device_type),
     groupBy: input.group_by ?? [],

@@ -33,6 +33,7 @@ export interface TimeRange {
 export interface ReportQuery {
   ownerId: string;
   names?: string[];
+  /** Each requested url's canonical form and the form given (events from before canonical URLs hold the latter): url-filter.ts. */
   urls?: string[];
   contentIds?: string[];
   deviceTypes?: DeviceType[];
