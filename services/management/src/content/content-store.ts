@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
 import { redirectHostOf } from '../registry/owner-record';
+import { LIVE, announcing } from '../registry/registry-fields';
 import type { ContentDocument, TitleState } from './content-document';
 
 export type AddOutcome =
@@ -42,21 +43,25 @@ export class MongoContentStore implements ContentStore {
     this.campaigns = db.collection<CampaignDocument>(CAMPAIGNS_COLLECTION);
   }
 
-  /** One atomic push guarded by "URL not there yet" and "below the limit"; the reason is looked up only on refusal. */
+  /**
+   * One atomic push guarded by "URL not there yet" and "below the limit", announcing the
+   * campaign's changed record in the same write; the reason is looked up only on refusal.
+   */
   async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
     const campaign = await this.campaigns.findOneAndUpdate(
       {
         _id: campaignToken,
         owner_id: ownerId,
+        ...LIVE,
         'content.token': { $ne: item.token },
         [`content.${this.maxItems - 1}`]: { $exists: false },
       },
-      { $push: { content: item } },
+      { $push: { content: item }, ...announcing({}) },
       { ...DATES_ONLY, returnDocument: 'after' },
     );
     if (campaign) return { kind: 'added', campaign: campaign as CampaignSummary };
     const current = await this.campaigns.findOne(
-      { _id: campaignToken, owner_id: ownerId },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE },
       { projection: { 'content.token': 1 } },
     );
     if (!current) return { kind: 'not_found' };
@@ -72,7 +77,7 @@ export class MongoContentStore implements ContentStore {
     contentType: string,
   ): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null> {
     const campaign = await this.campaigns.findOneAndUpdate(
-      { _id: campaignToken, owner_id: ownerId, 'content.token': token },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE, 'content.token': token },
       { $set: { 'content.$.content_type': contentType } },
       { projection: { start_date: 1, end_date: 1, content: 1 }, returnDocument: 'after' },
     );
@@ -80,10 +85,11 @@ export class MongoContentStore implements ContentStore {
     return campaign && item ? { campaign, item } : null;
   }
 
+  /** Pulls the item and announces the campaign's changed record, in one write. */
   async remove(ownerId: string, campaignToken: string, token: string): Promise<boolean> {
     const result = await this.campaigns.updateOne(
-      { _id: campaignToken, owner_id: ownerId, 'content.token': token },
-      { $pull: { content: { token } } },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE, 'content.token': token },
+      { $pull: { content: { token } }, ...announcing({}) },
     );
     return result.modifiedCount === 1;
   }
@@ -101,7 +107,7 @@ export class MongoContentStore implements ContentStore {
   async distinctHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>> {
     const groups = await this.campaigns
       .aggregate<{ _id: { owner: string; host: unknown } }>([
-        { $match: { owner_id: { $in: ownerIds } } },
+        { $match: { owner_id: { $in: ownerIds }, ...LIVE } },
         { $unwind: '$content' },
         { $group: { _id: { owner: '$owner_id', host: '$content.host' } } },
       ])
@@ -140,7 +146,7 @@ export class MongoContentStore implements ContentStore {
   /** Records a fetch result; a no-op when the item was deleted meanwhile. */
   async setTitle(job: PendingTitle, title: string, state: TitleState): Promise<void> {
     await this.campaigns.updateOne(
-      { _id: job.campaign_token, owner_id: job.owner_id, 'content.token': job.token },
+      { _id: job.campaign_token, owner_id: job.owner_id, ...LIVE, 'content.token': job.token },
       { $set: { 'content.$.title': title, 'content.$.title_state': state } },
     );
   }
@@ -148,7 +154,7 @@ export class MongoContentStore implements ContentStore {
   /** Items left pending by a stop or a full queue, oldest campaigns first; bounded by `limit`. */
   async pendingTitles(limit: number): Promise<PendingTitle[]> {
     const docs = await this.campaigns
-      .find({ 'content.title_state': 'pending' }, { projection: { owner_id: 1, content: 1 } })
+      .find({ 'content.title_state': 'pending', ...LIVE }, { projection: { owner_id: 1, content: 1 } })
       .sort({ created_at: 1 })
       .limit(limit)
       .toArray();

@@ -21,6 +21,11 @@ export interface UserAnnouncements {
 export interface UserServiceDeps {
   store: UserStore;
   announcer: UserAnnouncements;
+  /**
+   * The user's time zone or target geography changed (already written): its campaigns' records
+   * carry them, so they are announced again. Never throws.
+   */
+  settingsChanged?(uniqueId: string): Promise<void>;
   vault: Pick<TokenVault, 'seal' | 'open'>;
   /** QUOTA_SUB_USERS_PER_ACCOUNT. */
   maxSubUsers: number;
@@ -102,6 +107,8 @@ export class UserService {
     if (input.target_geography !== undefined) patch.target_geography = input.target_geography;
     const updated = await this.deps.store.update(caller.account_id, uniqueId, patch, this.now());
     if (!updated) throw new NotFoundError('no such user');
+    if (patch.timezone !== undefined || patch.target_geography !== undefined)
+      await this.deps.settingsChanged?.(uniqueId);
     return this.view(updated);
   }
 
