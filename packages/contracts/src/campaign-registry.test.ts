@@ -117,7 +117,12 @@ describe('campaign registry contract', () => {
     expect(assembleCampaignRecord(header, lists.slice(1))).toBeUndefined();
     expect(assembleCampaignRecord(header, [lists[1]!, lists[0]!, ...lists.slice(2)])).toBeUndefined();
     const other = toCampaignValues({ ...record, urls: urls.slice(1) });
-    expect(assembleCampaignRecord(header, other.parts.map((p) => p.urls))).toBeUndefined();
+    expect(
+      assembleCampaignRecord(
+        header,
+        other.parts.map((p) => p.urls),
+      ),
+    ).toBeUndefined();
     // a part decoded under the key of another revision or index is refused
     const key = { token: record.token, revision: record.revision, index: 0 };
     expect(decodeCampaignPart(encodeCampaignPart(parts[0]!), key)).toBeDefined();

@@ -28,6 +28,14 @@ const CAS_ATTEMPTS = 5;
 /** How long `entries()` reads the bucket at most. */
 const SNAPSHOT_TIMEOUT_MS = 30_000;
 
+/**
+ * The bucket's stream is gone (deleted by an operator, lost with its storage): requests find no
+ * stream, publishes no responder. The bucket is then created again on the next attempt.
+ */
+function isBucketGone(err: unknown): boolean {
+  return /stream not found|no responders|jetstream is not enabled/i.test(String(err));
+}
+
 function isWrongLastSequence(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
@@ -59,6 +67,17 @@ export class RegistryKv<S extends { revision: number }, R extends { revision: nu
     return this.kv;
   }
 
+  /** Runs `op` on the bucket; if the bucket turns out to be gone, creates it again and runs `op` once more. */
+  private async withBucket<T>(op: (kv: KV) => Promise<T>): Promise<T> {
+    try {
+      return await op(await this.open());
+    } catch (err) {
+      if (!isBucketGone(err)) throw err;
+      this.kv = undefined;
+      return op(await this.open());
+    }
+  }
+
   /** Writes `record` unless the bucket already holds one of an equal or higher revision under its key. */
   async write(record: R): Promise<WriteOutcome> {
     return (await this.writeOver(record)).outcome;
@@ -68,8 +87,15 @@ export class RegistryKv<S extends { revision: number }, R extends { revision: nu
    * The same; `prepare` runs once, only when the record is about to be written (what must be in
    * the bucket before it). Answers what the key held when the write succeeded (or was skipped).
    */
-  async writeOver(record: R, prepare?: () => Promise<void>): Promise<{ outcome: WriteOutcome; stored?: S }> {
-    const kv = await this.open();
+  writeOver(record: R, prepare?: () => Promise<void>): Promise<{ outcome: WriteOutcome; stored?: S }> {
+    return this.withBucket((kv) => this.writeTo(kv, record, prepare));
+  }
+
+  private async writeTo(
+    kv: KV,
+    record: R,
+    prepare?: () => Promise<void>,
+  ): Promise<{ outcome: WriteOutcome; stored?: S }> {
     const key = this.codec.key(record);
     const value = this.codec.encode(record);
     let prepared = false;
@@ -94,14 +120,13 @@ export class RegistryKv<S extends { revision: number }, R extends { revision: nu
 
   /** Writes a value whatever the key holds: for values that are the same whoever writes them. */
   async put(key: string, value: Uint8Array): Promise<void> {
-    await (await this.open()).put(key, value);
+    await this.withBucket((kv) => kv.put(key, value));
   }
 
   /** Removes a key, only if it still holds the value read at `sequence`. */
   async purge(key: string, sequence: number): Promise<boolean> {
-    const kv = await this.open();
     try {
-      await kv.purge(key, { previousSeq: sequence });
+      await this.withBucket((kv) => kv.purge(key, { previousSeq: sequence }));
       return true;
     } catch (err) {
       if (isWrongLastSequence(err)) return false;
@@ -114,16 +139,15 @@ export class RegistryKv<S extends { revision: number }, R extends { revision: nu
    * marker: for keys no reader needs to see go (a watcher is not told).
    */
   async purgeQuietly(filter: string): Promise<void> {
-    const kv = await this.open();
+    const stream = (await this.withBucket((kv) => kv.status())).streamInfo.config.name;
     const jsm = await jetstreamManager(this.nc, { checkAPI: false });
-    await jsm.streams.purge((await kv.status()).streamInfo.config.name, { filter: `$KV.${this.bucket}.${filter}` });
+    await jsm.streams.purge(stream, { filter: `$KV.${this.bucket}.${filter}` });
   }
 
   /** The keys matching `filter` that hold a value. */
   async keys(filter: string): Promise<string[]> {
-    const kv = await this.open();
     const keys: string[] = [];
-    for await (const key of await kv.keys(filter)) keys.push(key);
+    for await (const key of await this.withBucket((kv) => kv.keys(filter))) keys.push(key);
     return keys;
   }
 
@@ -135,9 +159,8 @@ export class RegistryKv<S extends { revision: number }, R extends { revision: nu
    * missing keys on its next pass.
    */
   async entries(filter = '>'): Promise<Map<string, RegistryEntry<S>>> {
-    const kv = await this.open();
     const entries = new Map<string, RegistryEntry<S>>();
-    const history = await kv.history({ key: filter });
+    const history = await this.withBucket((kv) => kv.history({ key: filter }));
     let late = false;
     const timer = setTimeout(() => {
       late = true;
