@@ -40,7 +40,10 @@ export interface CampaignRecord {
   target_source: 'campaign' | 'owner' | 'none';
 }
 
-/** A deleted campaign (or one of a deleted owner), kept so that no older put can bring it back. */
+/**
+ * A deleted campaign (or one of a deleted owner), kept so that no older put can bring it back.
+ * @public the wire format's other half, for readers that keep tombstones
+ */
 export interface CampaignTombstone {
   token: string;
   owner_id: string;

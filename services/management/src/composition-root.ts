@@ -35,6 +35,7 @@ import { hashPassword } from './users/secrets';
 import { UserService } from './users/user-service';
 import { MongoUserStore } from './users/user-store';
 import { userRoutes } from './users/user-routes';
+import { DEFAULT_TIMEZONE } from './validation/timezones';
 
 export interface ManagementSystem {
   server: http.Server;
@@ -100,7 +101,7 @@ async function startParts(
     logger,
     config,
     metrics,
-    timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
+    timezoneOf: async (id) => (await userStore.findById(id))?.timezone || DEFAULT_TIMEZONE,
     hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
     campaignChanged: (token) => campaignRegistry.announce(token),
     placeForHost: (ownerId, host) => redirectHosts.placeFor(ownerId, host),

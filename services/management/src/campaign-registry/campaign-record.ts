@@ -7,6 +7,7 @@ import {
 } from '@cm/contracts';
 import type { CampaignDocument } from '../campaigns/campaign-store';
 import { countryCode } from '../validation/countries';
+import { DEFAULT_TIMEZONE } from '../validation/timezones';
 
 /** What a campaign's record is built from (fields of its document; of the content, only the URLs). */
 export type RegistryCampaign = Pick<
@@ -34,12 +35,6 @@ export interface CampaignOwner {
 
 /** A campaign URL in the form reports match pages by (injected by the composition root). */
 export type CanonicalUrl = (url: string) => string;
-
-/**
- * The zone of an owner without one, the same as management's content `state` uses for "today"
- * (users get "UTC" when created without a zone, and a missing zone reads as "UTC").
- */
-export const DEFAULT_TIMEZONE = 'UTC';
 
 /** Alpha-2 codes of country names, sorted, without repeats (a name no longer known is left out). */
 function codesOf(names: readonly string[] | undefined): string[] {

@@ -67,11 +67,14 @@ export async function createCampaignRegistryFeature(
   const onCorrection = registryMetrics(
     deps.metrics,
     {
-      pending: 'management_campaign_registry_pending',
-      pendingHelp: 'Campaigns whose current record is not yet known to be in the campaign registry bucket on NATS',
-      corrections: 'management_campaign_registry_corrections_total',
-      correctionsHelp:
-        'Campaign registry keys corrected by reconciliation, by kind (missing, outdated, diverged, stale, invalid, expired_tombstone, orphan_parts)',
+      pending: {
+        name: 'management_campaign_registry_pending',
+        help: 'Campaigns whose current record is not yet known to be in the campaign registry bucket on NATS',
+      },
+      corrections: {
+        name: 'management_campaign_registry_corrections_total',
+        help: 'Campaign registry keys corrected by reconciliation, by kind (missing, outdated, diverged, stale, invalid, expired_tombstone, orphan_parts)',
+      },
     },
     () => store.pendingCount(),
   );

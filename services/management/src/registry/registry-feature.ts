@@ -66,11 +66,14 @@ export async function createRegistryFeature(deps: RegistryFeatureDeps): Promise<
   const onCorrection = registryMetrics(
     deps.metrics,
     {
-      pending: 'management_registry_outbox_pending',
-      pendingHelp: 'Users whose current owner record is not yet known to be in the owner registry bucket on NATS',
-      corrections: 'management_registry_corrections_total',
-      correctionsHelp:
-        'Owner registry keys corrected by reconciliation, by kind (missing, outdated, diverged, stale, invalid, expired_tombstone)',
+      pending: {
+        name: 'management_registry_outbox_pending',
+        help: 'Users whose current owner record is not yet known to be in the owner registry bucket on NATS',
+      },
+      corrections: {
+        name: 'management_registry_corrections_total',
+        help: 'Owner registry keys corrected by reconciliation, by kind (missing, outdated, diverged, stale, invalid, expired_tombstone)',
+      },
     },
     () => store.pendingCount(),
   );

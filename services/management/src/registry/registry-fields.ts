@@ -7,8 +7,8 @@
 export interface AnnouncedFields {
   /** Revision of the record; 0 in documents written before revisions existed (set at start). */
   revision: number;
-  /** The record at `revision` is not yet known to be in the bucket; cleared by the announcer. */
-  registry_pending?: true;
+  /** true: the record at `revision` is not yet known to be in the bucket; cleared by the announcer (removed, or false). */
+  registry_pending?: boolean;
   /** Deleted: the record is a tombstone; the document goes once that is announced. */
   deleted_at?: Date;
 }

@@ -45,22 +45,16 @@ export function registryLoops(deps: RegistryLoopsDeps): { start(): void; stop():
 /** A registry's two series: documents still pending (a gauge read at scrape time) and reconciliation's corrections by kind. */
 export function registryMetrics(
   metrics: Registry,
-  names: { pending: string; pendingHelp: string; corrections: string; correctionsHelp: string },
+  series: { pending: { name: string; help: string }; corrections: { name: string; help: string } },
   pendingCount: () => Promise<number>,
 ): (kind: CorrectionKind) => void {
   new prom.Gauge({
-    name: names.pending,
-    help: names.pendingHelp,
+    ...series.pending,
     registers: [metrics],
     async collect() {
       this.set(await pendingCount());
     },
   });
-  const corrections = new prom.Counter({
-    name: names.corrections,
-    help: names.correctionsHelp,
-    labelNames: ['kind'],
-    registers: [metrics],
-  });
+  const corrections = new prom.Counter({ ...series.corrections, labelNames: ['kind'], registers: [metrics] });
   return (kind) => corrections.inc({ kind });
 }

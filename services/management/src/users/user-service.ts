@@ -4,6 +4,7 @@ import type { PageCursors } from '../pagination/page-cursors';
 import type { Page } from '../pagination/page-query';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { TokenVault } from '../tokens/token-vault';
+import { DEFAULT_TIMEZONE } from '../validation/timezones';
 import { hashPassword, randomDigits, randomToken } from './secrets';
 import type { CreateUserInput, EditUserInput } from './user-schemas';
 import { DuplicateEmailError, type UserDocument, type UserPatch, type UserStore } from './user-store';
@@ -155,7 +156,7 @@ export class UserService {
         email_key: input.email.toLowerCase(),
         password_hash: passwordHash,
         ...this.deps.vault.seal(token, uniqueId),
-        timezone: input.timezone ?? 'UTC',
+        timezone: input.timezone ?? DEFAULT_TIMEZONE,
         target_geography: input.target_geography ?? [],
         created_at: now,
         updated_at: now,
