@@ -104,6 +104,38 @@ describe('campaign registry reconciliation', () => {
     expect(await corrections('diverged')).toBe(before + 1);
   });
 
+  test("when the owner's time zone was written but its campaigns were not bumped (a crash in between), then a pass publishes them with it", async () => {
+    const other = await h.createAccount();
+    const token = (
+      await h.request('POST', '/api/v3/campaign/', {
+        token: other.api_token,
+        body: { name: 'Zoned', start_date: '2026-01-01', end_date: '2026-12-31', category: 'Other' },
+      })
+    ).body.token as string;
+    await (
+      await h.db()
+    )
+      .collection('users')
+      .updateOne({ _id: other.unique_id as never }, { $set: { timezone: 'Pacific/Auckland' } });
+    await reconcile();
+    expect(await h.campaignRecord(token)).toMatchObject({ revision: 2, timezone: 'Pacific/Auckland' });
+  });
+
+  test('when a campaign outlived its owner (the user document gone), then a pass turns it into a tombstone and removes it', async () => {
+    const other = await h.createAccount();
+    const token = (
+      await h.request('POST', '/api/v3/campaign/', {
+        token: other.api_token,
+        body: { name: 'Orphan', start_date: '2026-01-01', end_date: '2026-12-31', category: 'Other' },
+      })
+    ).body.token as string;
+    const db = await h.db();
+    await db.collection('users').deleteOne({ _id: other.unique_id as never });
+    await reconcile();
+    expect(await h.campaignRecord(token)).toEqual({ token, owner_id: other.unique_id, revision: 3, deleted: true });
+    expect(await db.collection('campaigns').countDocuments({ _id: token as never })).toBe(0);
+  });
+
   test('when the bucket has a live record of a campaign that does not exist, then a pass replaces it by a tombstone one revision higher', async () => {
     const token = noSuchCampaign();
     await (await h.campaignBucket()).put(token, encodeCampaignHeader(toCampaignValues(ghostRecord(token, 3)).header));
