@@ -6,3 +6,5 @@ export * from './measures';
 export * from './country';
 export * from './attribution';
 export * from './page-url';
+export * from './campaign-registry';
+export * from './campaign-registry-codec';

@@ -19,24 +19,27 @@ function setup({ maxItems = 3, placement = { place: 'free', revision: 1 } as Hos
     store: campaignStore,
     timezoneOf: async () => 'UTC',
     hostsChanged: async () => {},
+    campaignChanged: async () => {},
     maxCampaigns: 10,
     cursors: new PageCursors(Buffer.alloc(32, 3)),
     now,
   });
   const titles: PendingTitle[] = [];
   const hostsChanged: string[] = [];
+  const campaignsChanged: string[] = [];
   const store = new InMemoryContentStore(campaignStore, maxItems);
   const service = new ContentService({
     store,
     titles: { request: (job) => void titles.push(job) },
     hostsChanged: async (ownerId) => void hostsChanged.push(ownerId),
+    campaignChanged: async (token) => void campaignsChanged.push(token),
     placeForHost: async () => placement,
     recordRevision: async () => revision,
     timezoneOf: async () => 'UTC',
     maxItemsPerCampaign: maxItems,
     now,
   });
-  return { campaigns, campaignStore, store, service, titles, hostsChanged };
+  return { campaigns, campaignStore, store, service, titles, hostsChanged, campaignsChanged };
 }
 
 describe('ContentService over in-memory stores', () => {
@@ -180,5 +183,21 @@ describe('ContentService over in-memory stores', () => {
     expect(hostsChanged).toEqual([alice.unique_id, alice.unique_id]);
     await expect(service.remove(alice, token, item.token)).rejects.toBeInstanceOf(NotFoundError);
     await expect(service.setContentType(alice, token, item.token, 'Video')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  test("when content is added or removed, then the campaign's record revision rises in the same write and the campaign is announced; a content type changes neither", async () => {
+    const { campaigns, campaignStore, service, campaignsChanged } = setup();
+    const { token } = await campaigns.create(alice, march);
+    const item = await service.add(alice, token, { url: 'https://shop.example/a?utm_source=news#top' });
+    expect(campaignStore.docs.get(token)).toMatchObject({ revision: 2, registry_pending: true });
+    await service.setContentType(alice, token, item.token, 'Video');
+    expect(campaignStore.docs.get(token)!.revision).toBe(2);
+    await service.remove(alice, token, item.token);
+    expect(campaignStore.docs.get(token)!.revision).toBe(3);
+    expect(campaignsChanged).toEqual([token, token]);
+    // a refused add changes nothing
+    await service.add(alice, token, { url: 'https://shop.example/b' });
+    await expect(service.add(alice, token, { url: 'https://shop.example/b' })).rejects.toBeInstanceOf(ConflictError);
+    expect(campaignStore.docs.get(token)!.revision).toBe(4);
   });
 });

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError, ValidationError } from '@cm/platform';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
-import type { TimezoneOf } from '../campaigns/campaign-service';
+import type { CampaignChanged, TimezoneOf } from '../campaigns/campaign-service';
 import { RECORD_QUOTA, type HostPlacement } from '../redirect-hosts/redirect-host-service';
 import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument } from './content-document';
@@ -24,6 +24,8 @@ export interface ContentServiceDeps {
   store: ContentStore;
   titles: TitleRequests;
   hostsChanged: HostsChanged;
+  /** The campaign's record changed (its URLs): publish it. */
+  campaignChanged: CampaignChanged;
   /** Whether a URL with this host is already among the owner's redirect hosts, fits in, or not (at most 1000 hosts). */
   placeForHost(ownerId: string, host: string): Promise<HostPlacement>;
   /** The owner's current record revision. */
@@ -82,7 +84,10 @@ export class ContentService {
       token: item.token,
       url: item.url,
     });
-    if (await this.mustAnnounce(caller.unique_id, placement)) await this.deps.hostsChanged(caller.unique_id);
+    const ownerRecord = async () => {
+      if (await this.mustAnnounce(caller.unique_id, placement)) await this.deps.hostsChanged(caller.unique_id);
+    };
+    await Promise.all([this.deps.campaignChanged(campaignToken), ownerRecord()]);
     return toContentView(item, outcome.campaign, todayIn(timezone, now));
   }
 
@@ -116,6 +121,6 @@ export class ContentService {
   async remove(caller: AuthenticatedUser, campaignToken: string, token: string): Promise<void> {
     if (!(await this.deps.store.remove(caller.unique_id, campaignToken, token)))
       throw new NotFoundError('no such content in this campaign');
-    await this.deps.hostsChanged(caller.unique_id);
+    await Promise.all([this.deps.campaignChanged(campaignToken), this.deps.hostsChanged(caller.unique_id)]);
   }
 }

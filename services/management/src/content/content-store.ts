@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
 import { redirectHostOf } from '../registry/owner-record';
+import { LIVE, announcing } from '../registry/registry-fields';
 import type { ContentDocument, TitleState } from './content-document';
 import { canonicalUrlOf, samePage } from './content-url';
 
@@ -49,14 +50,20 @@ export class MongoContentStore implements ContentStore {
 
   /**
    * One atomic push guarded by "page not there yet" (canonical URL and token) and "below the
-   * limit"; the reason is looked up only on refusal. Items without a stored canonical URL (from
-   * before it existed, or written by an older release during a rolling upgrade) cannot be matched
-   * by the guard, so they are compared first: they only ever become fewer, and one that gets its
-   * canonical URL meanwhile is matched by the guard instead.
+   * limit", announcing the campaign's changed record in the same write; the reason is looked up
+   * only on refusal. Items without a stored canonical URL (from before it existed, or written by
+   * an older release during a rolling upgrade) cannot be matched by the guard, so they are
+   * compared first: they only ever become fewer, and one that gets its canonical URL meanwhile is
+   * matched by the guard instead.
    */
   async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
     const legacy = await this.campaigns.findOne(
-      { _id: campaignToken, owner_id: ownerId, content: { $elemMatch: { canonical_url: { $exists: false } } } },
+      {
+        _id: campaignToken,
+        owner_id: ownerId,
+        ...LIVE,
+        content: { $elemMatch: { canonical_url: { $exists: false } } },
+      },
       { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
     );
     const earlier = legacy ? samePage(legacy.content, item) : undefined;
@@ -65,16 +72,17 @@ export class MongoContentStore implements ContentStore {
       {
         _id: campaignToken,
         owner_id: ownerId,
+        ...LIVE,
         'content.token': { $ne: item.token },
         'content.canonical_url': { $ne: item.canonical_url },
         [`content.${this.maxItems - 1}`]: { $exists: false },
       },
-      { $push: { content: item } },
+      { $push: { content: item }, ...announcing({}) },
       { ...DATES_ONLY, returnDocument: 'after' },
     );
     if (campaign) return { kind: 'added', campaign: campaign as CampaignSummary };
     const current = await this.campaigns.findOne(
-      { _id: campaignToken, owner_id: ownerId },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE },
       { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
     );
     if (!current) return { kind: 'not_found' };
@@ -91,7 +99,7 @@ export class MongoContentStore implements ContentStore {
     contentType: string,
   ): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null> {
     const campaign = await this.campaigns.findOneAndUpdate(
-      { _id: campaignToken, owner_id: ownerId, 'content.token': token },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE, 'content.token': token },
       { $set: { 'content.$.content_type': contentType } },
       { projection: { start_date: 1, end_date: 1, content: 1 }, returnDocument: 'after' },
     );
@@ -99,10 +107,11 @@ export class MongoContentStore implements ContentStore {
     return campaign && item ? { campaign, item } : null;
   }
 
+  /** Pulls the item and announces the campaign's changed record, in one write. */
   async remove(ownerId: string, campaignToken: string, token: string): Promise<boolean> {
     const result = await this.campaigns.updateOne(
-      { _id: campaignToken, owner_id: ownerId, 'content.token': token },
-      { $pull: { content: { token } } },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE, 'content.token': token },
+      { $pull: { content: { token } }, ...announcing({}) },
     );
     return result.modifiedCount === 1;
   }
@@ -120,7 +129,7 @@ export class MongoContentStore implements ContentStore {
   async distinctHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>> {
     const groups = await this.campaigns
       .aggregate<{ _id: { owner: string; host: unknown } }>([
-        { $match: { owner_id: { $in: ownerIds } } },
+        { $match: { owner_id: { $in: ownerIds }, ...LIVE } },
         { $unwind: '$content' },
         { $group: { _id: { owner: '$owner_id', host: '$content.host' } } },
       ])
@@ -183,7 +192,7 @@ export class MongoContentStore implements ContentStore {
   /** Records a fetch result; a no-op when the item was deleted meanwhile. */
   async setTitle(job: PendingTitle, title: string, state: TitleState): Promise<void> {
     await this.campaigns.updateOne(
-      { _id: job.campaign_token, owner_id: job.owner_id, 'content.token': job.token },
+      { _id: job.campaign_token, owner_id: job.owner_id, ...LIVE, 'content.token': job.token },
       { $set: { 'content.$.title': title, 'content.$.title_state': state } },
     );
   }
@@ -191,7 +200,7 @@ export class MongoContentStore implements ContentStore {
   /** Items left pending by a stop or a full queue, oldest campaigns first; bounded by `limit`. */
   async pendingTitles(limit: number): Promise<PendingTitle[]> {
     const docs = await this.campaigns
-      .find({ 'content.title_state': 'pending' }, { projection: { owner_id: 1, content: 1 } })
+      .find({ 'content.title_state': 'pending', ...LIVE }, { projection: { owner_id: 1, content: 1 } })
       .sort({ created_at: 1 })
       .limit(limit)
       .toArray();

@@ -8,6 +8,11 @@ function datesOf(doc: CampaignDocument): CampaignSummary {
   return { start_date: doc.start_date, end_date: doc.end_date } as CampaignSummary;
 }
 
+/** A change of the campaign's record, as the MongoDB store's write makes it. */
+function announced(campaign: CampaignDocument): void {
+  Object.assign(campaign, { revision: campaign.revision + 1, registry_pending: true });
+}
+
 /** The content store over an in-memory campaign store's documents, for unit tests: same owner scoping, duplicate and limit rules as the MongoDB store. */
 export class InMemoryContentStore implements ContentStore {
   constructor(
@@ -23,6 +28,7 @@ export class InMemoryContentStore implements ContentStore {
     if (same !== undefined) return { kind: 'duplicate', token: same };
     if (campaign.content.length >= this.maxItems) return { kind: 'full' };
     campaign.content.push(structuredClone(item));
+    announced(campaign);
     return { kind: 'added', campaign: datesOf(campaign) };
   }
 
@@ -44,6 +50,7 @@ export class InMemoryContentStore implements ContentStore {
     const at = campaign?.content.findIndex((c) => c.token === token) ?? -1;
     if (!campaign || at < 0) return false;
     campaign.content.splice(at, 1);
+    announced(campaign);
     return true;
   }
 
@@ -64,7 +71,6 @@ export class InMemoryContentStore implements ContentStore {
   }
 
   private find(ownerId: string, campaignToken: string): CampaignDocument | undefined {
-    const doc = this.campaigns.docs.get(campaignToken);
-    return doc?.owner_id === ownerId ? doc : undefined;
+    return this.campaigns.find(ownerId, campaignToken);
   }
 }
