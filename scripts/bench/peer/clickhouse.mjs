@@ -30,9 +30,9 @@ export function ensureChdb(say) {
 
 /**
  * The table as a ClickHouse user lays it out for this workload. Every report filters one owner
- * and a time range, most also names: the sort key puts the owner first, then the day (a range
- * prunes whole days of granules), then the name (a name filter prunes within each day), then the
- * time. Names, owners and device types have a handful of values each: LowCardinality
+ * and a time range, some also names: the sort key puts the owner first, then the day (a range
+ * prunes whole days of granules; the queries name the days, see peer/sql.mjs), then the name (a
+ * name filter prunes within each day), then the time. Names, owners and device types have a handful of values each: LowCardinality
  * (dictionary-encoded). URLs, content ids and metadata values are open-ended on the real web
  * (query strings, click ids): plain strings, compressed with ZSTD. The timestamp is delta-coded.
  * Measures are Nullable: an event carries only the measures it has, and ClickHouse's aggregates
