@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWNERS } from './report-data.mjs';
-import { catchUp, loadEvents, rawEventBytes } from './report-load.mjs';
+import { catchUp, gcPauses, loadEvents, rawEventBytes, startBenchStandIn } from './report-load.mjs';
 import { reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
 import { ownerReports, startReportingApp } from './reporting-app.mjs';
 import { EVENTS_TABLE, TSV_STRUCTURE, ensureChdb, startClickHouse, tsvRows } from './peer/clickhouse.mjs';
@@ -28,7 +28,6 @@ import { printResults } from './peer/print.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
-const testkit = require(path.join(root, 'packages/testkit/dist'));
 const platform = require(path.join(root, 'packages/platform/dist'));
 
 const SETTINGS = reportBenchSettings();
@@ -174,10 +173,12 @@ async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-peer-'));
   const ch = startClickHouse(python, dataDir);
   const ownStore = !process.env.MONGO_URL;
+  // the stand-in's garbage collector pauses logged: they land in our side's times (report-load.mjs)
+  const gcLog = path.join(os.tmpdir(), `bench-peer-gc-${process.pid}.log`);
   let mongoServer;
   try {
     const [engine] = await rows(ch, "SELECT version() AS version, getSetting('max_threads') AS threads");
-    mongoServer = ownStore ? await testkit.startMongoStandIn({ heap: process.env.BENCH_HEAP ?? '16g' }) : undefined;
+    mongoServer = ownStore ? await startBenchStandIn(gcLog) : undefined;
     const mongoUrl = process.env.MONGO_URL ?? mongoServer.url;
     say(
       `ours: ${ownStore ? `MongoDB stand-in at ${mongoUrl}` : 'MONGO_URL'}; ClickHouse ${engine.version} (chDB, max_threads ${engine.threads}) in ${dataDir}; sizes ${SETTINGS.sizes.join(', ')}; load average ${os
@@ -194,7 +195,10 @@ async function main() {
     printResults(results, { settings: SETTINGS, engine, summary: true });
   } finally {
     await ch.stop();
-    if (mongoServer) await mongoServer.stop();
+    if (mongoServer) {
+      await mongoServer.stop();
+      say(gcPauses(gcLog));
+    }
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
