@@ -6,6 +6,7 @@ import {
   VISITOR_SAMPLE,
   type VisitorSample,
 } from './visitor-sample-model';
+import { readVarint, SampleFormatError, writeVarint, type Reader } from './visitor-sample-varint';
 
 /*
  * Stored form v1 (docs/sketch-format.md, "Visitor sample"): a version byte, then unsigned LEB128
@@ -21,9 +22,6 @@ const K = VISITOR_SAMPLE.k;
 const MAX_COUNT = VISITOR_SAMPLE.maxCount;
 const HASH_SPAN = 2 ** 52;
 const MORE_TAG = SLOTS + 1;
-
-/** Bytes this build cannot read: an unknown version (a newer writer) or damaged bytes. */
-export class SampleFormatError extends Error {}
 
 /** Per code: 1 + its index in the table being written or read (0: not in the table). */
 const TABLE_INDEX = new Uint16Array(COUNTRY_CODES + 1);
@@ -169,37 +167,4 @@ function emptyOfCapacity(n: number): VisitorSample {
     countries: new Uint16Array(n * SLOTS),
     more: new Uint8Array(n),
   };
-}
-
-/** Unsigned LEB128 of a safe integer, by division: values go past 32 bits. */
-function writeVarint(out: Uint8Array, at: number, value: number): number {
-  let v = value;
-  while (v >= 0x80) {
-    out[at++] = (v % 0x80) | 0x80;
-    v = Math.floor(v / 0x80);
-  }
-  out[at++] = v;
-  return at;
-}
-
-interface Reader {
-  bytes: Uint8Array;
-  at: number;
-}
-
-/** At most 8 bytes (2^56), no redundant trailing zero byte. */
-function readVarint(reader: Reader): number {
-  let value = 0;
-  let scale = 1;
-  for (let n = 0; n < 8; n++) {
-    if (reader.at >= reader.bytes.length) throw new SampleFormatError('stored visitor sample is truncated');
-    const byte = reader.bytes[reader.at++]!;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) {
-      if (byte === 0 && n > 0) throw new SampleFormatError('stored visitor sample has a padded varint');
-      return value;
-    }
-    scale *= 0x80;
-  }
-  throw new SampleFormatError('stored visitor-sample varint longer than 8 bytes');
 }

@@ -71,12 +71,11 @@ function resize(s: VisitorSample, capacity: number): void {
   const counts = new Uint32Array(capacity);
   const countries = new Uint16Array(capacity * SLOTS);
   const more = new Uint8Array(capacity);
-  for (let i = 0; i < n; i++) {
-    hashes[i] = s.hashes[i]!;
-    counts[i] = s.counts[i]!;
-    more[i] = s.more[i]!;
-  }
-  for (let i = 0; i < n * SLOTS; i++) countries[i] = s.countries[i]!;
+  // native copies (a view each, only when growing)
+  hashes.set(s.hashes.subarray(0, n));
+  counts.set(s.counts.subarray(0, n));
+  countries.set(s.countries.subarray(0, n * SLOTS));
+  more.set(s.more.subarray(0, n));
   s.hashes = hashes;
   s.counts = counts;
   s.countries = countries;
