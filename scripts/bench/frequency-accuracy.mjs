@@ -9,7 +9,8 @@
 // within twice it; then what a smaller K would give (bottom-k samples nest: the k smallest of the
 // 4,096 are the k-sample); then the cost per call (./frequency-costs.mjs). BENCH_SEED (1),
 // BENCH_TRIALS_SCALE (1), BENCH_SIZES (10000,100000,1000000), BENCH_PARTS (accuracy,costs);
-// BENCH_COMPARE_DIST (another build's services/events/dist) times both builds side by side.
+// BENCH_COMPARE_DIST (another build's services/events/dist) times both builds side by side, BENCH_ROUNDS
+// (15) the rounds of each timing.
 // Progress goes to stderr, the ready-to-paste tables to stdout.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -29,7 +30,7 @@ const SEED = Number(process.env.BENCH_SEED ?? 1);
 const SCALE = Number(process.env.BENCH_TRIALS_SCALE ?? 1);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000,1000000').split(',').map(Number);
 const PARTS = (process.env.BENCH_PARTS ?? 'accuracy,costs').split(',');
-const TRIALS = { 10000: 200, 100000: 50, 1000000: 12 };
+const TRIALS = { 10000: 200, 100000: 50, 1000000: 24 };
 const HOURS = 720;
 const TARGETS = [
   ['on target ~10 % (FR)', new Set(['FR'])],
@@ -92,6 +93,7 @@ const pct = (x) => `${(100 * x).toFixed(2)} %`;
 function accuracy() {
   const table = [];
   const kTable = [];
+  const agree = [];
   for (const n of SIZES) {
     const trials = Math.max(1, Math.round((TRIALS[n] ?? 10) * SCALE));
     const started = Date.now();
@@ -106,7 +108,8 @@ function accuracy() {
       const merged = mergeThreeWays(cells, seed);
       same &&= merged.same;
       for (const [name, error, stated, share] of answers(merged.sample, truth)) {
-        const e = errors.get(name) ?? { abs: [], stated: [], within: 0, share };
+        const e = errors.get(name) ?? { abs: [], stated: [], within: 0, share: 0 };
+        e.share += share / trials;
         e.abs.push(Math.abs(error));
         e.stated.push(stated);
         if (Math.abs(error) <= 2 * stated) e.within++;
@@ -155,24 +158,15 @@ function accuracy() {
     process.stderr.write(
       `${n}: ${trials} trials in ${Date.now() - started} ms; orders agree: ${same}; stored up to ${bytes} bytes\n`,
     );
-    table.push([
-      n.toLocaleString('en'),
-      `(stored bytes, largest; three merge orders identical: ${same ? 'yes' : 'NO'})`,
-      '',
-      '',
-      '',
-      '',
-      bytes.toLocaleString('en'),
-      '',
-      '',
-    ]);
+    agree.push(`${n.toLocaleString('en')}: ${same ? 'yes' : 'NO'}`);
   }
   console.log(`K = ${VISITOR_SAMPLE.k}, ${HOURS} hourly cells, seed ${SEED}\n`);
   console.log(
-    '| visitors | answer | true share | seeds | p50 rel. error | p95 rel. error | max rel. error | stated error (median) | within 2 stated |',
+    '| visitors | answer | true share (mean) | seeds | p50 rel. error | p95 rel. error | max rel. error | stated error (median) | within 2 stated |',
   );
   console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of table) console.log(`| ${row.join(' | ')} |`);
+  console.log(`\nthe three merge orders gave the same bytes in every trial: ${agree.join(', ')}`);
   console.log('\n| K | visitors | stored bytes (largest) | p95 reach | p95 2+ | p95 10+ | p95 on target ~10 % |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of kTable) console.log(`| ${row.join(' | ')} |`);

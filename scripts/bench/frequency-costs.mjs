@@ -1,19 +1,24 @@
 // The cost per call of the visitor sample's hot paths, for bench:frequency-accuracy: addVisitor
 // in the orders a rollup builder meets, mergeSampleInto beside the pure mergeSamples for the
 // shapes a rollup and a report merge, the stored form, and the answers. Microseconds per call, the
-// best of five rounds (the machine is shared). An in-place merge gets, per call, a fresh copy of
+// best of BENCH_ROUNDS (15) rounds: the machine is shared, and the best round is the one least
+// disturbed. An in-place merge gets, per call, a fresh copy of
 // its target with room for K visitors (a report's target after its first merges), made outside
-// the timed loop. With a second build (BENCH_COMPARE_DIST: another services/events/dist), each
+// the timed loop; a report's loop is measured as it runs (parts merged one after the other into
+// one target). With a second build (BENCH_COMPARE_DIST: another services/events/dist), each
 // figure is measured for both builds one after the other, side by side.
+import os from 'node:os';
 import { seededHashes } from './seeded-hashes.mjs';
 
 const COUNTRIES = ['US', 'DE', 'FR', 'GB', 'US', 'IN', undefined];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 
-/** Microseconds per call, best of five rounds; `prepare` runs before each round, untimed. */
+/** Microseconds per call, best of ROUNDS rounds; `prepare` runs before each round, untimed. */
 function timeIt(calls, fn, prepare = () => undefined) {
   let best = Infinity;
-  for (let round = 0; round < 5; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     const state = prepare();
+    globalThis.gc?.(); // with node --expose-gc: no collection of the last round's garbage in this one
     const started = process.hrtime.bigint();
     for (let i = 0; i < calls; i++) fn(i, state);
     best = Math.min(best, Number(process.hrtime.bigint() - started) / 1000 / calls);
@@ -58,13 +63,42 @@ function cases(api) {
       (i, t) => mergeSampleInto(t[i], part),
       () => Array.from({ length: calls }, () => owned(target)),
     );
+  /** A report's loop: parts merged one after the other into one target, in place or purely. */
+  const chain = (parts) => [
+    () => timeIt(parts.length, (i, t) => mergeSampleInto(t, parts[i]), emptySample),
+    () =>
+      timeIt(
+        parts.length,
+        (i, box) => (box.s = mergeSamples(box.s, parts[i])),
+        () => ({ s: emptySample() }),
+      ),
+  ];
+  const chains = [
+    [
+      '720 hours of a 1M-visitor month (3,500 visitors each, exact) into one sample',
+      Array.from({ length: 720 }, () => sampleOf(3_500)),
+    ],
+    [
+      '30 days of it (80,000 visitors each, sampled) into one sample',
+      Array.from({ length: 30 }, () => sampleOf(80_000)),
+    ],
+    [
+      '720 hours of a 10k-visitor month (35 visitors each) into one sample',
+      Array.from({ length: 720 }, () => sampleOf(35)),
+    ],
+  ];
   const merges = [
-    ['an hour of a 1M-visitor month (3,500 visitors, exact) into the month so far (sampled)', million, sampleOf(3_500)],
-    ['a day of it (60,000 visitors, sampled) into the month so far', million, sampleOf(60_000)],
-    ['two samples of 1M visitors each (the halves of a report)', million, otherMillion],
-    ['50 visitors into a sampled month', million, sampleOf(50)],
-    ['an hour of a 10k campaign (35 visitors) into its month so far (3,000, exact)', sampleOf(3_000), sampleOf(35)],
-    ['2,000 into 2,000 (exact, the union stays exact)', sampleOf(2_000), sampleOf(2_000)],
+    [
+      'two samples of 1M visitors each (the halves of a report), a fresh copy of the target per call',
+      million,
+      otherMillion,
+    ],
+    ['50 visitors into a sampled month, a fresh copy of the target per call', million, sampleOf(50)],
+    [
+      '2,000 into 2,000 (exact, the union stays exact), a fresh copy of the target per call',
+      sampleOf(2_000),
+      sampleOf(2_000),
+    ],
   ];
   const stored = encodeSample(million);
   const storedTargets = () => Array.from({ length: calls }, () => owned(otherMillion));
@@ -95,10 +129,16 @@ function cases(api) {
           () => owned(million),
         ),
     ],
-    ...merges.map(([what, target, part]) => [`mergeSampleInto: ${what}`, inPlace(target, part)]),
-    ...merges.map(([what, target, part]) => [
-      `mergeSamples (pure): ${what}`,
-      () => timeIt(calls, () => mergeSamples(target, part)),
+    ...chains.flatMap(([what, parts]) => {
+      const [own, pure] = chain(parts);
+      return [
+        [`mergeSampleInto: ${what}`, own],
+        [`mergeSamples (pure): ${what}`, pure],
+      ];
+    }),
+    ...merges.flatMap(([what, target, part]) => [
+      [`mergeSampleInto: ${what}`, inPlace(target, part)],
+      [`mergeSamples (pure): ${what}`, () => timeIt(calls, () => mergeSamples(target, part))],
     ]),
     [
       `encodeSample: a full sample (${stored.length.toLocaleString('en')} bytes)`,
@@ -124,6 +164,10 @@ function cases(api) {
 
 export function measureCosts(api, compare) {
   const builds = [cases(api), ...(compare ? [cases(compare)] : [])];
+  const [one, five, fifteen] = os.loadavg().map((x) => x.toFixed(1));
+  console.log(
+    `\nload average ${one}, ${five}, ${fifteen} on ${os.availableParallelism()} cores; best of ${ROUNDS} rounds`,
+  );
   console.log(`\n| operation | us per call${compare ? ' | us per call, BENCH_COMPARE_DIST build' : ''} |`);
   console.log(`| --- | ---:${compare ? ' | ---:' : ''} |`);
   for (let i = 0; i < builds[0].length; i++) {

@@ -121,9 +121,10 @@ export function onTargetReachOf(s: VisitorSample, targets: ReadonlySet<string>):
   let undetermined = 0;
   for (let i = 0; i < n; i++) {
     const d = i * SLOTS;
-    let hit = 0;
-    for (let k = 0; k < SLOTS; k++) hit |= wanted[countries[d + k]!]!;
-    if (hit) on++;
+    let hit = wanted[countries[d]!]!;
+    // most visitors have one country: the other slots only when there are some
+    if (hit === 0 && countries[d + 1] !== 0) for (let k = 1; k < SLOTS; k++) hit |= wanted[countries[d + k]!]!;
+    if (hit !== 0) on++;
     else if (s.more[i]) undetermined++;
   }
   const answer = estimate(s, on);

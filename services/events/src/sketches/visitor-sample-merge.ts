@@ -160,12 +160,44 @@ function mergeLinear(t: VisitorSample, p: VisitorSample, pEnd: number): boolean 
   let w = m - 1;
   i--;
   j--;
+  // the arrays in locals and the moves written out (4 country slots: SLOTS): this loop is most of
+  // a large merge's time
+  const hashes = t.hashes;
+  const counts = t.counts;
+  const countries = t.countries;
+  const more = t.more;
+  const pc = p.counts;
+  const pk = p.countries;
+  const pm = p.more;
   while (j >= 0) {
     const y = ph[j]!;
-    const x = i >= 0 ? t.hashes[i]! : -1;
-    if (x > y) copyVisitor(t, w, t, i--);
-    else if (x === y) combine(t, w, t, i--, p, j--);
-    else copyVisitor(t, w, p, j--);
+    const x = i >= 0 ? hashes[i]! : -1;
+    if (x === y) {
+      combine(t, w--, t, i--, p, j--);
+      continue;
+    }
+    const d = w * 4;
+    if (x > y) {
+      const o = i * 4;
+      hashes[w] = x;
+      counts[w] = counts[i]!;
+      more[w] = more[i]!;
+      countries[d] = countries[o]!;
+      countries[d + 1] = countries[o + 1]!;
+      countries[d + 2] = countries[o + 2]!;
+      countries[d + 3] = countries[o + 3]!;
+      i--;
+    } else {
+      const o = j * 4;
+      hashes[w] = y;
+      counts[w] = pc[j]!;
+      more[w] = pm[j]!;
+      countries[d] = pk[o]!;
+      countries[d + 1] = pk[o + 1]!;
+      countries[d + 2] = pk[o + 2]!;
+      countries[d + 3] = pk[o + 3]!;
+      j--;
+    }
     w--;
   }
   t.size = m;
