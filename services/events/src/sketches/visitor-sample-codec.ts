@@ -28,18 +28,22 @@ const TABLE_INDEX = new Uint16Array(COUNTRY_CODES + 1);
 /** The table being read: code of each index, and whether a visitor used it. */
 const TABLE = new Uint16Array(COUNTRY_CODES);
 const TABLE_USED = new Uint8Array(COUNTRY_CODES);
+/** Room for the largest stored form (21 bytes a visitor at most, the table, the header). */
+const OUT = new Uint8Array(24 + 2 * COUNTRY_CODES + 21 * K);
 
 export function encodeSample(s: VisitorSample): Uint8Array {
   const n = s.size;
+  if (!(n <= K)) throw new RangeError(`a visitor sample holds at most ${K} visitors, got ${n}`);
+  const { hashes, counts, countries, more } = s;
   let tableSize = 0;
   for (let i = 0; i < n * SLOTS; i++) {
-    const code = s.countries[i]!;
+    const code = countries[i]!;
     if (code !== 0 && TABLE_INDEX[code] === 0) TABLE_INDEX[code] = ++tableSize;
   }
   const codes: number[] = [];
   for (let code = 1; code <= COUNTRY_CODES; code++) if (TABLE_INDEX[code] !== 0) codes.push(code);
   codes.forEach((code, index) => (TABLE_INDEX[code] = index + 1));
-  const out = new Uint8Array(20 + 2 * tableSize + n * 21);
+  const out = OUT;
   let o = 0;
   out[o++] = VERSION;
   o = writeVarint(out, o, s.sampled ? 1 : 0);
@@ -53,15 +57,15 @@ export function encodeSample(s: VisitorSample): Uint8Array {
   }
   const width = tableSize <= 1 ? 0 : tableSize <= 256 ? 1 : 2;
   for (let i = 0, previous = 0; i < n; i++) {
-    const hash = s.hashes[i]!;
+    const hash = hashes[i]!;
     o = writeVarint(out, o, i === 0 ? hash : hash - previous);
     previous = hash;
     const d = i * SLOTS;
     let kept = 0;
-    while (kept < SLOTS && s.countries[d + kept] !== 0) kept++;
-    o = writeVarint(out, o, (s.counts[i]! - 1) * 8 + (s.more[i] ? MORE_TAG : kept));
+    while (kept < SLOTS && countries[d + kept] !== 0) kept++;
+    o = writeVarint(out, o, (counts[i]! - 1) * 8 + (more[i] ? MORE_TAG : kept));
     for (let k = 0; k < kept; k++) {
-      const index = TABLE_INDEX[s.countries[d + k]!]! - 1;
+      const index = TABLE_INDEX[countries[d + k]!]! - 1;
       if (width === 2) out[o++] = index >>> 8;
       if (width >= 1) out[o++] = index & 0xff;
     }
@@ -110,6 +114,7 @@ export function readSample(bytes: Uint8Array, into: VisitorSample | null): Visit
   const s: VisitorSample = into ?? emptyOfCapacity(n);
   s.size = 0; // nothing to keep when it grows, and no half-read visitors if reading throws
   ensureCapacity(s, n);
+  const { hashes, counts, countries, more } = s;
   const width = tableSize <= 1 ? 0 : tableSize <= 256 ? 1 : 2;
   let hash = -1;
   let sum = 0;
@@ -125,15 +130,15 @@ export function readSample(bytes: Uint8Array, into: VisitorSample | null): Visit
     if (tag > MORE_TAG || count > MAX_COUNT || kept > tableSize) {
       throw new SampleFormatError('visitor-sample count or countries out of range');
     }
-    s.hashes[i] = hash;
-    s.counts[i] = count;
-    s.more[i] = tag === MORE_TAG ? 1 : 0;
+    hashes[i] = hash;
+    counts[i] = count;
+    more[i] = tag === MORE_TAG ? 1 : 0;
     sum += count;
     if (count === MAX_COUNT) saturated = true;
     const d = i * SLOTS;
     for (let k = 0, previous = -1; k < SLOTS; k++) {
       if (k >= kept) {
-        s.countries[d + k] = 0;
+        countries[d + k] = 0;
         continue;
       }
       if (r.at + width > bytes.length) throw new SampleFormatError('stored visitor sample is truncated');
@@ -142,7 +147,7 @@ export function readSample(bytes: Uint8Array, into: VisitorSample | null): Visit
         throw new SampleFormatError('visitor-sample country index out of range');
       previous = index;
       TABLE_USED[index] = 1;
-      s.countries[d + k] = TABLE[index]!;
+      countries[d + k] = TABLE[index]!;
     }
   }
   if (r.at !== bytes.length) throw new SampleFormatError('stored visitor sample has trailing bytes');
