@@ -5,7 +5,7 @@
 // visitors are appended (the order never changes a sample; bench costs measure other orders).
 import { seededHashes } from './seeded-hashes.mjs';
 
-export const HOME_COUNTRIES = [
+const HOME_COUNTRIES = [
   ['US', 0.3],
   ['DE', 0.12],
   ['GB', 0.1],
@@ -20,7 +20,7 @@ export const HOME_COUNTRIES = [
   ['PL', 0.02],
   [undefined, 0.04],
 ];
-export const KNOWN = HOME_COUNTRIES.map(([c]) => c).filter((c) => c !== undefined);
+const KNOWN = HOME_COUNTRIES.map(([c]) => c).filter((c) => c !== undefined);
 
 function pick(x) {
   let acc = 0;

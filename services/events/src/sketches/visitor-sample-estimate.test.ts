@@ -9,6 +9,9 @@ import {
   onTargetReachOf,
   reachOf,
   VISITOR_SAMPLE,
+  type FrequencyAnswer,
+  type FrequencyBin,
+  type OnTargetAnswer,
   type VisitorSample,
 } from './visitor-sample';
 
@@ -42,15 +45,15 @@ describe('visitor sample answers', () => {
     (n) => {
       const { s, visitors } = sampleOfPopulation(n, n, 24);
       expect(reachOf(s)).toEqual({ value: n, exact: true, relativeError: 0 });
-      const f = frequencyOf(s);
+      const f: FrequencyAnswer = frequencyOf(s);
       const impressions = visitors.reduce((sum, v) => sum + v.events, 0);
       expect(f).toMatchObject({ reach: n, exact: true, impressions, averageFrequency: impressions / n });
-      for (const bin of FREQUENCY_BINS) {
+      for (const bin of FREQUENCY_BINS as readonly FrequencyBin[]) {
         expect(f.atLeast[bin]).toBe(visitors.filter((v) => v.events >= bin).length);
         expect(f.relativeError.atLeast[bin]).toBe(0);
       }
       for (const targets of [new Set(['FR']), new Set(['US', 'DE', 'GB']), new Set<string>(), new Set(['ZZ'])]) {
-        const answer = onTargetReachOf(s, targets);
+        const answer: OnTargetAnswer = onTargetReachOf(s, targets);
         // the visitors with more than 4 countries are the only ones that could be in doubt
         expect(answer.value).toBe(onTarget(visitors, targets, true));
         expect(answer.value + answer.undetermined).toBeGreaterThanOrEqual(onTarget(visitors, targets));
