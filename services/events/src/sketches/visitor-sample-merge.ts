@@ -27,7 +27,10 @@ const K = VISITOR_SAMPLE.k;
 const MAX_COUNT = VISITOR_SAMPLE.maxCount;
 // no global lookups in the hot paths: inside a vm context (Jest) each costs about 200 ns
 const min = Math.min;
-/** Below one part visitor in SPARSE_RATIO target visitors, a part is inserted by block moves. */
+/**
+ * Below one part visitor in SPARSE_RATIO target visitors, a part is inserted by block moves: a
+ * report's hourly cells into its month 4 to 16 times faster than one pass (docs/benchmarks.md).
+ */
 const SPARSE_RATIO = 16;
 /** The sparse path's plan: where each new visitor goes in the target, and where it is in the part. */
 const AT = new Int32Array(K / SPARSE_RATIO + 1);
