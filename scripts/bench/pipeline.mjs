@@ -40,6 +40,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 6400);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = 64;
 const CLIENTS = process.env.BENCH_CLIENTS === '1';
+// the page every hit names: BENCH_PAGE_URL='https://news.example/guide/?utm_source=fb&fbclid=...' for a campaign link
+const PAGE_URL = process.env.BENCH_PAGE_URL ?? 'https://pub.example/a';
 const CHROME =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 const say = (msg) => console.error(`[bench] ${msg}`);
@@ -186,7 +188,7 @@ async function round(label, dir, owner, settings, experiment = false) {
     async () => (await fetch(`http://127.0.0.1:${ingestPort}${probe}`)).ok,
     30_000,
   );
-  const url = `http://127.0.0.1:${ingestPort}/v1/v.gif?owner_id=${owner}&name=impression&content_id=article-1&url=https%3A%2F%2Fpub.example%2Fa&utm_source=bench`;
+  const url = `http://127.0.0.1:${ingestPort}/v1/v.gif?owner_id=${owner}&name=impression&content_id=article-1&url=${encodeURIComponent(PAGE_URL)}&utm_source=bench`;
   // warm-up (JIT, buckets, indexes), written before the measurement starts
   const warm = await load(url, { amount: 5000 });
   await waitFor(`${label} warm-up written`, async () => (await written(consumerPort)) >= warm['2xx'], 60_000);

@@ -11,230 +11,45 @@
 // dropped after each size. Progress goes to stderr, the ready-to-paste tables to stdout.
 // BENCH_COMPARE_DIST=<another checkout's services/events/dist> serves that build's reporting
 // feature on the same data too, run by run alternating with this one, and prints both side by side
-// (the before/after of a change to the read side, in one run).
-import { readFileSync } from 'node:fs';
+// (the before/after of a change to the read side, in one run). The settings, the scenarios, the
+// loading and the catch-up are shared with bench:peer (report-scenarios.mjs, report-load.mjs).
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OWNERS, eventBatches } from './report-data.mjs';
-import { postJson as post, reportingBuild, startReportingApp } from './reporting-app.mjs';
+import { OWNERS } from './report-data.mjs';
+import { catchUp, gcPauses, loadEvents, startBenchStandIn } from './report-load.mjs';
+import { fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
+import { ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
 import { profiled } from './cpu-profile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
-const dist = (p) => require(path.join(root, 'services/events/dist', p));
-const testkit = require(path.join(root, 'packages/testkit/dist'));
 const platform = require(path.join(root, 'packages/platform/dist'));
-const { BucketWriter } = dist('consumer/bucket-writer');
-const { RollupMarks } = dist('rollups/rollup-marks');
-const { HeldMarks } = dist('rollups/held-marks');
-const { bucketName } = dist('storage/bucket-naming');
-const { CellStore } = dist('rollups/cell-store');
-const { RollupBuilder } = dist('rollups/rollup-builder');
 
-const SIZES = (process.env.BENCH_SIZES ?? process.env.BENCH_EVENTS ?? '1000000,5000000').split(',').map(Number);
-const DAYS = Number(process.env.BENCH_DAYS ?? 30);
-const URLS = Number(process.env.BENCH_URLS ?? 2000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 20);
-const BATCH = Number(process.env.BENCH_BATCH ?? 500);
-const WRITERS = Number(process.env.BENCH_WRITERS ?? 2);
+const SETTINGS = reportBenchSettings();
+const { sizes: SIZES, days: DAYS, urls: URLS, runs: RUNS } = SETTINGS;
 const COMPARE = process.env.BENCH_COMPARE_DIST ? reportingBuild(process.env.BENCH_COMPARE_DIST) : undefined;
-const DAY_MS = 86_400_000;
-// recent days (the builder never rebuilds days past raw retention): the 30 days ending 3 days ago
-const FIRST_DAY = Math.floor(Date.now() / DAY_MS) * DAY_MS - (DAYS + 3) * DAY_MS;
 const ADMIN_TOKEN = `bench-${randomBytes(32).toString('hex')}`;
 const say = (msg) => console.error(`[bench] ${msg}`);
-const day = (n) => new Date(FIRST_DAY + n * DAY_MS).toISOString().slice(0, 10);
 const logger = platform.createLogger({ service: 'bench-report', level: 'error' });
-
-async function load(db, size) {
-  const marks = new RollupMarks(db);
-  await marks.init();
-  // the consumer's marks: held open per unit while writes keep coming (services/events/src/rollups/held-marks.ts)
-  const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000 });
-  const writer = new BucketWriter(db, logger, { w: 'majority', journal: true }, held);
-  const expected = new Map();
-  // the true distinct visitors per name of the reported owner (non-bot), to check the uniques answer
-  const visitors = new Map();
-  // the engaged times of its views, to check sums and percentiles
-  const engaged = [];
-  const started = Date.now();
-  let loaded = 0;
-  let next = 500_000;
-  const inFlight = new Set();
-  for (const docs of eventBatches(
-    { total: size, days: DAYS, firstDay: FIRST_DAY, urls: URLS, batch: BATCH },
-    expected,
-  )) {
-    const bucket = bucketName('events', docs[0].created);
-    const p = writer.write(bucket, docs).then((results) => {
-      if (results.some((r) => r.status !== 'written'))
-        throw new Error(`write to ${bucket}: ${JSON.stringify(results.find((r) => r.status !== 'written'))}`);
-      inFlight.delete(p);
-    });
-    inFlight.add(p);
-    for (const d of docs) {
-      if (d.owner_id !== OWNERS[0] || d.bot) continue;
-      let set = visitors.get(d.name);
-      if (!set) visitors.set(d.name, (set = new Set()));
-      set.add(d.visitor);
-      if (d.measures?.engaged_ms !== undefined) engaged.push(d.measures.engaged_ms);
-    }
-    if (inFlight.size >= WRITERS) await Promise.race(inFlight);
-    loaded += docs.length;
-    if (loaded >= next) {
-      next += 500_000;
-      say(
-        `${size.toLocaleString('en')}: written ${loaded.toLocaleString('en')} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
-      );
-    }
-  }
-  await Promise.all(inFlight);
-  await held.drain();
-  const seconds = (Date.now() - started) / 1000;
-  say(`${size.toLocaleString('en')}: written in ${seconds.toFixed(0)} s (${(size / seconds).toFixed(0)} events/s)`);
-  return { expected, visitors, engaged, seconds, marks };
-}
-
-/** Runs builder passes until one builds nothing (units still open at the newest end stay dirty); returns the seconds it took. */
-async function catchUp(db, marks) {
-  const cells = new CellStore(db);
-  // what the cells hold, tallied as the builder writes them (each unit is built once here; reading
-  // every page back would make the stand-in hold them all at once): bytes by column (k keys, n
-  // counts, l latest events, u/ud visitor sketches folded/per device, s sums, q/qd quantile
-  // sketches), by family (t totals, p pages, g countries, a attribution) and by unit level
-  const bytes = {};
-  const byFamily = {};
-  const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, bytes: 0 }));
-  const writePages = cells.writePages.bind(cells);
-  cells.writePages = (g, parts, docs) => {
-    const level = byLevel[Number(g.slice(0, g.indexOf(':')))];
-    for (const doc of docs) {
-      level.docs++;
-      for (const [field, value] of Object.entries(doc)) {
-        if (!value || typeof value !== 'object' || !('position' in value)) continue;
-        const n = value.position;
-        bytes[field] = (bytes[field] ?? 0) + n;
-        byFamily[doc.f] = (byFamily[doc.f] ?? 0) + n;
-        level.bytes += n;
-      }
-    }
-    return writePages(g, parts, docs);
-  };
-  const builder = new RollupBuilder(db, marks, cells, {
-    prefix: 'events',
-    graceMs: 0,
-    abandonMs: 600_000,
-    batchUnits: 100_000,
-    rawRetentionDays: 400,
-  });
-  const started = Date.now();
-  for (let pass = 1; pass <= 20; pass++) {
-    const result = await builder.runOnce();
-    const dirty = await marks.collection.countDocuments({ dirty: true });
-    say(
-      `builder pass ${pass}: built ${JSON.stringify(result.built)} (by level), ${dirty} dirty left (${((Date.now() - started) / 1000).toFixed(0)} s)`,
-    );
-    // a unit that failed is answered from smaller units or raw events: say which and why, never silently
-    for (const f of result.failed) say(`builder pass ${pass}: unit ${f.unit} failed: ${f.error}`);
-    if (result.built.every((n) => n === 0)) break;
-  }
-  const seconds = (Date.now() - started) / 1000;
-  const cellDocs = await cells.collection.countDocuments({});
-  say(
-    `cells by level (pages / MB): ${byLevel.map((l, i) => `${['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'][i]} ${l.docs}/${(l.bytes / 1e6).toFixed(1)}`).join(', ')}`,
-  );
-  return { seconds, cellDocs, bytes, byFamily, byLevel };
-}
-
-const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms.toFixed(1));
-const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)];
-
-function scenarios() {
-  const oneDay = { created__gte: `${day(14)} 00:00:00`, created__lte: `${day(14)} 23:59:59` };
-  const month = { created__gte: `${day(0)} 00:00:00`, created__lte: `${day(DAYS - 1)} 23:59:59` };
-  const nySeries = { created__gte: day(1), created__lte: day(DAYS - 1), interval: 'day', timezone: 'America/New_York' };
-  return [
-    { name: '1 day, by name', body: oneDay },
-    { name: '1 day, group_by content_id,url', body: { ...oneDay, group_by: 'content_id,url' } },
-    { name: `${DAYS} days, by name`, body: month, target: '<= 50 ms at 5M', key: 'name' },
-    {
-      name: `${DAYS} days, group_by content_id,url`,
-      body: { ...month, group_by: 'content_id,url' },
-      target: '<= 200 ms at 5M',
-      key: 'grouped',
-    },
-    { name: `${DAYS} days, metadata campaign,variant`, body: { ...month, metadata: 'campaign,variant' } },
-    {
-      name: `${DAYS} days, group_by url + metadata`,
-      body: { ...month, group_by: 'url', metadata: 'campaign,variant' },
-    },
-    { name: `${DAYS} days, group_by url, top 10 by value`, body: { ...month, group_by: 'url', limit: 10 } },
-    {
-      name: `${DAYS} days, interval day, America/New_York`,
-      body: nySeries,
-      target: '<= 100 ms at 5M',
-      key: 'series',
-    },
-    {
-      name: `${DAYS} days, uniques by name`,
-      body: { ...month, metrics: 'count,uniques' },
-      target: '<= 50 ms at 5M',
-      key: 'uniques-name',
-    },
-    {
-      name: `${DAYS} days, uniques, group_by url`,
-      body: { ...month, metrics: 'count,uniques', group_by: 'url' },
-      target: '<= 300 ms at 5M',
-      key: 'uniques-url',
-    },
-    {
-      name: `${DAYS} days, uniques, interval day, America/New_York`,
-      body: { ...nySeries, metrics: 'count,uniques' },
-      target: '<= 100 ms at 5M',
-      key: 'uniques-series',
-    },
-    {
-      name: `${DAYS} days, p90 engaged time, group_by content_id`,
-      body: { ...month, name: 'view', group_by: 'content_id', metrics: 'count,engaged_ms_p90' },
-      target: '<= 100 ms at 5M',
-      key: 'p90-content',
-    },
-    {
-      name: `${DAYS} days, engaged time avg, p50, share >= 10 s, by name`,
-      body: { ...month, name: 'view', metrics: 'count,engaged_ms_avg,engaged_ms_p50,engaged_ms_gte_10000' },
-      key: 'attention-name',
-    },
-    {
-      name: `${DAYS} days, click-through rate, interval day, America/New_York`,
-      body: {
-        ...nySeries,
-        name: ['impression', 'click'],
-        metrics: 'count,conversion_rate',
-        conversion: { from: 'impression', to: 'click' },
-      },
-      key: 'ctr-series',
-    },
-  ];
-}
 
 async function measure(size, mongoUrl) {
   const handle = await platform.connectMongo(mongoUrl, `bench_reports_${randomBytes(4).toString('hex')}`);
   let app;
   let other;
   try {
-    const { expected, visitors, engaged, seconds: loadSeconds, marks } = await load(handle.db, size);
-    const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks);
+    const {
+      expected,
+      visitors,
+      engaged,
+      seconds: loadSeconds,
+      marks,
+    } = await loadEvents(handle.db, size, SETTINGS, { logger, say });
+    const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks, { say });
     app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
-    const key = await post(
-      `${app.base}/admin/v1/api-keys`,
-      { owner_ids: [OWNERS[0]] },
-      { authorization: `Bearer ${ADMIN_TOKEN}` },
-    );
-    const report = (body, base = app.base) =>
-      post(`${base}/api/v1/events/?api_key=${key.api_key}`, { owner_id: OWNERS[0], ...body });
+    const report = await ownerReports(app, ADMIN_TOKEN, OWNERS[0]);
     // the other build reads the same cells and the same api key collection
     if (COMPARE)
       other = await startReportingApp({
@@ -245,10 +60,11 @@ async function measure(size, mongoUrl) {
         name: 'bench-report-compared',
         build: COMPARE,
       });
-    const list = scenarios();
+    const list = reportScenarios(SETTINGS);
+    const month = list.find((s) => s.key === 'name').body;
 
     // correctness first: the month report of OWNERS[0] counts exactly its non-bot events
-    const totals = await report(list[2].body);
+    const totals = await report(month);
     const got = new Map(totals.map((row) => [row.name, row.value]));
     const exact = [...expected].every(([name, n]) => got.get(name) === n) && got.size === expected.size;
     say(`${DAYS}-day totals ${exact ? 'match' : 'DO NOT match'} the loaded events: ${JSON.stringify(totals)}`);
@@ -271,7 +87,7 @@ async function measure(size, mongoUrl) {
       throw new Error('uniques outside the stated error');
 
     // engaged time: the sum exact, p90 within the quantile sketch's 1 % of the exact rank value
-    const [attention] = await report({ ...list[2].body, name: 'view', metrics: 'engaged_ms_sum,engaged_ms_p90' });
+    const [attention] = await report({ ...month, name: 'view', metrics: 'engaged_ms_sum,engaged_ms_p90' });
     const sorted = engaged.sort((a, b) => a - b);
     const p90 = [sorted[Math.floor(0.9 * (sorted.length - 1))], sorted[Math.ceil(0.9 * (sorted.length - 1))]];
     const sum = sorted.reduce((a, b) => a + b, 0);
@@ -350,9 +166,10 @@ function print(results) {
       `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${RUNS} sequential runs per scenario over HTTP\n`,
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
-    const total = Object.values(r.bytes).reduce((a, b) => a + b, 0);
     console.log(
-      `Cell bytes: ${perEvent(total)} B/event in all; by column ${Object.entries(r.bytes)
+      `Cell bytes: ${perEvent(Object.values(r.bytes).reduce((a, b) => a + b, 0))} B/event in all; by column ${Object.entries(
+        r.bytes,
+      )
         .map(([c, b]) => `${c} ${perEvent(b)}`)
         .join(', ')}; by family ${Object.entries(r.byFamily)
         .map(([f, b]) => `${f} ${perEvent(b)}`)
@@ -405,15 +222,9 @@ function printRatios(results) {
 
 async function main() {
   const ownStore = !process.env.MONGO_URL;
-  // the stand-in's garbage collector pauses logged: a pause past the driver's heartbeat timeout
-  // (5 s) fails every operation in flight, so the bench reports the longest ones
+  // the stand-in's garbage collector pauses logged (report-load.mjs)
   const gcLog = path.join(os.tmpdir(), `bench-report-gc-${process.pid}.log`);
-  const mongoServer = ownStore
-    ? await testkit.startMongoStandIn({
-        heap: process.env.BENCH_HEAP ?? '16g',
-        jvmOptions: [...(process.env.BENCH_STAND_IN_GC ?? '').split(' ').filter(Boolean), `-Xlog:gc:file=${gcLog}`],
-      })
-    : undefined;
+  const mongoServer = ownStore ? await startBenchStandIn(gcLog) : undefined;
   const mongoUrl = process.env.MONGO_URL ?? mongoServer.url;
   say(
     `data store: ${ownStore ? `MongoDB stand-in at ${mongoUrl}` : 'MONGO_URL'}; sizes ${SIZES.join(', ')}; load average ${os
@@ -435,19 +246,6 @@ async function main() {
       say(gcPauses(gcLog));
     }
   }
-}
-
-/** The stand-in's GC pauses from its log: how many, the longest, and how many passed 1 s. */
-function gcPauses(file) {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return 'stand-in GC log not found';
-  }
-  const pauses = [...text.matchAll(/Pause[^\n]*?([\d.]+)ms$/gm)].map((m) => Number(m[1]));
-  const longest = pauses.reduce((a, b) => Math.max(a, b), 0);
-  return `stand-in GC (${process.env.BENCH_STAND_IN_GC || 'default collector'}): ${pauses.length} pauses, longest ${longest.toFixed(0)} ms, ${pauses.filter((p) => p > 1000).length} over 1 s (${file})`;
 }
 
 main().then(

@@ -1,5 +1,5 @@
 // The built reporting feature served on loopback the way the events service mounts it, for the
-// benches that time reports over HTTP (bench:report, bench:local-capacity).
+// benches that time reports over HTTP (bench:report, bench:peer, bench:local-capacity).
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -50,4 +50,15 @@ export async function postJson(url, body, headers = {}) {
   const json = await res.json();
   if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
+}
+
+/** Reports of `owner` through `app` with a fresh API key scoped to it: `report(body, base = app.base)`. */
+export async function ownerReports(app, adminToken, owner) {
+  const key = await postJson(
+    `${app.base}/admin/v1/api-keys`,
+    { owner_ids: [owner] },
+    { authorization: `Bearer ${adminToken}` },
+  );
+  return (body, base = app.base) =>
+    postJson(`${base}/api/v1/events/?api_key=${key.api_key}`, { owner_id: owner, ...body });
 }

@@ -236,10 +236,10 @@ describe('registry reconcile', () => {
     const text = await cli(['registry', 'reconcile']);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
-      /^(The owner registry already matched the users collection\.|Corrected \d+ owner registry keys?\.)\n$/,
+      /^(The registries already matched the users and campaigns collections\.|Corrected \d+ owner registry keys? and \d+ campaign registry keys?\.)\n$/,
     );
     const json = await cli(['--json', 'registry', 'reconcile']);
-    expect(JSON.parse(json.stdout)).toEqual({ corrections: 0 });
+    expect(JSON.parse(json.stdout)).toEqual({ corrections: 0, campaign_corrections: 0 });
   });
 });
 

@@ -57,8 +57,8 @@ export class AdminClient {
     );
   }
 
-  /** One owner registry reconciliation pass now (management also runs one periodically); how many keys it corrected. */
-  reconcileRegistry(options?: RequestOptions): Promise<{ corrections: number }> {
+  /** One reconciliation pass of the owner and campaign registries now (management also runs them periodically); how many keys each corrected. */
+  reconcileRegistry(options?: RequestOptions): Promise<{ corrections: number; campaign_corrections: number }> {
     return this.call(
       this.management,
       'managementUrl',

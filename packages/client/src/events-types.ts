@@ -90,8 +90,14 @@ export interface PixelParams {
   owner_id: string;
   /** Event name, e.g. "impression" or "click". */
   name: string;
-  /** Page URL; the service takes the Referer when omitted. */
+  /**
+   * Page URL, absolute http(s); the service stores its canonical form (tracking parameters,
+   * fragment and trailing slash removed, its UTM values kept as the event's attribution) and takes
+   * the Referer when omitted.
+   */
   url?: string;
+  /** The referring site: a host, or a URL of which the service keeps only the host. */
+  referrer?: string;
   content_id?: string;
   /**
    * A pseudonymous visitor id you already have (first-party cookie, login), 1..128 characters:
@@ -104,7 +110,10 @@ export interface PixelParams {
   scroll_depth?: number;
   /** A conversion value in your minor currency unit, e.g. cents (0..10^12). */
   value?: number;
-  /** Stored as metadata (at most 20 keys; values up to 512 characters). */
+  /**
+   * Stored as metadata (at most 20 keys; values up to 512 characters). `utm_source`..`utm_term`
+   * (up to 256 characters) also set the event's attribution, over the page URL's own.
+   */
   metadata?: Record<string, string>;
 }
 

@@ -1,4 +1,4 @@
-import { EVENT_LIMITS } from '@cm/contracts';
+import { ATTRIBUTION_LIMITS, EVENT_LIMITS } from '@cm/contracts';
 import { checkRedirectTarget } from '../../../services/events/src/ingest/redirect-target';
 import { encodeMetadataKey } from '../../../services/events/src/storage/metadata-key';
 import { PIXEL_LIMITS, buildClickUrl, buildPixelUrl } from './pixel-urls';
@@ -54,6 +54,25 @@ describe('buildPixelUrl', () => {
     ).toThrow(/at most 20/);
   });
 
+  test('when url is not an absolute http(s) URL, a utm_* value is over 256 or referrer is metadata, then building fails as the service would refuse it', () => {
+    const ok = { owner_id: '1234', name: 'impression' };
+    for (const url of ['/guide', 'javascript:alert(1)', 'about:blank', 'news.example/a'])
+      expect(() => buildPixelUrl(BASE, { ...ok, url })).toThrow(/url must be an absolute http/);
+    expect(query(buildPixelUrl(BASE, { ...ok, url: '' })).url).toBe('');
+    expect(() => buildPixelUrl(BASE, { ...ok, metadata: { utm_campaign: 'u'.repeat(257) } })).toThrow(
+      /metadata\.utm_campaign/,
+    );
+    expect(
+      query(buildPixelUrl(BASE, { ...ok, metadata: { utm_campaign: 'u'.repeat(256), note: 'n'.repeat(512) } })).note,
+    ).toHaveLength(512);
+    expect(() => buildPixelUrl(BASE, { ...ok, metadata: { referrer: 'https://a.example/' } })).toThrow(
+      /named pixel parameter/,
+    );
+    expect(query(buildPixelUrl(BASE, { ...ok, referrer: 'https://www.google.com/search?q=x' })).referrer).toBe(
+      'https://www.google.com/search?q=x',
+    );
+  });
+
   test('when a metadata key is long only once escaped, then it is refused like the service would', () => {
     const ok = { owner_id: '1234', name: 'impression' };
     const dotted = `${'.'.repeat(21)}x`; // 22 characters, 64 once escaped
@@ -69,7 +88,7 @@ describe('buildPixelUrl', () => {
   test('when compared with the service, then the limits are the same numbers', () => {
     // the visitor hash bound is the service's own (no pixel parameter carries a hash)
     const { visitorBound: _bound, ...pixelLimits } = EVENT_LIMITS;
-    expect(PIXEL_LIMITS).toEqual(pixelLimits);
+    expect(PIXEL_LIMITS).toEqual({ ...pixelLimits, utmMax: ATTRIBUTION_LIMITS.utmMax });
   });
 });
 

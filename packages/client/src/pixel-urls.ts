@@ -14,12 +14,15 @@ export const PIXEL_LIMITS = {
   metadataKeyMax: 64,
   metadataValueMax: 512,
   vidMax: 128,
+  /** Characters of an explicit `utm_*` value (metadata allows longer values, these fields do not). */
+  utmMax: 256,
   /** The largest value of each numeric parameter (integers from 0). */
   measureMax: { engaged_ms: 3_600_000, scroll_depth: 100, value: 1_000_000_000_000 },
 } as const;
 
 const MEASURES = ['engaged_ms', 'scroll_depth', 'value'] as const;
-const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'r', ...MEASURES]);
+const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'referrer', 'r', ...MEASURES]);
+const UTM = /^utm_(source|medium|campaign|content|term)$/;
 const DIGITS = /^\d+$/;
 // the service refuses these in `r` before parsing (parsers silently repair them)
 const UNSAFE_TARGET_CHARS = /[\u0000-\u0020\u007f\\]/;
@@ -38,13 +41,14 @@ export function buildClickUrl(eventsUrl: string, params: PixelParams, target: st
 }
 
 function pixelQuery(params: PixelParams): URLSearchParams {
-  const { owner_id, name, url, content_id, vid, metadata = {} } = params;
+  const { owner_id, name, url, content_id, vid, referrer, metadata = {} } = params;
   if (typeof owner_id !== 'string' || !DIGITS.test(owner_id) || owner_id.length > PIXEL_LIMITS.ownerIdMax) {
     throw new TypeError(`owner_id must be digits, at most ${PIXEL_LIMITS.ownerIdMax}`);
   }
   text('name', name, 1, PIXEL_LIMITS.nameMax);
   const query = new URLSearchParams({ owner_id, name });
-  if (url !== undefined) query.set('url', text('url', url, 0, PIXEL_LIMITS.urlMax));
+  if (url !== undefined) query.set('url', pageUrl(url));
+  if (referrer !== undefined) query.set('referrer', text('referrer', referrer, 0, PIXEL_LIMITS.urlMax));
   if (content_id !== undefined) query.set('content_id', text('content_id', content_id, 0, PIXEL_LIMITS.contentIdMax));
   if (vid !== undefined) query.set('vid', text('vid', vid, 1, PIXEL_LIMITS.vidMax));
   for (const measure of MEASURES) {
@@ -64,9 +68,25 @@ function pixelQuery(params: PixelParams): URLSearchParams {
       throw new TypeError(
         `metadata key "${key.slice(0, 20)}..." is longer than ${PIXEL_LIMITS.metadataKeyMax} characters once escaped`,
       );
-    query.set(key, text(`metadata.${key}`, value, 0, PIXEL_LIMITS.metadataValueMax));
+    const max = UTM.test(key) ? PIXEL_LIMITS.utmMax : PIXEL_LIMITS.metadataValueMax;
+    query.set(key, text(`metadata.${key}`, value, 0, max));
   }
   return query;
+}
+
+/** "" (the service then takes the Referer) or an absolute http(s) URL: the service refuses anything else. */
+function pageUrl(url: unknown): string {
+  const value = text('url', url, 0, PIXEL_LIMITS.urlMax);
+  if (value === '') return value;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
+    throw new TypeError('url must be an absolute http or https URL');
+  return value;
 }
 
 function text(field: string, value: unknown, min: number, max: number): string {

@@ -6,6 +6,7 @@ import {
   validateEventMessage,
   type EventMessage,
 } from './event-message';
+import { ATTRIBUTION_LIMITS, UTM_FIELDS } from './attribution';
 import { MEASURE_NAMES } from './measures';
 
 // a small seeded PRNG (mulberry32): the same samples on every run, so a failure reproduces
@@ -33,7 +34,16 @@ function measures(): { measures?: Record<string, number> } {
   return Object.keys(m).length === 0 ? {} : { measures: m };
 }
 
-/** A message as ingest publishes it, or as it published before events carried a visitor, measures or a country. */
+/** Attribution as ingest records it: some UTM values and a referring host, or none (each absent when empty). */
+function attribution(): Record<string, string> {
+  const a: Record<string, string> = {};
+  for (const field of UTM_FIELDS)
+    if (random() < 0.3) a[field] = pick(['fb', 'Spring Sale!', text(1 + Math.floor(random() * 30)), 'u'.repeat(256)]);
+  if (random() < 0.3) a.referrer = pick(['news.example', 'xn--bcher-kva.example', '[::1]', 'www.google.com']);
+  return a;
+}
+
+/** A message as ingest publishes it, or as it published before events carried a visitor, measures, a country or attribution. */
 function validMessage(): EventMessage {
   const metadata: Record<string, string> = {};
   const keys = Math.floor(random() * (EVENT_LIMITS.metadataKeys + 1));
@@ -45,6 +55,7 @@ function validMessage(): EventMessage {
     ...visitor,
     ...measures(),
     ...country,
+    ...attribution(),
     v: 1,
     id: `${hex(8)}-${hex(4)}-7${hex(3)}-${pick(['8', '9', 'a', 'b'])}${hex(3)}-${hex(12)}`,
     owner_id: String(Math.floor(random() * 1e9)),
@@ -161,6 +172,25 @@ const EDGES: Record<keyof EventMessage, unknown[]> = {
     '123',
     String(2 ** 52 - 1),
   ],
+  utm_source: [],
+  utm_medium: [],
+  utm_campaign: [],
+  utm_content: [],
+  utm_term: [],
+  referrer: [
+    ...ANY,
+    'news.example',
+    'xn--bcher-kva.example',
+    '[::1]',
+    'News.Example',
+    'https://news.example/a?q=secret',
+    'news.example/path',
+    'user@news.example',
+    'news example',
+    'h'.repeat(ATTRIBUTION_LIMITS.referrerMax),
+    'h'.repeat(ATTRIBUTION_LIMITS.referrerMax + 1),
+    { $ne: null },
+  ],
   measures: [
     ...ANY,
     { engaged_ms: 0 },
@@ -202,6 +232,16 @@ const EDGES: Record<keyof EventMessage, unknown[]> = {
     { code: 'FR' },
   ],
 };
+for (const field of UTM_FIELDS)
+  EDGES[field] = [
+    ...ANY,
+    'x',
+    'Spring Sale!',
+    'u'.repeat(ATTRIBUTION_LIMITS.utmMax),
+    'u'.repeat(ATTRIBUTION_LIMITS.utmMax + 1),
+    '\ud83d\ude00'.repeat(ATTRIBUTION_LIMITS.utmMax / 2),
+    { $gt: '' },
+  ];
 const FIELDS = Object.keys(EDGES) as (keyof EventMessage)[];
 
 /** A valid message with 1..3 fields replaced by edge values, or a key added or removed. */
@@ -305,6 +345,35 @@ describe('event message decoding', () => {
     for (const country of ['fr', 'FRA', 'F', '', ' FR', 'F1', '\u0130S', null, 33, ['FR']]) {
       expect(isPlainValidEventMessage({ ...old, country })).toBe(false);
       expect(decodeEventMessage(bytes(JSON.stringify({ ...old, country })))).toMatchObject({ ok: false });
+    }
+  });
+
+  test('when a message carries attribution or none (published before it existed), then both take the fast path; a URL as referrer, upper case, empty or over-long values are refused', () => {
+    const old = { ...validMessage() } as Record<string, unknown>;
+    for (const field of [...UTM_FIELDS, 'referrer']) delete old[field];
+    expect(isPlainValidEventMessage(old)).toBe(true);
+    const full = {
+      ...old,
+      utm_source: 'newsletter',
+      utm_medium: 'email',
+      utm_campaign: 'Spring Sale!',
+      utm_content: 'u'.repeat(ATTRIBUTION_LIMITS.utmMax),
+      utm_term: 'running shoes',
+      referrer: 'xn--bcher-kva.example',
+    };
+    expect(isPlainValidEventMessage(JSON.parse(JSON.stringify(full)))).toBe(true);
+    expect(decodeEventMessage(bytes(JSON.stringify(full)))).toEqual({ ok: true, value: full });
+    for (const bad of [
+      { utm_source: '' },
+      { utm_term: 'u'.repeat(ATTRIBUTION_LIMITS.utmMax + 1) },
+      { utm_campaign: 5 },
+      { referrer: 'https://news.example/a?q=secret' },
+      { referrer: 'News.Example' },
+      { referrer: '' },
+      { referrer: 'h'.repeat(ATTRIBUTION_LIMITS.referrerMax + 1) },
+    ]) {
+      expect(isPlainValidEventMessage({ ...old, ...bad })).toBe(false);
+      expect(decodeEventMessage(bytes(JSON.stringify({ ...old, ...bad })))).toMatchObject({ ok: false });
     }
   });
 

@@ -1,16 +1,21 @@
 import Joi from 'joi';
 import { countrySchema, isCountryCode } from './country';
+import { attributionSchemaFields, plainAttributionCount, type Attribution } from './attribution';
 import { isPlainValidMeasures, MEASURE_MAX, measuresSchema, type Measures } from './measures';
 
 export type DeviceType = 'desktop' | 'tablet' | 'mobile';
 
-/** One event as ingest records it: the content of a v1 message and of each item of a v2 batch. */
-export interface EventRecord {
+/**
+ * One event as ingest records it: the content of a v1 message and of each item of a v2 batch.
+ * Attribution (attribution.ts: `utm_source`..`utm_term`, `referrer`) is optional, each field
+ * absent when empty and on events from before it existed.
+ */
+export interface EventRecord extends Attribution {
   /** UUIDv7: time-ordered; the MongoDB _id (and the JetStream msgID of a v1 message). */
   id: string;
   owner_id: string;
   name: string;
-  /** "" when neither the url parameter nor a Referer was given. */
+  /** The canonical page URL (page-url.ts); "" when neither the url parameter nor a usable Referer was given. */
   url: string;
   content_id: string;
   device_type: DeviceType;
@@ -83,6 +88,7 @@ const eventRecordFields = {
     .max(EVENT_LIMITS.visitorBound - 1),
   measures: measuresSchema,
   country: countrySchema,
+  ...attributionSchemaFields,
 };
 const eventRecordSchema = Joi.object<EventRecord>(eventRecordFields);
 const eventMessageSchema = Joi.object<EventMessage>({ v: Joi.number().valid(1).required(), ...eventRecordFields });
@@ -154,13 +160,15 @@ export function isPlainValidEventRecord(p: unknown, keys = RECORD_KEYS): p is Ev
     if (!isCountryCode(country)) return false;
     keys++;
   }
-  // `visitor` and `measures` are the optional fields: each one present is one key more
+  // `visitor`, `measures` and the attribution fields are optional: each one present is one key more
   const visitor = m.visitor;
   if (visitor !== undefined && !isVisitor(visitor)) return false;
   const measures = m.measures;
   if (measures !== undefined && !isPlainValidMeasures(measures)) return false;
+  const attribution = plainAttributionCount(m);
+  if (attribution < 0) return false;
   return (
-    count === keys + (visitor === undefined ? 0 : 1) + (measures === undefined ? 0 : 1) &&
+    count === keys + (visitor === undefined ? 0 : 1) + (measures === undefined ? 0 : 1) + attribution &&
     typeof m.id === 'string' &&
     UUID.test(m.id) &&
     isString(m.owner_id, 1, EVENT_LIMITS.ownerIdMax) &&

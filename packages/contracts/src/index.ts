@@ -4,3 +4,7 @@ export * from './event-message';
 export * from './event-batch';
 export * from './measures';
 export * from './country';
+export * from './attribution';
+export * from './page-url';
+export * from './campaign-registry';
+export * from './campaign-registry-codec';

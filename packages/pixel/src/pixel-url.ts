@@ -74,8 +74,8 @@ const fail = (report: Report, message: string): undefined => {
 
 /**
  * The form/query text of one event, or undefined (reported) when the ingest would refuse it.
- * `params` are sent as given: `url` (cut to the ingest's limit, as it cuts the Referer),
- * `content_id`, the measures, and every other key as metadata. null and undefined values are left out;
+ * `params` are sent as given: `url` and `referrer` (cut to the ingest's limit), `content_id`, the
+ * measures, and every other key as metadata. null and undefined values are left out;
  * values that are not strings, numbers or booleans, and the reserved keys, are skipped.
  */
 export function eventQuery(ownerId: string, name: unknown, params: EventParams, report: Report): string | undefined {
@@ -94,7 +94,8 @@ export function eventQuery(ownerId: string, name: unknown, params: EventParams, 
     }
     let text = String(value);
     const measure = MEASURES.indexOf(key);
-    if (key === 'url') {
+    if (key === 'url' || key === 'referrer') {
+      // the service keeps the canonical page URL, and only the host of a referrer
       text = text.slice(0, MAX_URL);
     } else if (key === 'content_id' || key === 'vid') {
       if (text.length > (key === 'vid' ? MAX_VID : MAX_CONTENT_ID)) return fail(report, `${key}: too long`);

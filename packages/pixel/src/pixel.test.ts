@@ -31,6 +31,59 @@ describe('createTracker', () => {
     });
   });
 
+  describe('on a page (a stand-in location and document)', () => {
+    const g = globalThis as unknown as Record<string, unknown>;
+    const page = (href: string, referrer: string) => {
+      g.location = { href, hostname: new URL(href).hostname || '' };
+      g.document = { referrer };
+    };
+    afterEach(() => {
+      delete g.location;
+      delete g.document;
+    });
+
+    test('when the page was reached from another site, then url is the page and referrer only the other host', () => {
+      page(
+        'https://news.example/guide/?utm_source=fb&fbclid=IwAR1#pricing',
+        'https://www.google.com/search?q=private+words',
+      );
+      expect(paramsOf(tracker().t.pixelUrl('impression'))).toEqual({
+        owner_id: OWNER,
+        name: 'impression',
+        url: 'https://news.example/guide/?utm_source=fb&fbclid=IwAR1#pricing',
+        referrer: 'www.google.com',
+      });
+    });
+
+    test('when the referrer is this host or there is none, then no referrer is sent', () => {
+      page('https://news.example/b', 'https://news.example/a?x=1');
+      expect(paramsOf(tracker().t.pixelUrl('impression'))).not.toHaveProperty('referrer');
+      page('https://news.example/b', '');
+      expect(paramsOf(tracker().t.pixelUrl('impression'))).not.toHaveProperty('referrer');
+    });
+
+    test('when the page is not http(s) (about:blank, file:), then no url is sent (the service uses the Referer)', () => {
+      page('about:blank', 'https://news.example/article');
+      expect(paramsOf(tracker({ endpoint: 'https://ev.example' }).t.pixelUrl('impression'))).toEqual({
+        owner_id: OWNER,
+        name: 'impression',
+        referrer: 'news.example',
+      });
+    });
+
+    test('when a call names its own url or referrer, then it wins ("" sends none)', () => {
+      page('https://news.example/b', 'https://www.google.com/');
+      expect(
+        paramsOf(tracker().t.pixelUrl('impression', { url: 'https://news.example/canonical', referrer: '' })),
+      ).toEqual({
+        owner_id: OWNER,
+        name: 'impression',
+        url: 'https://news.example/canonical',
+        referrer: '',
+      });
+    });
+  });
+
   test('when a click URL is built, then it carries the event and the encoded target as r', () => {
     const { t } = tracker();
     const url = t.clickUrl('click', 'https://shop.example/offer?a=1&b=2', { content_id: 'article-42' });

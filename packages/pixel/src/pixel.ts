@@ -11,11 +11,13 @@ import { storedVisitorId } from './visitor-id';
 export type ParamValue = string | number | boolean | null | undefined;
 
 /**
- * `url` (defaults to the page's address), `content_id`, the measures `engaged_ms`, `scroll_depth` and
- * `value` (integers, not metadata), and any other key is stored as metadata.
+ * `url` (defaults to the page's address), `referrer` (defaults to the referring page's host when
+ * it is another host), `content_id`, the measures `engaged_ms`, `scroll_depth` and `value`
+ * (integers, not metadata), and any other key is stored as metadata.
  */
 export interface EventParams {
   url?: ParamValue;
+  referrer?: ParamValue;
   content_id?: ParamValue;
   [metadata: string]: ParamValue;
 }
@@ -66,6 +68,25 @@ export interface Tracker {
 
 const pageUrl = (): string | undefined => (typeof location !== 'undefined' ? location.href : undefined);
 
+// The page: only an http(s) address, which the service stores canonical (an about:blank or
+// file: page sends none, and the service falls back to the Referer instead of refusing the hit).
+const pageParam = (): string | undefined => {
+  const href = pageUrl();
+  return href && /^https?:/i.test(href) ? href : undefined;
+};
+
+// The referring site: the host of document.referrer (never its path or query, which can carry
+// what the reader searched for), and only when it is another host than this page's.
+const referrerParam = (): string | undefined => {
+  try {
+    const host = new URL(document.referrer).hostname;
+    return host && host !== location.hostname ? host : undefined;
+  } catch {
+    // no document (server rendering), or no referrer (""): none
+    return undefined;
+  }
+};
+
 /** A tracker for one owner. Bad options give a tracker that sends nothing (and says so to `debug`). */
 export function createTracker(options: TrackerOptions): Tracker {
   let debug: TrackerOptions['debug'];
@@ -106,7 +127,7 @@ export function createTracker(options: TrackerOptions): Tracker {
       report('not configured');
       return undefined;
     }
-    const all: EventParams = { url: pageUrl() };
+    const all: EventParams = { url: pageParam(), referrer: referrerParam() };
     for (const extra of [settings.defaults, params]) {
       if (!extra || typeof extra !== 'object') continue;
       for (const key of Object.keys(extra)) {

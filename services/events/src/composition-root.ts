@@ -39,6 +39,8 @@ import { PixelIngest } from './ingest/pixel-ingest';
 import { DEVELOPMENT_VISITOR_ID_KEY, VisitorIdentity } from './ingest/visitor-identity';
 import { VisitorSalts } from './ingest/visitor-salts';
 import { createOperatorRoutes } from './operator/operator-routes';
+import { createCampaignRegistryFeature, type CampaignRegistryFeature } from './registry/campaign-registry-feature';
+import type { CampaignLookup } from './registry/campaign-registry-watcher';
 import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registry-watcher';
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
 import { RetentionJob } from './retention/retention-job';
@@ -51,6 +53,8 @@ export interface EventsSystem {
   port: number;
   /** The in-memory owner registry of the ingest role (for diagnostics and tests). */
   owners?: OwnerLookup;
+  /** The in-memory campaign registry of the reporting role. */
+  campaigns?: CampaignLookup;
   /** Graceful stop: stop accepting, finish in-flight requests and the batch in hand, close connections. */
   stop(): Promise<void>;
 }
@@ -224,6 +228,12 @@ async function startRoles(
     workers.push(retention);
   }
 
+  // reports restricted to a campaign read it here; the pixel does not need it
+  let campaignRegistry: CampaignRegistryFeature | undefined;
+  if (roles.has('reporting')) {
+    campaignRegistry = createCampaignRegistryFeature({ nc, config, logger, metrics });
+    checks.campaign_registry = campaignRegistry.check;
+  }
   let reporting: ReportingFeature | undefined;
   if (roles.has('reporting') && mongo) {
     reporting = await createReportingFeature({ db: mongo.db, logger, metrics, config, broken: rollups?.broken });
@@ -247,6 +257,7 @@ async function startRoles(
 
   // the pixel answers 503 until the registry is replayed; waiting here makes a started system ready
   if (registry) await boot.step('owner_registry', () => registry.start());
+  if (campaignRegistry) await boot.step('campaign_registry', () => campaignRegistry.start());
   boot.serve(frontDoor(pixel, app));
   for (const worker of workers) await worker.start();
   logger.info('events listening', { port: boundPort, roles: config.EVENTS_ROLES });
@@ -255,11 +266,13 @@ async function startRoles(
     server,
     port: boundPort,
     owners: registry,
+    campaigns: campaignRegistry?.campaigns,
     async stop() {
       await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
       await publisher?.stop();
       for (const worker of [...workers].reverse()) await worker.stop();
       await registry?.stop();
+      await campaignRegistry?.stop();
       await nc.drain();
       await mongo?.close();
     },

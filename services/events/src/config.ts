@@ -35,6 +35,9 @@ const settings = {
   OWNER_REGISTRY_BUCKET: name.default('owner_registry'),
   /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
   OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
+  /** KV bucket of campaigns the reporting role mirrors (management writes it), and its replicas when this service creates it. */
+  CAMPAIGN_REGISTRY_BUCKET: name.default('campaign_registry'),
+  CAMPAIGN_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
   /** JetStream stream holding pixel events, and the subject prefix it binds (`<prefix>.>`). */
   EVENTS_STREAM: name.default('EVENTS'),
   EVENTS_SUBJECT_PREFIX: subject.default('events.v1'),

@@ -51,11 +51,19 @@ describe('roles', () => {
     expect(consumers).toEqual([h.config.CONSUMER_DURABLE]);
   });
 
-  test('when only reporting runs, then the report endpoint answers and the pixel path is 404', async () => {
+  test('when only reporting runs, then the report endpoint answers, the pixel path is 404, and it mirrors the campaign registry (ingest does not)', async () => {
     const reporting = await startRole('reporting');
     const base = `http://127.0.0.1:${reporting.port}`;
     expect((await fetch(`${base}/v1/v.gif?owner_id=1&name=a`)).status).toBe(404);
     expect((await fetch(`${base}/api/v1/events/`, { method: 'POST' })).status).toBe(401);
+    expect(((await (await fetch(`${base}/readyz`)).json()) as any).checks).toEqual({
+      nats: 'ok',
+      mongo: 'ok',
+      campaign_registry: 'ok',
+    });
+    expect(await (await fetch(`${base}/metrics`)).text()).toMatch(/^events_campaign_registry_ready{[^}]*} 1$/m);
+    expect(reporting.campaigns?.isReady()).toBe(true);
+    expect(reporting.owners).toBeUndefined();
   });
 
   test('when only the rollup role runs, then it serves health, metrics and the operator rollup status, and no report or pixel path', async () => {

@@ -20,19 +20,23 @@ import {
 import { accountRoutes } from './accounts/account-routes';
 import { createApp } from './app';
 import { bearerAuth } from './auth/bearer-auth';
+import { createCampaignRegistryFeature } from './campaign-registry/campaign-registry-feature';
 import { createCampaignFeature } from './campaigns/campaign-feature';
+import { canonicalContentUrl } from './content/content-url';
 import type { ManagementConfig } from './config';
 import { apiRateLimits } from './limits/api-rate-limits';
 import { ConcurrencyGate } from './limits/concurrency-gate';
 import { PageCursors } from './pagination/page-cursors';
 import { redirectHostRoutes } from './redirect-hosts/redirect-host-routes';
 import { RedirectHostService } from './redirect-hosts/redirect-host-service';
+import { registryAdminRoutes } from './registry/registry-admin-routes';
 import { createRegistryFeature } from './registry/registry-feature';
 import { createTokenFeature } from './tokens/token-feature';
 import { hashPassword } from './users/secrets';
 import { UserService } from './users/user-service';
 import { MongoUserStore } from './users/user-store';
 import { userRoutes } from './users/user-routes';
+import { DEFAULT_TIMEZONE } from './validation/timezones';
 
 export interface ManagementSystem {
   server: http.Server;
@@ -84,13 +88,23 @@ async function startParts(
   await boot.step('mongo_indexes', () => userStore.init());
   const tokens = await createTokenFeature({ users: userStore.collection, settings: config, logger });
   const cursors = new PageCursors(tokens.deriveKey('page cursors'));
+  const campaignRegistry = await createCampaignRegistryFeature({
+    nc,
+    db: mongo.db,
+    config,
+    logger,
+    metrics,
+    // the events service matches events by their canonical page URL: the campaign's URLs in the same form
+    canonicalUrl: (url) => canonicalContentUrl(url) ?? url,
+  });
   const campaigns = await createCampaignFeature({
     db: mongo.db,
     logger,
     config,
     metrics,
-    timezoneOf: async (id) => (await userStore.findById(id))?.timezone ?? 'UTC',
+    timezoneOf: async (id) => (await userStore.findById(id))?.timezone || DEFAULT_TIMEZONE,
     hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
+    campaignChanged: (token) => campaignRegistry.announce(token),
     placeForHost: (ownerId, host) => redirectHosts.placeFor(ownerId, host),
     recordRevision: (ownerId) => redirectHosts.revisionOf(ownerId),
     cursors,
@@ -105,13 +119,14 @@ async function startParts(
     contentHosts: (ownerId) => campaigns.contentHosts(ownerId),
     contentHostsByOwner: (ownerIds) => campaigns.contentHostsByOwner(ownerIds),
     backfillHosts: () => campaigns.backfillHosts(),
-    cleanup: (ownerId) => campaigns.deleteAllForOwner(ownerId),
+    cleanup: (ownerId) => campaignRegistry.deleteAllForOwner(ownerId),
   });
   // half of libuv's default pool of 4: title fetches' DNS lookups keep threads of their own
   const scrypt = new ConcurrencyGate(2);
   const users = new UserService({
     store: userStore,
     announcer: registry.announcer,
+    settingsChanged: (uniqueId) => campaignRegistry.ownerChanged(uniqueId),
     vault: tokens.vault,
     maxSubUsers: config.QUOTA_SUB_USERS_PER_ACCOUNT,
     cursors,
@@ -143,7 +158,11 @@ async function startParts(
     health: healthRouter({ mongo: () => mongo.ping(), nats: () => pingNats(nc) }),
     docs: apiDocsRouter(loadOpenApiDocument(path.join(__dirname, '..', 'openapi.yaml'))),
     adminAuth: adminAuth(config.ADMIN_TOKEN),
-    admin: [accountRoutes(users), tokens.adminRouter, registry.adminRouter],
+    admin: [
+      accountRoutes(users),
+      tokens.adminRouter,
+      registryAdminRoutes({ owners: registry.reconciler, campaigns: campaignRegistry.reconciler }),
+    ],
     apiAuth: [bearerAuth(tokens.resolver, limits.authFailures), limits.perUser],
     bodyParsers: parsers,
     api: [userRoutes(users, limits.expensive), redirectHostRoutes(redirectHosts), ...campaigns.routers],
@@ -153,6 +172,7 @@ async function startParts(
   const { server } = boot;
   boot.serve(app);
   registry.start();
+  campaignRegistry.start();
   await campaigns.start();
   logger.info('management listening', { port: boundPort });
 
@@ -163,6 +183,7 @@ async function startParts(
       await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
       await campaigns.stop();
       await registry.stop();
+      await campaignRegistry.stop();
       await nc.drain();
       await mongo.close();
     },

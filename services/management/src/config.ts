@@ -53,12 +53,18 @@ const settings = {
     .default('owner_registry'),
   /** Replicas of the registry bucket when this service creates it (3 on a JetStream cluster). */
   OWNER_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
+  /** The campaign registry bucket (the events service's campaign filter and scorecard read it), and its replicas when this service creates it. */
+  CAMPAIGN_REGISTRY_BUCKET: Joi.string()
+    .pattern(/^[A-Za-z0-9_-]+$/)
+    .default('campaign_registry'),
+  CAMPAIGN_REGISTRY_REPLICAS: Joi.number().integer().valid(1, 3, 5).default(1),
+  // the relay, the wait and the reconciliation apply to both registries (owners and campaigns)
   REGISTRY_RELAY_INTERVAL_MS: Joi.number().integer().min(100).default(5000),
-  /** How long a request waits for its owner registry write before leaving it to the relay. */
+  /** How long a request waits for its registry write before leaving it to the relay. */
   REGISTRY_SYNC_TIMEOUT_MS: Joi.number().integer().min(100).max(10_000).default(1500),
-  /** How often the owner registry bucket is made equal to the users collection (also once at start). */
+  /** How often the registry buckets are made equal to the users and campaigns collections (also once at start). */
   REGISTRY_RECONCILE_INTERVAL_MS: Joi.number().integer().min(1000).default(300_000),
-  /** Tombstones of users that no longer exist are purged by reconciliation once this old. */
+  /** Tombstones of users and campaigns that no longer exist are purged by reconciliation once this old. */
   REGISTRY_TOMBSTONE_TTL_DAYS: Joi.number().integer().min(1).max(3650).default(30),
   TITLE_FETCH_TIMEOUT_MS: Joi.number().integer().min(100).max(60000).default(5000),
   TITLE_FETCH_MAX_BYTES: Joi.number()

@@ -137,7 +137,7 @@ describe('ManagementClient against the management service', () => {
     await expect(as(sub.api_token).listCampaigns()).rejects.toBeInstanceOf(UnauthorizedError);
     await expect(as(rotated.api_token).listCampaigns()).resolves.toEqual([]);
     await expect(operator().rekeyTokens()).resolves.toEqual({ rekeyed: 0, unreadable: 0, remaining: 0 });
-    await expect(operator().reconcileRegistry()).resolves.toEqual({ corrections: 0 });
+    await expect(operator().reconcileRegistry()).resolves.toEqual({ corrections: 0, campaign_corrections: 0 });
 
     await expect(mine.deleteUser(sub.unique_id)).resolves.toBeUndefined();
     expect(await mine.listUsers()).toEqual([]);

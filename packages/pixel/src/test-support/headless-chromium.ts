@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 /** Debian's `chromium` package; playwright-core never downloads a browser here. */
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -18,6 +18,24 @@ const ARGS = [
   '--disable-sync',
 ];
 
+function requireChromium(): void {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: install Debian's package (sudo apt-get install chromium; .ci/run does this) or set CHROMIUM_PATH`,
+    );
+  }
+}
+
+/**
+ * Chromium without a profile, for tests that need many fresh visitors (a context each, with its
+ * own User-Agent). `args` come after the defaults, e.g. `--host-resolver-rules=MAP news.example
+ * 127.0.0.1:PORT` so that pages live on real-looking host names.
+ */
+export async function launchBrowser(args: string[] = []): Promise<Browser> {
+  requireChromium();
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...ARGS, ...args], timeout: 30000 });
+}
+
 // Headless Chromium announces itself as HeadlessChrome, which the ingest rightly counts as a bot
 // (stored, never reported); the page under test stands for a real reader on a desktop browser.
 const DESKTOP_USER_AGENT =
@@ -33,11 +51,7 @@ export interface HeadlessChromium {
  * installs it (.ci/run), so its absence means the machine is not set up.
  */
 export async function launchChromium(): Promise<HeadlessChromium> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}: install Debian's package (sudo apt-get install chromium; .ci/run does this) or set CHROMIUM_PATH`,
-    );
-  }
+  requireChromium();
   const profile = mkdtempSync(path.join(os.tmpdir(), 'pixel-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, {

@@ -1,4 +1,4 @@
-import type { EventRecord } from '@cm/contracts';
+import { copyAttribution, type EventRecord } from '@cm/contracts';
 import { ValidationError, type TokenBuckets } from '@cm/platform';
 import type { CountryLookup } from '../country/country-lookup';
 import type { OwnerLookup } from '../registry/owner-registry-watcher';
@@ -116,6 +116,8 @@ export class PixelIngest {
     // looked up for stored hits only; set only when known, so an unknown country is no field at all
     const country = this.deps.countries.of(address);
     if (country !== undefined) record.country = country;
+    // the same for attribution: only the fields the hit has
+    if (event.attribution !== undefined) copyAttribution(event.attribution, record);
     try {
       await sink.publish(record);
       return { kind: 'stored', id: record.id, bot: record.bot, redirect: location };

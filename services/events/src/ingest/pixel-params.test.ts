@@ -14,7 +14,7 @@ const fieldsOf = (fn: () => unknown): string[] => {
 };
 
 describe('pixel parameters', () => {
-  test('when the named parameters are given, then they become the event and the rest is metadata', () => {
+  test('when the named parameters are given, then they become the event and the rest is metadata (utm_* too, as before attribution existed)', () => {
     expect(
       parse('owner_id=42&name=impression&url=https%3A%2F%2Fa.example%2F&content_id=c1&utm_source=mail&cb=123'),
     ).toEqual({
@@ -23,6 +23,7 @@ describe('pixel parameters', () => {
       url: 'https://a.example/',
       content_id: 'c1',
       metadata: { utm_source: 'mail', cb: '123' },
+      attribution: { utm_source: 'mail' },
     });
   });
 
@@ -30,14 +31,102 @@ describe('pixel parameters', () => {
     expect(parse('owner_id=1&name=click&r=https%3A%2F%2Fx.example').metadata).toEqual({});
   });
 
-  test('when url is missing or empty, then the Referer is used, truncated to 2048 characters', () => {
-    expect(parse('owner_id=1&name=a', 'https://ref.example/').url).toBe('https://ref.example/');
+  test('when url is missing or empty, then the Referer is used, both canonical; a Referer without a canonical form gives ""', () => {
+    expect(parse('owner_id=1&name=a', 'https://Ref.example/guide/?fbclid=x#top').url).toBe('https://ref.example/guide');
     expect(parse('owner_id=1&name=a&url=', 'https://ref.example/').url).toBe('https://ref.example/');
     expect(parse('owner_id=1&name=a&url=https%3A%2F%2Fown.example', 'https://ref.example/').url).toBe(
-      'https://own.example',
+      'https://own.example/',
     );
-    expect(parse('owner_id=1&name=a', `https://ref.example/${'x'.repeat(3000)}`).url).toHaveLength(2048);
+    // only the tracking made it long: the page fits
+    expect(parse('owner_id=1&name=a', `https://ref.example/a?utm_term=${'x'.repeat(3000)}`).url).toBe(
+      'https://ref.example/a',
+    );
+    expect(parse('owner_id=1&name=a', `https://ref.example/${'x'.repeat(3000)}`).url).toBe('');
+    expect(parse('owner_id=1&name=a', 'not a url').url).toBe('');
     expect(parse('owner_id=1&name=a').url).toBe('');
+  });
+
+  test.each([
+    [
+      'https%3A%2F%2FNews.Example%2Fguide%2F%3Futm_source%3Dfb%26fbclid%3DIwAR1%26p%3D2%23s',
+      'https://news.example/guide?p=2',
+    ],
+    ['https%3A%2F%2Fnews.example%2Fguide%3Fgclid%3DCj0', 'https://news.example/guide'],
+    ['https%3A%2F%2Fb%C3%BCcher.example%2F', 'https://xn--bcher-kva.example/'],
+  ])('when url is %s, then the canonical %s is stored', (given, stored) => {
+    expect(parse(`owner_id=1&name=a&url=${given}`).url).toBe(stored);
+  });
+
+  test.each([
+    'javascript%3Aalert(1)',
+    'data%3Atext%2Fhtml%2C%3Cscript%3E',
+    '%2Fguide',
+    'about%3Ablank',
+    'not%20a%20url',
+    `https%3A%2F%2Fa.example%2F%3Fq%3D${"'".repeat(700)}`,
+  ])('when url is %s, then it is refused naming url', (given) => {
+    expect(fieldsOf(() => parse(`owner_id=1&name=a&url=${given}`))).toEqual(['url']);
+  });
+
+  test("when the page URL carries UTM values, then they are the event's attribution; an explicit parameter wins field by field and stays metadata", () => {
+    const page = encodeURIComponent(
+      'https://news.example/guide?utm_source=facebook&utm_medium=paid+social&utm_campaign=spring&utm_content=%E2%98%83',
+    );
+    expect(parse(`owner_id=1&name=a&url=${page}`)).toMatchObject({
+      url: 'https://news.example/guide',
+      metadata: {},
+      attribution: { utm_source: 'facebook', utm_medium: 'paid social', utm_campaign: 'spring', utm_content: '\u2603' },
+    });
+    const event = parse(`owner_id=1&name=a&url=${page}&utm_source=newsletter&utm_term=shoes&utm_medium=`);
+    expect(event.attribution).toEqual({
+      utm_source: 'newsletter',
+      utm_medium: 'paid social',
+      utm_campaign: 'spring',
+      utm_content: '\u2603',
+      utm_term: 'shoes',
+    });
+    expect(event.metadata).toEqual({ utm_source: 'newsletter', utm_term: 'shoes', utm_medium: '' });
+    expect(parse('owner_id=1&name=a&url=https%3A%2F%2Fa.example%2F').attribution).toBeUndefined();
+  });
+
+  test('when the Referer carries UTM values (no url parameter), then they are the attribution too', () => {
+    expect(parse('owner_id=1&name=a', 'https://news.example/?utm_campaign=spring').attribution).toEqual({
+      utm_campaign: 'spring',
+    });
+  });
+
+  test.each([
+    ['www.google.com', 'www.google.com'],
+    ['WWW.Google.COM', 'www.google.com'],
+    ['https%3A%2F%2Fwww.google.com%2Fsearch%3Fq%3Dprivate', 'www.google.com'],
+    ['b%C3%BCcher.example', 'xn--bcher-kva.example'],
+  ])('when referrer is %s, then the host %s is stored and it is not metadata', (given, host) => {
+    const event = parse(`owner_id=1&name=a&url=https%3A%2F%2Fnews.example%2F&referrer=${given}`);
+    expect(event.attribution).toEqual({ referrer: host });
+    expect(event.metadata).toEqual({});
+  });
+
+  test("when referrer is empty or the page's own host, then there is none", () => {
+    expect(parse('owner_id=1&name=a&referrer=').attribution).toBeUndefined();
+    expect(
+      parse('owner_id=1&name=a&url=https%3A%2F%2FNews.example%2Fa&referrer=news.example').attribution,
+    ).toBeUndefined();
+    expect(parse('owner_id=1&name=a&referrer=news.example', 'https://news.example/a').attribution).toBeUndefined();
+  });
+
+  test.each([
+    ['referrer=not%20a%20host', ['referrer']],
+    ['referrer=javascript%3Aalert(1)', ['referrer']],
+    ['referrer=a.example%2Fpath', ['referrer']],
+    [`referrer=${'h'.repeat(254)}`, ['referrer']],
+    [`referrer=${'h'.repeat(2049)}`, ['referrer']],
+    ['referrer=a.example&referrer=b.example', ['referrer']],
+    [`utm_source=${'u'.repeat(257)}`, ['utm_source']],
+    [`utm_campaign=${'u'.repeat(513)}`, ['metadata.utm_campaign']],
+    ['utm_term=a&utm_term=b', ['metadata.utm_term']],
+    ['url=javascript%3Ax&referrer=%2F%2F', ['url', 'referrer']],
+  ])('when the attribution is %j, then it is refused naming %j', (qs, fields) => {
+    expect(fieldsOf(() => parse(`owner_id=1&name=a&${qs}`)).sort()).toEqual([...fields].sort());
   });
 
   test('when metadata names are unsafe for MongoDB, then they are escaped', () => {
@@ -61,9 +150,11 @@ describe('pixel parameters', () => {
       { length: 20 },
       (_, i) => `${'k'.repeat(62)}${String(i).padStart(2, '0')}=${'v'.repeat(512)}`,
     ).join('&');
+    const url = encodeURIComponent(`https://a.example/${'u'.repeat(2048 - 'https://a.example/'.length)}`);
     const event = parse(
-      `owner_id=${'9'.repeat(32)}&name=${'n'.repeat(128)}&content_id=${'c'.repeat(256)}&url=${'u'.repeat(2048)}&${meta}`,
+      `owner_id=${'9'.repeat(32)}&name=${'n'.repeat(128)}&content_id=${'c'.repeat(256)}&url=${url}&${meta}`,
     );
+    expect(event.url).toHaveLength(2048);
     expect(Object.keys(event.metadata)).toHaveLength(20);
   });
 
@@ -149,12 +240,13 @@ describe('the fast limit check', () => {
       put('url', value(2048));
       put('content_id', value(256));
       put('vid', value(128));
+      put('referrer', value(2048));
       const metaCount = around(20);
       for (let m = 0; m < metaCount; m++) put(`${'k'.repeat(Math.max(1, around(64) - 2))}${m}`, value(512));
       const input: Record<string, unknown> = {};
       const entries: [string, unknown][] = [];
       for (const [k, v] of params) {
-        if (['owner_id', 'name', 'url', 'content_id', 'vid'].includes(k)) input[k] = v;
+        if (['owner_id', 'name', 'url', 'content_id', 'vid', 'referrer'].includes(k)) input[k] = v;
         else entries.push([k, v]);
       }
       const fast = withinLimits(input, entries);

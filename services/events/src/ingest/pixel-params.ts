@@ -1,13 +1,15 @@
 import Joi from 'joi';
-import { EVENT_LIMITS, type Measures } from '@cm/contracts';
+import { EVENT_LIMITS, canonicalPageUrl, type Attribution, type CanonicalPageUrl, type Measures } from '@cm/contracts';
 import { ValidationError, type ErrorDetail } from '@cm/platform';
 import { encodeMetadataKey } from '../storage/metadata-key';
+import { attributionOf } from './pixel-attribution';
 import { isMeasureName, measureFields, measureMessage, measuresOf, measuresWithinLimits } from './pixel-measures';
 import type { RawParams } from './pixel-request';
 
 export interface PixelEvent {
   owner_id: string;
   name: string;
+  /** The canonical page URL (canonicalPageUrl), or "". */
   url: string;
   content_id: string;
   /** Keys already made safe for MongoDB (see storage/metadata-key.ts). */
@@ -16,6 +18,8 @@ export interface PixelEvent {
   vid?: string;
   /** Only the measures the hit carried; absent when it carried none. */
   measures?: Measures;
+  /** UTM values and the referring host (pixel-attribution.ts); absent when the hit carries none. */
+  attribution?: Attribution;
 }
 
 /** The longest `vid` a hit may carry. */
@@ -32,6 +36,8 @@ export const eventSchema = Joi.object({
     .pattern(Joi.string().max(EVENT_LIMITS.metadataKeyMax), Joi.string().allow('').max(EVENT_LIMITS.metadataValueMax))
     .max(EVENT_LIMITS.metadataKeys),
   vid: Joi.string().max(VID_MAX),
+  // a host or a whole URL (only its host is kept): bounded like a URL before it is parsed
+  referrer: Joi.string().allow('').max(EVENT_LIMITS.urlMax),
   ...measureFields,
 }).prefs({ abortEarly: false, convert: false });
 
@@ -46,12 +52,13 @@ const text = (v: unknown, min: number, max: number): boolean =>
  * hold the two together (this never accepts what Joi refuses).
  */
 export function withinLimits(input: Record<string, unknown>, metadata: [string, unknown][]): boolean {
-  const { owner_id, name, url, content_id, vid } = input;
+  const { owner_id, name, url, content_id, vid, referrer } = input;
   if (!text(owner_id, 1, EVENT_LIMITS.ownerIdMax) || !DIGITS.test(owner_id as string)) return false;
   if (!text(name, 1, EVENT_LIMITS.nameMax)) return false;
   if (url !== undefined && !text(url, 0, EVENT_LIMITS.urlMax)) return false;
   if (content_id !== undefined && !text(content_id, 0, EVENT_LIMITS.contentIdMax)) return false;
   if (vid !== undefined && !text(vid, 1, VID_MAX)) return false;
+  if (referrer !== undefined && !text(referrer, 0, EVENT_LIMITS.urlMax)) return false;
   if (!measuresWithinLimits(input)) return false;
   if (metadata.length > EVENT_LIMITS.metadataKeys) return false;
   for (const [key, value] of metadata) {
@@ -60,7 +67,18 @@ export function withinLimits(input: Record<string, unknown>, metadata: [string, 
   return true;
 }
 
-const NAMED = new Set(['owner_id', 'name', 'url', 'content_id', 'vid', 'engaged_ms', 'scroll_depth', 'value', 'r']);
+const NAMED = new Set([
+  'owner_id',
+  'name',
+  'url',
+  'content_id',
+  'vid',
+  'referrer',
+  'engaged_ms',
+  'scroll_depth',
+  'value',
+  'r',
+]);
 
 function detailFor(d: Joi.ValidationErrorItem): ErrorDetail {
   const field = d.path.map(String).join('.');
@@ -92,10 +110,12 @@ function detailFor(d: Joi.ValidationErrorItem): ErrorDetail {
 }
 
 /**
- * Validates the event parameters and builds the event. `url` falls back to the Referer, which
- * is truncated to the URL limit rather than refused (the sender does not choose it). Every
- * parameter that is not a documented pixel parameter is metadata, under an escaped key. Throws
- * ValidationError naming each bad field.
+ * Validates the event parameters and builds the event. `url` is stored canonical
+ * (canonicalPageUrl): a `url` that has no canonical form is refused; without one, the Referer's
+ * canonical form is used, and a Referer without one gives "" rather than a refusal (the sender
+ * does not choose it). Every parameter that is not a documented pixel parameter is metadata,
+ * under an escaped key (`utm_*` too: see pixel-attribution.ts). Throws ValidationError naming
+ * each bad field.
  */
 export function parsePixelEvent(params: RawParams, referer: string | undefined): PixelEvent {
   const input: Record<string, unknown> = {};
@@ -113,17 +133,29 @@ export function parsePixelEvent(params: RawParams, referer: string | undefined):
     if (error) throw new ValidationError('invalid event parameters', distinct(error.details.map(detailFor)));
   }
   const event = input as Omit<PixelEvent, 'url' | 'content_id'> & { url?: string; content_id?: string };
-  const url = event.url ? event.url : (referer ?? '').slice(0, EVENT_LIMITS.urlMax);
+  const details: ErrorDetail[] = [];
+  let page: CanonicalPageUrl | undefined;
+  if (event.url) {
+    const canonical = canonicalPageUrl(event.url);
+    if (canonical.ok) page = canonical;
+    else details.push({ field: 'url', message: `url ${canonical.message}` });
+  } else if (referer) {
+    const canonical = canonicalPageUrl(referer);
+    if (canonical.ok) page = canonical;
+  }
+  const attribution = attributionOf(page?.utm, metadata, input.referrer, page?.host, details);
+  if (details.length > 0) throw new ValidationError('invalid event parameters', details);
   const parsed: PixelEvent = {
     owner_id: event.owner_id,
     name: event.name,
-    url,
+    url: page === undefined ? '' : page.url,
     content_id: event.content_id ?? '',
     metadata,
     vid: event.vid,
   };
   const measures = measuresOf(input);
   if (measures !== undefined) parsed.measures = measures;
+  if (attribution !== undefined) parsed.attribution = attribution;
   return parsed;
 }
 

@@ -206,7 +206,12 @@ describe('health', () => {
     expect((await fetch(`${h.baseUrl}/healthz`)).status).toBe(200);
     const ready = await fetch(`${h.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as any).checks).toEqual({ nats: 'ok', mongo: 'ok', owner_registry: 'ok' });
+    expect(((await ready.json()) as any).checks).toEqual({
+      nats: 'ok',
+      mongo: 'ok',
+      owner_registry: 'ok',
+      campaign_registry: 'ok',
+    });
     const metrics = await fetch(`${h.baseUrl}/metrics`);
     expect(await metrics.text()).toContain('events_pixel_requests_total');
   });

@@ -66,7 +66,12 @@ export function sketchOfVisitor(value: unknown): DistinctSketch {
  * device mark (3 bits, two to a byte) per visitor in its order, a seventh of the bytes of a set
  * per device; a union past the exact size stores each device's sketch.
  */
-function writeDevices(w: ByteWriter, states: Readonly<PerDevice<DistinctSketch>>, _mask: number, folded: DistinctSketch): void {
+function writeDevices(
+  w: ByteWriter,
+  states: Readonly<PerDevice<DistinctSketch>>,
+  _mask: number,
+  folded: DistinctSketch,
+): void {
   if (folded.kind !== 'exact') {
     w.byte(1);
     for (let d = 0; d < 3; d++) if (_mask & (1 << d)) writeSketch(w, states[d]!);
@@ -94,7 +99,8 @@ function readDevices(r: ByteReader, mask: number, folded: DistinctSketch): PerDe
     for (let d = 0; d < 3; d++) if (mask & (1 << d)) out[d] = readSketch(r);
     return out;
   }
-  if (kind !== 0 || folded.kind !== 'exact') throw new StoredFormatError('stored visitor devices do not match their union');
+  if (kind !== 0 || folded.kind !== 'exact')
+    throw new StoredFormatError('stored visitor devices do not match their union');
   const lists: number[][] = [[], [], []];
   const hashes = folded.hashes;
   for (let i = 0; i < hashes.length; i += 2) {

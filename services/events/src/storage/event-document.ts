@@ -1,7 +1,11 @@
-import type { DeviceType, EventRecord, Measures } from '@cm/contracts';
+import { copyAttribution, type Attribution, type DeviceType, type EventRecord, type Measures } from '@cm/contracts';
 
-/** One stored event. `_id` is the ingest-assigned UUIDv7, so a redelivered message cannot be stored twice. */
-export interface EventDocument {
+/**
+ * One stored event. `_id` is the ingest-assigned UUIDv7, so a redelivered message cannot be stored
+ * twice. The attribution fields (`utm_source`..`utm_term`, `referrer`: EventRecord's) are each
+ * absent when the event has none, and on events stored before they existed.
+ */
+export interface EventDocument extends Attribution {
   _id: string;
   owner_id: string;
   name: string;
@@ -20,7 +24,7 @@ export interface EventDocument {
 }
 
 export function toEventDocument(msg: EventRecord): EventDocument {
-  return {
+  const doc: EventDocument = {
     _id: msg.id,
     owner_id: msg.owner_id,
     name: msg.name,
@@ -34,4 +38,6 @@ export function toEventDocument(msg: EventRecord): EventDocument {
     ...(msg.measures === undefined ? {} : { measures: msg.measures }),
     ...(msg.country === undefined ? {} : { country: msg.country }),
   };
+  copyAttribution(msg, doc);
+  return doc;
 }

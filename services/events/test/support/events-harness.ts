@@ -139,6 +139,7 @@ export async function startEventsHarness(
     NATS_URL: process.env.NATS_URL,
     MONGO_DB: uniqueName('events'),
     OWNER_REGISTRY_BUCKET: uniqueName('owners'),
+    CAMPAIGN_REGISTRY_BUCKET: uniqueName('campaigns'),
     VISITOR_SALT_BUCKET: uniqueName('salts'),
     EVENTS_STREAM: uniqueName('EVENTS'),
     EVENTS_SUBJECT_PREFIX: uniqueName('ev'),
@@ -275,6 +276,7 @@ export async function startEventsHarness(
           config.EVENTS_STREAM,
           `${config.EVENTS_STREAM}_DLQ`,
           `KV_${config.OWNER_REGISTRY_BUCKET}`,
+          `KV_${config.CAMPAIGN_REGISTRY_BUCKET}`,
           `KV_${config.VISITOR_SALT_BUCKET}`,
         ])
           await jsm.streams.delete(s).catch(() => undefined);

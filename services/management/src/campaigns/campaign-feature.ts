@@ -10,7 +10,7 @@ import type { HostPlacement } from '../redirect-hosts/redirect-host-service';
 import { fetchPageTitle } from '../title/page-title-fetch';
 import { TitleFetcher } from '../title/title-fetcher';
 import { campaignRoutes } from './campaign-routes';
-import { CampaignService, type TimezoneOf } from './campaign-service';
+import { CampaignService, type CampaignChanged, type TimezoneOf } from './campaign-service';
 import { MongoCampaignStore } from './campaign-store';
 
 /** Title fetches running at once, and waiting at most, per process. */
@@ -36,6 +36,8 @@ export interface CampaignFeatureDeps {
   timezoneOf: TimezoneOf;
   /** Content URLs of the owner were added or removed: its registry record changes (this feature never writes users). */
   hostsChanged: HostsChanged;
+  /** A campaign's record changed (created, edited, deleted, content added or removed): the campaign registry publishes it. */
+  campaignChanged: CampaignChanged;
   /** Whether a content URL with this host still fits into the owner's registry record. */
   placeForHost(ownerId: string, host: string): Promise<HostPlacement>;
   /** The owner's current record revision (a content add checks nothing changed it concurrently). */
@@ -49,14 +51,13 @@ export interface CampaignFeatureDeps {
 export interface CampaignFeature {
   /** Campaign and content routes, mounted under /api/v3 behind bearer auth. */
   routers: Router[];
-  /** Deletes every campaign (and its content) of a deleted user. */
-  deleteAllForOwner(ownerId: string): Promise<void>;
   /** The distinct redirect hosts of an owner's content URLs. */
   contentHosts(ownerId: string): Promise<string[]>;
   /** The same for many owners at once. */
   contentHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>>;
   /** Gives items stored before redirect hosts existed their host; returns how many. */
   backfillHosts(): Promise<number>;
+  /** Gives items stored before canonical URLs existed theirs, then starts background title fetching. */
   start(): Promise<void>;
   /** Stops background work (title fetches) and waits for what is in flight. */
   stop(): Promise<void>;
@@ -94,6 +95,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     store: campaignStore,
     timezoneOf: deps.timezoneOf,
     hostsChanged: deps.hostsChanged,
+    campaignChanged: deps.campaignChanged,
     maxCampaigns: config.QUOTA_CAMPAIGNS_PER_USER,
     cursors: deps.cursors,
     now: deps.now,
@@ -103,6 +105,7 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     titles,
     timezoneOf: deps.timezoneOf,
     hostsChanged: deps.hostsChanged,
+    campaignChanged: deps.campaignChanged,
     placeForHost: deps.placeForHost,
     recordRevision: deps.recordRevision,
     maxItemsPerCampaign: config.QUOTA_CONTENT_PER_CAMPAIGN,
@@ -112,13 +115,15 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
   return {
     // Order matters: POST /campaign/:token (edit campaign) before POST /:campaign_token/:url_token (edit content).
     routers: [campaignRoutes(campaigns), contentRoutes(content)],
-    async deleteAllForOwner(ownerId) {
-      await campaigns.deleteAllForOwner(ownerId);
-    },
     contentHosts: (ownerId) => contentStore.distinctHosts(ownerId),
     contentHostsByOwner: (ownerIds) => contentStore.distinctHostsByOwner(ownerIds),
     backfillHosts: () => contentStore.backfillHosts(),
-    start: () => titles.start(),
+    async start() {
+      // before anything else reads content: items from before canonical URLs get theirs (once)
+      const backfilled = await contentStore.backfillCanonicalUrls();
+      if (backfilled > 0) deps.logger.info('content canonical URLs backfilled', { items: backfilled });
+      await titles.start();
+    },
     stop: () => titles.stop(),
   };
 }

@@ -12,15 +12,17 @@ function setup(maxCampaigns = 5) {
   const store = new InMemoryCampaignStore();
   let clock = Date.parse('2024-03-10T12:00:00Z');
   const hostsChanged: string[] = [];
+  const campaignsChanged: string[] = [];
   const service = new CampaignService({
     store,
     timezoneOf: async () => 'UTC',
     hostsChanged: async (ownerId) => void hostsChanged.push(ownerId),
+    campaignChanged: async (token) => void campaignsChanged.push(token),
     maxCampaigns,
     cursors: new PageCursors(Buffer.alloc(32, 7)),
     now: () => new Date(clock),
   });
-  return { store, service, hostsChanged, pass: (ms: number) => (clock += ms) };
+  return { store, service, hostsChanged, campaignsChanged, pass: (ms: number) => (clock += ms) };
 }
 
 describe('CampaignService over an in-memory store', () => {
@@ -133,13 +135,17 @@ describe('CampaignService over an in-memory store', () => {
     expect(seen).toEqual(names);
   });
 
-  test("when an owner's campaigns are all deleted, then only theirs go", async () => {
-    const { service } = setup();
-    await service.create(alice, valid);
-    await service.create(alice, valid);
-    await service.create(bob, valid);
-    expect(await service.deleteAllForOwner(alice.unique_id)).toBe(2);
+  test('when a campaign is created, edited and deleted, then each write raises its record revision, leaves it pending and announces it', async () => {
+    const { service, store, campaignsChanged } = setup();
+    const { token } = await service.create(alice, valid);
+    expect(store.docs.get(token)).toMatchObject({ revision: 1, registry_pending: true });
+    await service.edit(alice, token, { end_date: '2024-04-30' });
+    expect(store.docs.get(token)).toMatchObject({ revision: 2, registry_pending: true });
+    await service.edit(alice, token, {});
+    await service.delete(alice, token);
+    // deleted: marked until its tombstone is announced, then the announcer removes it
+    expect(store.docs.get(token)).toMatchObject({ revision: 3, registry_pending: true, deleted_at: expect.any(Date) });
+    expect(campaignsChanged).toEqual([token, token, token]);
     expect(await service.list(alice)).toEqual([]);
-    expect(await service.list(bob)).toHaveLength(1);
   });
 });

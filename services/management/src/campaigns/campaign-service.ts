@@ -20,11 +20,15 @@ import {
 /** The owner's IANA time zone (from the user's settings), which decides what "today" is. */
 export type TimezoneOf = (ownerId: string) => Promise<string>;
 
+/** A write changed the campaign's record and set its pending announcement: publish it (bounded; never throws). */
+export type CampaignChanged = (campaignToken: string) => Promise<void>;
+
 export interface CampaignServiceDeps {
   store: CampaignStore;
   timezoneOf: TimezoneOf;
   /** A deleted campaign takes its content URLs (redirect hosts) with it. */
   hostsChanged: HostsChanged;
+  campaignChanged: CampaignChanged;
   /** QUOTA_CAMPAIGNS_PER_USER. */
   maxCampaigns: number;
   cursors: PageCursors;
@@ -97,9 +101,13 @@ export class CampaignService {
         last_modified: now,
         version: 0,
         content: [],
+        // the first record, announced by the same insert
+        revision: 1,
+        registry_pending: true,
       };
       try {
         await this.deps.store.insert(doc);
+        await this.deps.campaignChanged(doc._id);
         return toCampaignListView(doc);
       } catch (err) {
         if (isDuplicateKeyError(err) && attempt < 2) continue; // a 256-bit token clash: draw again
@@ -122,7 +130,9 @@ export class CampaignService {
         end_date: input.end_date ?? current.end_date,
       });
       const updated = await this.deps.store.update(caller.unique_id, token, current.version, input, this.now());
-      if (updated) return toCampaignEditView(updated);
+      if (!updated) continue;
+      await this.deps.campaignChanged(token);
+      return toCampaignEditView(updated);
     }
     throw new ConflictError('the campaign is being edited concurrently; retry');
   }
@@ -136,12 +146,10 @@ export class CampaignService {
     return toCampaignReadView(doc, todayIn(timezone, this.now()));
   }
 
+  /** The campaign's tombstone and its owner's record (its content hosts go with it) are announced side by side. */
   async delete(caller: AuthenticatedUser, token: string): Promise<void> {
-    if (!(await this.deps.store.delete(caller.unique_id, token))) throw new NotFoundError('no such campaign');
-    await this.deps.hostsChanged(caller.unique_id);
-  }
-
-  deleteAllForOwner(ownerId: string): Promise<number> {
-    return this.deps.store.deleteAllForOwner(ownerId);
+    if (!(await this.deps.store.delete(caller.unique_id, token, this.now())))
+      throw new NotFoundError('no such campaign');
+    await Promise.all([this.deps.campaignChanged(token), this.deps.hostsChanged(caller.unique_id)]);
   }
 }

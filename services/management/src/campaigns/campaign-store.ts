@@ -3,10 +3,17 @@ import { afterPosition } from '../pagination/page-query';
 import type { PagePosition } from '../pagination/page-cursors';
 import { ensureIndexes } from '@cm/platform';
 import type { ContentDocument } from '../content/content-document';
+import { LIVE, announcing, type AnnouncedFields } from '../registry/registry-fields';
 import type { CampaignFields } from './campaign-schemas';
 
-/** One document per campaign; its content items are embedded so a campaign and its content live and die together. */
-export interface CampaignDocument extends CampaignFields {
+/**
+ * One document per campaign; its content items are embedded so a campaign and its content live
+ * and die together. Its campaign record's revision and pending announcement live in the same
+ * document (AnnouncedFields): every change of the record is announced by the write that makes it.
+ * A deleted campaign is marked (`deleted_at`) until its tombstone is announced, then removed;
+ * every query of the API leaves marked campaigns out.
+ */
+export interface CampaignDocument extends CampaignFields, AnnouncedFields {
   /** The campaign token. */
   _id: string;
   /** unique_id of the user owning the campaign; part of every query. */
@@ -39,8 +46,8 @@ export interface CampaignStore {
     patch: Partial<CampaignFields>,
     now: Date,
   ): Promise<CampaignSummary | null>;
-  delete(ownerId: string, token: string): Promise<boolean>;
-  deleteAllForOwner(ownerId: string): Promise<number>;
+  /** Marks the campaign deleted and announces its tombstone, in one write. */
+  delete(ownerId: string, token: string, now: Date): Promise<boolean>;
 }
 
 export class MongoCampaignStore implements CampaignStore {
@@ -52,11 +59,11 @@ export class MongoCampaignStore implements CampaignStore {
 
   async init(): Promise<void> {
     await ensureIndexes(this.campaigns, [
-      // GET /campaign/: an owner's campaigns in creation order (and its pages); deleteAllForOwner; count (quota); MongoContentStore.distinctHosts
+      // GET /campaign/: an owner's campaigns in creation order (and its pages); count (quota); MongoContentStore.distinctHosts; the campaign registry's owner-wide changes
       {
         key: { owner_id: 1, created_at: 1 },
         options: { name: 'owner_created' },
-        serves: 'list, listPage, deleteAllForOwner, count, distinctHosts',
+        serves: 'list, listPage, count, distinctHosts, CampaignRegistryStore (owner changes)',
       },
       // title fetch recovery after a restart: items whose title was never fetched
       {
@@ -72,12 +79,15 @@ export class MongoCampaignStore implements CampaignStore {
   }
 
   list(ownerId: string): Promise<CampaignSummary[]> {
-    return this.campaigns.find({ owner_id: ownerId }, WITHOUT_CONTENT).sort({ created_at: 1, _id: 1 }).toArray();
+    return this.campaigns
+      .find({ owner_id: ownerId, ...LIVE }, WITHOUT_CONTENT)
+      .sort({ created_at: 1, _id: 1 })
+      .toArray();
   }
 
   /** One page in list order, fetching one more than `limit` to know whether another page follows. */
   listPage(ownerId: string, after: PagePosition | undefined, limit: number): Promise<CampaignSummary[]> {
-    const filter = { owner_id: ownerId, ...afterPosition(after) } as Filter<CampaignDocument>;
+    const filter = { owner_id: ownerId, ...LIVE, ...afterPosition(after) } as Filter<CampaignDocument>;
     return this.campaigns
       .find(filter, WITHOUT_CONTENT)
       .sort({ created_at: 1, _id: 1 })
@@ -87,18 +97,18 @@ export class MongoCampaignStore implements CampaignStore {
 
   /** The owner's campaigns, counted up to `atMost` (a quota check need not count further). */
   count(ownerId: string, atMost: number): Promise<number> {
-    return this.campaigns.countDocuments({ owner_id: ownerId }, { limit: atMost });
+    return this.campaigns.countDocuments({ owner_id: ownerId, ...LIVE }, { limit: atMost });
   }
 
   findSummary(ownerId: string, token: string): Promise<CampaignSummary | null> {
-    return this.campaigns.findOne({ _id: token, owner_id: ownerId }, WITHOUT_CONTENT);
+    return this.campaigns.findOne({ _id: token, owner_id: ownerId, ...LIVE }, WITHOUT_CONTENT);
   }
 
   findWithContent(ownerId: string, token: string): Promise<CampaignDocument | null> {
-    return this.campaigns.findOne({ _id: token, owner_id: ownerId });
+    return this.campaigns.findOne({ _id: token, owner_id: ownerId, ...LIVE });
   }
 
-  /** Applies the patch only if nobody edited the campaign since `version` was read; null otherwise (or when gone). */
+  /** Applies the patch (and announces the record) only if nobody edited the campaign since `version` was read; null otherwise (or when gone). */
   update(
     ownerId: string,
     token: string,
@@ -107,17 +117,14 @@ export class MongoCampaignStore implements CampaignStore {
     now: Date,
   ): Promise<CampaignSummary | null> {
     return this.campaigns.findOneAndUpdate(
-      { _id: token, owner_id: ownerId, version },
-      { $set: { ...patch, last_modified: now }, $inc: { version: 1 } },
+      { _id: token, owner_id: ownerId, version, ...LIVE },
+      { $set: { ...patch, last_modified: now, registry_pending: true }, $inc: { version: 1, revision: 1 } },
       { ...WITHOUT_CONTENT, returnDocument: 'after' },
     );
   }
 
-  async delete(ownerId: string, token: string): Promise<boolean> {
-    return (await this.campaigns.deleteOne({ _id: token, owner_id: ownerId })).deletedCount === 1;
-  }
-
-  async deleteAllForOwner(ownerId: string): Promise<number> {
-    return (await this.campaigns.deleteMany({ owner_id: ownerId })).deletedCount;
+  async delete(ownerId: string, token: string, now: Date): Promise<boolean> {
+    const change = announcing({ deleted_at: now, last_modified: now });
+    return (await this.campaigns.updateOne({ _id: token, owner_id: ownerId, ...LIVE }, change)).modifiedCount === 1;
   }
 }

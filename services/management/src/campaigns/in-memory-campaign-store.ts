@@ -16,7 +16,7 @@ function isAfter(doc: CampaignDocument, after: PagePosition | undefined): boolea
   return t > after.created_at.getTime() || (t === after.created_at.getTime() && doc._id > after.id);
 }
 
-/** The campaign store in a Map, for unit tests of the services: same scoping and version rule as the MongoDB store. */
+/** The campaign store in a Map, for unit tests of the services: same scoping, version and deletion rules as the MongoDB store. */
 export class InMemoryCampaignStore implements CampaignStore {
   readonly docs = new Map<string, CampaignDocument>();
 
@@ -59,26 +59,29 @@ export class InMemoryCampaignStore implements CampaignStore {
   ): Promise<CampaignSummary | null> {
     const doc = this.find(ownerId, token);
     if (!doc || doc.version !== version) return null;
-    Object.assign(doc, structuredClone(patch), { last_modified: now, version: doc.version + 1 });
+    Object.assign(doc, structuredClone(patch), {
+      last_modified: now,
+      version: doc.version + 1,
+      revision: doc.revision + 1,
+      registry_pending: true,
+    });
     return summaryOf(doc);
   }
 
-  async delete(ownerId: string, token: string): Promise<boolean> {
-    return this.find(ownerId, token) !== undefined && this.docs.delete(token);
+  async delete(ownerId: string, token: string, now: Date): Promise<boolean> {
+    const doc = this.find(ownerId, token);
+    if (!doc) return false;
+    Object.assign(doc, { deleted_at: now, last_modified: now, revision: doc.revision + 1, registry_pending: true });
+    return true;
   }
 
-  async deleteAllForOwner(ownerId: string): Promise<number> {
-    const owned = this.owned(ownerId);
-    for (const doc of owned) this.docs.delete(doc._id);
-    return owned.length;
-  }
-
-  private find(ownerId: string, token: string): CampaignDocument | undefined {
+  /** A campaign of this owner that is not deleted. */
+  find(ownerId: string, token: string): CampaignDocument | undefined {
     const doc = this.docs.get(token);
-    return doc?.owner_id === ownerId ? doc : undefined;
+    return doc?.owner_id === ownerId && !doc.deleted_at ? doc : undefined;
   }
 
   private owned(ownerId: string): CampaignDocument[] {
-    return [...this.docs.values()].filter((d) => d.owner_id === ownerId).sort(inListOrder);
+    return [...this.docs.values()].filter((d) => d.owner_id === ownerId && !d.deleted_at).sort(inListOrder);
   }
 }

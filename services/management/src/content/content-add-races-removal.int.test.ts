@@ -41,6 +41,8 @@ beforeAll(async () => {
       store: contentStore,
       titles: { request: () => undefined },
       hostsChanged: (ownerId) => registry.announcer.ownerChanged(ownerId),
+      // this test is about the owner record; the campaign's record has its own tests
+      campaignChanged: async () => undefined,
       // the add has decided where its host stands, then waits: the moment a concurrent removal slips in
       placeForHost: async (ownerId, host) => {
         const place = await redirectHosts.placeFor(ownerId, host);

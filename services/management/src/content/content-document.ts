@@ -17,10 +17,16 @@ export type TitleState = 'pending' | 'done' | 'failed';
 
 /** A content item, embedded in its campaign document. */
 export interface ContentDocument {
-  /** Derived from the URL (see contentToken); unique within the campaign. */
+  /** Derived from the canonical URL (see contentToken); unique within the campaign. */
   token: string;
-  /** The normalised URL (see normalizeContentUrl). */
+  /** The URL as pasted, normalised as a browser shows it (see normalizeContentUrl): what the API answers. */
   url: string;
+  /**
+   * The page's canonical URL (canonicalContentUrl, the events service's form): unique within the
+   * campaign. Missing in items stored before it existed, until the start-up backfill; read it
+   * through canonicalUrlOf, which computes it for those.
+   */
+  canonical_url?: string;
   /**
    * The redirect host the URL contributes to the owner's registry record (redirectHostOf; "" when
    * it can contribute none). Missing in items stored before redirect hosts existed, until the

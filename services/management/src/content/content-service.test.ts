@@ -19,24 +19,27 @@ function setup({ maxItems = 3, placement = { place: 'free', revision: 1 } as Hos
     store: campaignStore,
     timezoneOf: async () => 'UTC',
     hostsChanged: async () => {},
+    campaignChanged: async () => {},
     maxCampaigns: 10,
     cursors: new PageCursors(Buffer.alloc(32, 3)),
     now,
   });
   const titles: PendingTitle[] = [];
   const hostsChanged: string[] = [];
+  const campaignsChanged: string[] = [];
   const store = new InMemoryContentStore(campaignStore, maxItems);
   const service = new ContentService({
     store,
     titles: { request: (job) => void titles.push(job) },
     hostsChanged: async (ownerId) => void hostsChanged.push(ownerId),
+    campaignChanged: async (token) => void campaignsChanged.push(token),
     placeForHost: async () => placement,
     recordRevision: async () => revision,
     timezoneOf: async () => 'UTC',
     maxItemsPerCampaign: maxItems,
     now,
   });
-  return { campaigns, campaignStore, store, service, titles, hostsChanged };
+  return { campaigns, campaignStore, store, service, titles, hostsChanged, campaignsChanged };
 }
 
 describe('ContentService over in-memory stores', () => {
@@ -73,6 +76,59 @@ describe('ContentService over in-memory stores', () => {
     });
     await expect(service.add(alice, token, { url: 'https://shop.example/a' })).rejects.toBeInstanceOf(ConflictError);
     expect(campaignStore.docs.get(token)!.content).toHaveLength(1);
+  });
+
+  test.each([
+    'https://shop.example/guide/?utm_source=facebook&utm_medium=social&fbclid=IwAR0x1',
+    'https://SHOP.example/guide#pricing',
+    'https://shop.example/guide?gclid=Cj0KCQiA&_ga=2.1.3',
+  ])(
+    'when the same page is added again as %s, then a conflict naming the first item and the campaign holds it once',
+    async (again) => {
+      const { campaigns, campaignStore, service } = setup();
+      const { token } = await campaigns.create(alice, march);
+      const first = await service.add(alice, token, { url: 'https://shop.example/guide' });
+      await expect(service.add(alice, token, { url: again })).rejects.toMatchObject({
+        status: 409,
+        details: [{ field: 'url', message: `is already in the campaign as content ${first.token}` }],
+      });
+      expect(campaignStore.docs.get(token)!.content).toHaveLength(1);
+    },
+  );
+
+  test('when a URL with tracking parameters is added, then the answer keeps it as pasted, the item stores the canonical URL beside it and the token derives from that', async () => {
+    const { campaigns, campaignStore, service } = setup();
+    const [{ token: a }, { token: b }] = [await campaigns.create(alice, march), await campaigns.create(alice, march)];
+    const pasted = 'https://shop.example/guide/?p=2&utm_campaign=spring#top';
+    const view = await service.add(alice, a, { url: pasted });
+    expect(view.url).toBe(pasted);
+    expect(campaignStore.docs.get(a)!.content[0]).toMatchObject({
+      url: pasted,
+      canonical_url: 'https://shop.example/guide?p=2',
+    });
+    // the same page pasted differently elsewhere: the same token
+    expect((await service.add(alice, b, { url: 'https://shop.example/guide?p=2' })).token).toBe(view.token);
+  });
+
+  test('when pages differ by a parameter that identifies content, then both are kept', async () => {
+    const { campaigns, campaignStore, service } = setup();
+    const { token } = await campaigns.create(alice, march);
+    await service.add(alice, token, { url: 'https://blog.example/?p=41' });
+    await service.add(alice, token, { url: 'https://blog.example/?p=42' });
+    expect(campaignStore.docs.get(token)!.content).toHaveLength(2);
+  });
+
+  test('when an item stored before canonical URLs (its token from the URL as pasted, no canonical URL) is the same page, then the conflict names it', async () => {
+    const { campaigns, campaignStore, service } = setup();
+    const { token } = await campaigns.create(alice, march);
+    const legacy = await service.add(alice, token, { url: 'https://shop.example/guide/?utm_source=mail' });
+    const stored = campaignStore.docs.get(token)!.content[0]!;
+    delete stored.canonical_url;
+    stored.token = 'legacyTokenFromPastedU';
+    await expect(service.add(alice, token, { url: 'https://shop.example/guide' })).rejects.toMatchObject({
+      details: [{ field: 'url', message: 'is already in the campaign as content legacyTokenFromPastedU' }],
+    });
+    expect(legacy.token).not.toBe('legacyTokenFromPastedU');
   });
 
   test('when the campaign is full, then a quota conflict and nothing is requested', async () => {
@@ -127,5 +183,21 @@ describe('ContentService over in-memory stores', () => {
     expect(hostsChanged).toEqual([alice.unique_id, alice.unique_id]);
     await expect(service.remove(alice, token, item.token)).rejects.toBeInstanceOf(NotFoundError);
     await expect(service.setContentType(alice, token, item.token, 'Video')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  test("when content is added or removed, then the campaign's record revision rises in the same write and the campaign is announced; a content type changes neither", async () => {
+    const { campaigns, campaignStore, service, campaignsChanged } = setup();
+    const { token } = await campaigns.create(alice, march);
+    const item = await service.add(alice, token, { url: 'https://shop.example/a?utm_source=news#top' });
+    expect(campaignStore.docs.get(token)).toMatchObject({ revision: 2, registry_pending: true });
+    await service.setContentType(alice, token, item.token, 'Video');
+    expect(campaignStore.docs.get(token)!.revision).toBe(2);
+    await service.remove(alice, token, item.token);
+    expect(campaignStore.docs.get(token)!.revision).toBe(3);
+    expect(campaignsChanged).toEqual([token, token]);
+    // a refused add changes nothing
+    await service.add(alice, token, { url: 'https://shop.example/b' });
+    await expect(service.add(alice, token, { url: 'https://shop.example/b' })).rejects.toBeInstanceOf(ConflictError);
+    expect(campaignStore.docs.get(token)!.revision).toBe(4);
   });
 });

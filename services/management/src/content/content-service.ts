@@ -1,15 +1,15 @@
 import { OWNER_RECORD_LIMITS } from '@cm/contracts';
-import { ConflictError, NotFoundError } from '@cm/platform';
+import { ConflictError, NotFoundError, ValidationError } from '@cm/platform';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { AuthenticatedUser } from '../auth/authenticated-user';
 import { todayIn } from '../campaigns/calendar-date';
-import type { TimezoneOf } from '../campaigns/campaign-service';
+import type { CampaignChanged, TimezoneOf } from '../campaigns/campaign-service';
 import { RECORD_QUOTA, type HostPlacement } from '../redirect-hosts/redirect-host-service';
 import { redirectHostOf } from '../registry/owner-record';
 import type { ContentDocument } from './content-document';
 import type { AddContentInput } from './content-schemas';
 import type { ContentStore, PendingTitle } from './content-store';
-import { contentToken } from './content-url';
+import { canonicalContentUrl, contentToken } from './content-url';
 import { toContentView, type ContentView } from './content-view';
 
 /** Takes a title fetch into the background; never waits for it. */
@@ -24,6 +24,8 @@ export interface ContentServiceDeps {
   store: ContentStore;
   titles: TitleRequests;
   hostsChanged: HostsChanged;
+  /** The campaign's record changed (its URLs): publish it. */
+  campaignChanged: CampaignChanged;
   /** Whether a URL with this host is already among the owner's redirect hosts, fits in, or not (at most 1000 hosts). */
   placeForHost(ownerId: string, host: string): Promise<HostPlacement>;
   /** The owner's current record revision. */
@@ -44,9 +46,14 @@ export class ContentService {
 
   async add(caller: AuthenticatedUser, campaignToken: string, input: AddContentInput): Promise<ContentView> {
     const now = this.now();
+    const canonical = canonicalContentUrl(input.url);
+    // the schema let only URLs with a canonical form through
+    if (canonical === undefined)
+      throw new ValidationError('invalid content', [{ field: 'url', message: 'has no canonical form' }]);
     const item: ContentDocument = {
-      token: contentToken(input.url),
+      token: contentToken(canonical),
       url: input.url,
+      canonical_url: canonical,
       host: redirectHostOf(input.url),
       content_type: input.content_type ?? null,
       added: now,
@@ -66,7 +73,7 @@ export class ContentService {
         throw new NotFoundError('no such campaign');
       case 'duplicate':
         throw new ConflictError('this URL is already in the campaign', [
-          { field: 'url', message: `is already in the campaign as content ${item.token}` },
+          { field: 'url', message: `is already in the campaign as content ${outcome.token}` },
         ]);
       case 'full':
         throw quotaExceeded('content items per campaign', this.deps.maxItemsPerCampaign, 'url');
@@ -77,7 +84,10 @@ export class ContentService {
       token: item.token,
       url: item.url,
     });
-    if (await this.mustAnnounce(caller.unique_id, placement)) await this.deps.hostsChanged(caller.unique_id);
+    const ownerRecord = async () => {
+      if (await this.mustAnnounce(caller.unique_id, placement)) await this.deps.hostsChanged(caller.unique_id);
+    };
+    await Promise.all([this.deps.campaignChanged(campaignToken), ownerRecord()]);
     return toContentView(item, outcome.campaign, todayIn(timezone, now));
   }
 
@@ -111,6 +121,6 @@ export class ContentService {
   async remove(caller: AuthenticatedUser, campaignToken: string, token: string): Promise<void> {
     if (!(await this.deps.store.remove(caller.unique_id, campaignToken, token)))
       throw new NotFoundError('no such content in this campaign');
-    await this.deps.hostsChanged(caller.unique_id);
+    await Promise.all([this.deps.campaignChanged(campaignToken), this.deps.hostsChanged(caller.unique_id)]);
   }
 }

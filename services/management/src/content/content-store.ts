@@ -1,10 +1,16 @@
 import type { Collection, Db } from 'mongodb';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
 import { redirectHostOf } from '../registry/owner-record';
+import { LIVE, announcing } from '../registry/registry-fields';
 import type { ContentDocument, TitleState } from './content-document';
+import { canonicalUrlOf, samePage } from './content-url';
 
+/** `duplicate`: the campaign has this page already, as the item `token`. */
 export type AddOutcome =
-  { kind: 'added'; campaign: CampaignSummary } | { kind: 'not_found' } | { kind: 'duplicate' } | { kind: 'full' };
+  | { kind: 'added'; campaign: CampaignSummary }
+  | { kind: 'not_found' }
+  | { kind: 'duplicate'; token: string }
+  | { kind: 'full' };
 
 /** A content item whose title is still to be fetched, with the ids that scope the later update. */
 export interface PendingTitle {
@@ -42,25 +48,46 @@ export class MongoContentStore implements ContentStore {
     this.campaigns = db.collection<CampaignDocument>(CAMPAIGNS_COLLECTION);
   }
 
-  /** One atomic push guarded by "URL not there yet" and "below the limit"; the reason is looked up only on refusal. */
+  /**
+   * One atomic push guarded by "page not there yet" (canonical URL and token) and "below the
+   * limit", announcing the campaign's changed record in the same write; the reason is looked up
+   * only on refusal. Items without a stored canonical URL (from before it existed, or written by
+   * an older release during a rolling upgrade) cannot be matched by the guard, so they are
+   * compared first: they only ever become fewer, and one that gets its canonical URL meanwhile is
+   * matched by the guard instead.
+   */
   async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
+    const legacy = await this.campaigns.findOne(
+      {
+        _id: campaignToken,
+        owner_id: ownerId,
+        ...LIVE,
+        content: { $elemMatch: { canonical_url: { $exists: false } } },
+      },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
+    );
+    const earlier = legacy ? samePage(legacy.content, item) : undefined;
+    if (earlier !== undefined) return { kind: 'duplicate', token: earlier };
     const campaign = await this.campaigns.findOneAndUpdate(
       {
         _id: campaignToken,
         owner_id: ownerId,
+        ...LIVE,
         'content.token': { $ne: item.token },
+        'content.canonical_url': { $ne: item.canonical_url },
         [`content.${this.maxItems - 1}`]: { $exists: false },
       },
-      { $push: { content: item } },
+      { $push: { content: item }, ...announcing({}) },
       { ...DATES_ONLY, returnDocument: 'after' },
     );
     if (campaign) return { kind: 'added', campaign: campaign as CampaignSummary };
     const current = await this.campaigns.findOne(
-      { _id: campaignToken, owner_id: ownerId },
-      { projection: { 'content.token': 1 } },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
     );
     if (!current) return { kind: 'not_found' };
-    if (current.content.some((c) => c.token === item.token)) return { kind: 'duplicate' };
+    const same = samePage(current.content, item);
+    if (same !== undefined) return { kind: 'duplicate', token: same };
     return { kind: 'full' };
   }
 
@@ -72,7 +99,7 @@ export class MongoContentStore implements ContentStore {
     contentType: string,
   ): Promise<{ campaign: CampaignSummary; item: ContentDocument } | null> {
     const campaign = await this.campaigns.findOneAndUpdate(
-      { _id: campaignToken, owner_id: ownerId, 'content.token': token },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE, 'content.token': token },
       { $set: { 'content.$.content_type': contentType } },
       { projection: { start_date: 1, end_date: 1, content: 1 }, returnDocument: 'after' },
     );
@@ -80,10 +107,11 @@ export class MongoContentStore implements ContentStore {
     return campaign && item ? { campaign, item } : null;
   }
 
+  /** Pulls the item and announces the campaign's changed record, in one write. */
   async remove(ownerId: string, campaignToken: string, token: string): Promise<boolean> {
     const result = await this.campaigns.updateOne(
-      { _id: campaignToken, owner_id: ownerId, 'content.token': token },
-      { $pull: { content: { token } } },
+      { _id: campaignToken, owner_id: ownerId, ...LIVE, 'content.token': token },
+      { $pull: { content: { token } }, ...announcing({}) },
     );
     return result.modifiedCount === 1;
   }
@@ -101,7 +129,7 @@ export class MongoContentStore implements ContentStore {
   async distinctHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>> {
     const groups = await this.campaigns
       .aggregate<{ _id: { owner: string; host: unknown } }>([
-        { $match: { owner_id: { $in: ownerIds } } },
+        { $match: { owner_id: { $in: ownerIds }, ...LIVE } },
         { $unwind: '$content' },
         { $group: { _id: { owner: '$owner_id', host: '$content.host' } } },
       ])
@@ -137,10 +165,34 @@ export class MongoContentStore implements ContentStore {
     return backfilled;
   }
 
+  /**
+   * Items stored before canonical URLs existed get theirs (canonicalUrlOf; once, at start; each
+   * update names the item by token and the value follows from its URL, so a repeat or a race
+   * writes the same value). Their tokens stay as they are: a token is the item's identity in the
+   * API. Returns how many items got one.
+   */
+  async backfillCanonicalUrls(): Promise<number> {
+    let backfilled = 0;
+    const legacy = this.campaigns.find(
+      { content: { $elemMatch: { canonical_url: { $exists: false } } } },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
+    );
+    for await (const campaign of legacy) {
+      for (const item of campaign.content.filter((c) => c.canonical_url === undefined)) {
+        await this.campaigns.updateOne(
+          { _id: campaign._id, 'content.token': item.token },
+          { $set: { 'content.$.canonical_url': canonicalUrlOf(item) } },
+        );
+        backfilled++;
+      }
+    }
+    return backfilled;
+  }
+
   /** Records a fetch result; a no-op when the item was deleted meanwhile. */
   async setTitle(job: PendingTitle, title: string, state: TitleState): Promise<void> {
     await this.campaigns.updateOne(
-      { _id: job.campaign_token, owner_id: job.owner_id, 'content.token': job.token },
+      { _id: job.campaign_token, owner_id: job.owner_id, ...LIVE, 'content.token': job.token },
       { $set: { 'content.$.title': title, 'content.$.title_state': state } },
     );
   }
@@ -148,7 +200,7 @@ export class MongoContentStore implements ContentStore {
   /** Items left pending by a stop or a full queue, oldest campaigns first; bounded by `limit`. */
   async pendingTitles(limit: number): Promise<PendingTitle[]> {
     const docs = await this.campaigns
-      .find({ 'content.title_state': 'pending' }, { projection: { owner_id: 1, content: 1 } })
+      .find({ 'content.title_state': 'pending', ...LIVE }, { projection: { owner_id: 1, content: 1 } })
       .sort({ created_at: 1 })
       .limit(limit)
       .toArray();

@@ -1,4 +1,11 @@
-import { URL_MAX_LENGTH, contentToken, normalizeContentUrl } from './content-url';
+import {
+  URL_MAX_LENGTH,
+  canonicalContentUrl,
+  canonicalUrlOf,
+  contentToken,
+  normalizeContentUrl,
+  samePage,
+} from './content-url';
 
 describe('normalizeContentUrl', () => {
   test.each([
@@ -36,5 +43,43 @@ describe('contentToken', () => {
 
   test('when URLs differ, then tokens differ', () => {
     expect(contentToken('https://example.com/a')).not.toBe(contentToken('https://example.com/b'));
+  });
+});
+
+describe('canonical content URLs', () => {
+  test.each([
+    ['https://shop.example/guide/?utm_source=fb&fbclid=x#top', 'https://shop.example/guide'],
+    ['https://shop.example/list?page=2&cat=shoes', 'https://shop.example/list?cat=shoes&page=2'],
+    ['https://xn--bcher-kva.example/', 'https://xn--bcher-kva.example/'],
+  ])('when %j is pasted, then its canonical URL is %j', (url, canonical) => {
+    expect(canonicalContentUrl(url)).toBe(canonical);
+  });
+
+  test('when a normalised URL is longer than the limit once canonical, then it has none', () => {
+    expect(canonicalContentUrl(`https://shop.example/?q=${"'".repeat(700)}`)).toBeUndefined();
+  });
+
+  test('when an item has a stored canonical URL, then it is used; an item from before has it computed', () => {
+    expect(canonicalUrlOf({ url: 'https://shop.example/a/', canonical_url: 'https://shop.example/a' })).toBe(
+      'https://shop.example/a',
+    );
+    expect(canonicalUrlOf({ url: 'https://shop.example/a/?utm_term=x' })).toBe('https://shop.example/a');
+  });
+
+  test('when the same page is among the items, then samePage names it by canonical URL or token', () => {
+    const items = [
+      { token: 't1', url: 'https://shop.example/a?utm_source=mail' },
+      { token: 't2', url: 'https://shop.example/b', canonical_url: 'https://shop.example/b' },
+    ];
+    expect(samePage(items, { token: 'x', canonical_url: 'https://shop.example/a' })).toBe('t1');
+    expect(samePage(items, { token: 'x', canonical_url: 'https://shop.example/b' })).toBe('t2');
+    expect(samePage(items, { token: 't2', canonical_url: 'https://shop.example/c' })).toBe('t2');
+    expect(samePage(items, { token: 'x', canonical_url: 'https://shop.example/c' })).toBeUndefined();
+  });
+
+  test('when the same page is pasted in any form, then its token is the one of its canonical URL, pinned so no release changes it', () => {
+    expect(contentToken(canonicalContentUrl('https://SHOP.example/guide/?utm_source=x#top')!)).toBe(
+      'NT6D0QKcCcjOkgxJJllJxj',
+    );
   });
 });

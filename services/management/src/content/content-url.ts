@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { canonicalPageUrl } from '@cm/contracts';
+import type { ContentDocument } from './content-document';
 
 export const URL_MAX_LENGTH = 2048;
 
@@ -22,7 +24,38 @@ export function normalizeContentUrl(input: string): string | undefined {
   return url.href.length <= URL_MAX_LENGTH ? url.href : undefined;
 }
 
-/** Stable for the same normalised URL, so the item keeps its token when added again elsewhere or later. */
-export function contentToken(normalizedUrl: string): string {
-  return createHash('sha256').update(normalizedUrl).digest('base64url').slice(0, TOKEN_LENGTH);
+/**
+ * The page's canonical URL, the same form the events service stores on every event
+ * (canonicalPageUrl: tracking parameters, fragment, trailing slash, parameter order and spelling
+ * never tell pages apart): two items of a campaign are the same page exactly when theirs are
+ * equal. undefined when the URL has none (over 2048 characters once canonical).
+ */
+export function canonicalContentUrl(url: string): string | undefined {
+  const canonical = canonicalPageUrl(url);
+  return canonical.ok ? canonical.url : undefined;
+}
+
+/**
+ * An item's canonical URL: the stored one, or, for an item stored before it existed and not yet
+ * given one by the start-up backfill, computed from its URL.
+ */
+export function canonicalUrlOf(item: Pick<ContentDocument, 'url' | 'canonical_url'>): string {
+  return item.canonical_url ?? canonicalContentUrl(item.url) ?? item.url;
+}
+
+/** The item of `content` that is the same page as `item` (same canonical URL, or the same token). */
+export function samePage(
+  content: readonly Pick<ContentDocument, 'token' | 'url' | 'canonical_url'>[],
+  item: Pick<ContentDocument, 'token' | 'canonical_url'>,
+): string | undefined {
+  return content.find((c) => c.token === item.token || canonicalUrlOf(c) === item.canonical_url)?.token;
+}
+
+/**
+ * Derived from the canonical URL, so it is stable: the same page gets the same token whichever
+ * way its URL was pasted, in any campaign, now or later. (Items stored before keep the token they
+ * got from their URL as pasted: a token is an item's identity in the API.)
+ */
+export function contentToken(canonicalUrl: string): string {
+  return createHash('sha256').update(canonicalUrl).digest('base64url').slice(0, TOKEN_LENGTH);
 }

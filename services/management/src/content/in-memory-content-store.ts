@@ -2,9 +2,15 @@ import type { CampaignDocument, CampaignSummary } from '../campaigns/campaign-st
 import type { InMemoryCampaignStore } from '../campaigns/in-memory-campaign-store';
 import type { ContentDocument, TitleState } from './content-document';
 import type { AddOutcome, ContentStore, PendingTitle } from './content-store';
+import { samePage } from './content-url';
 
 function datesOf(doc: CampaignDocument): CampaignSummary {
   return { start_date: doc.start_date, end_date: doc.end_date } as CampaignSummary;
+}
+
+/** A change of the campaign's record, as the MongoDB store's write makes it. */
+function announced(campaign: CampaignDocument): void {
+  Object.assign(campaign, { revision: campaign.revision + 1, registry_pending: true });
 }
 
 /** The content store over an in-memory campaign store's documents, for unit tests: same owner scoping, duplicate and limit rules as the MongoDB store. */
@@ -18,9 +24,11 @@ export class InMemoryContentStore implements ContentStore {
   async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
     const campaign = this.find(ownerId, campaignToken);
     if (!campaign) return { kind: 'not_found' };
-    if (campaign.content.some((c) => c.token === item.token)) return { kind: 'duplicate' };
+    const same = samePage(campaign.content, item);
+    if (same !== undefined) return { kind: 'duplicate', token: same };
     if (campaign.content.length >= this.maxItems) return { kind: 'full' };
     campaign.content.push(structuredClone(item));
+    announced(campaign);
     return { kind: 'added', campaign: datesOf(campaign) };
   }
 
@@ -42,6 +50,7 @@ export class InMemoryContentStore implements ContentStore {
     const at = campaign?.content.findIndex((c) => c.token === token) ?? -1;
     if (!campaign || at < 0) return false;
     campaign.content.splice(at, 1);
+    announced(campaign);
     return true;
   }
 
@@ -62,7 +71,6 @@ export class InMemoryContentStore implements ContentStore {
   }
 
   private find(ownerId: string, campaignToken: string): CampaignDocument | undefined {
-    const doc = this.campaigns.docs.get(campaignToken);
-    return doc?.owner_id === ownerId ? doc : undefined;
+    return this.campaigns.find(ownerId, campaignToken);
   }
 }

@@ -1,22 +1,20 @@
 import type { Logger } from '@cm/platform';
+import { BoundedPublisher } from './bounded-publisher';
 import { buildOwnerRecord } from './owner-record';
 import type { OwnerRegistryKv } from './owner-registry-kv';
 import type { RegistryUserStore } from './registry-user-store';
 
 export interface OwnerAnnouncerDeps {
-  store: Pick<RegistryUserStore, 'findForRecord' | 'pending' | 'bump' | 'announced' | 'remove'>;
+  store: Pick<RegistryUserStore, 'findForRecord' | 'pendingIds' | 'bump' | 'announced' | 'remove'>;
   registry: Pick<OwnerRegistryKv, 'write'>;
   /** Distinct redirect hosts of the owner's content URLs (from the campaigns). */
   contentHosts(ownerId: string): Promise<string[]>;
-  /** Removes what a deleted user owned (its campaigns). */
+  /** Removes what a deleted user owned (its campaigns, announced as tombstones). */
   cleanup(ownerId: string): Promise<void>;
   logger: Logger;
   /** How long a request waits for its announcement before leaving it to the relay. */
   syncTimeoutMs: number;
 }
-
-/** Pending users the relay publishes per run. */
-const RELAY_BATCH = 1000;
 
 /**
  * Tells the events service about user changes through the owner registry bucket. The change and
@@ -26,25 +24,22 @@ const RELAY_BATCH = 1000;
  * is compare-and-set on the revision, so repeats, races and reordering are harmless.
  */
 export class OwnerAnnouncer {
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly publisher: BoundedPublisher;
 
-  constructor(private readonly deps: OwnerAnnouncerDeps) {}
+  constructor(private readonly deps: OwnerAnnouncerDeps) {
+    this.publisher = new BoundedPublisher({
+      what: 'owner registry',
+      idField: 'user_id',
+      publish: (userId) => this.publish(userId),
+      pending: (limit) => deps.store.pendingIds(limit),
+      logger: deps.logger,
+      syncTimeoutMs: deps.syncTimeoutMs,
+    });
+  }
 
   /** After a write that set the pending announcement: publish now, bounded; never throws. */
-  async announce(userId: string): Promise<void> {
-    const publishing = this.publish(userId);
-    this.inFlight.add(publishing);
-    void publishing.catch(() => undefined).finally(() => this.inFlight.delete(publishing));
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.deps.syncTimeoutMs)));
-    try {
-      if ((await Promise.race([publishing, late])) === 'late')
-        this.deps.logger.warn('owner registry publish is slow; the relay will finish it', { user_id: userId });
-    } catch (err) {
-      this.deps.logger.warn('owner registry publish deferred to the relay', { user_id: userId, error: String(err) });
-    } finally {
-      clearTimeout(timer);
-    }
+  announce(userId: string): Promise<void> {
+    return this.publisher.announce(userId);
   }
 
   /**
@@ -77,18 +72,12 @@ export class OwnerAnnouncer {
   }
 
   /** Publishes what is still pending; returns how many were published. */
-  async relayPending(): Promise<number> {
-    let published = 0;
-    for (const user of await this.deps.store.pending(RELAY_BATCH)) {
-      await this.publish(user._id);
-      published++;
-    }
-    if (published > 0) this.deps.logger.info('owner registry relayed', { count: published });
-    return published;
+  relayPending(): Promise<number> {
+    return this.publisher.relayPending();
   }
 
   /** Waits for announcements still running after their requests answered. */
-  async settle(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
+  settle(): Promise<void> {
+    return this.publisher.settle();
   }
 }

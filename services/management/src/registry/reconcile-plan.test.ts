@@ -1,5 +1,5 @@
 import type { OwnerRecord } from '@cm/contracts';
-import type { RegistryEntry } from './owner-registry-kv';
+import type { RegistryEntry } from './registry-kv';
 import { planOrphanKey, planUserCorrection } from './reconcile-plan';
 
 const desired: OwnerRecord = {
@@ -9,7 +9,7 @@ const desired: OwnerRecord = {
   revision: 5,
   redirect_hosts: ['a.example'],
 };
-const entry = (record: OwnerRecord | undefined, writtenDaysAgo = 0): RegistryEntry => ({
+const entry = (record: OwnerRecord | undefined, writtenDaysAgo = 0): RegistryEntry<OwnerRecord> => ({
   key: '1',
   sequence: 42,
   written: new Date(Date.parse('2026-06-30T00:00:00Z') - writtenDaysAgo * 86_400_000),

@@ -1,12 +1,14 @@
-import type { Router } from 'express';
 import type { Db } from 'mongodb';
-import { prom, type Logger, type NatsConnection, type Registry } from '@cm/platform';
+import type { OwnerRecord } from '@cm/contracts';
+import type { Logger, NatsConnection, Registry } from '@cm/platform';
 import type { ManagementConfig } from '../config';
 import { USERS_COLLECTION, type UserDocument } from '../users/user-store';
 import { OwnerAnnouncer } from './owner-announcer';
+import { ownerReconcileItems } from './owner-reconcile-items';
+import { sameOwnerState } from './owner-record';
 import { OwnerRegistryKv } from './owner-registry-kv';
-import { PeriodicTask } from './periodic-task';
-import { registryAdminRoutes } from './registry-admin-routes';
+import { ownerTombstone } from './reconcile-plan';
+import { registryLoops, registryMetrics } from './registry-loops';
 import { RegistryReconciler } from './registry-reconciler';
 import { RegistryUserStore } from './registry-user-store';
 
@@ -30,14 +32,14 @@ export interface RegistryFeatureDeps {
   contentHostsByOwner(ownerIds: string[]): Promise<Map<string, string[]>>;
   /** Gives content items stored before redirect hosts existed their host (once, before the first reconciliation). */
   backfillHosts(): Promise<number>;
-  /** Removes a deleted user's campaigns. */
+  /** Removes a deleted user's campaigns (announcing their tombstones). */
   cleanup(ownerId: string): Promise<void>;
 }
 
 export interface RegistryFeature {
   announcer: OwnerAnnouncer;
-  /** Operator routes, mounted under /admin/v1. */
-  adminRouter: Router;
+  /** One reconciliation pass on demand (the operator endpoint). */
+  reconciler: { run(): Promise<number> };
   /** Starts the relay and the reconciliation (its first pass at once). */
   start(): void;
   /** Stops both and waits for announcements in flight. */
@@ -61,26 +63,30 @@ export async function createRegistryFeature(deps: RegistryFeatureDeps): Promise<
     logger,
     syncTimeoutMs: config.REGISTRY_SYNC_TIMEOUT_MS,
   });
-  new prom.Gauge({
-    name: 'management_registry_outbox_pending',
-    help: 'Users whose current owner record is not yet known to be in the owner registry bucket on NATS',
-    registers: [deps.metrics],
-    async collect() {
-      this.set(await store.pendingCount());
+  const onCorrection = registryMetrics(
+    deps.metrics,
+    {
+      pending: {
+        name: 'management_registry_outbox_pending',
+        help: 'Users whose current owner record is not yet known to be in the owner registry bucket on NATS',
+      },
+      corrections: {
+        name: 'management_registry_corrections_total',
+        help: 'Owner registry keys corrected by reconciliation, by kind (missing, outdated, diverged, stale, invalid, expired_tombstone)',
+      },
     },
-  });
-  const corrections = new prom.Counter({
-    name: 'management_registry_corrections_total',
-    help: 'Owner registry keys corrected by reconciliation, by kind (missing, outdated, diverged, stale, invalid, expired_tombstone)',
-    labelNames: ['kind'],
-    registers: [deps.metrics],
-  });
-  const reconciler = new RegistryReconciler({
-    store,
+    () => store.pendingCount(),
+  );
+  const reconciler = new RegistryReconciler<OwnerRecord, OwnerRecord>({
+    what: 'owner registry',
+    items: () => ownerReconcileItems(store, deps.contentHostsByOwner),
+    existing: (ids) => store.existing(ids),
+    bumpPast: (id, revision, atLeast) => store.bumpPast(id, revision, atLeast),
+    publish: (id) => announcer.publish(id),
     registry: kv,
-    announcer,
-    contentHostsByOwner: deps.contentHostsByOwner,
-    onCorrection: (kind) => corrections.inc({ kind }),
+    same: sameOwnerState,
+    tombstoneOf: ownerTombstone,
+    onCorrection,
     tombstoneTtlMs: config.REGISTRY_TOMBSTONE_TTL_DAYS * 86_400_000,
     logger,
   });
@@ -101,28 +107,19 @@ export async function createRegistryFeature(deps: RegistryFeatureDeps): Promise<
       upgraded = true;
     }
   };
-  const relay = new PeriodicTask(
-    'owner registry relay',
-    async () => void (await announcer.relayPending()),
-    config.REGISTRY_RELAY_INTERVAL_MS,
-    logger,
-  );
-  const reconciliation = new PeriodicTask(
-    'owner registry reconciliation',
+  const loops = registryLoops({
+    what: 'owner registry',
+    relay: () => announcer.relayPending(),
     reconcile,
-    config.REGISTRY_RECONCILE_INTERVAL_MS,
+    settle: () => announcer.settle(),
+    relayIntervalMs: config.REGISTRY_RELAY_INTERVAL_MS,
+    reconcileIntervalMs: config.REGISTRY_RECONCILE_INTERVAL_MS,
     logger,
-  );
+  });
   return {
     announcer,
-    adminRouter: registryAdminRoutes(reconciler),
-    start() {
-      relay.start();
-      reconciliation.start();
-    },
-    async stop() {
-      await Promise.all([relay.stop(), reconciliation.stop()]);
-      await announcer.settle();
-    },
+    reconciler,
+    start: () => loops.start(),
+    stop: () => loops.stop(),
   };
 }

@@ -4,6 +4,7 @@ import type { PageCursors } from '../pagination/page-cursors';
 import type { Page } from '../pagination/page-query';
 import { quotaExceeded } from '../quotas/quota-exceeded';
 import type { TokenVault } from '../tokens/token-vault';
+import { DEFAULT_TIMEZONE } from '../validation/timezones';
 import { hashPassword, randomDigits, randomToken } from './secrets';
 import type { CreateUserInput, EditUserInput } from './user-schemas';
 import { DuplicateEmailError, type UserDocument, type UserPatch, type UserStore } from './user-store';
@@ -21,6 +22,11 @@ export interface UserAnnouncements {
 export interface UserServiceDeps {
   store: UserStore;
   announcer: UserAnnouncements;
+  /**
+   * The user's time zone or target geography changed (already written): its campaigns' records
+   * carry them, so they are announced again. Never throws.
+   */
+  settingsChanged?(uniqueId: string): Promise<void>;
   vault: Pick<TokenVault, 'seal' | 'open'>;
   /** QUOTA_SUB_USERS_PER_ACCOUNT. */
   maxSubUsers: number;
@@ -102,6 +108,8 @@ export class UserService {
     if (input.target_geography !== undefined) patch.target_geography = input.target_geography;
     const updated = await this.deps.store.update(caller.account_id, uniqueId, patch, this.now());
     if (!updated) throw new NotFoundError('no such user');
+    if (patch.timezone !== undefined || patch.target_geography !== undefined)
+      await this.deps.settingsChanged?.(uniqueId);
     return this.view(updated);
   }
 
@@ -148,7 +156,7 @@ export class UserService {
         email_key: input.email.toLowerCase(),
         password_hash: passwordHash,
         ...this.deps.vault.seal(token, uniqueId),
-        timezone: input.timezone ?? 'UTC',
+        timezone: input.timezone ?? DEFAULT_TIMEZONE,
         target_geography: input.target_geography ?? [],
         created_at: now,
         updated_at: now,

@@ -4,17 +4,22 @@ import Joi from 'joi';
 
 countries.registerLocale(en);
 
-/** Canonical English name by lower-cased name (official and alternative names of i18n-iso-countries). */
-const byLowerName = new Map<string, string>();
+/** Canonical English name and alpha-2 code by lower-cased name (official and alternative names of i18n-iso-countries). */
+const byLowerName = new Map<string, { canonical: string; code: string }>();
 for (const [code, names] of Object.entries(countries.getNames('en', { select: 'all' }))) {
   const canonical = countries.getName(code, 'en', { select: 'official' });
   if (!canonical) continue;
-  for (const name of names) byLowerName.set(name.toLowerCase(), canonical);
+  for (const name of names) byLowerName.set(name.toLowerCase(), { canonical, code });
 }
 
 /** The canonical ISO-3166 English name, or undefined when the input is not a country name. */
 export function canonicalCountry(name: string): string | undefined {
-  return byLowerName.get(name.trim().toLowerCase());
+  return byLowerName.get(name.trim().toLowerCase())?.canonical;
+}
+
+/** The ISO 3166-1 alpha-2 code of a country name (what the stored canonical names map to), or undefined. */
+export function countryCode(name: string): string | undefined {
+  return byLowerName.get(name.trim().toLowerCase())?.code;
 }
 
 const country = Joi.string()

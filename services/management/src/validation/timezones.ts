@@ -1,5 +1,11 @@
 import Joi from 'joi';
 
+/**
+ * The zone of a user created without one, and of a user document without one: what "today" is in
+ * for a content item's state, and the time zone of its campaigns' registry records.
+ */
+export const DEFAULT_TIMEZONE = 'UTC';
+
 const zones = new Set(Intl.supportedValuesOf('timeZone'));
 zones.add('UTC');
 

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { canonicalCountry, targetGeography } from './countries';
+import { canonicalCountry, countryCode, targetGeography } from './countries';
 import { isIanaTimezone, timezone } from './timezones';
 
 describe('countries', () => {
@@ -12,6 +12,15 @@ describe('countries', () => {
   test('when a name is not a country, then undefined', () => {
     expect(canonicalCountry('Atlantis')).toBeUndefined();
     expect(canonicalCountry('')).toBeUndefined();
+    expect(countryCode('Atlantis')).toBeUndefined();
+  });
+
+  test('when a stored canonical name (or any other name of the country) is mapped, then its alpha-2 code comes back', () => {
+    for (const name of ['Germany', 'United States of America', "Côte d'Ivoire", 'Korea, Republic of', 'Türkiye'])
+      expect(countryCode(canonicalCountry(name)!)).toMatch(/^[A-Z]{2}$/);
+    expect(countryCode('United States of America')).toBe('US');
+    expect(countryCode('united kingdom')).toBe('GB');
+    expect(countryCode(canonicalCountry('Germany')!)).toBe('DE');
   });
 
   test('when one name or a list is given, then a de-duplicated list of canonical names comes back', () => {

@@ -1,7 +1,17 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';
-import { decodeOwnerRecord, ownerRegistryBucketOptions, type OwnerRecord } from '@cm/contracts';
+import {
+  assembleCampaignRecord,
+  campaignPartKey,
+  campaignRegistryBucketOptions,
+  decodeCampaignHeader,
+  decodeCampaignPart,
+  decodeOwnerRecord,
+  ownerRegistryBucketOptions,
+  type CampaignRegistryValue,
+  type OwnerRecord,
+} from '@cm/contracts';
 import { createLogger } from '@cm/platform';
 import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
 import { startManagement, type ManagementOptions, type ManagementSystem } from '../../src/composition-root';
@@ -34,6 +44,10 @@ export interface ManagementHarness {
   registryBucket(): Promise<KV>;
   /** The bucket's record for an owner (undefined when absent, purged or not a record). */
   ownerRecord(ownerId: string): Promise<OwnerRecord | undefined>;
+  /** The test's own handle on the campaign registry bucket. */
+  campaignBucket(): Promise<KV>;
+  /** The bucket's record of a campaign, its parts read and assembled (undefined when absent, incomplete or invalid). */
+  campaignRecord(token: string): Promise<CampaignRegistryValue | undefined>;
   /** A counter or gauge from /metrics, by name and one label (0 when the series is not there yet). */
   metric(name: string, label?: [string, string]): Promise<number>;
   stop(): Promise<void>;
@@ -69,6 +83,7 @@ export async function startManagementHarness(
     NATS_URL: process.env.NATS_URL,
     MONGO_DB: uniqueName('mgmt'),
     OWNER_REGISTRY_BUCKET: uniqueName('owners'),
+    CAMPAIGN_REGISTRY_BUCKET: uniqueName('campaigns'),
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     REGISTRY_RELAY_INTERVAL_MS: '500',
     // every test talks from 127.0.0.1 and many check 401s: the per-address failure limit has its own tests
@@ -83,6 +98,7 @@ export async function startManagementHarness(
   let mongo: MongoClient | undefined;
   let nc: NatsConnection | undefined;
   let kv: KV | undefined;
+  let campaignKv: KV | undefined;
 
   const harness: ManagementHarness = {
     baseUrl,
@@ -121,6 +137,27 @@ export async function startManagementHarness(
     async ownerRecord(ownerId) {
       const entry = await (await harness.registryBucket()).get(ownerId);
       return entry?.operation === 'PUT' ? decodeOwnerRecord(entry.value) : undefined;
+    },
+    async campaignBucket() {
+      nc ??= await connect({ servers: config.NATS_URL });
+      campaignKv ??= await new Kvm(nc).create(
+        config.CAMPAIGN_REGISTRY_BUCKET,
+        campaignRegistryBucketOptions(config.CAMPAIGN_REGISTRY_REPLICAS),
+      );
+      return campaignKv;
+    },
+    async campaignRecord(token) {
+      const bucket = await harness.campaignBucket();
+      const entry = await bucket.get(token);
+      const header = entry?.operation === 'PUT' ? decodeCampaignHeader(entry.value) : undefined;
+      if (!header) return undefined;
+      const parts: (string[] | undefined)[] = [];
+      for (let index = 0; !header.deleted && index < (header.url_parts ?? 0); index++) {
+        const key = { token, revision: header.revision, index };
+        const part = await bucket.get(campaignPartKey(token, header.revision, index));
+        parts.push(part?.operation === 'PUT' ? decodeCampaignPart(part.value, key)?.urls : undefined);
+      }
+      return assembleCampaignRecord(header, parts);
     },
     async metric(name, label) {
       const text = await (await fetch(`${baseUrl}/metrics`)).text();

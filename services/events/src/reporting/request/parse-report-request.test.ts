@@ -28,6 +28,14 @@ describe('parseReportRequest', () => {
     });
   });
 
+  test('when url filters are given, then each matches its canonical form and the form given (events from before canonical URLs), without duplicates', () => {
+    const q = parseReportRequest(
+      { owner_id: '42', url: ['https://A.example/guide/?fbclid=x', 'https://a.example/guide', 'not a url'] },
+      limits,
+    );
+    expect(q.urls).toEqual(['https://a.example/guide', 'https://A.example/guide/?fbclid=x', 'not a url']);
+  });
+
   test('when filters are strings, then they become lists of one; lists are kept without duplicates', () => {
     const q = parseReportRequest(
       {

@@ -7,6 +7,7 @@ import { checkRangeCap } from './report-range';
 import { reportBodySchema, splitCommaLists } from './report-schema';
 import { timeBuckets } from './time-buckets';
 import { zonedInstant } from './time-zone';
+import { urlFilterValues } from './url-filter';
 
 export interface ReportLimits {
   /** A closed range may touch at most this many UTC days (REPORT_MAX_RANGE_DAYS). */
@@ -82,7 +83,11 @@ function filtersOf(input: Partial<Record<Dimension, string[]>>): ReportQuery['fi
   const filters: ReportQuery['filters'] = {};
   for (const dimension of DIMENSIONS) {
     const values = input[dimension];
-    if (values) filters[dimension] = distinct(values.map((v) => storedValue(dimension, v)));
+    if (!values) continue;
+    if (dimension === 'url') filters.url = urlFilterValues(values);
+    // a referring site is stored as its host: a URL or an upper-case host given finds it too
+    else if (dimension === 'referrer') filters.referrer = distinct(values.map((v) => referrerHost(v) ?? v));
+    else filters[dimension] = distinct(values.map((v) => storedValue(dimension, v)));
   }
   return filters;
 }

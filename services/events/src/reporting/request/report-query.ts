@@ -35,7 +35,11 @@ export interface TimeRange {
 export interface ReportQuery {
   ownerId: string;
   names?: string[];
-  /** Per dimension: the stored values the report keeps. */
+  /**
+   * Per dimension: the stored values the report keeps (a country's "unknown" is ""; a url's
+   * canonical form and the form given, since events from before canonical URLs hold the latter:
+   * url-filter.ts).
+   */
   filters: Partial<Record<Dimension, string[]>>;
   deviceTypes?: DeviceType[];
   /** The dimensions rows are grouped by (besides the name), in the order requested, without duplicates. */

@@ -1,0 +1,163 @@
+// Loading `bench:report`'s events the way production writes them, and building their rollups
+// until caught up: shared by bench:report and bench:peer so both measure the same stored data.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OWNERS, eventBatches } from './report-data.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+const dist = (p) => require(path.join(root, 'services/events/dist', p));
+const testkit = require(path.join(root, 'packages/testkit/dist'));
+const { BSON } = require(require.resolve('mongodb', { paths: [path.join(root, 'services/events')] }));
+const { BucketWriter } = dist('consumer/bucket-writer');
+const { RollupMarks } = dist('rollups/rollup-marks');
+const { HeldMarks } = dist('rollups/held-marks');
+const { bucketName } = dist('storage/bucket-naming');
+const { CellStore } = dist('rollups/cell-store');
+const { RollupBuilder } = dist('rollups/rollup-builder');
+
+/**
+ * Writes `size` events (report-data.mjs, `settings` from reportBenchSettings) into `db` through
+ * the consumer's BucketWriter with held rollup write marks, in time order, `settings.writers`
+ * batches in flight. `onBatch(docs)`, when given, sees every batch first (and may return a
+ * promise to slow the load down to its pace). Returns what the checks need: the expected counts
+ * per name of OWNERS[0] (non-bot), its distinct visitors per name and its views' engaged times,
+ * the seconds the writes took, and the marks for catchUp.
+ */
+export async function loadEvents(db, size, settings, { logger, say, onBatch }) {
+  const marks = new RollupMarks(db);
+  await marks.init();
+  // the consumer's marks: held open per unit while writes keep coming (services/events/src/rollups/held-marks.ts)
+  const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000 });
+  const writer = new BucketWriter(db, logger, { w: 'majority', journal: true }, held);
+  const expected = new Map();
+  // the true distinct visitors per name of the reported owner (non-bot), to check the uniques answer
+  const visitors = new Map();
+  // the engaged times of its views, to check sums and percentiles
+  const engaged = [];
+  const started = Date.now();
+  let loaded = 0;
+  let next = 500_000;
+  const inFlight = new Set();
+  const { days, firstDay, urls, batch } = settings;
+  for (const docs of eventBatches({ total: size, days, firstDay, urls, batch }, expected)) {
+    if (onBatch) await onBatch(docs);
+    const bucket = bucketName('events', docs[0].created);
+    const p = writer.write(bucket, docs).then((results) => {
+      if (results.some((r) => r.status !== 'written'))
+        throw new Error(`write to ${bucket}: ${JSON.stringify(results.find((r) => r.status !== 'written'))}`);
+      inFlight.delete(p);
+    });
+    inFlight.add(p);
+    for (const d of docs) {
+      if (d.owner_id !== OWNERS[0] || d.bot) continue;
+      let set = visitors.get(d.name);
+      if (!set) visitors.set(d.name, (set = new Set()));
+      set.add(d.visitor);
+      if (d.measures?.engaged_ms !== undefined) engaged.push(d.measures.engaged_ms);
+    }
+    if (inFlight.size >= settings.writers) await Promise.race(inFlight);
+    loaded += docs.length;
+    if (loaded >= next) {
+      next += 500_000;
+      say(
+        `${size.toLocaleString('en')}: written ${loaded.toLocaleString('en')} (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+      );
+    }
+  }
+  await Promise.all(inFlight);
+  await held.drain();
+  const seconds = (Date.now() - started) / 1000;
+  say(`${size.toLocaleString('en')}: written in ${seconds.toFixed(0)} s (${(size / seconds).toFixed(0)} events/s)`);
+  return { expected, visitors, engaged, seconds, marks };
+}
+
+/**
+ * Runs builder passes until one builds nothing (units still open at the newest end stay dirty).
+ * Returns the seconds it took, the cell pages, the bytes of their binary columns by column, by
+ * family and by unit level, and of the whole pages as BSON (`cellBytes`).
+ */
+export async function catchUp(db, marks, { say }) {
+  const cells = new CellStore(db);
+  // what the pages hold, tallied as the builder writes them (each unit is built once here; reading
+  // every page back would make the stand-in hold them all at once): bytes by column (k keys, n
+  // counts, l latest events, u/ud visitor sketches folded/per device, s sums, q/qd quantile
+  // sketches), by family (t totals, p pages, g countries, a attribution) and by unit level
+  const bytes = {};
+  const byFamily = {};
+  const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, bytes: 0 }));
+  let cellBytes = 0;
+  const writePages = cells.writePages.bind(cells);
+  cells.writePages = (g, parts, docs) => {
+    const level = byLevel[Number(g.slice(0, g.indexOf(':')))];
+    for (const doc of docs) {
+      level.docs++;
+      for (const [field, value] of Object.entries(doc)) {
+        if (!value || typeof value !== 'object' || !('position' in value)) continue;
+        bytes[field] = (bytes[field] ?? 0) + value.position;
+        byFamily[doc.f] = (byFamily[doc.f] ?? 0) + value.position;
+        level.bytes += value.position;
+      }
+      cellBytes += BSON.calculateObjectSize(doc);
+    }
+    return writePages(g, parts, docs);
+  };
+  const builder = new RollupBuilder(db, marks, cells, {
+    prefix: 'events',
+    graceMs: 0,
+    abandonMs: 600_000,
+    batchUnits: 100_000,
+    rawRetentionDays: 400,
+  });
+  const started = Date.now();
+  for (let pass = 1; pass <= 20; pass++) {
+    const result = await builder.runOnce();
+    const dirty = await marks.collection.countDocuments({ dirty: true });
+    say(
+      `builder pass ${pass}: built ${JSON.stringify(result.built)} (by level), ${dirty} dirty left (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
+    // a unit that failed is answered from smaller units or raw events: say which and why, never silently
+    for (const f of result.failed) say(`builder pass ${pass}: unit ${f.unit} failed: ${f.error}`);
+    if (result.built.every((n) => n === 0)) break;
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const cellDocs = await cells.collection.countDocuments({});
+  say(
+    `cells by level (pages / MB): ${byLevel
+      .map((l, i) => [l, ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'][i]])
+      .filter(([l]) => l.docs > 0)
+      .map(([l, name]) => `${name} ${l.docs}/${(l.bytes / 1e6).toFixed(1)}`)
+      .join(', ')}`,
+  );
+  return { seconds, cellDocs, bytes, byFamily, byLevel, cellBytes };
+}
+
+/** The BSON size of a raw event document as the bucket stores it (before any storage engine compression). */
+export const rawEventBytes = (doc) => BSON.calculateObjectSize(doc);
+
+/**
+ * A MongoDB stand-in for a bench (BENCH_HEAP, 16g; BENCH_STAND_IN_GC: further JVM options) with its
+ * garbage collector's pauses logged to `gcLog`: a pause past the driver's heartbeat timeout (5 s)
+ * fails every operation in flight, so the benches report the longest ones (gcPauses).
+ */
+export function startBenchStandIn(gcLog) {
+  return testkit.startMongoStandIn({
+    heap: process.env.BENCH_HEAP ?? '16g',
+    jvmOptions: [...(process.env.BENCH_STAND_IN_GC ?? '').split(' ').filter(Boolean), `-Xlog:gc:file=${gcLog}`],
+  });
+}
+
+/** The stand-in's GC pauses from its log: how many, the longest, and how many passed 1 s. */
+export function gcPauses(file) {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return 'stand-in GC log not found';
+  }
+  const pauses = [...text.matchAll(/Pause[^\n]*?([\d.]+)ms$/gm)].map((m) => Number(m[1]));
+  const longest = pauses.reduce((a, b) => Math.max(a, b), 0);
+  return `stand-in GC (${process.env.BENCH_STAND_IN_GC || 'default collector'}): ${pauses.length} pauses, longest ${longest.toFixed(0)} ms, ${pauses.filter((p) => p > 1000).length} over 1 s (${file})`;
+}
