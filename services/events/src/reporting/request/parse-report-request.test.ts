@@ -33,7 +33,7 @@ describe('parseReportRequest', () => {
       { owner_id: '42', url: ['https://A.example/guide/?fbclid=x', 'https://a.example/guide', 'not a url'] },
       limits,
     );
-    expect(q.urls).toEqual(['https://a.example/guide', 'https://A.example/guide/?fbclid=x', 'not a url']);
+    expect(q.filters.url).toEqual(['https://a.example/guide', 'https://A.example/guide/?fbclid=x', 'not a url']);
   });
 
   test('when filters are strings, then they become lists of one; lists are kept without duplicates', () => {

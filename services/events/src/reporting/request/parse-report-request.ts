@@ -1,3 +1,4 @@
+import { referrerHost } from '@cm/contracts';
 import { ValidationError, validate } from '@cm/platform';
 import type { ReportDate } from './report-dates';
 import { parseMetric } from '../../metrics/registry';
