@@ -28,6 +28,11 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
    * device's state in `column + 'd'`: a report over every device (most) reads only the union.
    */
   readonly storage: 'perDevice' | 'folded' | 'foldedWithDevices';
+  /**
+   * The rollup families (rollups/families.ts) whose cells keep it; every family when absent. A
+   * report that asks for it reads a family that keeps it, or raw events.
+   */
+  readonly families?: readonly string[];
   /** The state of no events; may be a shared frozen value (never written in place). */
   empty(): S;
   isEmpty(state: S): boolean;

@@ -10,6 +10,8 @@ export type Latest = readonly [created: number, id: string, metadata: Readonly<R
 export const latestAggregate: Aggregate<Latest | null> = {
   column: 'l',
   storage: 'perDevice',
+  // metadata by name and by page; by country or campaign fields it is read from raw events
+  families: ['t', 'p'],
   empty: () => null,
   isEmpty: (s) => s === null,
   add: (state, event) => laterOf(state, latestOf(event._id, event.created, event.metadata)),

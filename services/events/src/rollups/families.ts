@@ -1,3 +1,4 @@
+import { AGGREGATE_NAMES, aggregateOf, type AggregateName } from '../metrics/registry';
 import type { Dimension } from '../storage/dimensions';
 
 /**
@@ -11,27 +12,35 @@ export interface Family {
   /** Its id in stored page ids: stable forever. */
   readonly id: string;
   readonly dimensions: readonly Dimension[];
+  /** The aggregates its pages keep (each aggregate says where it is kept: Aggregate.families). */
+  readonly aggregates: readonly AggregateName[];
+}
+
+function family(id: string, dimensions: readonly Dimension[]): Family {
+  const aggregates = AGGREGATE_NAMES.filter((a) => aggregateOf(a).families?.includes(id) ?? true);
+  return { id, dimensions, aggregates };
 }
 
 export const FAMILIES: readonly Family[] = [
   /** Totals per name: by-name reports. */
-  { id: 't', dimensions: [] },
+  family('t', []),
   /** Pages: content_id and url (and the campaign filter, a set of urls). */
-  { id: 'p', dimensions: ['content_id', 'url'] },
+  family('p', ['content_id', 'url']),
   /** Where the audience is. */
-  { id: 'g', dimensions: ['country'] },
+  family('g', ['country']),
   /** How visitors arrived: the UTM fields and the referring site. */
-  { id: 'a', dimensions: ['utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term', 'referrer'] },
+  family('a', ['utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term', 'referrer']),
 ];
 
 /** Every dimension any family keeps (what the hour pipeline groups by). */
 export const FAMILY_DIMENSIONS: readonly Dimension[] = [...new Set(FAMILIES.flatMap((f) => f.dimensions))];
 
-/** The family with the fewest dimensions that includes all of `needed`, or undefined when none does. */
-export function familyFor(needed: ReadonlySet<Dimension>): Family | undefined {
+/** The family with the fewest dimensions that includes all of `needed` and keeps `aggregates`, or undefined when none does. */
+export function familyFor(needed: ReadonlySet<Dimension>, aggregates: readonly AggregateName[]): Family | undefined {
   let best: Family | undefined;
   for (const family of FAMILIES) {
     if (![...needed].every((d) => family.dimensions.includes(d))) continue;
+    if (!aggregates.every((a) => family.aggregates.includes(a))) continue;
     if (!best || family.dimensions.length < best.dimensions.length) best = family;
   }
   return best;

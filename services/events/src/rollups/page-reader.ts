@@ -2,6 +2,7 @@ import type { Binary } from 'mongodb';
 import { ByteReader, readStringTable, StoredFormatError } from '../metrics/byte-codec';
 import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue } from '../metrics/registry';
 import { deviceColumn, type CellPageDocument } from './page-layout';
+import { familyById } from './families';
 import { unitStartOf } from './page-writer';
 
 /**
@@ -115,6 +116,16 @@ export class DecodedPage {
     }
   }
 
+  /** Every entry's state over its devices (index i), as loaded. */
+  foldedStates(name: AggregateName): readonly unknown[] {
+    return this.folded.get(name)!;
+  }
+
+  /** Every entry's state per device (index 3 i + d), as loaded. */
+  deviceStates(name: AggregateName): readonly unknown[] {
+    return this.perDevice.get(name)!;
+  }
+
   /** Entry i's state over its devices (a folded aggregate's stored union, else the merge of its devices). */
   foldedState(name: AggregateName, i: number): unknown {
     return this.folded.get(name)![i];
@@ -163,12 +174,17 @@ export function forEachStoredEntry(
   use: (name: string, keys: string[], value: CellValue) => void,
 ): void {
   const page = new DecodedPage(doc);
-  for (const name of AGGREGATE_NAMES) page.load(name, true, doc, () => 0);
+  const kept = familyById(doc.f)?.aggregates ?? AGGREGATE_NAMES;
+  for (const name of kept) page.load(name, true, doc, () => 0);
   for (let i = 0; i < page.count; i++) {
     const value = {} as Record<AggregateName, unknown[]>;
     for (const name of AGGREGATE_NAMES) {
       const aggregate = aggregateOf(name);
-      if (aggregate.storage === 'folded') {
+      if (!kept.includes(name)) {
+        // not kept by this family: empty (its parent does not keep it either)
+        const empty = aggregate.empty();
+        value[name] = [empty, empty, empty];
+      } else if (aggregate.storage === 'folded') {
         // only the union is stored: it goes to the entry's first device (packing folds them again)
         const empty = aggregate.empty();
         const first = Math.log2(page.mask[i]! & -page.mask[i]!);

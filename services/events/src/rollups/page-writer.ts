@@ -1,7 +1,7 @@
 import { Binary } from 'mongodb';
 import { ByteWriter, writeStringTable } from '../metrics/byte-codec';
 import type { PerDevice } from '../metrics/aggregate';
-import { AGGREGATE_NAMES, aggregateOf, type CellValue } from '../metrics/registry';
+import { aggregateOf, type CellValue } from '../metrics/registry';
 import { unitOfGeneration } from './broken-units';
 import type { Family } from './families';
 import { parseUnitId } from './rollup-units';
@@ -39,7 +39,7 @@ export function writePages(
   for (const entry of entries) {
     const mask = deviceMask(entry.value);
     if (mask === 0) continue;
-    page ??= new PageBuilder(unitStartOf(g));
+    page ??= new PageBuilder(unitStartOf(g), family);
     page.add(entry, mask);
     if (page.bytes >= maxBytes) {
       pages.push(page.document(g, owner, family, pages.length));
@@ -47,14 +47,14 @@ export function writePages(
     }
   }
   if (page || pages.length === 0)
-    pages.push((page ?? new PageBuilder(unitStartOf(g))).document(g, owner, family, pages.length));
+    pages.push((page ?? new PageBuilder(unitStartOf(g), family)).document(g, owner, family, pages.length));
   pages[0]!.x = pages.length;
   return pages;
 }
 
 /** The page 0 of an owner's family whose cells passed the cap: no entries, marked. */
 export function overflowPage(g: string, owner: string, family: Family): CellPageDocument {
-  const doc = new PageBuilder(unitStartOf(g)).document(g, owner, family, 0);
+  const doc = new PageBuilder(unitStartOf(g), family).document(g, owner, family, 0);
   doc.x = 1;
   doc.over = true;
   return doc;
@@ -65,15 +65,18 @@ class PageBuilder {
   private readonly columns = new Map<string, ByteWriter>();
   bytes = 0;
 
-  /** `base`: the unit's start, what the columns' times are relative to. */
-  constructor(private readonly base: number) {}
+  /** `base`: the unit's start, what the columns' times are relative to; only the family's aggregates are kept. */
+  constructor(
+    private readonly base: number,
+    private readonly family: Family,
+  ) {}
 
   add(entry: CellEntry, mask: number): void {
     this.entries.push({ entry, mask });
     this.bytes += 8;
     for (const k of entry.keys) this.bytes += k.length;
     const states = entry.value as Record<string, readonly unknown[]>;
-    for (const name of AGGREGATE_NAMES) {
+    for (const name of this.family.aggregates) {
       const aggregate = aggregateOf(name);
       const devices = states[name]!;
       const folded = aggregate.storage !== 'perDevice';

@@ -95,31 +95,52 @@ function sizeOf(name: AggregateName, state: unknown): number {
   return aggregateOf(name).bytes(state);
 }
 
-/** Every entry of a page the report keeps, merged into its group. */
+/**
+ * Every entry of a page the report keeps, merged into its group. The page's names and strings are
+ * interned once (a small number each), so an entry finds its group by a short key of numbers
+ * rather than by its urls' text.
+ */
 function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, groups: ReportGroups): void {
   const { deviceMask, aggregates, groupKeyAt } = plan;
   const allDevices = plan.ask.allDevices;
   const names = plan.names ? page.names.map((n) => plan.names!.has(n)) : undefined;
   const keyOk = plan.keyFilters.map((filter) => (filter ? page.strings.map((s) => filter.has(s)) : undefined));
+  const filtered = keyOk.some((k) => k !== undefined);
+  const nameIds = page.names.map((n) => groups.intern(n));
+  const stringIds = groupKeyAt.length > 0 ? page.strings.map((s) => groups.intern(s)) : [];
+  const prefix = `${time ?? ''}|`;
+  // each aggregate's states of the page: its union when the report counts every device, else per device
+  const states = aggregates.map((name) =>
+    allDevices && aggregateOf(name).storage !== 'perDevice'
+      ? { folded: page.foldedStates(name), devices: undefined }
+      : { folded: undefined, devices: page.deviceStates(name) },
+  );
   const dims = page.dims;
-  const values = new Array<string>(groupKeyAt.length);
   for (let i = 0; i < page.count; i++) {
     const present = page.mask[i]! & deviceMask;
     if (present === 0) continue;
-    if (names && !names[page.nameOf[i]!]) continue;
-    let kept = true;
-    for (let k = 0; k < keyOk.length && kept; k++)
-      kept = keyOk[k] === undefined || keyOk[k]![page.keyOf[i * dims + k]!]!;
-    if (!kept) continue;
-    for (let j = 0; j < groupKeyAt.length; j++) values[j] = page.strings[page.keyOf[i * dims + groupKeyAt[j]!]!]!;
-    const group = groups.group(time, page.names[page.nameOf[i]!]!, values);
-    for (const name of aggregates) {
-      const storage = aggregateOf(name).storage;
-      if (storage !== 'perDevice' && allDevices) {
-        groups.merge(group, name, page.foldedState(name, i));
-        continue;
-      }
-      for (let d = 0; d < 3; d++) if (present & (1 << d)) groups.merge(group, name, page.deviceState(name, i, d));
+    const nameIndex = page.nameOf[i]!;
+    if (names && !names[nameIndex]) continue;
+    if (filtered) {
+      let kept = true;
+      for (let k = 0; k < keyOk.length && kept; k++)
+        kept = keyOk[k] === undefined || keyOk[k]![page.keyOf[i * dims + k]!]!;
+      if (!kept) continue;
+    }
+    let key = prefix + nameIds[nameIndex]!;
+    for (let j = 0; j < groupKeyAt.length; j++) key += `,${stringIds[page.keyOf[i * dims + groupKeyAt[j]!]!]!}`;
+    const slot =
+      groups.find(key) ??
+      groups.create(
+        key,
+        time,
+        page.names[nameIndex]!,
+        groupKeyAt.map((k) => page.strings[page.keyOf[i * dims + k]!]!),
+      );
+    for (let a = 0; a < states.length; a++) {
+      const { folded, devices } = states[a]!;
+      if (folded) groups.merge(slot, a, folded[i]);
+      else for (let d = 0; d < 3; d++) if (present & (1 << d)) groups.merge(slot, a, devices![3 * i + d]);
     }
   }
 }

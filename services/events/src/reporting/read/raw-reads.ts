@@ -29,9 +29,9 @@ export async function readRaw(
     await budget.stream(cursor, (row) => {
       const id = row._id as Record<string, unknown>;
       for (let j = 0; j < values.length; j++) values[j] = storedOf(id[`g${j}`]);
-      const group = groups.group(read.time, String(id.name), values);
+      const slot = groups.slot(read.time, String(id.name), values);
       const states = groupStatesOfRow(row, ask) as Record<string, unknown>;
-      for (const name of aggregates) groups.merge(group, name, states[name]);
+      aggregates.forEach((name, i) => groups.merge(slot, i, states[name]));
     });
   });
 }

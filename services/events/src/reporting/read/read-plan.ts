@@ -56,7 +56,9 @@ export function readPlanOf(query: ReportQuery): ReadPlan {
   };
   const aggregates = askedAggregates(ask);
   const needed = new Set<Dimension>([...query.groupBy, ...(Object.keys(query.filters) as Dimension[])]);
-  const family = familyFor(needed);
+  // an aggregate kept only over every device answers a report with a device filter from raw events
+  const deviceSplit = !ask.allDevices && aggregates.some((a) => aggregateOf(a).storage === 'folded');
+  const family = deviceSplit ? undefined : familyFor(needed, aggregates);
   const columns: string[] = [];
   for (const name of aggregates) {
     const aggregate = aggregateOf(name);

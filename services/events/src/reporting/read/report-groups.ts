@@ -1,4 +1,5 @@
 import { ValidationError } from '@cm/platform';
+import type { Aggregate } from '../../metrics/aggregate';
 import { aggregateOf, type AggregateName, type GroupStates } from '../../metrics/registry';
 import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
 
@@ -47,64 +48,86 @@ export class GroupsTooLargeError extends ValidationError {
  * TooManyGroupsError as soon as it would hold more than `maxGroups` groups, or with
  * GroupsTooLargeError once their estimated size passes `maxBytes`.
  */
+/** A group being merged: the group, and the bytes last counted for each aggregate's state. */
+export interface GroupSlot {
+  group: ReportGroup;
+  sizes: number[];
+}
+
 export class ReportGroups {
-  private readonly merged = new Map<string, ReportGroup>();
-  /** Per group, the bytes last counted for each aggregate's state (registry order of `aggregates`). */
-  private readonly sizes = new Map<ReportGroup, number[]>();
-  private readonly slot: Partial<Record<AggregateName, number>> = {};
+  private readonly merged = new Map<string, GroupSlot>();
+  /** Strings seen (names, group values), each given a small number: cheap keys for cell entries. */
+  private readonly interned = new Map<string, number>();
+  private readonly aggregates: ReadonlyArray<Aggregate<unknown>>;
   private held = 0;
 
   constructor(
-    private readonly aggregates: readonly AggregateName[],
+    private readonly names: readonly AggregateName[],
     private readonly maxGroups = Infinity,
     private readonly ranked = false,
     private readonly maxBytes = MAX_GROUP_BYTES,
   ) {
-    aggregates.forEach((name, i) => (this.slot[name] = i));
+    this.aggregates = names.map(aggregateOf);
   }
 
   get bytes(): number {
     return this.held;
   }
 
-  /** The group of this row time, name and group values (made when new, within the caps). */
-  group(time: number | undefined, name: string, dims: readonly string[]): ReportGroup {
-    const key = groupKey(time, name, dims);
-    const seen = this.merged.get(key);
-    if (seen) return seen;
+  /** A small number for a string (the same for the same string within the report). */
+  intern(value: string): number {
+    let id = this.interned.get(value);
+    if (id === undefined) this.interned.set(value, (id = this.interned.size));
+    return id;
+  }
+
+  /** The slot of a key made of interned numbers (see cell-reads.ts), or undefined when new. */
+  find(key: string): GroupSlot | undefined {
+    return this.merged.get(key);
+  }
+
+  /** A new group under `key` (within the caps). */
+  create(key: string, time: number | undefined, name: string, dims: readonly string[]): GroupSlot {
     if (this.merged.size >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
-    let bytes = GROUP_OVERHEAD_BYTES + 2 * key.length;
+    let bytes = GROUP_OVERHEAD_BYTES + 2 * key.length + name.length;
     for (const d of dims) bytes += d.length;
     this.hold(bytes);
     const group: ReportGroup = { name, dims: [...dims], states: {} };
     if (time !== undefined) group.time = time;
-    this.merged.set(key, group);
-    this.sizes.set(group, new Array<number>(this.aggregates.length).fill(0));
-    return group;
+    const slot = { group, sizes: new Array<number>(this.names.length).fill(0) };
+    this.merged.set(key, slot);
+    return slot;
   }
 
-  /** One aggregate's part merged into the group (the part may be shared: it is never kept). */
-  merge(group: ReportGroup, name: AggregateName, part: unknown): void {
-    const aggregate = aggregateOf(name);
-    const states = group.states as Record<string, unknown>;
+  /** The group of this row time, name and group values (a raw row's: interned, then found or made). */
+  slot(time: number | undefined, name: string, dims: readonly string[]): GroupSlot {
+    let key = `${time ?? ''}|${this.intern(name)}`;
+    for (const d of dims) key += `,${this.intern(d)}`;
+    return this.find(key) ?? this.create(key, time, name, dims);
+  }
+
+  /** The `i`-th asked aggregate's part merged into the group (the part may be shared: it is never kept). */
+  merge(slot: GroupSlot, i: number, part: unknown): void {
+    const aggregate = this.aggregates[i]!;
+    const states = slot.group.states as Record<string, unknown>;
+    const name = this.names[i]!;
     const before = states[name];
     const after = before === undefined ? aggregate.own(part) : aggregate.mergeInto(before, part);
     states[name] = after;
-    const sizes = this.sizes.get(group)!;
-    const i = this.slot[name]!;
     const size = aggregate.bytes(after);
-    if (size !== sizes[i]) {
-      this.hold(size - sizes[i]!);
-      sizes[i] = size;
+    if (size !== slot.sizes[i]) {
+      this.hold(size - slot.sizes[i]!);
+      slot.sizes[i] = size;
     }
   }
 
   groups(): ReportGroup[] {
-    const out = [...this.merged.values()];
+    const out: ReportGroup[] = [];
     // every group has every asked aggregate, empty where no part had it
-    for (const g of out) {
-      const states = g.states as Record<string, unknown>;
-      for (const name of this.aggregates) states[name] ??= aggregateOf(name).empty();
+    for (const { group } of this.merged.values()) {
+      const states = group.states as Record<string, unknown>;
+      this.names.forEach((name, i) => (states[name] ??= this.aggregates[i]!.empty()));
+      out.push(group);
     }
     return out;
   }
@@ -117,7 +140,7 @@ export class ReportGroups {
 
 /**
  * A group's identity as one string: length-prefixed parts, so no value (a NUL or a separator
- * inside a url) can make two groups collide, and cheaper than JSON on the hot path of a report.
+ * inside a url) can make two groups collide (rows: top-N and series fills).
  */
 export function groupKey(time: number | undefined, name: string, dims: readonly string[]): string {
   let key = `${time ?? ''}|${name.length}:${name}`;
