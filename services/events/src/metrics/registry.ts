@@ -35,12 +35,15 @@ export function aggregateOf(name: AggregateName): Aggregate<unknown> {
   return AGGREGATES[name] as Aggregate<unknown>;
 }
 
-/** A cell of no events (shared empty states; the arrays are the caller's own). */
+/**
+ * A cell of no events the caller owns: one empty state per device (never one object in two
+ * slots: an aggregate whose empty state is a new mutable object is merged into in place).
+ */
 export function emptyCellValue(): CellValue {
   const value: Partial<Record<AggregateName, unknown[]>> = {};
   for (const name of AGGREGATE_NAMES) {
-    const empty = aggregateOf(name).empty();
-    value[name] = [empty, empty, empty];
+    const aggregate = aggregateOf(name);
+    value[name] = [aggregate.empty(), aggregate.empty(), aggregate.empty()];
   }
   return value as CellValue;
 }
