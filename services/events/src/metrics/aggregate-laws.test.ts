@@ -1,5 +1,6 @@
 import { isLaterEvent } from '../storage/event-order';
 import { emptySketch, sketchOfHashes } from '../sketches/distinct-sketch';
+import { addVisitor, emptySample, type VisitorSample } from '../sketches/visitor-sample';
 import { QuantileBins } from '../sketches/quantile-bins';
 import type { Aggregate, RawEvent } from './aggregate';
 import { ByteReader, ByteWriter } from './byte-codec';
@@ -21,6 +22,10 @@ const VISITOR_SAMPLES = [
   sketchOfHashes(Array.from({ length: 300 }, (_, i) => i * 1_000_003)),
   sketchOfHashes(Array.from({ length: 5000 }, (_, i) => i * 900_000_007)),
 ];
+
+/** A visitor sample of (hash, events, country) rows. */
+const visitors = (...rows: Array<[number, number, string | null]>): VisitorSample =>
+  rows.reduce((s, [hash, events, country]) => addVisitor(s, hash, events, country), emptySample());
 
 /** Sample states of each registered aggregate, the empty state first. */
 const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
@@ -46,11 +51,30 @@ const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
     [bins([0, 2], [3_600_000, 1]), bins([100, 1]), bins([10 ** 12, 3])],
     [null, null, bins([0, 1])],
   ] as QuantilesState[],
+  frequency: [
+    emptySample(),
+    visitors([7, 1, 'DE']),
+    visitors([7, 3, 'AT'], [2 ** 52 - 1, 1, null]),
+    // past the exact size: a bottom-K sample
+    visitors(
+      ...Array.from(
+        { length: 5000 },
+        (_, i) => [i * 900_000_007, 1 + (i % 4), i % 3 ? 'FR' : null] as [number, number, string | null],
+      ),
+    ),
+  ],
 };
 
 /** Raw events of one cell and device, created out of order, two of the same millisecond. */
 const EVENTS: RawEvent[] = [
-  { _id: '0190-b', created: new Date(5), metadata: { k: 'b', n: 1 }, visitor: 11, measures: { engaged_ms: 1500 } },
+  {
+    _id: '0190-b',
+    created: new Date(5),
+    metadata: { k: 'b', n: 1 },
+    visitor: 11,
+    measures: { engaged_ms: 1500 },
+    country: 'DE',
+  },
   { _id: '0190-a', created: new Date(9), visitor: 12, measures: { engaged_ms: 0, scroll_depth: 100, value: 1999 } },
   { _id: '0190-d', created: new Date(9), metadata: { k: 'd' }, visitor: 11, measures: { value: 1 } },
   // stored before visitors were recorded: counted, but no visitor
@@ -59,6 +83,11 @@ const EVENTS: RawEvent[] = [
 
 /** What each aggregate must come to over raw events, computed the plain way. */
 const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number] } = {
+  frequency: (events) => {
+    const s = emptySample();
+    for (const e of events) if (e.visitor !== undefined) addVisitor(s, e.visitor, 1, e.country ?? null);
+    return s;
+  },
   count: (events) => events.length,
   latest: (events) => {
     let newest: RawEvent | undefined;

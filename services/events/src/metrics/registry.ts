@@ -1,6 +1,7 @@
 import type { Document } from 'mongodb';
 import type { Aggregate, ParsedMetric, PerDevice, ReportAsk } from './aggregate';
 import { countAggregate } from './count-aggregate';
+import { frequencyAggregate } from './frequency-aggregate';
 import { latestAggregate } from './latest-aggregate';
 import { quantilesAggregate } from './quantiles-aggregate';
 import { sumsAggregate } from './sums-aggregate';
@@ -18,6 +19,7 @@ export const AGGREGATES = {
   uniques: uniquesAggregate,
   sums: sumsAggregate,
   quantiles: quantilesAggregate,
+  frequency: frequencyAggregate,
 } as const;
 
 type Registry = typeof AGGREGATES;
