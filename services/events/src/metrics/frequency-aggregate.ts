@@ -25,7 +25,7 @@ import { isVisitorHash } from './uniques-aggregate';
  * standard error of the reach). The campaign scorecard reads its on-target reach too.
  */
 export const frequencyAggregate: Aggregate<VisitorSample> = {
-  column: 'f',
+  column: 'r',
   storage: 'folded',
   families: ['p'],
   empty: emptySample,
@@ -51,7 +51,7 @@ export const frequencyAggregate: Aggregate<VisitorSample> = {
       throw err;
     }
   },
-  asked: (ask) => ask.metrics.has('f'),
+  asked: (ask) => ask.metrics.has('r'),
   parseMetric: (name) => (name === 'frequency' ? ({ metric: 'frequency' } satisfies ParsedMetric) : undefined),
   bytes: sampleBytes,
   fields: (state, _metric, row) => {

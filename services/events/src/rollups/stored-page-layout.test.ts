@@ -1,9 +1,10 @@
 import { Binary } from 'mongodb';
-import { emptyCellValue, type CellValue } from '../metrics/registry';
+import { AGGREGATE_NAMES, aggregateOf, emptyCellValue, type CellValue } from '../metrics/registry';
 import { sketchOfHashes } from '../sketches/distinct-sketch';
 import { QuantileBins } from '../sketches/quantile-bins';
 import { FAMILIES } from './families';
 import { DecodedPage, forEachStoredEntry } from './page-reader';
+import { deviceColumn } from './page-layout';
 import { writePages, type CellEntry } from './page-writer';
 
 const pages = FAMILIES.find((f) => f.id === 'p')!;
@@ -54,7 +55,23 @@ describe('the stored page layout', () => {
   test('when entries are written, then one page holds them with its id, owner, family and page count', () => {
     expect(more).toEqual([]);
     expect(doc).toMatchObject({ _id: '["c","1:0@g","7001","p",0]', g: '1:0@g', o: '7001', f: 'p', p: 0, x: 1 });
-    expect(Object.keys(doc).sort()).toEqual(['_id', 'f', 'g', 'k', 'l', 'n', 'o', 'p', 'q', 'qd', 's', 'u', 'ud', 'x']);
+    expect(Object.keys(doc).sort()).toEqual([
+      '_id',
+      'f',
+      'g',
+      'k',
+      'l',
+      'n',
+      'o',
+      'p',
+      'q',
+      'qd',
+      'r',
+      's',
+      'u',
+      'ud',
+      'x',
+    ]);
   });
 
   test('when the bytes are compared with the pinned layout, then they are the same (a change here needs a new PAGE_FORMAT)', () => {
@@ -72,8 +89,9 @@ describe('the stored page layout', () => {
       n: '00030102',
       // per entry the union: exact {5, 2^40}, exact {9, 10}
       u: '00010205fbffffffff1f01020901',
-      // the two-device entry's devices: exact {9}, exact {9, 10}
-      ud: '0001010901020901',
+      // the two-device entry's devices, knowing their union {9, 10}: a device mark per visitor,
+      // two to a byte: 9 on desktop and tablet (0b011), 10 on tablet (0b010)
+      ud: '000023',
       // sums per device: none, none, then tablet: engaged_ms 2 events summing 3000
       s: '0000000102b817',
     });
@@ -89,6 +107,16 @@ describe('the stored page layout', () => {
     const page = new DecodedPage(doc);
     page.load('uniques', false, doc, () => 0);
     expect(page.foldedState('uniques', 1)).toEqual(sketchOfHashes([9, 10]));
+  });
+
+  test('when columns are named, then none is a field of the page itself', () => {
+    const own = ['_id', 'g', 'o', 'f', 'p', 'x', 'over', 'k'];
+    const columns = AGGREGATE_NAMES.flatMap((name) => [
+      aggregateOf(name).column,
+      deviceColumn(aggregateOf(name).column),
+    ]);
+    expect(columns.filter((c) => own.includes(c))).toEqual([]);
+    expect(new Set(columns).size).toBe(columns.length);
   });
 
   test('when a stored page is damaged, then reading it is refused, never a loop or a huge allocation', () => {
