@@ -101,78 +101,66 @@ describe('group commit on the pixel path', () => {
     expect(payload.ok && payload.events.map((e) => e.ok && e.value.content_id)).toEqual([content_id]);
   });
 
-  test(
-    'when a burst of hits arrives together, then they share a few messages and every one is acknowledged and stored once',
-    async () => {
-      const ids = Array.from({ length: 200 }, () => uniqueTag('burst'));
-      const before = await streamMessages();
-      const statuses = await Promise.all(ids.map(hit));
-      expect(statuses.every((s) => s === 200)).toBe(true);
-      const messages = (await streamMessages()) - before;
-      expect(messages).toBeLessThan(100);
-      await h.waitForStored(ids.length, { content_id: { $in: ids } }, WAIT_MS);
-      await expectStoredOnce(ids);
-      expect(await metric('events_ingest_batch_events_count')).toBeGreaterThan(0);
-    },
-    2 * WAIT_MS,
-  );
+  test('when a burst of hits arrives together, then they share a few messages and every one is acknowledged and stored once', async () => {
+    const ids = Array.from({ length: 200 }, () => uniqueTag('burst'));
+    const before = await streamMessages();
+    const statuses = await Promise.all(ids.map(hit));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const messages = (await streamMessages()) - before;
+    expect(messages).toBeLessThan(100);
+    await h.waitForStored(ids.length, { content_id: { $in: ids } }, WAIT_MS);
+    await expectStoredOnce(ids);
+    expect(await metric('events_ingest_batch_events_count')).toBeGreaterThan(0);
+  }, 60_000);
 
-  test(
-    'when the stream stored a message but its ack is late, then the message is sent again under the same id, stored once, and the hits get 200',
-    async () => {
-      const ids = Array.from({ length: 5 }, () => uniqueTag('late'));
-      const retriesBefore = await metric('events_ingest_publish_retries_total');
-      const before = await streamMessages();
-      proxy.holdReplies();
-      const statuses = Promise.all(ids.map(hit));
-      // past the 200 ms attempt timeout, more than once: the same message has gone out again twice
-      await waitUntil(
-        async () => (await metric('events_ingest_publish_retries_total')) >= retriesBefore + 2,
-        WAIT_MS,
-        'two publish retries',
-      );
-      proxy.releaseReplies();
-      expect(await statuses).toEqual(ids.map(() => 200));
-      expect(await metric('events_ingest_publish_retries_total')).toBeGreaterThan(retriesBefore);
-      const messages = (await streamMessages()) - before;
-      expect(messages).toBeGreaterThanOrEqual(1);
-      expect(messages).toBeLessThanOrEqual(2);
-      await h.waitForStored(ids.length, { content_id: { $in: ids } }, WAIT_MS);
-      // every message acknowledged by the consumer: a second copy would be stored by now
-      await consumerSettled(h, WAIT_MS);
-      await expectStoredOnce(ids);
-    },
-    3 * WAIT_MS,
-  );
+  test('when the stream stored a message but its ack is late, then the message is sent again under the same id, stored once, and the hits get 200', async () => {
+    const ids = Array.from({ length: 5 }, () => uniqueTag('late'));
+    const retriesBefore = await metric('events_ingest_publish_retries_total');
+    const before = await streamMessages();
+    proxy.holdReplies();
+    const statuses = Promise.all(ids.map(hit));
+    // past the 200 ms attempt timeout, more than once: the same message has gone out again twice
+    await waitUntil(
+      async () => (await metric('events_ingest_publish_retries_total')) >= retriesBefore + 2,
+      WAIT_MS,
+      'two publish retries',
+    );
+    proxy.releaseReplies();
+    expect(await statuses).toEqual(ids.map(() => 200));
+    expect(await metric('events_ingest_publish_retries_total')).toBeGreaterThan(retriesBefore);
+    const messages = (await streamMessages()) - before;
+    expect(messages).toBeGreaterThanOrEqual(1);
+    expect(messages).toBeLessThanOrEqual(2);
+    await h.waitForStored(ids.length, { content_id: { $in: ids } }, WAIT_MS);
+    // every message acknowledged by the consumer: a second copy would be stored by now
+    await consumerSettled(h, WAIT_MS);
+    await expectStoredOnce(ids);
+  }, 90_000);
 
-  test(
-    'when the service is stopped with a batch waiting for its ack, then the hits are answered once the ack comes, then it stops',
-    async () => {
-      const ids = Array.from({ length: 5 }, () => uniqueTag('stop'));
-      const retriesBefore = await metric('events_ingest_publish_retries_total');
-      proxy.holdReplies();
-      const statuses = Promise.all(ids.map(hit));
-      // the batch went out and its ack is held back (the stream, behind the same proxy, cannot be asked)
-      await waitUntil(
-        async () => (await metric('events_ingest_publish_retries_total')) > retriesBefore,
-        WAIT_MS,
-        'the batch to wait for its ack',
-      );
-      let stopped = false;
-      const baseUrl = h.baseUrl;
-      const stopping = h.stopSystem().then(() => (stopped = true));
-      // the stop is under way (its listener is closed) and still waits for the hits, whose ack is held
-      await waitUntil(async () => !(await listening(baseUrl)), WAIT_MS, 'the stop to close the listener');
-      expect(stopped).toBe(false);
-      proxy.releaseReplies();
-      expect(await statuses).toEqual(ids.map(() => 200));
-      await stopping;
-      await h.restart();
-      await h.waitForStored(ids.length, { content_id: { $in: ids } }, WAIT_MS);
-      await expectStoredOnce(ids);
-    },
-    3 * WAIT_MS,
-  );
+  test('when the service is stopped with a batch waiting for its ack, then the hits are answered once the ack comes, then it stops', async () => {
+    const ids = Array.from({ length: 5 }, () => uniqueTag('stop'));
+    const retriesBefore = await metric('events_ingest_publish_retries_total');
+    proxy.holdReplies();
+    const statuses = Promise.all(ids.map(hit));
+    // the batch went out and its ack is held back (the stream, behind the same proxy, cannot be asked)
+    await waitUntil(
+      async () => (await metric('events_ingest_publish_retries_total')) > retriesBefore,
+      WAIT_MS,
+      'the batch to wait for its ack',
+    );
+    let stopped = false;
+    const baseUrl = h.baseUrl;
+    const stopping = h.stopSystem().then(() => (stopped = true));
+    // the stop is under way (its listener is closed) and still waits for the hits, whose ack is held
+    await waitUntil(async () => !(await listening(baseUrl)), WAIT_MS, 'the stop to close the listener');
+    expect(stopped).toBe(false);
+    proxy.releaseReplies();
+    expect(await statuses).toEqual(ids.map(() => 200));
+    await stopping;
+    await h.restart();
+    await h.waitForStored(ids.length, { content_id: { $in: ids } }, WAIT_MS);
+    await expectStoredOnce(ids);
+  }, 90_000);
 });
 
 describe('group commit when the broker goes away', () => {
@@ -192,42 +180,38 @@ describe('group commit when the broker goes away', () => {
     await cutProxy.stop();
   });
 
-  test(
-    'when the broker is gone while a batch waits for its ack, then exactly that batch is answered 503 and nothing is stored twice',
-    async () => {
-      const hit = (content_id: string) => hitOn(cutH, cutOwner, content_id);
-      const cutMetric = (name: string) => metric(name, cutH);
-      const acknowledged = Array.from({ length: 5 }, () => uniqueTag('ok'));
-      expect(await Promise.all(acknowledged.map(hit))).toEqual(acknowledged.map(() => 200));
-      const inFlight = Array.from({ length: 5 }, () => uniqueTag('cut'));
-      const retriesBefore = await cutMetric('events_ingest_publish_retries_total');
-      cutProxy.holdReplies();
-      const statuses = Promise.all(inFlight.map(hit));
-      // the batch went out and its ack is held back (the stream, behind the same proxy, cannot be asked)
-      await waitUntil(
-        async () => (await cutMetric('events_ingest_publish_retries_total')) > retriesBefore,
-        WAIT_MS,
-        'the batch to wait for its ack',
-      );
-      await cutProxy.cut();
-      // past the publish timeout: the broker did not come back in time (it stays cut until then)
-      expect(await statuses).toEqual(inFlight.map(() => 503));
-      await cutProxy.restore();
-      await waitUntil(async () => (await hit(uniqueTag('probe'))) === 200, WAIT_MS, 'the pixel to recover');
-      const after = Array.from({ length: 5 }, () => uniqueTag('after'));
-      expect(await Promise.all(after.map(hit))).toEqual(after.map(() => 200));
-      // the acknowledged batch may come back from the stream only after ack_wait (its ack was cut off too)
-      await cutH.waitForStored(
-        acknowledged.length + after.length,
-        { content_id: { $in: [...acknowledged, ...after] } },
-        WAIT_MS,
-      );
-      // every message acknowledged by the consumer (redeliveries included): a second copy would be stored by now
-      await consumerSettled(cutH, WAIT_MS);
-      await expectStoredOnce([...acknowledged, ...after], false, cutH, cutOwner);
-      // the 503'd hits may have reached the stream before the cut (a 503 promises nothing): never twice
-      await expectStoredOnce(inFlight, true, cutH, cutOwner);
-    },
-    5 * WAIT_MS,
-  );
+  test('when the broker is gone while a batch waits for its ack, then exactly that batch is answered 503 and nothing is stored twice', async () => {
+    const hit = (content_id: string) => hitOn(cutH, cutOwner, content_id);
+    const cutMetric = (name: string) => metric(name, cutH);
+    const acknowledged = Array.from({ length: 5 }, () => uniqueTag('ok'));
+    expect(await Promise.all(acknowledged.map(hit))).toEqual(acknowledged.map(() => 200));
+    const inFlight = Array.from({ length: 5 }, () => uniqueTag('cut'));
+    const retriesBefore = await cutMetric('events_ingest_publish_retries_total');
+    cutProxy.holdReplies();
+    const statuses = Promise.all(inFlight.map(hit));
+    // the batch went out and its ack is held back (the stream, behind the same proxy, cannot be asked)
+    await waitUntil(
+      async () => (await cutMetric('events_ingest_publish_retries_total')) > retriesBefore,
+      WAIT_MS,
+      'the batch to wait for its ack',
+    );
+    await cutProxy.cut();
+    // past the publish timeout: the broker did not come back in time (it stays cut until then)
+    expect(await statuses).toEqual(inFlight.map(() => 503));
+    await cutProxy.restore();
+    await waitUntil(async () => (await hit(uniqueTag('probe'))) === 200, WAIT_MS, 'the pixel to recover');
+    const after = Array.from({ length: 5 }, () => uniqueTag('after'));
+    expect(await Promise.all(after.map(hit))).toEqual(after.map(() => 200));
+    // the acknowledged batch may come back from the stream only after ack_wait (its ack was cut off too)
+    await cutH.waitForStored(
+      acknowledged.length + after.length,
+      { content_id: { $in: [...acknowledged, ...after] } },
+      WAIT_MS,
+    );
+    // every message acknowledged by the consumer (redeliveries included): a second copy would be stored by now
+    await consumerSettled(cutH, WAIT_MS);
+    await expectStoredOnce([...acknowledged, ...after], false, cutH, cutOwner);
+    // the 503'd hits may have reached the stream before the cut (a 503 promises nothing): never twice
+    await expectStoredOnce(inFlight, true, cutH, cutOwner);
+  }, 150_000);
 });
