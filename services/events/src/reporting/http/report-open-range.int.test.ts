@@ -41,7 +41,7 @@ async function metric(name: string): Promise<number> {
  * The report's answer and how many day buckets it read (events_report_buckets): what an open
  * range was clamped to, counted rather than timed. How the planner's cost stays per unit and not
  * per hour, and how it yields to the event loop, is counted in plan-report-bounds.test.ts; the
- * time these reports take is a benchmark's business (`pnpm bench:report`).
+ * time these reports take is a benchmark's business (`pnpm bench:report-open-range`).
  */
 async function countedReport(body: Record<string, unknown>) {
   const before = await metric('events_report_buckets_sum');
