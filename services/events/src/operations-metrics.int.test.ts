@@ -76,7 +76,7 @@ test('when the consumer role runs, then the fill level of the events stream is e
   // scrapes reuse the stream's state for up to 5 s: wait until one shows the stream holding something
   await waitUntil(
     async () => value(await scrape(), /^events_stream_messages/) >= 1,
-    10_000,
+    SIGNAL_WAIT_MS,
     'the stream state in /metrics',
   );
   const text = await scrape();
