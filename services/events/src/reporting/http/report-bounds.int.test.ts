@@ -15,18 +15,18 @@ import { newOwnerId, startReportingHarness, type ReportingHarness } from '../../
 const URLS = 500_000;
 const DAY = Date.parse('2026-10-15T00:00:00Z');
 const range = { created__gte: '2026-10-15 00:00:00', created__lte: '2026-10-15 23:59:59' };
-/** How long a test waits for a 500,000-group aggregation: a bound on waiting, not on speed (CI took 20 s on a busy core). */
+/** How long a test waits for a 500,000-group aggregation: a bound on waiting, not on speed (38 s measured on 2 cores under four busy processes). */
 const FLOOD_WAIT_MS = 240_000;
 
 /** The run's shared stand-in computes on one thread per query: 500,000 groups would keep it from answering other test files. */
 let ownStandIn: LocalServer | undefined;
-/** Both harnesses reach MongoDB through it, so a test decides when a report's query "ends". */
+/** `h` and `tight` reach MongoDB through it, so a test decides when a report's query "ends". */
 let gate: MongoReplyGate;
 /** Reports with a deadline far above what any machine needs: what they show is the group cap, never the clock. */
 let h: ReportingHarness;
 /** The same settings and database without the gate: the memory measured is the service's, not the proxy's. */
 let direct: ReportingHarness;
-/** The same database, a process whose reports have 300 ms. Started first: once the stand-in is busy with 500,000 groups, new connections wait. */
+/** The same database, a process whose reports have 300 ms. Started before the flood is written: once the stand-in is busy with 500,000 groups, new connections wait. */
 let tight: ReportingHarness;
 const TIGHT_DEADLINE_MS = 300;
 let owner: string;
