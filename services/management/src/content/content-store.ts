@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
 import { redirectHostOf } from '../registry/owner-record';
 import { LIVE, announcing } from '../registry/registry-fields';
+import { backfillContentField } from './content-backfill';
 import type { ContentDocument, TitleState } from './content-document';
 import { canonicalUrlOf, samePage } from './content-url';
 
@@ -143,50 +144,19 @@ export class MongoContentStore implements ContentStore {
   }
 
   /**
-   * Items stored before redirect hosts existed get theirs (once; each update names the item by
-   * token, and the host follows from the URL, so a repeat or a race writes the same value).
-   * Returns how many items got their host (reconciliation then announces the owners' records).
+   * Items stored before redirect hosts existed get theirs (once). Returns how many items got their
+   * host (reconciliation then announces the owners' records).
    */
-  async backfillHosts(): Promise<number> {
-    let backfilled = 0;
-    const legacy = this.campaigns.find(
-      { content: { $elemMatch: { host: { $exists: false } } } },
-      { projection: { 'content.token': 1, 'content.url': 1, 'content.host': 1 } },
-    );
-    for await (const campaign of legacy) {
-      for (const item of campaign.content.filter((c) => c.host === undefined)) {
-        await this.campaigns.updateOne(
-          { _id: campaign._id, 'content.token': item.token },
-          { $set: { 'content.$.host': redirectHostOf(item.url) } },
-        );
-        backfilled++;
-      }
-    }
-    return backfilled;
+  backfillHosts(): Promise<number> {
+    return backfillContentField(this.campaigns, 'host', (item) => redirectHostOf(item.url));
   }
 
   /**
-   * Items stored before canonical URLs existed get theirs (canonicalUrlOf; once, at start; each
-   * update names the item by token and the value follows from its URL, so a repeat or a race
-   * writes the same value). Their tokens stay as they are: a token is the item's identity in the
-   * API. Returns how many items got one.
+   * Items stored before canonical URLs existed get theirs (canonicalUrlOf; once, at start). Their
+   * tokens stay as they are: a token is the item's identity in the API. Returns how many items got one.
    */
-  async backfillCanonicalUrls(): Promise<number> {
-    let backfilled = 0;
-    const legacy = this.campaigns.find(
-      { content: { $elemMatch: { canonical_url: { $exists: false } } } },
-      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
-    );
-    for await (const campaign of legacy) {
-      for (const item of campaign.content.filter((c) => c.canonical_url === undefined)) {
-        await this.campaigns.updateOne(
-          { _id: campaign._id, 'content.token': item.token },
-          { $set: { 'content.$.canonical_url': canonicalUrlOf(item) } },
-        );
-        backfilled++;
-      }
-    }
-    return backfilled;
+  backfillCanonicalUrls(): Promise<number> {
+    return backfillContentField(this.campaigns, 'canonical_url', canonicalUrlOf);
   }
 
   /** Records a fetch result; a no-op when the item was deleted meanwhile. */
