@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // `pnpm bench:content-backfill`: management's start-up backfill of content items stored before
-// canonical URLs existed, two ways side by side on one campaign per size: one update per item (as
-// the first release of the backfill did: each update rewrites the whole campaign document) and
-// backfillContentField (a few updates per campaign, the items named by position). Per size and
-// way: the time to give every item its canonical URL, or, for one update per item, how many it
-// gave in BENCH_PER_ITEM_MAX_S seconds when it does not finish (the rate is then what it shows).
-// On the MongoDB stand-in (in memory, as the tests use it) unless MONGO_URL names a server.
+// page keys existed (the key of an item's canonical URL), two ways side by side on one campaign
+// per size: one update per item (as the backfill first did: each update rewrites the whole
+// campaign document) and backfillContentField (a few updates per campaign, the items named by
+// position). Per size and way: the time to give every item its page key, or, for one update per
+// item, how many it gave in BENCH_PER_ITEM_MAX_S seconds when it does not finish (the rate is
+// then what it shows). On the MongoDB stand-in (in memory, as the tests use it) unless MONGO_URL
+// names a server.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const require = createRequire(import.meta.url);
 const testkit = require(path.join(root, 'packages/testkit/dist'));
 const { backfillContentField } = require(path.join(root, 'services/management/dist/content/content-backfill.js'));
-const { canonicalUrlOf } = require(path.join(root, 'services/management/dist/content/content-url.js'));
+const { pageKeyOf } = require(path.join(root, 'services/management/dist/content/content-url.js'));
 const { MongoClient } = createRequire(path.join(root, 'services/management/package.json'))('mongodb');
 
 const PER_ITEM_MAX_S = Number(process.env.BENCH_PER_ITEM_MAX_S ?? 60);
@@ -60,7 +61,7 @@ async function perItem(campaigns) {
     if (Date.now() > deadline) return { done, finished: false };
     await campaigns.updateOne(
       { _id: 'bench', 'content.token': item.token },
-      { $set: { 'content.$.canonical_url': canonicalUrlOf(item) } },
+      { $set: { 'content.$.page_key': pageKeyOf(item) } },
     );
     done++;
   }
@@ -68,7 +69,7 @@ async function perItem(campaigns) {
 }
 
 async function perCampaign(campaigns) {
-  const done = await backfillContentField(campaigns, 'canonical_url', canonicalUrlOf);
+  const done = await backfillContentField(campaigns, 'page_key', pageKeyOf);
   return { done, finished: true };
 }
 
@@ -78,7 +79,7 @@ async function timed(campaigns, size, run) {
   const { done, finished } = await run(campaigns);
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const stored = await campaigns.findOne({ _id: 'bench' });
-  const given = stored.content.filter((item) => item.canonical_url === canonicalUrlOf({ url: item.url })).length;
+  const given = stored.content.filter((item) => item.page_key === pageKeyOf({ url: item.url })).length;
   if (given !== done) throw new Error(`${done} reported, ${given} stored`);
   if (finished && given !== size.items) throw new Error(`${given} of ${size.items} items backfilled`);
   return { seconds, done, finished };

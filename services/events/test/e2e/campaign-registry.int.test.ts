@@ -1,5 +1,6 @@
 import { canonicalPageUrl, type CampaignRecord } from '@cm/contracts';
 import { uniqueName } from '@cm/testkit';
+import { contentToken } from '../../../management/src/content/content-url';
 import { startManagementHarness, type ManagementHarness } from '../../../management/test/support/management-harness';
 import { startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
 
@@ -53,7 +54,7 @@ async function pushContent(token: string, urls: string[]): Promise<void> {
   const items = urls.map((url, i) => ({
     token: `bulk${String(i).padStart(18, '0')}`,
     url,
-    canonical_url: page(url),
+    page_key: contentToken(page(url)),
     host: new URL(url).hostname,
     content_type: null,
     added: new Date(),

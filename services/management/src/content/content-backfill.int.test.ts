@@ -3,9 +3,9 @@ import { uniqueName } from '@cm/testkit';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument } from '../campaigns/campaign-store';
 import { redirectHostOf } from '../registry/owner-record';
 import { backfillContentField } from './content-backfill';
-import { canonicalContentUrl } from './content-url';
+import { canonicalContentUrl, contentToken, pageKeyOf } from './content-url';
 
-// Items as the release before canonical URLs and redirect hosts stored them, backfilled over the
+// Items as the release before page keys and redirect hosts stored them, backfilled over the
 // MongoDB stand-in; a campaign that changes meanwhile is a collection whose updates are preceded
 // by a removal (a wrapper of the real one: the race made to happen every time).
 let client: MongoClient;
@@ -39,7 +39,7 @@ function pasted(i: number): string {
   }
 }
 
-/** A campaign whose `count` items have neither a canonical URL nor a redirect host. */
+/** A campaign whose `count` items have neither a page key nor a redirect host. */
 async function legacyCampaign(count: number): Promise<string> {
   const token = 'legacy';
   const now = new Date();
@@ -79,29 +79,29 @@ function removingFirstItem(token: string, times: number): Collection<CampaignDoc
 }
 
 describe('backfilling fields that items stored before them lack', () => {
-  test('when a campaign holds 2,500 such items, then each gets the canonical URL and host of its own URL, tokens and order kept', async () => {
+  test('when a campaign holds 2,500 such items, then each gets the page key and host of its own URL, tokens and order kept', async () => {
     const token = await legacyCampaign(2500);
-    expect(await backfillContentField(campaigns, 'canonical_url', (item) => canonicalContentUrl(item.url)!)).toBe(2500);
+    expect(await backfillContentField(campaigns, 'page_key', pageKeyOf)).toBe(2500);
     expect(await backfillContentField(campaigns, 'host', (item) => redirectHostOf(item.url))).toBe(2500);
     const stored = await items(token);
     expect(stored.map((item) => item.token)).toEqual(
       Array.from({ length: 2500 }, (_, i) => `item${String(i).padStart(18, '0')}`),
     );
     for (const item of stored) {
-      expect(item.canonical_url).toBe(canonicalContentUrl(item.url));
+      expect(item.page_key).toBe(contentToken(canonicalContentUrl(item.url)!));
       expect(item.host).toBe(redirectHostOf(item.url));
     }
     // a second pass finds nothing left
-    expect(await backfillContentField(campaigns, 'canonical_url', (item) => canonicalContentUrl(item.url)!)).toBe(0);
+    expect(await backfillContentField(campaigns, 'page_key', pageKeyOf)).toBe(0);
   });
 
   test('when an item is removed between the read and the write, then no value lands on a neighbour and every item left gets its own', async () => {
     const token = await legacyCampaign(40);
     const racing = removingFirstItem(token, 1);
-    expect(await backfillContentField(racing, 'canonical_url', (item) => canonicalContentUrl(item.url)!)).toBe(39);
+    expect(await backfillContentField(racing, 'page_key', pageKeyOf)).toBe(39);
     const stored = await items(token);
     expect(stored).toHaveLength(39);
-    for (const item of stored) expect(item.canonical_url).toBe(canonicalContentUrl(item.url));
+    for (const item of stored) expect(item.page_key).toBe(contentToken(canonicalContentUrl(item.url)!));
   });
 
   test('when the items move before every positional attempt, then each item left is still given its own, found by token', async () => {

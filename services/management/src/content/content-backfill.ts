@@ -3,7 +3,7 @@ import type { CampaignDocument } from '../campaigns/campaign-store';
 import type { ContentDocument } from './content-document';
 
 /** Item fields that items stored before they existed lack, each following from the item's URL. */
-type DerivedField = 'host' | 'canonical_url';
+type DerivedField = 'host' | 'page_key';
 type LegacyItem = Pick<ContentDocument, 'token' | 'url' | DerivedField>;
 type LegacyCampaign = { _id: string; content: LegacyItem[] };
 
