@@ -76,32 +76,33 @@ export async function loadEvents(db, size, settings, { logger, say, onBatch }) {
 
 /**
  * Runs builder passes until one builds nothing (units still open at the newest end stay dirty).
- * Returns the seconds it took, the cell documents, the bytes of their string fields by field and
- * by unit level, and of the whole documents as BSON (`cellBytes`).
+ * Returns the seconds it took, the cell pages, the bytes of their binary columns by column, by
+ * family and by unit level, and of the whole pages as BSON (`cellBytes`).
  */
 export async function catchUp(db, marks, { say }) {
   const cells = new CellStore(db);
-  // what the cells hold, by field, tallied as the builder writes them (each unit is built once
-  // here; reading every cell back would make the stand-in hold them all at once): the sketches
-  // (`u`) against the counts (`e`) and the latest events (`l`)
-  const bytes = { e: 0, l: 0, u: 0, v: 0, s: 0, q: 0 };
-  // the same by unit level (1h .. 32d), with the entries and documents of each
-  const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, entries: 0, bytes: 0 }));
+  // what the pages hold, tallied as the builder writes them (each unit is built once here; reading
+  // every page back would make the stand-in hold them all at once): bytes by column (k keys, n
+  // counts, l latest events, u/ud visitor sketches folded/per device, s sums, q/qd quantile
+  // sketches), by family (t totals, p pages, g countries, a attribution) and by unit level
+  const bytes = {};
+  const byFamily = {};
+  const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, bytes: 0 }));
   let cellBytes = 0;
-  const insert = cells.insert.bind(cells);
-  cells.insert = (g, docs) => {
+  const writePages = cells.writePages.bind(cells);
+  cells.writePages = (g, parts, docs) => {
     const level = byLevel[Number(g.slice(0, g.indexOf(':')))];
     for (const doc of docs) {
-      for (const f of Object.keys(bytes)) bytes[f] += typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0;
       level.docs++;
-      level.bytes += Object.keys(bytes).reduce(
-        (n, f) => n + (typeof doc[f] === 'string' ? Buffer.byteLength(doc[f]) : 0),
-        0,
-      );
-      if (doc.k === 'f') level.entries += JSON.parse(doc.e).length;
+      for (const [field, value] of Object.entries(doc)) {
+        if (!value || typeof value !== 'object' || !('position' in value)) continue;
+        bytes[field] = (bytes[field] ?? 0) + value.position;
+        byFamily[doc.f] = (byFamily[doc.f] ?? 0) + value.position;
+        level.bytes += value.position;
+      }
       cellBytes += BSON.calculateObjectSize(doc);
     }
-    return insert(g, docs);
+    return writePages(g, parts, docs);
   };
   const builder = new RollupBuilder(db, marks, cells, {
     prefix: 'events',
@@ -124,9 +125,13 @@ export async function catchUp(db, marks, { say }) {
   const seconds = (Date.now() - started) / 1000;
   const cellDocs = await cells.collection.countDocuments({});
   say(
-    `cells by level (documents / fine entries / MB): ${byLevel.map((l, i) => `${['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'][i]} ${l.docs}/${l.entries}/${(l.bytes / 1e6).toFixed(1)}`).join(', ')}`,
+    `cells by level (pages / MB): ${byLevel
+      .map((l, i) => [l, ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'][i]])
+      .filter(([l]) => l.docs > 0)
+      .map(([l, name]) => `${name} ${l.docs}/${(l.bytes / 1e6).toFixed(1)}`)
+      .join(', ')}`,
   );
-  return { seconds, cellDocs, bytes, byLevel, cellBytes };
+  return { seconds, cellDocs, bytes, byFamily, byLevel, cellBytes };
 }
 
 /** The BSON size of a raw event document as the bucket stores it (before any storage engine compression). */

@@ -47,7 +47,7 @@ async function measure(size, mongoUrl) {
       seconds: loadSeconds,
       marks,
     } = await loadEvents(handle.db, size, SETTINGS, { logger, say });
-    const { seconds: catchUpSeconds, cellDocs, bytes } = await catchUp(handle.db, marks, { say });
+    const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks, { say });
     app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
     const report = await ownerReports(app, ADMIN_TOKEN, OWNERS[0]);
     // the other build reads the same cells and the same api key collection
@@ -145,6 +145,7 @@ async function measure(size, mongoUrl) {
       catchUpSeconds,
       cellDocs,
       bytes,
+      byFamily,
       errors,
       load: os.loadavg()[0],
       list,
@@ -166,7 +167,15 @@ function print(results) {
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
     console.log(
-      `Cell bytes: visitor sketches per device (u) ${(r.bytes.u / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.u)} B/event, over all devices (v) ${(r.bytes.v / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.v)} B/event; counts (e) ${(r.bytes.e / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.e)} B/event; latest events (l) ${(r.bytes.l / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.l)} B/event; measure sums (s) ${(r.bytes.s / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.s)} B/event; quantile sketches (q) ${(r.bytes.q / 1e6).toFixed(1)} MB = ${perEvent(r.bytes.q)} B/event. Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
+      `Cell bytes: ${perEvent(Object.values(r.bytes).reduce((a, b) => a + b, 0))} B/event in all; by column ${Object.entries(
+        r.bytes,
+      )
+        .map(([c, b]) => `${c} ${perEvent(b)}`)
+        .join(', ')}; by family ${Object.entries(r.byFamily)
+        .map(([f, b]) => `${f} ${perEvent(b)}`)
+        .join(
+          ', ',
+        )} (B/event). Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
     );
     console.log('| scenario | rows | p50 ms | p99 ms | mean ms |');
     console.log('|---|---|---|---|---|');

@@ -28,7 +28,15 @@ describe('client types and the OpenAPI documents', () => {
     const query = events.components.schemas.ReportQuery.properties;
     expect(REPORT_INTERVALS).toEqual(query.interval.enum);
     expect(REPORT_METRIC_PATTERN).toEqual(query.metrics.oneOf[1].items.pattern);
-    for (const metric of ['count', 'uniques', 'conversion_rate', 'engaged_ms_p90', 'value_sum', 'scroll_depth_gte_50'])
+    for (const metric of [
+      'count',
+      'uniques',
+      'conversion_rate',
+      'frequency',
+      'engaged_ms_p90',
+      'value_sum',
+      'scroll_depth_gte_50',
+    ])
       expect(new RegExp(REPORT_METRIC_PATTERN).test(metric)).toBe(true);
   });
 
@@ -43,6 +51,14 @@ describe('client types and the OpenAPI documents', () => {
       uniques: 0,
       uniques_exact: true,
       conversion_rate: 0,
+      frequency_avg: 0,
+      reach_1: 0,
+      reach_2: 0,
+      reach_3: 0,
+      reach_5: 0,
+      reach_10: 0,
+      frequency_exact: true,
+      frequency_error: 0,
     };
     expect(Object.keys(row).sort()).toEqual(Object.keys(events.components.schemas.ReportRow.properties).sort());
   });

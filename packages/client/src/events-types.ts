@@ -15,11 +15,11 @@ export type MeasureStat = 'sum' | 'avg' | 'p50' | 'p75' | 'p90' | 'p95' | 'p99' 
  * measure metric (`engaged_ms_p90`) a field of its name; `conversion_rate` (with `conversion`)
  * a rate on the rows of `conversion.from`.
  */
-export type ReportMetric = 'count' | 'uniques' | 'conversion_rate' | `${Measure}_${MeasureStat}`;
+export type ReportMetric = 'count' | 'uniques' | 'conversion_rate' | 'frequency' | `${Measure}_${MeasureStat}`;
 export type ReportOrderBy = 'value' | 'name' | Exclude<ReportMetric, 'count'>;
 /** Every metric name the service accepts (the events OpenAPI document's pattern). */
 export const REPORT_METRIC_PATTERN =
-  '^(count|uniques|conversion_rate|(engaged_ms|scroll_depth|value)_(sum|avg|p50|p75|p90|p95|p99|gte_(0|[1-9][0-9]{0,12})))$';
+  '^(count|uniques|conversion_rate|frequency|(engaged_ms|scroll_depth|value)_(sum|avg|p50|p75|p90|p95|p99|gte_(0|[1-9][0-9]{0,12})))$';
 
 export interface ReportQuery {
   /** Required; the API key must be scoped to it (else 403). */
@@ -76,6 +76,18 @@ export interface ReportRow {
   uniques_exact?: boolean;
   /** On rows of `conversion.from`, with the `conversion_rate` metric: `to` events over this row's `value`. */
   conversion_rate?: number;
+  /** With `frequency`: the row's events per distinct visitor. */
+  frequency_avg?: number;
+  /** With `frequency`: visitors reached at least 1, 2, 3, 5 and 10 times. */
+  reach_1?: number;
+  reach_2?: number;
+  reach_3?: number;
+  reach_5?: number;
+  reach_10?: number;
+  /** With `frequency`: true while the row has at most 4,096 visitors; else a sample's estimate. */
+  frequency_exact?: boolean;
+  /** With `frequency`, when estimated: the reach's relative standard error. */
+  frequency_error?: number;
   /**
    * Measure metrics (`engaged_ms_p90`: number or null without values) and, for percentiles and
    * shares, `<metric>_exact`. A sum past 2^53 - 1 is its decimal digits as a string (exact; read it

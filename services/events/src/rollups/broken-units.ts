@@ -14,8 +14,9 @@ export function unitOfGeneration(g: string): string {
 }
 
 /**
- * Units whose mark says built while their generation cannot be read (its manifest, or a document
- * it lists, is gone): the cells are never trusted, so such a unit is reset to be built again.
+ * Units whose mark says built while their generation cannot be read (its manifest, or a page it
+ * lists, is gone, or its pages are of a format this build does not read: written by an earlier
+ * version): the cells are never trusted, so such a unit is reset to be built again.
  * The reset is a compare-and-set on that generation, so a unit rebuilt meanwhile (whose old
  * cells the winner dropped while a report read them) is left alone and nothing is counted: only
  * a unit really pointing at missing cells is reset, counted and logged, once per generation.
@@ -49,8 +50,8 @@ export class BrokenUnits {
         },
       );
       // unreachable now; whatever is left of it goes (by its manifest, or by its field when that is gone too)
-      const missing = await this.cells.missingGenerations([g]).catch(() => []);
-      await this.cells.dropGenerations(missing.length > 0 ? [] : [g], missing).catch(() => undefined);
+      const headed = await this.cells.generationFormats([g]).catch(() => new Map<string, number>());
+      await this.cells.dropGenerations([g], headed.has(g) ? [] : [g]).catch(() => undefined);
     }
     return reset;
   }

@@ -1,64 +1,66 @@
-import type { DeviceType } from '@cm/contracts';
-import { copyCellValue, mergeCellValue, type CellValue } from './aggregates/cell-aggregates';
+import { emptyCellValue, mergeCellInto, type CellValue } from '../metrics/registry';
+import type { Family } from './families';
+import { compare, type CellEntry } from './page-writer';
 
-/** The order of the per-device arrays of every cell aggregate. */
-export const DEVICE_ORDER: readonly DeviceType[] = ['desktop', 'tablet', 'mobile'];
-
-/** A fine cell: one owner, name, content_id and url within one unit. */
-export interface FineCell extends CellValue {
-  owner: string;
-  name: string;
-  contentId: string;
-  url: string;
-}
-
-export function deviceIndex(device: string): number {
-  const i = DEVICE_ORDER.indexOf(device as DeviceType);
-  return i < 0 ? 0 : i;
+/** One entry's identity as one string: length-prefixed parts, so no value can make two entries collide. */
+function entryKey(name: string, keys: readonly string[]): string {
+  let key = `${name.length}:${name}`;
+  for (const k of keys) key += `${k.length}:${k}`;
+  return key;
 }
 
 /**
- * Cells of one unit being built, merged in memory through the cell aggregates (counts add, the
- * later event wins).
- * Keys are JSON so no separator inside a url or name can make two cells collide.
+ * The cells of one owner and one family in one unit being built, merged in place (no copy per
+ * row or entry: the first part of a cell is copied into states the table owns, every later one
+ * merged into them). At most `maxCells` cells: past that the owner's family is marked `over` and
+ * its cells are dropped, so one owner's flood of distinct urls (or names, countries, campaigns)
+ * costs a bounded amount of memory and never fails the unit for the other owners.
  */
-export class CellTable {
-  private readonly cells = new Map<string, FineCell>();
+export class FamilyTable {
+  private readonly cells = new Map<string, CellEntry>();
+  over = false;
 
-  add(cell: FineCell): void {
-    const key = JSON.stringify([cell.owner, cell.name, cell.contentId, cell.url]);
-    const seen = this.cells.get(key);
-    if (!seen) {
-      this.cells.set(key, { ...cell, ...copyCellValue(cell) });
-      return;
-    }
-    mergeCellValue(seen, cell);
-  }
-
-  /** Adds one raw `$group` row (one owner/name/content_id/url/device, its states under that device). */
-  addDeviceRow(row: { owner: string; name: string; contentId: string; url: string; value: CellValue }): void {
-    this.add({ owner: row.owner, name: row.name, contentId: row.contentId, url: row.url, ...row.value });
-  }
+  constructor(
+    readonly family: Family,
+    private readonly maxCells: number,
+  ) {}
 
   get size(): number {
     return this.cells.size;
   }
 
-  /** The cells grouped by owner (owners in code-unit order, cells by name, content_id, url). */
-  byOwner(): Map<string, FineCell[]> {
-    const out = new Map<string, FineCell[]>();
-    const sorted = [...this.cells.values()].sort(
-      (a, b) => cmp(a.owner, b.owner) || cmp(a.name, b.name) || cmp(a.contentId, b.contentId) || cmp(a.url, b.url),
-    );
-    for (const cell of sorted) {
-      const list = out.get(cell.owner);
-      if (list) list.push(cell);
-      else out.set(cell.owner, [cell]);
+  add(name: string, keys: readonly string[], part: CellValue): void {
+    if (this.over) return;
+    const key = entryKey(name, keys);
+    const seen = this.cells.get(key);
+    if (seen) {
+      mergeCellInto(seen.value, part);
+      return;
     }
-    return out;
+    if (this.cells.size >= this.maxCells) {
+      this.overflow();
+      return;
+    }
+    const value = emptyCellValue();
+    mergeCellInto(value, part);
+    this.cells.set(key, { name, keys: [...keys], value });
+  }
+
+  overflow(): void {
+    this.over = true;
+    this.cells.clear();
+  }
+
+  /** The entries by name, then keys (code-unit order): the order pages store them in. */
+  sorted(): CellEntry[] {
+    return [...this.cells.values()].sort((a, b) => compare(a.name, b.name) || compareKeys(a.keys, b.keys));
   }
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const c = compare(a[i]!, b[i]!);
+    if (c !== 0) return c;
+  }
+  return 0;
 }

@@ -1,32 +1,26 @@
 import type { Document } from 'mongodb';
-import { cellValueOfRow, hourGroupFields, hourGroupKeys, type CellValue } from './aggregates/cell-aggregates';
-import { deviceIndex } from './cell-table';
+import { deviceIndex } from '../metrics/aggregate';
+import { cellValueOfRow, hourRowParts, type CellValue } from '../metrics/registry';
+import { pipelineValue, storedOf, type Dimension } from '../storage/dimensions';
+import { FAMILY_DIMENSIONS } from './families';
 
 /**
  * One pass over a day bucket for the hours being built: every non-bot event of [from, to) grouped
- * by owner, hour, name, content_id, url and device (and what an aggregate adds to the key: the
- * visitor, for distinct counts), with the accumulators of every cell aggregate (`group()` of
- * each, in registry order).
- * `$hour` instead of `$dateTrunc` (not in the portable subset); buckets are UTC days, so the hour
- * of the day is enough.
+ * by owner, hour, name, device, every dimension a family keeps (families.ts) and what an
+ * aggregate adds to the key (the visitor, the measures' values), with the accumulators of every
+ * aggregate (metrics/registry.ts), sorted by owner so the builder holds one owner's cells at a
+ * time. `$hour` instead of `$dateTrunc` (not in the portable subset); buckets are UTC days, so
+ * the hour of the day is enough.
  */
 export function buildHourPipeline(from: Date, to: Date): Document[] {
+  const { key, group } = hourRowParts();
+  const id: Document = { o: '$owner_id', h: { $hour: '$created' }, n: '$name', d: '$device_type' };
+  for (const dimension of FAMILY_DIMENSIONS) id[dimension] = pipelineValue(dimension);
+  Object.assign(id, key);
   return [
     { $match: { created: { $gte: from, $lt: to }, bot: { $ne: true } } },
-    {
-      $group: {
-        _id: {
-          o: '$owner_id',
-          h: { $hour: '$created' },
-          n: '$name',
-          c: '$content_id',
-          u: '$url',
-          d: '$device_type',
-          ...hourGroupKeys(),
-        },
-        ...hourGroupFields(),
-      },
-    },
+    { $group: { _id: id, ...group } },
+    { $sort: { '_id.o': 1 } },
   ];
 }
 
@@ -34,24 +28,21 @@ export interface HourRow {
   owner: string;
   hour: number;
   name: string;
-  contentId: string;
-  url: string;
+  /** The row's value of every family dimension, as stored ("" when the events had none). */
+  dims: Record<Dimension, string>;
   /** The row's states under its device, the other devices empty. */
   value: CellValue;
 }
 
 export function readHourRow(row: Document): HourRow {
   const id = row._id as Record<string, unknown>;
+  const dims = {} as Record<Dimension, string>;
+  for (const dimension of FAMILY_DIMENSIONS) dims[dimension] = storedOf(id[dimension]);
   return {
     owner: String(id.o),
     hour: Number(id.h),
     name: String(id.n),
-    contentId: text(id.c),
-    url: text(id.u),
-    value: cellValueOfRow(row, deviceIndex(text(id.d))),
+    dims,
+    value: cellValueOfRow(row, deviceIndex(id.d)),
   };
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
 }

@@ -112,7 +112,7 @@ describe(`measures from rollups vs the events themselves (seed ${SEED}, REPORT_D
       const expected = eventsByRow(events, query);
       expect(rows.length).toBe(expected.size);
       for (const row of rows) {
-        const rowEvents = expected.get(rowKey(row));
+        const rowEvents = expected.get(rowKey(row, query.groupBy));
         const where = `seed ${SEED}, query ${i} ${JSON.stringify(body)}, row ${JSON.stringify(row)}`;
         if (!rowEvents) throw new Error(`${where}: no such row in the events`);
         for (const metric of METRICS.slice(1)) {

@@ -1,16 +1,19 @@
 import type { Db } from 'mongodb';
-import { createLogger } from '@cm/platform';
+import { createLogger, type Logger } from '@cm/platform';
 import { BrokenUnits } from './broken-units';
+import { LegacyMigration } from './legacy-migration';
 import { isExpiredDay } from '../retention/expired-buckets';
-import type { PackLimits } from './cell-document';
 import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
 import { utcDayStart } from '../storage/time-units';
-import { MAX_LEVEL, unitEnd } from './rollup-units';
+import { LEVELS, MAX_LEVEL, unitEnd } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
+
+/** The default cap of cells per owner, family and unit (operations.md: ROLLUP_MAX_CELLS_PER_OWNER). */
+const DEFAULT_MAX_CELLS_PER_OWNER = 100_000;
 
 export interface RollupBuilderOptions {
   prefix: string;
@@ -22,13 +25,17 @@ export interface RollupBuilderOptions {
   batchUnits: number;
   /** Raw events of days past this are gone: their hours are never rebuilt (ROLLUP_RETENTION_DAYS may keep the rollups). */
   rawRetentionDays: number;
-  pack?: PackLimits;
+  /** Cells one owner may have in one family of one unit: past it that family of the owner is not kept (ROLLUP_MAX_CELLS_PER_OWNER). */
+  maxCellsPerOwner?: number;
+  /** Bytes per stored page (tests make it small to reach several pages). */
+  maxPageBytes?: number;
   /** How long a unit whose build failed waits before it is tried again. */
   failureBackoff?: FailureBackoff;
   hooks?: BuildHooks;
   now?: () => Date;
   /** Where units pointing at missing cells are reset (rollup-feature.ts: logged and counted). */
   broken?: BrokenUnits;
+  logger?: Logger;
 }
 
 export interface BuildPass {
@@ -43,6 +50,14 @@ export interface BuildPass {
   orphans: number;
   /** Units whose build failed (given up; retried in a later pass), each reported on its own. */
   failed: UnitFailure[];
+  /** Owners' families that passed ROLLUP_MAX_CELLS_PER_OWNER in a unit built this pass (read from smaller units or raw events). */
+  overCap: OverCap[];
+}
+
+export interface OverCap {
+  level: number;
+  owner: string;
+  family: string;
 }
 
 /**
@@ -56,6 +71,9 @@ export class RollupBuilder {
   private readonly now: () => Date;
   private readonly failures: UnitFailures;
   private lastOrphanSweep = -Infinity;
+  private readonly legacy: LegacyMigration;
+  private migrated = false;
+  private overCap: OverCap[] = [];
 
   constructor(
     db: Db,
@@ -69,14 +87,25 @@ export class RollupBuilder {
     const outcomes = {
       built: (mark: MarkDocument) => failures.built(mark._id),
       failed: (mark: MarkDocument, err: unknown) => failures.failed(mark, err, this.now().getTime()),
+      overCap: (level: number, owner: string, family: string) => this.overCap.push({ level, owner, family }),
     };
+    this.legacy = new LegacyMigration({
+      marks,
+      cells,
+      commit: this.commit,
+      maxCellsPerOwner: opts.maxCellsPerOwner ?? DEFAULT_MAX_CELLS_PER_OWNER,
+      rawRetentionDays: opts.rawRetentionDays,
+      now: this.now,
+      logger: opts.logger,
+    });
     this.builders = new UnitBuilders({
       db,
       marks,
       cells,
       commit: this.commit,
       prefix: opts.prefix,
-      pack: opts.pack,
+      maxCellsPerOwner: opts.maxCellsPerOwner ?? DEFAULT_MAX_CELLS_PER_OWNER,
+      maxPageBytes: opts.maxPageBytes,
       now: this.now,
       outcomes,
       broken:
@@ -87,6 +116,11 @@ export class RollupBuilder {
 
   async runOnce(): Promise<BuildPass> {
     const now = this.now();
+    // once per process, before anything is built: units of the first cell format rebuilt or converted
+    if (!this.migrated) {
+      await this.legacy.run();
+      this.migrated = true;
+    }
     const swept = await this.commit.sweep(new Date(now.getTime() - this.opts.abandonMs));
     let orphans = 0;
     if (now.getTime() - this.lastOrphanSweep >= this.opts.abandonMs) {
@@ -95,6 +129,7 @@ export class RollupBuilder {
       orphans = await this.commit.sweepOrphans(new Date(now.getTime() - this.opts.abandonMs));
     }
     const built = new Array<number>(MAX_LEVEL + 1).fill(0);
+    this.overCap = [];
     let waiting = 0;
     let oldestReady: number | undefined;
     // one scan of the marks per pass (a query by level would scan them again on the stand-in)
@@ -102,7 +137,7 @@ export class RollupBuilder {
     const dirty = (await this.marks.collection.find({ dirty: true }).toArray()).filter((m) => !m.retired);
     // a unit whose build fails is given up alone: the pass goes on with every other unit
     this.failures.begin(new Set(dirty.map((m) => m._id)));
-    for (let level = 0; level <= MAX_LEVEL; level++) {
+    for (const level of LEVELS) {
       const atLevel = dirty.filter((m) => m.l === level).sort((a, b) => a.t - b.t);
       const due = atLevel.filter((m) => this.isReady(m, now));
       const ready = due.filter((m) => !this.failures.waiting(m._id, now.getTime())).slice(0, this.opts.batchUnits);
@@ -118,7 +153,7 @@ export class RollupBuilder {
       for (const m of ready) if (await this.builders.buildMerged(m)) built[level]!++;
     }
     const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);
-    return { built, waiting, lagSeconds, swept, orphans, failed: this.failures.end() };
+    return { built, waiting, lagSeconds, swept, orphans, failed: this.failures.end(), overCap: this.overCap };
   }
 
   /** Ended past the grace, no write in flight (or one presumed dead), and its raw events still kept. */

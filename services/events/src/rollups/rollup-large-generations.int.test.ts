@@ -13,7 +13,6 @@ import type { EventDocument } from '../storage/event-document';
 import { CellStore } from './cell-store';
 import type { ManifestDocument } from './cell-manifests';
 import { RollupBuilder } from './rollup-builder';
-import { DEFAULT_PACK_LIMITS } from './cell-document';
 
 const FROM = Date.parse('2026-10-20T00:00:00Z');
 const random = prng(77);
@@ -56,8 +55,9 @@ test('when pixel beacons fill one owner’s hour with control-character metadata
   );
   await f.builder().runOnce();
   expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
+  // MongoDB refuses documents over 16 MB: pages stay far below (metadata is stored once per page)
   for (const doc of await f.cells.collection.find({}).toArray())
-    expect(BSON.calculateObjectSize(doc)).toBeLessThanOrEqual(DEFAULT_PACK_LIMITS.maxBytes);
+    expect(BSON.calculateObjectSize(doc)).toBeLessThanOrEqual(16 * 1024 * 1024 - 256 * 1024);
 
   const range = { created__gte: '2026-10-20', created__lte: '2026-10-23' };
   for (const body of [
@@ -79,7 +79,7 @@ test('when a generation has more cell documents than one manifest may list, then
   await f.write(randomEvents(random, 300, FROM, FROM + 2 * 86_400_000));
   await build();
   const manifests = f.db.collection<ManifestDocument>('rollup_cells_manifests');
-  const heads = await manifests.find({ parts: { $gt: 1 } }).toArray();
+  const heads = await manifests.find({ parts: { $gt: 2 } }).toArray();
   expect(heads.length).toBeGreaterThan(0);
   // every part of a generation's manifest is within the limit, and together they list its documents
   for (const m of await manifests.find({}).toArray()) expect(m.ids.length).toBeLessThanOrEqual(3);

@@ -1,16 +1,20 @@
 import { DAY_MS, HOUR_MS, utcHourStart } from '../storage/time-units';
 
 /**
- * Rollup units: aligned UTC time spans whose counts are pre-aggregated. Levels 0..3 are blocks of
- * 1, 2, 4 and 8 hours, level 4 one UTC day (three 8-hour blocks), levels 5..9 blocks of 2, 4, 8,
- * 16 and 32 days, all aligned to the epoch (a block of 2^k hours or days starts on a multiple of
- * its size). Any range decomposes into O(log) units: a 30-day report reads a handful whatever the
- * traffic, and a day in a whole-hour zone (New York: 04:00Z..04:00Z) about five instead of 24 hours.
+ * Rollup units: aligned UTC time spans whose counts are pre-aggregated. Level 0 is an hour, level
+ * 2 a block of 4 hours, level 4 one UTC day (six 4-hour blocks), levels 5..9 blocks of 2, 4, 8, 16
+ * and 32 days, all aligned to the epoch (a block of 2^k hours or days starts on a multiple of its
+ * size). Levels 1 and 3 (2 and 8 hours) are not kept: they held about 30 % of the cells' bytes for
+ * a few reads saved (a day in a whole-hour zone is 6 to 9 units instead of 4 to 6). Any range
+ * decomposes into O(log) units: a 30-day report reads a handful whatever the traffic.
  */
 /** The level of one UTC day: below it sub-day blocks, above it multi-day blocks. */
 export const DAY_LEVEL = 4;
 export const MAX_LEVEL = 9;
-export const LEVELS: readonly number[] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+export const LEVELS: readonly number[] = [0, 2, 4, 5, 6, 7, 8, 9];
+/** Levels of earlier releases no longer kept (their marks and cells are dropped at start). */
+export const DROPPED_LEVELS: readonly number[] = [1, 3];
+/** By level number (1 and 3 are not kept any more). */
 export const LEVEL_NAMES: readonly string[] = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'];
 
 /** One unit: its level and the first millisecond it covers. */
@@ -36,7 +40,7 @@ export function parseUnitId(id: string): UnitRef | undefined {
   const m = /^(\d):(\d+)$/.exec(id);
   if (!m) return undefined;
   const unit = { level: Number(m[1]), start: Number(m[2]) };
-  return unit.level <= MAX_LEVEL && unit.start % unitSizeMs(unit.level) === 0 ? unit : undefined;
+  return LEVELS.includes(unit.level) && unit.start % unitSizeMs(unit.level) === 0 ? unit : undefined;
 }
 
 /** The unit of a level that contains an instant. */
@@ -50,16 +54,13 @@ export function unitsContaining(at: number): UnitRef[] {
   return LEVELS.map((level) => unitAt(level, at));
 }
 
-/** The units a unit is merged from: a day from its three 8-hour blocks, any other block from its two halves. */
+/** The units a unit is merged from: the units of the next smaller kept level that it is made of. */
 export function childrenOf(unit: UnitRef): UnitRef[] {
-  if (unit.level === 0) return [];
-  if (unit.level === DAY_LEVEL)
-    return [0, 1, 2].map((i) => ({ level: DAY_LEVEL - 1, start: unit.start + i * 8 * HOUR_MS }));
-  const half = unitSizeMs(unit.level - 1);
-  return [
-    { level: unit.level - 1, start: unit.start },
-    { level: unit.level - 1, start: unit.start + half },
-  ];
+  const below = LEVELS.indexOf(unit.level) - 1;
+  if (below < 0) return [];
+  const level = LEVELS[below]!;
+  const size = unitSizeMs(level);
+  return Array.from({ length: unitSizeMs(unit.level) / size }, (_, i) => ({ level, start: unit.start + i * size }));
 }
 
 /** Distinct unit ids touched by writes at these instants, hours first (the order marks are bumped in). */

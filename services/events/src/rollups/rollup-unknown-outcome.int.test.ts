@@ -12,6 +12,8 @@ import {
 import type { MarkDocument } from './mark-document';
 import { isBuilt } from './mark-document';
 import { RollupBuilder } from './rollup-builder';
+import { FAMILIES } from './families';
+import { writePages } from './page-writer';
 import { BrokenUnits } from './broken-units';
 import { PlannedCountSource } from '../reporting/read/planned-count-source';
 import { ReportService } from '../reporting/http/report-service';
@@ -98,7 +100,7 @@ async function expectNoBuiltMarkWithoutCells(): Promise<void> {
 
 describe.each([
   ['an hour', { level: 0, start: FROM + 5 * 3_600_000 }],
-  ['an 8-hour block', { level: 3, start: FROM + 8 * 3_600_000 }],
+  ['a 4-hour block', { level: 2, start: FROM + 8 * 3_600_000 }],
   ['a day', DAY],
   ['a 4-day block', { level: 6, start: Math.floor(FROM / (4 * DAY_MS)) * 4 * DAY_MS }],
 ] as Array<[string, UnitRef]>)('publishing %s', (_label, target) => {
@@ -208,13 +210,14 @@ test('when a parent is built from a child whose cells are gone, then the child i
   for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
 }, 120_000);
 
-test('when a page a built directory lists is gone, then reports equal raw events and the unit is reset once, counted and logged', async () => {
+test('when a page of a built unit is gone, then reports equal raw events and the unit is reset once, counted and logged', async () => {
   const random = prng(235);
   await f.write(randomEvents(random, 400, FROM, TO));
   for (let pass = 0; pass < 2; pass++) await f.builder().runOnce();
   const mark = (await f.marks.collection.findOne({ _id: unitId(DAY) }))!;
-  const page = await f.cells.collection.findOne({ g: mark.b!.g, k: 'f', o: OWNERS[0] });
-  await f.cells.collection.deleteOne({ _id: page!._id });
+  // the owner's page of the pages family (content_id, url) goes; its other families' pages stay
+  const deleted = await f.cells.collection.deleteOne({ g: mark.b!.g, f: 'p', p: 0, o: OWNERS[0] });
+  expect(deleted.deletedCount).toBe(1);
 
   const resets: string[] = [];
   const lines: string[] = [];
@@ -263,18 +266,7 @@ test('when a generation no mark points at is left behind, then the orphan sweep 
   // a generation whose reservation was removed but whose cells stayed (a clean-up with an unknown outcome)
   const reservedAt = new Date(Date.now() - 3_600_000);
   const orphan = `${unitId(DAY)}@${reservedAt.getTime().toString(36)}-abcdef012345`;
-  await f.cells.insert(orphan, [
-    {
-      _id: `["f","${orphan}","${OWNERS[0]!}","impression",0]`,
-      o: OWNERS[0]!,
-      g: orphan,
-      k: 'f',
-      n: 'impression',
-      p: 0,
-      e: '[]',
-      l: '[]',
-    },
-  ]);
+  await f.cells.insert(orphan, writePages(orphan, OWNERS[0]!, FAMILIES[0]!, []));
   const young = await f.builder({ abandonMs: 2 * 3_600_000 }).runOnce();
   expect(young.orphans).toBe(0);
   const sweep = await f.builder({ abandonMs: 60_000 }).runOnce();

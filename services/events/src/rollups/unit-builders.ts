@@ -1,20 +1,15 @@
 import type { Db } from 'mongodb';
 import { bucketName } from '../storage/bucket-naming';
-import { decodeCellValue } from './aggregates/cell-aggregates';
-import {
-  FINE_KEYS,
-  itemsAt,
-  packCells,
-  parseSides,
-  type CellDocument,
-  type FineEntry,
-  type PackLimits,
-} from './cell-document';
-import { CellTable } from './cell-table';
-import { GenerationGoneError, type CellStore } from './cell-store';
-import { buildHourPipeline, readHourRow } from './hour-pipeline';
 import type { BrokenUnits } from './broken-units';
+import { GenerationGoneError, LegacyGenerationError, type CellStore } from './cell-store';
+import { FamilyTable } from './cell-table';
+import { FAMILIES } from './families';
+import type { GenerationWriter } from './generation-writer';
+import { buildHourPipeline, readHourRow } from './hour-pipeline';
 import { isBuilt, type MarkDocument } from './mark-document';
+import { forEachStoredEntry } from './page-reader';
+import { overflowPage, writePages } from './page-writer';
+import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS } from '../storage/time-units';
 import { childrenOf, unitId } from './rollup-units';
@@ -24,6 +19,8 @@ import { isKilled, type UnitCommit } from './unit-commit';
 interface UnitOutcomes {
   built(mark: MarkDocument): void;
   failed(mark: MarkDocument, err: unknown): void;
+  /** An owner's family in a unit passed its cell cap: kept as a marked first page only. */
+  overCap(level: number, owner: string, family: string): void;
 }
 
 export interface UnitBuildersDeps {
@@ -32,58 +29,89 @@ export interface UnitBuildersDeps {
   cells: CellStore;
   commit: UnitCommit;
   prefix: string;
-  pack?: PackLimits;
+  /** Cells one owner may have in one family of one unit (ROLLUP_MAX_CELLS_PER_OWNER). */
+  maxCellsPerOwner: number;
+  /** Bytes per stored page (tests make it small). */
+  maxPageBytes?: number;
   now: () => Date;
   outcomes: UnitOutcomes;
   broken: BrokenUnits;
 }
 
+/** One owner's cells of one unit being built: a table per family. */
+type OwnerTables = Map<string, FamilyTable>;
+
 /**
  * Builds units from their sources: hours from raw events (one pass over the day bucket for all
- * the hours of that day being built), days and blocks by merging their children's cells.
- * Each returns how many units became current.
+ * the hours of that day being built), days and blocks by merging their children's pages. Either
+ * way one owner's cells at a time are held and written (its tables capped per family), so a
+ * build's memory is bounded by the largest owner, not by the unit. Each returns how many units
+ * became current.
  */
 export class UnitBuilders {
   constructor(private readonly deps: UnitBuildersDeps) {}
 
   /**
    * Hours of one UTC day; the snapshots were read before anything below reads raw events. A
-   * failure of one hour's cells gives up that hour only; a failure of the shared read, every hour.
+   * failure of one hour's pages gives up that hour only; a failure of the shared read, every hour.
    */
   async buildHours(dayStart: number, snapshots: readonly MarkDocument[]): Promise<number> {
-    const { commit, now } = this.deps;
-    const reserved: Array<{ mark: MarkDocument; g: string }> = [];
-    const tables = new Map<number, CellTable>();
+    const { commit, now, cells } = this.deps;
+    const hours = new Map<number, { mark: MarkDocument; g: string; writer: GenerationWriter; error?: unknown }>();
     let reserving: MarkDocument | undefined;
     try {
       for (const mark of snapshots) {
         reserving = mark;
         const g = await commit.reserve(mark, now());
-        if (g) reserved.push({ mark, g });
+        if (g) hours.set(Math.round((mark.t - dayStart) / HOUR_MS), { mark, g, writer: cells.writer(g) });
       }
       reserving = undefined;
-      if (reserved.length === 0) return 0;
-      const from = Math.min(...reserved.map((r) => r.mark.t));
-      const to = Math.max(...reserved.map((r) => r.mark.t)) + HOUR_MS;
-      for (const r of reserved) tables.set(Math.round((r.mark.t - dayStart) / HOUR_MS), new CellTable());
+      if (hours.size === 0) return 0;
+      const marks = [...hours.values()].map((h) => h.mark.t);
+      const from = new Date(Math.min(...marks));
+      const to = new Date(Math.max(...marks) + HOUR_MS);
+      let owner: string | undefined;
+      let tables = new Map<number, OwnerTables>();
+      const flush = async () => {
+        for (const [hour, byFamily] of tables) {
+          const h = hours.get(hour)!;
+          if (h.error !== undefined) continue;
+          // one hour's pages failing gives up that hour alone
+          await h.writer.add(this.pages(h.g, h.mark.l, owner!, byFamily)).catch((err: unknown) => (h.error = err));
+        }
+        tables = new Map();
+      };
       const bucket = this.deps.db.collection(bucketName(this.deps.prefix, new Date(dayStart)));
-      for await (const doc of bucket.aggregate(buildHourPipeline(new Date(from), new Date(to)), {
-        allowDiskUse: true,
-      })) {
+      for await (const doc of bucket.aggregate(buildHourPipeline(from, to), { allowDiskUse: true })) {
         const row = readHourRow(doc);
-        tables.get(row.hour)?.addDeviceRow(row);
+        if (!hours.has(row.hour)) continue;
+        if (row.owner !== owner) {
+          if (owner !== undefined) await flush();
+          owner = row.owner;
+        }
+        let byFamily = tables.get(row.hour);
+        if (!byFamily) tables.set(row.hour, (byFamily = this.tables()));
+        for (const family of FAMILIES) {
+          byFamily.get(family.id)!.add(
+            row.name,
+            family.dimensions.map((d) => row.dims[d]),
+            row.value,
+          );
+        }
       }
+      if (owner !== undefined) await flush();
     } catch (err) {
       if (isKilled(err)) throw err;
-      for (const r of reserved) await this.giveUp(r.mark, r.g, err);
+      for (const h of hours.values()) await this.giveUp(h.mark, h.g, err);
       if (reserving) this.deps.outcomes.failed(reserving, err);
       return 0;
     }
     let built = 0;
-    for (const { mark, g } of reserved) {
+    for (const { mark, g, writer, error } of hours.values()) {
       try {
-        const table = tables.get(Math.round((mark.t - dayStart) / HOUR_MS))!;
-        if (await commit.commit(mark, g, this.pack(table, g))) {
+        if (error !== undefined) throw error;
+        await writer.finish();
+        if (await commit.publish(mark, g)) {
           built++;
           this.deps.outcomes.built(mark);
         }
@@ -100,7 +128,7 @@ export class UnitBuilders {
    * child without a mark was never written, or covers only days retention removed: a unit with
    * some of its days removed is retired with every unit above it, so it is never the parent
    * here. The children's generations are checked again after reading, since a replaced
-   * generation's cells may have been dropped while they were read.
+   * generation's pages may have been dropped while they were read.
    */
   async buildMerged(snapshot: MarkDocument): Promise<boolean> {
     let g: string | undefined;
@@ -125,37 +153,28 @@ export class UnitBuilders {
     const g = await commit.reserve(snapshot, now());
     if (!g) return false;
     onReserved(g);
-    const docs: CellDocument[] = [];
-    let owner: string | undefined;
-    let table = new CellTable();
-    const flush = () => {
-      if (owner !== undefined) docs.push(...packCells(owner, g, table.byOwner().get(owner) ?? [], this.deps.pack));
-      table = new CellTable();
-    };
+    const writer = cells.writer(g);
     let gone = false;
     try {
-      for await (const doc of cells.finePagesByOwner(gens)) {
-        if (doc.o !== owner) {
-          flush();
-          owner = doc.o;
+      for await (const { owner, pages } of cells.pagesByOwner(gens)) {
+        const byFamily = this.tables();
+        for (const page of pages) {
+          const table = byFamily.get(page.f);
+          if (!table) continue;
+          if (page.over) table.overflow();
+          else forEachStoredEntry(page, (name, keys, value) => table.add(name, keys, value));
         }
-        const sides = parseSides(doc);
-        (JSON.parse(doc.e) as FineEntry[]).forEach((entry, i) => {
-          table.add(
-            decodeCellValue(entry, FINE_KEYS, itemsAt(sides, i), {
-              owner: doc.o,
-              name: doc.n ?? '',
-              contentId: entry[0],
-              url: entry[1],
-            }),
-          );
-        });
+        await writer.add(this.pages(g, snapshot.l, owner, byFamily));
       }
-      flush();
     } catch (err) {
+      // a child of the first format: the parent waits until the migration rebuilt or converted it
+      if (err instanceof LegacyGenerationError) {
+        await commit.abandon(snapshot._id, g);
+        return false;
+      }
       if (!(err instanceof GenerationGoneError)) throw err;
-      // a child rebuilt meanwhile (its old cells dropped), or one pointing at missing cells:
-      // the latter is reset to be rebuilt (the reset leaves a rebuilt child alone)
+      // a child rebuilt meanwhile (its old pages dropped), or one pointing at missing or old
+      // pages: the latter is reset to be rebuilt (the reset leaves a rebuilt child alone)
       await this.deps.broken.reset(err.generations, 'builder');
       gone = true;
     }
@@ -164,7 +183,8 @@ export class UnitBuilders {
       await commit.abandon(snapshot._id, g);
       return false;
     }
-    return commit.commit(snapshot, g, docs);
+    await writer.finish();
+    return commit.publish(snapshot, g);
   }
 
   /** A failed build: its reservation goes (else the unit would wait for the sweep), and the failure is reported. */
@@ -174,9 +194,20 @@ export class UnitBuilders {
     this.deps.outcomes.failed(mark, err);
   }
 
-  private pack(table: CellTable, g: string): CellDocument[] {
-    const docs: CellDocument[] = [];
-    for (const [owner, list] of table.byOwner()) docs.push(...packCells(owner, g, list, this.deps.pack));
+  private tables(): OwnerTables {
+    return new Map(FAMILIES.map((family) => [family.id, new FamilyTable(family, this.deps.maxCellsPerOwner)]));
+  }
+
+  /** One owner's pages of every family (a family past its cap: its marked first page alone). */
+  private pages(g: string, level: number, owner: string, byFamily: OwnerTables): CellPageDocument[] {
+    const docs: CellPageDocument[] = [];
+    for (const table of byFamily.values()) {
+      if (table.over) {
+        docs.push(overflowPage(g, owner, table.family));
+        this.deps.outcomes.overCap(level, owner, table.family.id);
+      } else if (table.size > 0)
+        docs.push(...writePages(g, owner, table.family, table.sorted(), this.deps.maxPageBytes));
+    }
     return docs;
   }
 }

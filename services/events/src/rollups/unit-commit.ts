@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Filter } from 'mongodb';
-import type { CellDocument } from './cell-document';
 import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
 import { unitOfGeneration } from './broken-units';
@@ -54,13 +53,12 @@ export class UnitCommit {
   }
 
   /**
-   * Writes the generation's cells and publishes it; true when this build became current. A publish
-   * whose outcome is unknown (the connection dropped, the driver gave up waiting) may have been
-   * applied, or may still be: the mark is asked before the build is called failed, and whatever
-   * happens after, the clean-up never drops cells a mark may point at (abandon).
+   * Publishes a generation whose pages are written (and complete); true when this build became
+   * current. A publish whose outcome is unknown (the connection dropped, the driver gave up
+   * waiting) may have been applied, or may still be: the mark is asked before the build is called
+   * failed, and whatever happens after, the clean-up never drops cells a mark may point at (abandon).
    */
-  async commit(snapshot: MarkDocument, g: string, docs: readonly CellDocument[]): Promise<boolean> {
-    await this.cells.insert(g, docs);
+  async publish(snapshot: MarkDocument, g: string): Promise<boolean> {
     await runHook(() => this.hooks.afterCells?.(snapshot._id));
     const filter: Filter<MarkDocument> = {
       _id: snapshot._id,

@@ -81,6 +81,11 @@ function decodeExact(bytes: Buffer): DistinctSketch {
 }
 
 function encodeSparse(registers: Uint8Array, used: number): string {
+  return sparseBytes(registers, used).toString('base64url');
+}
+
+/** Non-zero registers, 3 bytes each (index << 6 | value), ascending by index. */
+export function sparseBytes(registers: Uint8Array, used: number): Buffer {
   const bytes = Buffer.allocUnsafe(used * SPARSE_BYTES);
   let o = 0;
   for (let i = 0; i < M; i++) {
@@ -91,7 +96,7 @@ function encodeSparse(registers: Uint8Array, used: number): string {
     bytes[o++] = (entry >>> 8) & 0xff;
     bytes[o++] = entry & 0xff;
   }
-  return bytes.toString('base64url');
+  return bytes;
 }
 
 function decodeSparse(bytes: Buffer): DistinctSketch {
@@ -99,7 +104,7 @@ function decodeSparse(bytes: Buffer): DistinctSketch {
 }
 
 /** Raises `registers` to the stored sparse registers (each to the larger of the two). */
-function raiseSparse(registers: Uint8Array, bytes: Buffer): Uint8Array {
+export function raiseSparse(registers: Uint8Array, bytes: Uint8Array): Uint8Array {
   if (bytes.length % SPARSE_BYTES !== 0 || bytes.length >= DENSE_BYTES)
     throw new SketchFormatError('bad sparse sketch length');
   let previous = -1;
@@ -117,6 +122,11 @@ function raiseSparse(registers: Uint8Array, bytes: Buffer): Uint8Array {
 }
 
 function encodeDense(registers: Uint8Array): string {
+  return denseBytes(registers).toString('base64url');
+}
+
+/** Every register, 6 bits each, four to three bytes. */
+export function denseBytes(registers: Uint8Array): Buffer {
   const bytes = Buffer.allocUnsafe(DENSE_BYTES);
   for (let i = 0, o = 0; i < M; i += 4, o += 3) {
     const group = (registers[i]! << 18) | (registers[i + 1]! << 12) | (registers[i + 2]! << 6) | registers[i + 3]!;
@@ -124,7 +134,7 @@ function encodeDense(registers: Uint8Array): string {
     bytes[o + 1] = (group >>> 8) & 0xff;
     bytes[o + 2] = group & 0xff;
   }
-  return bytes.toString('base64url');
+  return bytes;
 }
 
 function decodeDense(bytes: Buffer): DistinctSketch {
@@ -132,7 +142,7 @@ function decodeDense(bytes: Buffer): DistinctSketch {
 }
 
 /** Raises `registers` to the stored dense registers (each to the larger of the two). */
-function raiseDense(registers: Uint8Array, bytes: Buffer): Uint8Array {
+export function raiseDense(registers: Uint8Array, bytes: Uint8Array): Uint8Array {
   if (bytes.length !== DENSE_BYTES) throw new SketchFormatError('bad dense sketch length');
   for (let i = 0, o = 0; i < M; i += 4, o += 3) {
     const group = (bytes[o]! << 16) | (bytes[o + 1]! << 8) | bytes[o + 2]!;

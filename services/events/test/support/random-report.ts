@@ -83,6 +83,8 @@ export function randomReportBody(random: () => number, from: number, to: number)
   const metrics: string[] = [];
   if (random() < 0.4) metrics.push(...pick([['count', 'uniques'], ['uniques'], ['uniques', 'count']]));
   if (random() < 0.3) metrics.push(...some(MEASURE_METRICS));
+  // reach and frequency: a visitor sample merged in any order is the same sample, so equal from rollups and raw
+  if (random() < 0.2) metrics.push('frequency');
   if (random() < 0.1 && !body.name) {
     metrics.push('conversion_rate');
     body.conversion = pick([

@@ -1,7 +1,14 @@
 import type { ReportRow } from '../../src/reporting/read/report-rows';
 import type { ReportQuery } from '../../src/reporting/request/report-query';
 import { formatZoned } from '../../src/reporting/request/time-zone';
+import { shownValue, type Dimension } from '../../src/storage/dimensions';
 import type { EventDocument } from '../../src/storage/event-document';
+
+/** An event's stored value of a dimension ("" when it has none). */
+function valueOf(e: EventDocument, dimension: Dimension): string {
+  const v = (e as unknown as Record<string, unknown>)[dimension];
+  return typeof v === 'string' ? v : '';
+}
 
 /**
  * The events of each row a report query defines, found here without the report code (filters,
@@ -11,12 +18,12 @@ import type { EventDocument } from '../../src/storage/event-document';
 export function eventsByRow(events: readonly EventDocument[], query: ReportQuery): Map<string, EventDocument[]> {
   const out = new Map<string, EventDocument[]>();
   const zone = query.timeZone ?? 'UTC';
+  const filters = Object.entries(query.filters) as Array<[Dimension, string[]]>;
   for (const e of events) {
     const t = e.created.getTime();
     if (e.owner_id !== query.ownerId || e.bot) continue;
     if (query.names && !query.names.includes(e.name)) continue;
-    if (query.urls && !query.urls.includes(e.url)) continue;
-    if (query.contentIds && !query.contentIds.includes(e.content_id)) continue;
+    if (filters.some(([dimension, values]) => !values.includes(valueOf(e, dimension)))) continue;
     if (query.deviceTypes && !query.deviceTypes.includes(e.device_type)) continue;
     if (query.range.from && t < query.range.from.getTime()) continue;
     if (query.range.to && t > query.range.to.getTime()) continue;
@@ -26,12 +33,9 @@ export function eventsByRow(events: readonly EventDocument[], query: ReportQuery
       if (!bucket) continue;
       time = formatZoned(zone, bucket.time);
     }
-    const key = rowKey({
-      time,
-      name: e.name,
-      content_id: query.groupBy.includes('content_id') ? e.content_id : undefined,
-      url: query.groupBy.includes('url') ? e.url : undefined,
-    });
+    const row: Record<string, string | undefined> = { time, name: e.name };
+    for (const dimension of query.groupBy) row[dimension] = shownValue(dimension, valueOf(e, dimension));
+    const key = rowKey(row as ReportRow, query.groupBy);
     const list = out.get(key);
     if (list) list.push(e);
     else out.set(key, [e]);
@@ -39,6 +43,10 @@ export function eventsByRow(events: readonly EventDocument[], query: ReportQuery
   return out;
 }
 
-export function rowKey(row: Pick<ReportRow, 'time' | 'name' | 'content_id' | 'url'>): string {
-  return JSON.stringify([row.time ?? null, row.name, row.content_id ?? null, row.url ?? null]);
+/** A row's identity: its time, name and group_by values. */
+export function rowKey(
+  row: Pick<ReportRow, 'time' | 'name'> & Record<string, unknown>,
+  groupBy: readonly Dimension[],
+): string {
+  return JSON.stringify([row.time ?? null, row.name, ...groupBy.map((d) => row[d] ?? null)]);
 }

@@ -3,6 +3,7 @@ import type { ApiKeyPrincipal } from '../../api-keys/api-key-service';
 import type { CountSource } from '../read/count-source';
 import type { InFlightWork } from '../read/in-flight-work';
 import { parseReportRequest, type ReportLimits } from '../request/parse-report-request';
+import { readPlanOf } from '../read/read-plan';
 import { toReportRows, type ReportRow } from '../read/report-rows';
 
 export interface ReportServiceLimits extends ReportLimits {
@@ -34,13 +35,15 @@ export class ReportService {
     if (!caller.ownerIds.has(query.ownerId)) throw new ForbiddenError('this api_key may not read this owner_id');
     const deadline = Date.now() + this.limits.deadlineMs;
     const maxGroups = query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
-    const groups = await this.source.count(query, {
+    // what the report reads, worked out once and handed down
+    const plan = readPlanOf(query);
+    const groups = await this.source.count(plan, {
       deadline,
       signal,
       maxGroups,
       maxGroupBytes: this.limits.maxGroupBytes,
       work,
     });
-    return toReportRows(groups, query, this.limits.maxGroups);
+    return toReportRows(groups, plan, this.limits.maxGroups);
   }
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '@cm/platform';
-import { MAX_LEVEL, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { LEVELS, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import { HOUR_MS } from '../../storage/time-units';
 import { MAX_PLAN_HOURS } from './plan-limits';
 import { planReport, planReportYielding, type Coverage, type PlanSpan, type ReportPlan } from './plan-report';
@@ -14,7 +14,8 @@ function referencePlan(spans: readonly PlanSpan[], coverage: Coverage): ReportPl
     let at = span.start;
     while (at < span.end) {
       let taken: UnitRef | undefined;
-      for (let level = MAX_LEVEL; level >= 0 && !taken; level--) {
+      for (const level of [...LEVELS].reverse()) {
+        if (taken) break;
         const size = unitSizeMs(level);
         if (at % size === 0 && at + size <= span.end && coverage.built.has(unitId({ level, start: at })))
           taken = { level, start: at };
@@ -84,7 +85,7 @@ describe('planReport bounds', () => {
       const rnd = random(seed);
       const base = T('2026-09-01T00:00:00Z');
       const built = new Map<string, string>();
-      for (let level = 0; level <= MAX_LEVEL; level++) {
+      for (const level of LEVELS) {
         const size = unitSizeMs(level);
         for (let start = base; start < base + 70 * 86_400_000; start += size)
           if (rnd() < 0.3) built.set(unitId({ level, start }), `g${level}:${start}`);
@@ -102,8 +103,8 @@ describe('planReport bounds', () => {
     const built = new CountedUnits();
     const plan = planReport([span], { built });
     expect(plan.raw).toEqual([{ from: span.start, to: span.end }]);
-    // one step: at most one lookup per level (MAX_PLAN_HOURS of them walked hour by hour)
-    expect(built.lookups).toBeLessThanOrEqual(MAX_LEVEL + 1);
+    // one step: at most one lookup per kept level (MAX_PLAN_HOURS of them walked hour by hour)
+    expect(built.lookups).toBeLessThanOrEqual(LEVELS.length);
   });
 
   test('when one hour is built in the middle of the hard cap of hours, then the plan jumps to it: lookups per unit, not per hour', () => {
@@ -119,7 +120,7 @@ describe('planReport bounds', () => {
         { from: unit.start + HOUR_MS, to: span.end },
       ],
     });
-    expect(built.lookups).toBeLessThanOrEqual(3 * (MAX_LEVEL + 1));
+    expect(built.lookups).toBeLessThanOrEqual(3 * LEVELS.length);
   });
 
   test('when a span runs from 1970 to the year 275760, then planning is a 400 at once, not a RangeError or a walk', () => {

@@ -70,18 +70,27 @@ describe('planReport', () => {
     ]);
   });
 
-  test('when a New York day is planned over sub-day blocks, then it takes four units instead of 24 hours', () => {
-    // 2026-10-15 in New York (-04:00) is 04:00Z..04:00Z: 4h@04, 8h@08, 8h@16, 4h@00 of the next day
+  test('when a New York day is planned over 4-hour blocks, then it takes six units instead of 24 hours', () => {
+    // 2026-10-15 in New York (-04:00) is 04:00Z..04:00Z: five 4-hour blocks from 04:00, one of the next day
     const units: UnitRef[] = [
-      { level: 2, start: T('2026-10-15T04:00:00Z') },
-      { level: 3, start: T('2026-10-15T08:00:00Z') },
-      { level: 3, start: T('2026-10-15T16:00:00Z') },
+      ...[4, 8, 12, 16, 20].map((h) => ({ level: 2, start: T('2026-10-15T00:00:00Z') + h * 3_600_000 })),
       { level: 2, start: T('2026-10-16T00:00:00Z') },
       ...hours('2026-10-15T04:00:00Z', 24),
     ];
     const plan = planReport([{ start: T('2026-10-15T04:00:00Z'), end: T('2026-10-16T04:00:00Z') }], covered(...units));
     expect(plan.raw).toEqual([]);
-    expect(plan.rollup.map((s) => s.unit.level)).toEqual([2, 3, 3, 2]);
+    expect(plan.rollup.map((s) => s.unit.level)).toEqual([2, 2, 2, 2, 2, 2]);
+  });
+
+  test('when a day of a zone five hours behind is planned, then its first and last hours are hours and the rest 4-hour blocks', () => {
+    // New York in winter (-05:00): 05:00Z..05:00Z: hours 05, 06, 07, 4h blocks 08..24 and 00..04, hour 04
+    const units: UnitRef[] = [
+      ...[8, 12, 16, 20, 24].map((h) => ({ level: 2, start: T('2026-11-15T00:00:00Z') + h * 3_600_000 })),
+      ...hours('2026-11-15T05:00:00Z', 24),
+    ];
+    const plan = planReport([{ start: T('2026-11-15T05:00:00Z'), end: T('2026-11-16T05:00:00Z') }], covered(...units));
+    expect(plan.raw).toEqual([]);
+    expect(plan.rollup.map((s) => s.unit.level)).toEqual([0, 0, 0, 2, 2, 2, 2, 2, 0]);
   });
 
   test('when two series spans meet, then their raw parts stay apart (each row time counts its own)', () => {

@@ -1,4 +1,4 @@
-import { MAX_LEVEL, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { LEVELS, MAX_LEVEL, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import { checkPlanSize } from './plan-limits';
 import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from './sliced-work';
 
@@ -81,7 +81,8 @@ function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<
 }
 
 function largestBuiltUnit(at: number, end: number, coverage: Coverage): { unit: UnitRef; g: string } | undefined {
-  for (let level = MAX_LEVEL; level >= 0; level--) {
+  for (let i = LEVELS.length - 1; i >= 0; i--) {
+    const level = LEVELS[i]!;
     const size = unitSizeMs(level);
     if (at % size !== 0 || at + size > end) continue;
     const unit = { level, start: at };

@@ -1,6 +1,6 @@
 import type { Collection } from 'mongodb';
 import { isBuilt, type MarkDocument } from '../../rollups/mark-document';
-import { DAY_LEVEL, MAX_LEVEL, unitId, unitSizeMs } from '../../rollups/rollup-units';
+import { DAY_LEVEL, LEVELS, unitId, unitSizeMs } from '../../rollups/rollup-units';
 import { checkPlanSize } from './plan-limits';
 import { planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
 
@@ -36,8 +36,8 @@ function* unitIdChunks(
 /**
  * Which rollup units a report may use right now, read from the marks top-down so a long range
  * never reads every hour mark: days and larger blocks first (2,000 ids a query), then each
- * sub-day level (8h, 4h, 2h, 1h) only where the plan so far still reads raw events (edges, zone
- * days that do not align with UTC days, units not built).
+ * sub-day level (4h, 1h) only where the plan so far still reads raw events (edges, zone days
+ * that do not align with UTC days, units not built).
  */
 export class RollupCoverage {
   constructor(private readonly marks: Collection<MarkDocument>) {}
@@ -52,11 +52,11 @@ export class RollupCoverage {
       from = Math.min(from, s.start);
       to = Math.max(to, s.end);
     }
-    const upper = Array.from({ length: MAX_LEVEL - DAY_LEVEL + 1 }, (_, i) => DAY_LEVEL + i);
+    const upper = LEVELS.filter((level) => level >= DAY_LEVEL);
     // series spans lie within [from, to] (at most the range cap): checked again so the loops stay bounded
     checkPlanSize([{ start: from, end: to }]);
     await this.find(built, unitIdChunks(upper, [{ from, to }]), budget);
-    for (let level = DAY_LEVEL - 1; level >= 0; level--) {
+    for (const level of LEVELS.filter((l) => l < DAY_LEVEL).reverse()) {
       const lookUp = spansToLookUp(await planReportYielding(spans, { built }), level);
       if (lookUp.length === 0) break;
       await this.find(built, unitIdChunks([level], lookUp), budget);

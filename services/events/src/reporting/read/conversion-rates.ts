@@ -1,6 +1,9 @@
-import type { GroupCount } from './count-source';
-import { groupKey } from './group-accumulator';
-import type { Conversion, GroupField } from '../request/report-query';
+import type { Conversion } from '../request/report-query';
+import { groupKey, type ReportGroup } from './report-groups';
+
+function countOf(g: ReportGroup): number {
+  return (g.states.count as number | undefined) ?? 0;
+}
 
 /**
  * Conversion rate: in each group and row time, the count of `to` events over the count of `from`
@@ -8,47 +11,30 @@ import type { Conversion, GroupField } from '../request/report-query';
  * a group without impressions has no rate), so every defined rate has a row to stand on.
  */
 export function conversionRates(
-  groups: readonly GroupCount[],
+  groups: readonly ReportGroup[],
   conversion: Conversion,
-  groupBy: readonly GroupField[],
-): (g: GroupCount) => number | undefined {
+): (g: ReportGroup) => number | undefined {
   const converted = new Map<string, number>();
-  for (const g of groups) {
-    if (g.name === conversion.to) converted.set(slot(g, g.time, groupBy), g.value);
-  }
+  for (const g of groups) if (g.name === conversion.to) converted.set(groupKey(g.time, '', g.dims), countOf(g));
   return (g) => {
-    if (g.name !== conversion.from || g.value === 0) return undefined;
-    return (converted.get(slot(g, g.time, groupBy)) ?? 0) / g.value;
+    if (g.name !== conversion.from || countOf(g) === 0) return undefined;
+    return (converted.get(groupKey(g.time, '', g.dims)) ?? 0) / countOf(g);
   };
 }
 
 /** Per group (its group fields, every row time together): both counts and their rate (null without `from` events). */
 export function conversionTotals(
-  groups: readonly GroupCount[],
+  groups: readonly ReportGroup[],
   conversion: Conversion,
-  groupBy: readonly GroupField[],
-): Map<string, { group: GroupCount; from: number; to: number; rate: number | null }> {
-  const totals = new Map<string, { group: GroupCount; from: number; to: number; rate: number | null }>();
+): Map<string, { dims: readonly string[]; from: number; to: number; rate: number | null }> {
+  const totals = new Map<string, { dims: readonly string[]; from: number; to: number; rate: number | null }>();
   for (const g of groups) {
-    const key = slot(g, undefined, groupBy);
+    const key = groupKey(undefined, '', g.dims);
     let t = totals.get(key);
-    if (!t) {
-      t = { group: { name: '', content_id: g.content_id, url: g.url, value: 0 }, from: 0, to: 0, rate: null };
-      totals.set(key, t);
-    }
-    if (g.name === conversion.from) t.from += g.value;
-    if (g.name === conversion.to) t.to += g.value;
+    if (!t) totals.set(key, (t = { dims: g.dims, from: 0, to: 0, rate: null }));
+    if (g.name === conversion.from) t.from += countOf(g);
+    if (g.name === conversion.to) t.to += countOf(g);
   }
   for (const t of totals.values()) t.rate = t.from === 0 ? null : t.to / t.from;
   return totals;
-}
-
-/** A group's place without its name: the fields it is grouped by, and its row time. */
-function slot(g: GroupCount, time: number | undefined, groupBy: readonly GroupField[]): string {
-  return groupKey({
-    time,
-    name: '',
-    content_id: groupBy.includes('content_id') ? g.content_id : undefined,
-    url: groupBy.includes('url') ? g.url : undefined,
-  });
 }

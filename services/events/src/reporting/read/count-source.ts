@@ -1,41 +1,6 @@
-import type { DistinctSketch } from '../../sketches/distinct-sketch';
-import type { SumsState } from '../../rollups/aggregates/sums-aggregate';
-import type { QuantileParts, QuantilesState } from '../../rollups/aggregates/quantiles-aggregate';
 import type { InFlightWork } from './in-flight-work';
-import type { ReportQuery } from '../request/report-query';
-
-/** The latest matching event of a group: what metadata values are read from. */
-export interface LatestEvent {
-  created: Date;
-  /** Event id (UUIDv7): breaks ties between events of the same millisecond. */
-  id: string;
-  /** Values of the requested metadata keys, in the order of `ReportQuery.metadataKeys` ("" when absent). */
-  metadata: string[];
-}
-
-/** What a group holds besides its count, each only when the report asks for it. */
-export interface GroupParts {
-  /** Present when metadata keys were requested. */
-  latest?: LatestEvent;
-  /** Present when uniques were requested: the group's visitors (a sketch, exact while small). */
-  uniques?: DistinctSketch;
-  /** Present when a sum or an average was requested: the measures' event counts and sums. */
-  sums?: SumsState;
-  /** Present when a percentile or a share was requested: the measures' quantile sketches (stored ones decoded when the group is merged). */
-  quantiles?: QuantileParts;
-}
-
-/** One group of a report: the event name, the requested group fields, and its count. */
-export interface GroupCount extends GroupParts {
-  name: string;
-  content_id?: string;
-  url?: string;
-  value: number;
-  /** Series only: the start (epoch ms) of the row's time bucket. */
-  time?: number;
-  /** The group's merged quantile sketches. */
-  quantiles?: QuantilesState;
-}
+import type { ReadPlan } from './read-plan';
+import type { ReportGroup } from './report-groups';
 
 /** What bounds one report's work (its deadline, the caller going away, its groups): the terms of its ReportBudget. */
 export interface BudgetTerms {
@@ -52,10 +17,10 @@ export interface BudgetTerms {
 }
 
 /**
- * Where report counts come from. The report endpoint depends only on this interface; the one
+ * Where a report's groups come from. The report endpoint depends only on this interface; the one
  * implementation (PlannedCountSource) answers covered units from rollup cells and the rest from
- * raw day buckets (docs/architecture.md, Rollups). A source returns each group once (already merged).
+ * raw day buckets (docs/architecture.md, Rollups). A source returns each group once (merged).
  */
 export interface CountSource {
-  count(query: ReportQuery, terms?: BudgetTerms): Promise<GroupCount[]>;
+  count(plan: ReadPlan, terms?: BudgetTerms): Promise<ReportGroup[]>;
 }

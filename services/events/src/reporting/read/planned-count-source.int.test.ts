@@ -1,7 +1,9 @@
 import { MongoClient } from 'mongodb';
 import { UnavailableError } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
+import { parseReportRequest } from '../request/parse-report-request';
 import { PlannedCountSource } from './planned-count-source';
+import { readPlanOf } from './read-plan';
 
 describe('PlannedCountSource', () => {
   test('when MongoDB cannot be reached, then the report fails as unavailable (503), not as an internal error', async () => {
@@ -14,14 +16,7 @@ describe('PlannedCountSource', () => {
         queryTimeoutMs: 1000,
       });
       await expect(
-        source.count({
-          ownerId: '1',
-          groupBy: [],
-          metadataKeys: [],
-          metrics: ['count'],
-          measureMetrics: [],
-          range: {},
-        }),
+        source.count(readPlanOf(parseReportRequest({ owner_id: '1' }, { maxRangeDays: 10 }))),
       ).rejects.toBeInstanceOf(UnavailableError);
     } finally {
       await client.close();
@@ -39,16 +34,7 @@ describe('PlannedCountSource', () => {
         queryTimeoutMs: 1000,
         onBuckets: (n) => read.push(n),
       });
-      expect(
-        await source.count({
-          ownerId: '1',
-          groupBy: [],
-          metadataKeys: [],
-          metrics: ['count'],
-          measureMetrics: [],
-          range: {},
-        }),
-      ).toEqual([]);
+      expect(await source.count(readPlanOf(parseReportRequest({ owner_id: '1' }, { maxRangeDays: 10 })))).toEqual([]);
       expect(read).toEqual([0]);
     } finally {
       await client.close();

@@ -5,15 +5,14 @@ import type { MarkDocument } from '../../rollups/mark-document';
 import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
 import { RollupCoverage } from '../plan/rollup-coverage';
-import type { ReportQuery } from '../request/report-query';
-import { cellQueryOf, forEachGroup } from './cell-reader';
-import { buildCountPipeline, readCountRow } from './count-pipeline';
-import type { BudgetTerms, CountSource, GroupCount } from './count-source';
-import { GroupAccumulator } from './group-accumulator';
-import { mapLimit } from './map-limit';
-import { rawBucketReadsYielding, type RawBucketRead } from './raw-bucket-reads';
-import { reportAsk } from './report-ask';
+import { readCells, UnitNotUsableError } from './cell-reads';
+import type { BudgetTerms, CountSource } from './count-source';
+import { PageCache } from './page-cache';
+import { rawBucketReadsYielding } from './raw-bucket-reads';
+import { readRaw } from './raw-reads';
+import type { ReadPlan } from './read-plan';
 import { ReportBudget } from './report-budget';
+import { ReportGroups, type ReportGroup } from './report-groups';
 import { asUnavailable } from './storage-errors';
 
 export interface PlannedCountOptions {
@@ -32,7 +31,13 @@ export interface PlannedCountOptions {
   /** The clock an open upper bound is clamped to (Date.now). */
   now?: () => number;
   /** Without rollups every report is answered from raw events (the reference the differential test compares with). */
-  rollups?: { marks: Collection<MarkDocument>; cells: CellStore; broken?: Pick<BrokenUnits, 'reset'> };
+  rollups?: {
+    marks: Collection<MarkDocument>;
+    cells: CellStore;
+    broken?: Pick<BrokenUnits, 'reset'>;
+    /** Decoded pages kept between reports (default: 64 MiB). */
+    cache?: PageCache;
+  };
 }
 
 /** A rollup unit rebuilt while a report read it: plan again, then give up on rollups for this report. */
@@ -40,24 +45,26 @@ const PLAN_ATTEMPTS = 3;
 
 /**
  * Counts a report: plans it over the rollup units that are built right now (planReport), reads
- * their cells and the raw parts (edges, dirty hours, what is not rolled up) and merges both as
+ * their pages and the raw parts (edges, dirty hours, what is not rolled up) and merges both as
  * they stream in, within the report's budget (deadline, client gone, group cap).
  */
 export class PlannedCountSource implements CountSource {
   private readonly coverage?: RollupCoverage;
+  private readonly cache?: PageCache;
 
   constructor(
     private readonly db: Db,
     private readonly opts: PlannedCountOptions,
   ) {
     this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks) : undefined;
+    this.cache = opts.rollups ? (opts.rollups.cache ?? new PageCache(64 * 1024 * 1024)) : undefined;
   }
 
-  async count(query: ReportQuery, terms?: BudgetTerms): Promise<GroupCount[]> {
+  async count(plan: ReadPlan, terms?: BudgetTerms): Promise<ReportGroup[]> {
     const budget = new ReportBudget(terms, { deadlineMs: this.deadlineMs, perQueryMs: this.opts.queryTimeoutMs });
     try {
-      const existing = await this.listBuckets();
-      const spans = reportSpans(query, existing, {
+      const existing = await budget.run(() => this.listBuckets());
+      const spans = reportSpans(plan.query, existing, {
         prefix: this.opts.prefix,
         maxRangeDays: this.opts.maxRangeDays,
         now: (this.opts.now ?? Date.now)(),
@@ -65,17 +72,19 @@ export class PlannedCountSource implements CountSource {
       // generations found unusable while reading: never planned with again by this report
       const unusable = new Set<string>();
       for (let attempt = 1; ; attempt++) {
-        const useRollups = this.coverage !== undefined && attempt < PLAN_ATTEMPTS;
-        const plan = await this.plan(spans, useRollups, budget, unusable);
-        const read = await this.read(query, plan, existing, budget);
+        const useRollups = this.coverage !== undefined && plan.family !== undefined && attempt < PLAN_ATTEMPTS;
+        const steps = await this.plan(spans, useRollups, budget, unusable);
+        const read = await this.read(plan, steps, existing, budget);
         if (read.gone) {
           // a unit rebuilt meanwhile, or one pointing at missing cells: the latter is reset
           // (compare-and-set, so a rebuilt one is left alone) and the report planned again without it
           for (const g of read.gone) unusable.add(g);
-          await budget.run(() => this.opts.rollups!.broken?.reset(read.gone!, 'report') ?? Promise.resolve(0));
+          const reset = read.reset ?? [];
+          if (reset.length > 0)
+            await budget.run(() => this.opts.rollups!.broken?.reset(reset, 'report') ?? Promise.resolve(0));
           continue;
         }
-        if (!useRollups || (await this.stillCurrent(plan, budget))) return read.groups;
+        if (!useRollups || (await this.stillCurrent(steps, budget))) return read.groups;
       }
     } catch (err) {
       throw asUnavailable(err, this.deadlineMs) ?? err;
@@ -105,85 +114,49 @@ export class PlannedCountSource implements CountSource {
   /**
    * Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops
    * the other. A mark alone is not trusted: the manifests of the planned generations are checked
-   * at the same time, and a generation without one, or lacking a document its directory lists,
-   * comes back as `gone` (its answer is discarded).
+   * at the same time, and a generation without one, of the first page format (not converted yet),
+   * or lacking a page, comes back as `gone` (the answer is discarded); `reset`: those whose unit
+   * is reset (broken), never a first-format one (it may not be rebuildable: the builder converts it).
    */
   private async read(
-    query: ReportQuery,
-    plan: ReportPlan,
+    plan: ReadPlan,
+    steps: ReportPlan,
     existing: readonly string[],
     budget: ReportBudget,
-  ): Promise<{ groups: GroupCount[]; gone?: string[] }> {
-    const acc = new GroupAccumulator(budget.maxGroups, query.limit !== undefined, budget.maxGroupBytes);
-    const reads = await rawBucketReadsYielding(plan.raw, this.opts.prefix, new Set(existing));
+  ): Promise<{ groups: ReportGroup[]; gone?: readonly string[]; reset?: readonly string[] }> {
+    const groups = new ReportGroups(
+      plan.aggregates,
+      budget.maxGroups,
+      plan.query.limit !== undefined,
+      budget.maxGroupBytes,
+    );
+    const reads = await rawBucketReadsYielding(steps.raw, this.opts.prefix, new Set(existing));
     this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
-    this.opts.onPlan?.(plan);
+    this.opts.onPlan?.(steps);
+    const rollups = this.opts.rollups;
     try {
-      const [missing] = await Promise.all([
-        this.missingGenerations(plan, budget),
-        this.readCells(query, plan, acc, budget),
-        this.readRaw(query, reads, acc, budget),
+      const [unusable] = await Promise.all([
+        steps.rollup.length > 0 && rollups
+          ? budget.run(() =>
+              rollups.cells.unusableGenerations([...new Set(steps.rollup.map((s) => s.g))], budget.remainingMs()),
+            )
+          : Promise.resolve({ missing: [], legacy: [] }),
+        rollups ? readCells(plan, steps.rollup, groups, budget, rollups.cells, this.cache!) : Promise.resolve(),
+        readRaw(this.db, plan, reads, groups, budget, this.opts.concurrency),
       ]).catch((err: unknown) => {
         // a generation gone is answered by planning again, which needs the budget
-        if (!(err instanceof GenerationGoneError)) budget.stop(err);
+        if (!(err instanceof GenerationGoneError) && !(err instanceof UnitNotUsableError)) budget.stop(err);
         throw err;
       });
-      if (missing.length > 0) return { groups: [], gone: missing };
+      // legacy: waiting for the builder's migration (never reset: it may not be rebuildable)
+      if (unusable.missing.length + unusable.legacy.length > 0)
+        return { groups: [], gone: [...unusable.missing, ...unusable.legacy], reset: unusable.missing };
     } catch (err) {
-      if (err instanceof GenerationGoneError) return { groups: [], gone: [...err.generations] };
+      if (err instanceof GenerationGoneError) return { groups: [], gone: err.generations, reset: err.generations };
+      if (err instanceof UnitNotUsableError) return { groups: [], gone: err.generations };
       throw err;
     }
-    return { groups: acc.groups() };
-  }
-
-  /** The planned generations whose manifest is missing. */
-  private missingGenerations(plan: ReportPlan, budget: ReportBudget): Promise<string[]> {
-    if (plan.rollup.length === 0 || !this.opts.rollups) return Promise.resolve([]);
-    const cells = this.opts.rollups.cells;
-    return budget.run(() => cells.missingGenerations([...new Set(plan.rollup.map((s) => s.g))], budget.remainingMs()));
-  }
-
-  private async readCells(
-    query: ReportQuery,
-    plan: ReportPlan,
-    acc: GroupAccumulator,
-    budget: ReportBudget,
-  ): Promise<void> {
-    if (plan.rollup.length === 0 || !this.opts.rollups) return;
-    const q = cellQueryOf(query);
-    const timeOf = new Map(plan.rollup.map((s) => [s.g, s.time]));
-    const cursor = this.opts.rollups.cells.forReport(
-      query.ownerId,
-      [...timeOf.keys()],
-      q.kind,
-      q.names,
-      q.sides,
-      budget.remainingMs(),
-    );
-    await budget.stream(cursor, (doc) => {
-      const time = timeOf.get(doc.g);
-      forEachGroup(doc, q, (name, contentId, url, value, parts) =>
-        acc.addParts(time, name, contentId, url, value, parts),
-      );
-    });
-  }
-
-  private async readRaw(
-    query: ReportQuery,
-    reads: readonly RawBucketRead[],
-    acc: GroupAccumulator,
-    budget: ReportBudget,
-  ): Promise<void> {
-    const ask = reportAsk(query);
-    await mapLimit(reads, this.opts.concurrency, async (read) => {
-      const cursor = this.db
-        .collection(read.bucket)
-        .aggregate(buildCountPipeline(query, read.created), { maxTimeMS: budget.remainingMs() });
-      await budget.stream(cursor, (row) => {
-        const group = readCountRow(row, query, ask);
-        acc.add(read.time === undefined ? group : { ...group, time: read.time });
-      });
-    });
+    return { groups: groups.groups() };
   }
 
   /** Whether the rollup units read are still the generations planned with (a rebuild in between means: plan again). */

@@ -1,17 +1,51 @@
+import type { Latest } from '../../metrics/latest-aggregate';
+import { encodeMetadataKey } from '../../storage/metadata-key';
+import { QuantileBins } from '../../sketches/quantile-bins';
+import { emptyQuantiles, quantilesOf, type QuantileSketch } from '../../sketches/quantile-sketch';
+import type { SumsState } from '../../metrics/sums-aggregate';
 import { parseReportRequest } from '../request/parse-report-request';
-import type { GroupCount } from './count-source';
 import type { ReportQuery } from '../request/report-query';
-import { toReportRows } from './report-rows';
-import { emptyQuantiles, quantilesOf } from '../../sketches/quantile-sketch';
+import { readPlanOf } from './read-plan';
+import type { ReportGroup } from './report-groups';
+import { toReportRows as shape, type ReportRow } from './report-rows';
 
-const base: ReportQuery = {
-  ownerId: '1',
-  groupBy: [],
-  metadataKeys: [],
-  metrics: ['count'],
-  measureMetrics: [],
-  range: {},
-};
+const base: ReportQuery = parseReportRequest({ owner_id: '1' }, { maxRangeDays: 31 });
+
+/** A group as these tests write it: its count, group fields and states by name. */
+interface GroupCount {
+  name: string;
+  value: number;
+  url?: string;
+  content_id?: string;
+  time?: number;
+  latest?: Latest;
+  sums?: SumsState;
+  quantiles?: QuantileSketch[];
+}
+
+function toReportRows(groups: GroupCount[], query: ReportQuery, maxRows?: number): ReportRow[] {
+  const plan = readPlanOf(query);
+  const reportGroups: ReportGroup[] = groups.map((g) => {
+    const states: Record<string, unknown> = { count: g.value };
+    if (g.latest) states.latest = g.latest;
+    if (plan.aggregates.includes('sums')) states.sums = g.sums ?? [0, 0, 0, 0, 0, 0];
+    if (plan.aggregates.includes('quantiles'))
+      states.quantiles = (g.quantiles ?? [emptyQuantiles(), emptyQuantiles(), emptyQuantiles()]).map((sketch) => {
+        if (sketch.count === 0) return null;
+        const bins = new QuantileBins();
+        bins.addSketch(sketch);
+        return bins;
+      });
+    const group: ReportGroup = {
+      name: g.name,
+      dims: query.groupBy.map((d) => (d === 'url' ? g.url : g.content_id) ?? ''),
+      states,
+    };
+    if (g.time !== undefined) group.time = g.time;
+    return group;
+  });
+  return shape(reportGroups, plan, maxRows);
+}
 
 describe('toReportRows', () => {
   test('when nothing is grouped, then rows are {name, value} sorted by name', () => {
@@ -46,7 +80,8 @@ describe('toReportRows', () => {
 
   test('when metadata was requested, then each row has it under the caller keys, "" when unknown', () => {
     const groups: GroupCount[] = [
-      { name: 'click', value: 1, latest: { created: new Date(0), id: 'x', metadata: ['v', ''] } },
+      // stored metadata keys are escaped (storage/metadata-key.ts)
+      { name: 'click', value: 1, latest: [0, 'x', { [encodeMetadataKey('a.b')]: 'v' }] },
       { name: 'view', value: 1 },
     ];
     expect(toReportRows(groups, { ...base, metadataKeys: ['a.b', '__proto__'] })).toEqual([
@@ -153,6 +188,68 @@ describe('toReportRows: series and top-N', () => {
     expect(Object.keys(rows[0]!)).toEqual(['name', 'value', 'engaged_ms_avg', 'value_sum', 'scroll_depth_avg']);
   });
 
+  test('when ranked by an average, then groups without events come last whatever the direction', () => {
+    const q = parseReportRequest(
+      { owner_id: '1', group_by: 'url', metrics: 'engaged_ms_avg', order_by: 'engaged_ms_avg', order: 'asc', limit: 2 },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      { name: 'e', url: 'none', value: 9 },
+      { name: 'e', url: 'slow', value: 1, sums: [1, 9000, 0, 0, 0, 0] },
+      { name: 'e', url: 'fast', value: 1, sums: [2, 2000, 0, 0, 0, 0] },
+    ];
+    expect(toReportRows(groups, q).map((r) => r.url)).toEqual(['fast', 'slow']);
+  });
+
+  test('when a conversion rate is asked, then each from row carries to/from of its group and time (0 without conversions), other rows none', () => {
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        group_by: 'url',
+        metrics: 'count,conversion_rate',
+        conversion: { from: 'impression', to: 'click' },
+      },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      { name: 'impression', url: 'a', value: 200 },
+      { name: 'click', url: 'a', value: 5 },
+      { name: 'impression', url: 'b', value: 10 },
+      { name: 'click', url: 'c', value: 3 },
+      { name: 'view', url: 'a', value: 7 },
+    ];
+    expect(toReportRows(groups, q)).toEqual([
+      { name: 'click', url: 'a', value: 5 },
+      { name: 'click', url: 'c', value: 3 },
+      { name: 'impression', url: 'a', value: 200, conversion_rate: 0.025 },
+      { name: 'impression', url: 'b', value: 10, conversion_rate: 0 },
+      { name: 'view', url: 'a', value: 7 },
+    ]);
+  });
+
+  test('when ranked by conversion rate with a limit, then the top groups keep all their names, rows of a group together', () => {
+    const q = parseReportRequest(
+      {
+        owner_id: '1',
+        group_by: 'url',
+        metrics: 'count,conversion_rate',
+        conversion: { from: 'impression', to: 'click' },
+        order_by: 'conversion_rate',
+        limit: 1,
+      },
+      { maxRangeDays: 31 },
+    );
+    const groups: GroupCount[] = [
+      { name: 'impression', url: 'a', value: 200 },
+      { name: 'click', url: 'a', value: 5 },
+      { name: 'impression', url: 'b', value: 10 },
+      { name: 'click', url: 'b', value: 2 },
+    ];
+    expect(toReportRows(groups, q)).toEqual([
+      { name: 'click', url: 'b', value: 2 },
+      { name: 'impression', url: 'b', value: 10, conversion_rate: 0.2 },
+    ]);
+  });
   test('when the sketch knows a percentile or share exactly, then `_exact` says true (one value above 128, a threshold above every value), else false', () => {
     const q = parseReportRequest(
       {
@@ -221,69 +318,6 @@ describe('toReportRows: series and top-N', () => {
       ['https://shop.example/b', '9008000000000003'],
     ]);
     expect(toReportRows(groups, q)[1]!.value_avg).toBeCloseTo(Number(9_008_000_000_000_001n) / 9_009, 3);
-  });
-
-  test('when ranked by an average, then groups without events come last whatever the direction', () => {
-    const q = parseReportRequest(
-      { owner_id: '1', group_by: 'url', metrics: 'engaged_ms_avg', order_by: 'engaged_ms_avg', order: 'asc', limit: 2 },
-      { maxRangeDays: 31 },
-    );
-    const groups: GroupCount[] = [
-      { name: 'e', url: 'none', value: 9 },
-      { name: 'e', url: 'slow', value: 1, sums: [1, 9000, 0, 0, 0, 0] },
-      { name: 'e', url: 'fast', value: 1, sums: [2, 2000, 0, 0, 0, 0] },
-    ];
-    expect(toReportRows(groups, q).map((r) => r.url)).toEqual(['fast', 'slow']);
-  });
-
-  test('when a conversion rate is asked, then each from row carries to/from of its group and time (0 without conversions), other rows none', () => {
-    const q = parseReportRequest(
-      {
-        owner_id: '1',
-        group_by: 'url',
-        metrics: 'count,conversion_rate',
-        conversion: { from: 'impression', to: 'click' },
-      },
-      { maxRangeDays: 31 },
-    );
-    const groups: GroupCount[] = [
-      { name: 'impression', url: 'a', value: 200 },
-      { name: 'click', url: 'a', value: 5 },
-      { name: 'impression', url: 'b', value: 10 },
-      { name: 'click', url: 'c', value: 3 },
-      { name: 'view', url: 'a', value: 7 },
-    ];
-    expect(toReportRows(groups, q)).toEqual([
-      { name: 'click', url: 'a', value: 5 },
-      { name: 'click', url: 'c', value: 3 },
-      { name: 'impression', url: 'a', value: 200, conversion_rate: 0.025 },
-      { name: 'impression', url: 'b', value: 10, conversion_rate: 0 },
-      { name: 'view', url: 'a', value: 7 },
-    ]);
-  });
-
-  test('when ranked by conversion rate with a limit, then the top groups keep all their names, rows of a group together', () => {
-    const q = parseReportRequest(
-      {
-        owner_id: '1',
-        group_by: 'url',
-        metrics: 'count,conversion_rate',
-        conversion: { from: 'impression', to: 'click' },
-        order_by: 'conversion_rate',
-        limit: 1,
-      },
-      { maxRangeDays: 31 },
-    );
-    const groups: GroupCount[] = [
-      { name: 'impression', url: 'a', value: 200 },
-      { name: 'click', url: 'a', value: 5 },
-      { name: 'impression', url: 'b', value: 10 },
-      { name: 'click', url: 'b', value: 2 },
-    ];
-    expect(toReportRows(groups, q)).toEqual([
-      { name: 'click', url: 'b', value: 2 },
-      { name: 'impression', url: 'b', value: 10, conversion_rate: 0.2 },
-    ]);
   });
 
   // A conversion rate stands on its `from` row: a top-N that keeps a group keeps its rows of every

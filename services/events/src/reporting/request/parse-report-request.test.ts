@@ -18,13 +18,12 @@ describe('parseReportRequest', () => {
     expect(parseReportRequest({ owner_id: '42' }, limits)).toEqual({
       ownerId: '42',
       names: undefined,
-      urls: undefined,
-      contentIds: undefined,
+      filters: {},
       deviceTypes: undefined,
       groupBy: [],
       metadataKeys: [],
       metrics: ['count'],
-      measureMetrics: [],
+      aggregateMetrics: [{ aggregate: 'count', metric: { metric: 'count' } }],
       range: { from: undefined, to: undefined },
     });
   });
@@ -34,7 +33,7 @@ describe('parseReportRequest', () => {
       { owner_id: '42', url: ['https://A.example/guide/?fbclid=x', 'https://a.example/guide', 'not a url'] },
       limits,
     );
-    expect(q.urls).toEqual(['https://a.example/guide', 'https://A.example/guide/?fbclid=x', 'not a url']);
+    expect(q.filters.url).toEqual(['https://a.example/guide', 'https://A.example/guide/?fbclid=x', 'not a url']);
   });
 
   test('when filters are strings, then they become lists of one; lists are kept without duplicates', () => {
@@ -48,8 +47,7 @@ describe('parseReportRequest', () => {
       },
       limits,
     );
-    expect(q.urls).toEqual(['https://a.example/']);
-    expect(q.contentIds).toEqual(['c1', 'c2']);
+    expect(q.filters).toEqual({ url: ['https://a.example/'], content_id: ['c1', 'c2'] });
     expect(q.names).toEqual(['click']);
     expect(q.deviceTypes).toEqual(['mobile', 'tablet']);
   });
@@ -214,11 +212,15 @@ describe('parseReportRequest', () => {
       },
       limits,
     );
-    expect(q.measureMetrics).toEqual([
-      { metric: 'engaged_ms_p90', measure: 'engaged_ms', stat: 'quantile', q: 0.9 },
-      { metric: 'value_sum', measure: 'value', stat: 'sum' },
-      { metric: 'scroll_depth_avg', measure: 'scroll_depth', stat: 'avg' },
-      { metric: 'engaged_ms_gte_10000', measure: 'engaged_ms', stat: 'share', threshold: 10000 },
+    expect(q.aggregateMetrics).toEqual([
+      { aggregate: 'count', metric: { metric: 'count' } },
+      { aggregate: 'quantiles', metric: { metric: 'engaged_ms_p90', measure: 'engaged_ms', stat: 'quantile', q: 0.9 } },
+      { aggregate: 'sums', metric: { metric: 'value_sum', measure: 'value', stat: 'sum' } },
+      { aggregate: 'sums', metric: { metric: 'scroll_depth_avg', measure: 'scroll_depth', stat: 'avg' } },
+      {
+        aggregate: 'quantiles',
+        metric: { metric: 'engaged_ms_gte_10000', measure: 'engaged_ms', stat: 'share', threshold: 10000 },
+      },
     ]);
     expect(q.orderBy).toEqual({ field: 'engaged_ms_p90', direction: 'desc' });
   });

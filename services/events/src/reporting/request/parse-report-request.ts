@@ -1,7 +1,9 @@
+import { referrerHost } from '@cm/contracts';
 import { ValidationError, validate } from '@cm/platform';
 import type { ReportDate } from './report-dates';
-import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';
-import type { Conversion, ReportQuery } from './report-query';
+import { parseMetric } from '../../metrics/registry';
+import { DIMENSIONS, storedValue, type Dimension } from '../../storage/dimensions';
+import type { AggregateMetric, Conversion, ReportQuery } from './report-query';
 import { checkRangeCap } from './report-range';
 import { reportBodySchema, splitCommaLists } from './report-schema';
 import { timeBuckets } from './time-buckets';
@@ -60,15 +62,12 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
   return {
     ownerId: input.owner_id,
     names: distinct(input.name),
-    urls: urlFilterValues(input.url),
-    contentIds: distinct(input.content_id),
+    filters: filtersOf(input),
     deviceTypes: distinct(input.device_type),
     groupBy: input.group_by ?? [],
     metadataKeys: input.metadata ?? [],
     metrics,
-    measureMetrics: metrics
-      .map(parseMeasureMetric)
-      .filter((m): m is MeasureMetric => m !== undefined && !('error' in m)),
+    aggregateMetrics: aggregateMetricsOf(metrics),
     ...(conversion ? { conversion } : {}),
     range: { from, to },
     ...(input.interval ? { interval: input.interval, series, fillZeros: input.fill_zeros ?? false } : {}),
@@ -78,6 +77,30 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
       ? { orderBy: { field: orderField, direction: input.order ?? (orderField === 'name' ? 'asc' : 'desc') } }
       : {}),
   };
+}
+
+/** Each dimension's filter, as stored values. */
+function filtersOf(input: Partial<Record<Dimension, string[]>>): ReportQuery['filters'] {
+  const filters: ReportQuery['filters'] = {};
+  for (const dimension of DIMENSIONS) {
+    const values = input[dimension];
+    if (!values) continue;
+    if (dimension === 'url') filters.url = urlFilterValues(values);
+    // a referring site is stored as its host: a URL or an upper-case host given finds it too
+    else if (dimension === 'referrer') filters.referrer = distinct(values.map((v) => referrerHost(v) ?? v));
+    else filters[dimension] = distinct(values.map((v) => storedValue(dimension, v)));
+  }
+  return filters;
+}
+
+/** The requested metrics an aggregate answers (every name was checked by the schema). */
+function aggregateMetricsOf(metrics: readonly string[]): AggregateMetric[] {
+  const out: AggregateMetric[] = [];
+  for (const name of metrics) {
+    const parsed = parseMetric(name);
+    if (parsed && !('error' in parsed)) out.push(parsed);
+  }
+  return out;
 }
 
 /** `value`, `name`, or a requested metric other than count (whose answer is `value`). */
@@ -124,6 +147,8 @@ function zonedEnd(date: ReportDate, zone: string): Date {
   return date.date ? new Date(zonedInstant(zone, date.date.year, date.date.month, date.date.day + 1) - 1) : date.end;
 }
 
+function distinct<T>(values: T[]): T[];
+function distinct<T>(values: T[] | undefined): T[] | undefined;
 function distinct<T>(values: T[] | undefined): T[] | undefined {
   return values ? [...new Set(values)] : undefined;
 }

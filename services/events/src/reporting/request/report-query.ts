@@ -1,18 +1,20 @@
 import type { DeviceType } from '@cm/contracts';
-import type { MeasureMetric } from './measure-metrics';
+import type { ParsedMetric } from '../../metrics/aggregate';
+import type { AggregateName } from '../../metrics/registry';
+import type { Dimension } from '../../storage/dimensions';
 import type { Interval, TimeBucket } from './time-buckets';
 
-/** Fields a report may group by besides the event name. */
-export type GroupField = 'content_id' | 'url';
-export const GROUP_FIELDS: readonly GroupField[] = ['content_id', 'url'];
-
 /**
- * What a report row may carry besides its group: `count` is its `value`, `uniques` its distinct
- * visitors, `conversion_rate` the share of one name in another (with `conversion`), and a measure
- * metric (measure-metrics.ts) a statistic of a numeric value, e.g. `engaged_ms_p90`.
+ * Metrics that no aggregate answers alone: `conversion_rate` (the share of one name in another,
+ * with `conversion`). Every other metric is an aggregate's (metrics/registry.ts), `count` among them.
  */
-export type Metric = string;
-export const NAMED_METRICS = ['count', 'uniques', 'conversion_rate'] as const;
+export const DERIVED_METRICS = ['conversion_rate'] as const;
+
+/** One requested metric an aggregate answers, as that aggregate parsed it. */
+export interface AggregateMetric {
+  aggregate: AggregateName;
+  metric: ParsedMetric;
+}
 
 /** Conversion rate: the count of `to` over the count of `from` in the same group and row time. */
 export interface Conversion {
@@ -28,23 +30,26 @@ export interface TimeRange {
 
 /**
  * A validated, normalised report request. Filters are absent when not given (match all); a
- * present filter is a non-empty list of values (a single value is a list of one).
+ * present filter is a non-empty list of values as stored (a country's "unknown" is "").
  */
 export interface ReportQuery {
   ownerId: string;
   names?: string[];
-  /** Each requested url's canonical form and the form given (events from before canonical URLs hold the latter): url-filter.ts. */
-  urls?: string[];
-  contentIds?: string[];
+  /**
+   * Per dimension: the stored values the report keeps (a country's "unknown" is ""; a url's
+   * canonical form and the form given, since events from before canonical URLs hold the latter:
+   * url-filter.ts).
+   */
+  filters: Partial<Record<Dimension, string[]>>;
   deviceTypes?: DeviceType[];
-  /** In the order requested, without duplicates. */
-  groupBy: GroupField[];
+  /** The dimensions rows are grouped by (besides the name), in the order requested, without duplicates. */
+  groupBy: Dimension[];
   /** Metadata keys as the caller wrote them (the store escapes them, see storage/metadata-key.ts). */
   metadataKeys: string[];
-  /** The metrics asked for, without duplicates (`['count']` when not given: rows as before metrics existed). */
-  metrics: Metric[];
-  /** The measure metrics among them, parsed, in request order. */
-  measureMetrics: MeasureMetric[];
+  /** The metrics asked for, as named, without duplicates (`['count']` when not given: rows as before metrics existed). */
+  metrics: string[];
+  /** Those an aggregate answers, in request order. */
+  aggregateMetrics: AggregateMetric[];
   /** With the `conversion_rate` metric: the two names it relates. */
   conversion?: Conversion;
   range: TimeRange;

@@ -2,23 +2,24 @@ import Joi from 'joi';
 import { EVENT_LIMITS } from '@cm/contracts';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportDate, type ReportDate } from './report-dates';
-import { parseMeasureMetric } from './measure-metrics';
-import { GROUP_FIELDS, NAMED_METRICS, type Conversion, type Metric } from './report-query';
+import { parseMetric } from '../../metrics/registry';
+import { DIMENSIONS, type Dimension } from '../../storage/dimensions';
+import { DERIVED_METRICS, type Conversion } from './report-query';
 import { INTERVALS, type Interval } from './time-buckets';
 import { isTimeZone } from './time-zone';
 
 /** Bound on the values of one list filter: keeps the $in (and the request) small. */
 const MAX_FILTER_VALUES = 100;
+/** The longest UTM value an event keeps. */
+const ATTRIBUTION_MAX = 256;
 
-export interface ReportBody {
+export type ReportBody = {
   owner_id: string;
-  url?: string[];
-  content_id?: string[];
   name?: string[];
   device_type?: Array<'desktop' | 'tablet' | 'mobile'>;
   metadata?: string[];
-  group_by?: Array<'content_id' | 'url'>;
-  metrics?: Metric[];
+  group_by?: Dimension[];
+  metrics?: string[];
   conversion?: Conversion;
   created__gte?: ReportDate;
   created__lte?: ReportDate;
@@ -28,7 +29,10 @@ export interface ReportBody {
   limit?: number;
   order_by?: string;
   order?: 'asc' | 'desc';
-}
+} & Partial<Record<Dimension, string[]>>;
+
+/** Dimensions one report may group by. */
+const MAX_GROUP_BY = 4;
 
 /** Metrics one report may ask for: each measure statistic costs a little on every row. */
 const MAX_METRICS = 20;
@@ -36,15 +40,31 @@ const MAX_METRICS = 20;
 const metric = Joi.string()
   .max(64)
   .custom((value: string, helpers) => {
-    if ((NAMED_METRICS as readonly string[]).includes(value)) return value;
-    const measure = parseMeasureMetric(value);
-    if (measure && 'error' in measure) return helpers.message({ custom: measure.error });
-    if (measure) return value;
+    if ((DERIVED_METRICS as readonly string[]).includes(value)) return value;
+    const parsed = parseMetric(value);
+    if (parsed && 'error' in parsed) return helpers.message({ custom: parsed.error });
+    if (parsed) return value;
     return helpers.message({
       custom:
         'must be count, uniques, conversion_rate or a measure statistic <engaged_ms|scroll_depth|value>_<sum|avg|p50|p75|p90|p95|p99|gte_N>',
     });
   });
+
+/** Each dimension's filter: its values as a report may name them. */
+const DIMENSION_VALUES: Record<Dimension, Joi.StringSchema> = {
+  url: Joi.string().allow('').max(EVENT_LIMITS.urlMax),
+  content_id: Joi.string().allow('').max(EVENT_LIMITS.contentIdMax),
+  // an ISO 3166-1 alpha-2 code (either case) or "unknown"
+  country: Joi.string()
+    .pattern(/^([A-Za-z]{2}|unknown)$/, 'an ISO 3166-1 alpha-2 code or unknown')
+    .custom((value: string) => (value === 'unknown' ? value : value.toUpperCase())),
+  utm_source: Joi.string().allow('').max(ATTRIBUTION_MAX),
+  utm_medium: Joi.string().allow('').max(ATTRIBUTION_MAX),
+  utm_campaign: Joi.string().allow('').max(ATTRIBUTION_MAX),
+  utm_content: Joi.string().allow('').max(ATTRIBUTION_MAX),
+  utm_term: Joi.string().allow('').max(ATTRIBUTION_MAX),
+  referrer: Joi.string().allow('').max(253),
+};
 
 const eventName = Joi.string().min(1).max(EVENT_LIMITS.nameMax);
 
@@ -75,14 +95,13 @@ const metadataKey = Joi.string()
  */
 export const reportBodySchema = Joi.object<ReportBody>({
   owner_id: Joi.string().pattern(/^\d+$/, 'digits').max(EVENT_LIMITS.ownerIdMax).required(),
-  url: oneOrMany(Joi.string().allow('').max(EVENT_LIMITS.urlMax)),
-  content_id: oneOrMany(Joi.string().allow('').max(EVENT_LIMITS.contentIdMax)),
+  ...Object.fromEntries(DIMENSIONS.map((d) => [d, oneOrMany(DIMENSION_VALUES[d])])),
   name: oneOrMany(eventName),
   device_type: oneOrMany(Joi.string().valid('desktop', 'tablet', 'mobile')),
   metadata: Joi.array().items(metadataKey).max(EVENT_LIMITS.metadataKeys).unique(),
   group_by: Joi.array()
-    .items(Joi.string().valid(...GROUP_FIELDS))
-    .max(GROUP_FIELDS.length)
+    .items(Joi.string().valid(...DIMENSIONS))
+    .max(MAX_GROUP_BY)
     .unique(),
   metrics: Joi.array().items(metric).min(1).max(MAX_METRICS).unique(),
   conversion: Joi.object({ from: eventName.required(), to: eventName.required() }),

@@ -1,0 +1,73 @@
+import type { Document } from 'mongodb';
+import {
+  addVisitor,
+  decodeSample,
+  emptySample,
+  encodeSample,
+  frequencyOf,
+  mergeSampleInto,
+  mergeSamples,
+  SampleFormatError,
+  sampleBytes,
+  type VisitorSample,
+} from '../sketches/visitor-sample';
+import { StoredFormatError } from './byte-codec';
+import type { Aggregate, ParsedMetric } from './aggregate';
+import { isVisitorHash } from './uniques-aggregate';
+
+/**
+ * How often visitors were reached: each visitor of a cell with its events and countries, exact up
+ * to 4,096 visitors and a bottom-K sample by hash beyond (sketches/visitor-sample.ts), so hours
+ * merge into days and blocks and a campaign's pages into one answer. Kept only over every device
+ * and only in the pages family (what a campaign reads). Answers `frequency`: `frequency_avg`
+ * (events per visitor), `reach_1`, `reach_2`, `reach_3`, `reach_5`, `reach_10` (visitors reached
+ * at least that often), `frequency_exact` and, when estimated, `frequency_error` (the relative
+ * standard error of the reach). The campaign scorecard reads its on-target reach too.
+ */
+export const frequencyAggregate: Aggregate<VisitorSample> = {
+  column: 'r',
+  storage: 'folded',
+  families: ['p'],
+  empty: emptySample,
+  isEmpty: (s) => s.size === 0 && s.events === 0,
+  // events without a visitor (stored before visitors were recorded) are not in the sample
+  add: (state, event) =>
+    isVisitorHash(event.visitor)
+      ? addVisitor(mergeSamples(state, emptySample()), event.visitor, 1, event.country ?? null)
+      : state,
+  merge: mergeSamples,
+  mergeInto: mergeSampleInto,
+  own: (s) => mergeSampleInto(emptySample(), s),
+  // the visitor and its country split the rows (both already split an hour's rows), with their events
+  rowKey: () => ({ v: '$visitor', fc: { $ifNull: ['$country', ''] } }),
+  rowGroup: () => ({ fe: { $sum: 1 } }),
+  fromRow: sampleOfRow,
+  write: (w, s) => w.blob(encodeSample(s)),
+  read: (r) => {
+    try {
+      return decodeSample(r.blob());
+    } catch (err) {
+      if (err instanceof SampleFormatError) throw new StoredFormatError(err.message);
+      throw err;
+    }
+  },
+  asked: (ask) => ask.metrics.has('r'),
+  parseMetric: (name) => (name === 'frequency' ? ({ metric: 'frequency' } satisfies ParsedMetric) : undefined),
+  bytes: sampleBytes,
+  fields: (state, _metric, row) => {
+    const answer = frequencyOf(state);
+    row.frequency_avg = answer.averageFrequency;
+    for (const [times, visitors] of Object.entries(answer.atLeast)) row[`reach_${times}`] = visitors;
+    row.frequency_exact = answer.exact;
+    if (!answer.exact) row.frequency_error = answer.relativeError.reach;
+  },
+  rank: (state) => frequencyOf(state).averageFrequency,
+};
+
+/** One `$group` row: its visitor with its events and country (a row without a visitor: nothing). */
+function sampleOfRow(row: Document): VisitorSample {
+  const id = row._id as Document;
+  if (!isVisitorHash(id.v)) return emptySample();
+  const country = typeof id.fc === 'string' && /^[A-Z]{2}$/.test(id.fc) ? id.fc : null;
+  return addVisitor(emptySample(), id.v, Number(row.fe), country);
+}

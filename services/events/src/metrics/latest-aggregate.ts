@@ -1,0 +1,143 @@
+import type { Document } from 'mongodb';
+import { isLaterEvent } from '../storage/event-order';
+import { StoredFormatError, type ByteReader, type ByteWriter } from './byte-codec';
+import type { Aggregate, RawEvent } from './aggregate';
+
+/** The latest event of a cell and device: created (epoch ms), event id, its stored metadata (string values). */
+export type Latest = readonly [created: number, id: string, metadata: Readonly<Record<string, string>>];
+
+/** The latest matching event: its metadata answers a report's metadata keys ("" for a key it lacks). */
+export const latestAggregate: Aggregate<Latest | null> = {
+  column: 'l',
+  storage: 'perDevice',
+  // metadata by name and by page; by country or campaign fields it is read from raw events
+  families: ['t', 'p'],
+  empty: () => null,
+  isEmpty: (s) => s === null,
+  add: (state, event) => laterOf(state, latestOf(event._id, event.created, event.metadata)),
+  merge: laterOf,
+  mergeInto: laterOf,
+  own: (s) => s,
+  // `$max` over {c: created, i: _id, m: metadata}: documents compare field by field, so this is
+  // the newest event (ties broken by the time-ordered id) without a sort
+  rowGroup: () => ({ l: { $max: { c: '$created', i: '$_id', m: { $ifNull: ['$metadata', {}] } } } }),
+  fromRow: (row) => {
+    const l = row.l as { c: Date; i: unknown; m?: Record<string, unknown> };
+    return latestOf(l.i, l.c, l.m);
+  },
+  // a report keeps only its keys' values (positional output names: no caller key becomes a field name)
+  reportRowGroup: ({ metadataKeys }) => {
+    const values = Object.fromEntries(metadataKeys.map((key, i) => [`k${i}`, { $ifNull: [`$metadata.${key}`, ''] }]));
+    return { l: { $max: { c: '$created', i: '$_id', m: values } } };
+  },
+  fromReportRow: (row, ask) => latestOfReportRow(row, ask.metadataKeys),
+  write: writeLatest,
+  read: readLatest,
+  asked: (ask) => ask.metadataKeys.length > 0,
+  bytes: (s) => (s ? 200 + s[1].length + JSON.stringify(s[2]).length : 0),
+};
+
+/** The values of the report's (stored) metadata keys in the latest event, "" for a key it lacks. */
+export function metadataValues(state: Latest | null, keys: readonly string[]): string[] {
+  const metadata = state?.[2];
+  return keys.map((key) => (metadata && Object.hasOwn(metadata, key) ? metadata[key]! : ''));
+}
+
+/** The report pipeline's `$max` keeps only the asked keys (positional output names: no caller key becomes a field). */
+function latestOfReportRow(row: Document, keys: readonly string[]): Latest | null {
+  const latest = row.l as { c: Date; i: unknown; m?: Record<string, unknown> } | undefined;
+  if (!latest) return null;
+  const metadata: Record<string, string> = {};
+  keys.forEach((key, i) => {
+    const value = latest.m?.[`k${i}`];
+    if (typeof value === 'string' && value !== '') metadata[key] = value;
+  });
+  return [latest.c.getTime(), String(latest.i), metadata];
+}
+
+/** A stored latest event keeps the string values of the event's metadata only. */
+function latestOf(id: unknown, created: Date, metadata: RawEvent['metadata']): Latest {
+  const strings: Record<string, string> = {};
+  for (const [k, v] of Object.entries(metadata ?? {})) if (typeof v === 'string') strings[k] = v;
+  return [created.getTime(), String(id), strings];
+}
+
+/** The later of two latest events (isLaterEvent: the same order as the pipelines' `$max`). */
+function laterOf(a: Latest | null, b: Latest | null): Latest | null {
+  if (!a) return b;
+  if (!b) return a;
+  return isLaterEvent(a[0], a[1], b[0], b[1]) ? a : b;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The time in the first 48 bits of a UUIDv7 (hex digits 0..12). */
+function uuidTime(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}
+
+/**
+ * Stored: a flag byte, then 0 none; 3 an event whose id is a UUIDv7 carrying its created time
+ * (what ingest assigns): the time relative to the unit's start and the id's other 10 bytes; 1
+ * another UUID: the created time and the id's 16 bytes; 2 any other id: the time and the id as
+ * text. Then the metadata as JSON in the column's string table: events share a few metadata
+ * objects, each stored (and parsed) once per page.
+ */
+function writeLatest(w: ByteWriter, s: Latest | null): void {
+  if (!s) return w.byte(0);
+  const [created, id] = s;
+  if (UUID.test(id) && created >= w.base && uuidTime(id) === created) {
+    w.byte(3);
+    w.uint(created - w.base);
+    w.raw(Buffer.from(id.slice(14).replace(/-/g, ''), 'hex'));
+  } else if (UUID.test(id)) {
+    w.byte(1);
+    w.uint(created);
+    w.raw(Buffer.from(id.replace(/-/g, ''), 'hex'));
+  } else {
+    w.byte(2);
+    w.uint(created);
+    w.string(id);
+  }
+  w.intern(JSON.stringify(s[2]));
+}
+
+function readLatest(r: ByteReader): Latest | null {
+  const flag = r.byte();
+  if (flag === 0) return null;
+  let created: number;
+  let hex: string;
+  let id: string;
+  if (flag === 3) {
+    created = r.base + r.uint();
+    hex = created.toString(16).padStart(12, '0') + Buffer.from(r.raw(10)).toString('hex');
+    if (hex.length !== 32) throw new StoredFormatError('stored latest event time out of range');
+    id = uuidOf(hex);
+  } else if (flag === 1) {
+    created = r.uint();
+    id = uuidOf(Buffer.from(r.raw(16)).toString('hex'));
+  } else if (flag === 2) {
+    created = r.uint();
+    id = r.string();
+  } else throw new StoredFormatError(`unknown stored latest event flag ${flag}`);
+  return [created, id, r.interned(parseMetadata)];
+}
+
+function uuidOf(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Stored metadata: an object of string values (anything else is damage). */
+function parseMetadata(text: string): Readonly<Record<string, string>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new StoredFormatError('stored metadata is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new StoredFormatError('stored metadata is not an object');
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;
+  return Object.freeze(out);
+}

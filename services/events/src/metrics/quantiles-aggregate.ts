@@ -1,0 +1,108 @@
+import { MEASURE_NAMES } from '@cm/contracts';
+import { QuantileBins } from '../sketches/quantile-bins';
+import type { QuantileAnswer } from '../sketches/quantile-query';
+import {
+  decodeQuantiles,
+  emptyQuantiles,
+  encodeQuantiles,
+  quantileAnswer,
+  shareAnswer,
+} from '../sketches/quantile-sketch';
+import { StoredFormatError } from './byte-codec';
+import type { Aggregate } from './aggregate';
+import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';
+import { forEachMeasureOfRow, measureCountGroup, measureGroupKey, rowOfEvent } from './measure-rows';
+
+/** Per measure (MEASURE_NAMES order) its values' bins, null without values. */
+export type QuantilesState = Array<QuantileBins | null>;
+
+/** Shared and frozen: never written (mergeInto copies it first). */
+const EMPTY: QuantilesState = Object.freeze(MEASURE_NAMES.map(() => null)) as QuantilesState;
+
+function mergeInto(target: QuantilesState, part: QuantilesState): QuantilesState {
+  if (part === EMPTY) return target;
+  const out = target === EMPTY ? MEASURE_NAMES.map(() => null) : target;
+  for (let m = 0; m < MEASURE_NAMES.length; m++) {
+    const bins = part[m];
+    if (!bins) continue;
+    (out[m] ??= new QuantileBins()).addBins(bins);
+  }
+  return out;
+}
+
+/** A percentile or a share at or above a threshold of one measure. */
+type QuantileMetric = Extract<MeasureMetric, { stat: 'quantile' | 'share' }>;
+
+/**
+ * The measures' values per cell as quantile sketches (sketches/quantile-sketch.ts: 1 % relative
+ * accuracy, exact below 129, mergeable), read only by reports that ask for a percentile or a
+ * share at or above a threshold. Answers `<measure>_p50..p99` and `<measure>_gte_<n>`, each with
+ * `<metric>_exact`.
+ */
+export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
+  column: 'q',
+  storage: 'foldedWithDevices',
+  empty: () => EMPTY,
+  isEmpty: (s) => s === EMPTY || s.every((b) => !b || b.count === 0),
+  add: (state, event) => mergeInto(mergeInto(EMPTY, state), quantilesOfRow(rowOfEvent(event))),
+  merge: (a, b) => mergeInto(mergeInto(EMPTY, a), b),
+  mergeInto,
+  own: (s) => mergeInto(EMPTY, s),
+  rowKey: measureGroupKey,
+  rowGroup: measureCountGroup,
+  fromRow: quantilesOfRow,
+  // a bit per measure with values, then each one's sketch (quantile-codec.ts) length-prefixed
+  write: (w, s) => {
+    let mask = 0;
+    for (let m = 0; m < MEASURE_NAMES.length; m++) if (s[m] && s[m]!.count > 0) mask |= 1 << m;
+    w.byte(mask);
+    for (let m = 0; m < MEASURE_NAMES.length; m++) if (mask & (1 << m)) w.blob(encodeQuantiles(s[m]!.toSketch()));
+  },
+  read: (r) => {
+    const mask = r.byte();
+    if (mask === 0) return EMPTY;
+    if (mask >= 1 << MEASURE_NAMES.length) throw new StoredFormatError('stored quantiles name an unknown measure');
+    const out: QuantilesState = MEASURE_NAMES.map(() => null);
+    for (let m = 0; m < MEASURE_NAMES.length; m++) {
+      if (!(mask & (1 << m))) continue;
+      const bins = new QuantileBins();
+      try {
+        bins.addSketch(decodeQuantiles(r.blob()));
+      } catch (err) {
+        throw err instanceof StoredFormatError ? err : new StoredFormatError(String(err));
+      }
+      out[m] = bins;
+    }
+    return out;
+  },
+  asked: (ask) => ask.metrics.has('q'),
+  parseMetric: (name) => {
+    const m = parseMeasureMetric(name);
+    return m && ('error' in m || m.stat === 'quantile' || m.stat === 'share')
+      ? (m as QuantileMetric | { error: string })
+      : undefined;
+  },
+  bytes: (s) => s.reduce((n, b) => n + (b ? b.bytes() : 0), 64),
+  // `<metric>_exact` whenever the sketch proves the answer (sketches/quantile-query.ts)
+  fields: (state, m, row) => {
+    const { value, exact } = answerOf(state, m);
+    row[m.metric] = value;
+    row[`${m.metric}_exact`] = exact;
+  },
+  rank: (state, m) => answerOf(state, m).value,
+};
+
+/** A percentile, or the share of events at or above a threshold (null without any), and whether it is exact. */
+function answerOf(s: QuantilesState, m: QuantileMetric): QuantileAnswer {
+  const sketch = s[MEASURE_NAMES.indexOf(m.measure)]?.toSketch() ?? emptyQuantiles();
+  return m.stat === 'quantile' ? quantileAnswer(sketch, m.q) : shareAnswer(sketch, m.threshold);
+}
+
+function quantilesOfRow(row: Parameters<typeof forEachMeasureOfRow>[0]): QuantilesState {
+  let out: QuantilesState | undefined;
+  forEachMeasureOfRow(row, (i, value, events) => {
+    out ??= MEASURE_NAMES.map(() => null);
+    (out[i] ??= new QuantileBins()).addValue(value, events);
+  });
+  return out ?? EMPTY;
+}

@@ -1,0 +1,120 @@
+import type { Document } from 'mongodb';
+import type { Aggregate, ParsedMetric, PerDevice, ReportAsk } from './aggregate';
+import { countAggregate } from './count-aggregate';
+import { frequencyAggregate } from './frequency-aggregate';
+import { latestAggregate } from './latest-aggregate';
+import { quantilesAggregate } from './quantiles-aggregate';
+import { sumsAggregate } from './sums-aggregate';
+import { uniquesAggregate } from './uniques-aggregate';
+
+/**
+ * The registry: every aggregate a rollup cell keeps and a report can ask for. The cell table, the
+ * stored pages, the pipelines, the cell reader, the group merge and the rows iterate it; adding an
+ * aggregate is its file and one line here (its `column` is its place in a stored page, so the
+ * order here does not matter to stored cells).
+ */
+export const AGGREGATES = {
+  count: countAggregate,
+  latest: latestAggregate,
+  uniques: uniquesAggregate,
+  sums: sumsAggregate,
+  quantiles: quantilesAggregate,
+  frequency: frequencyAggregate,
+} as const;
+
+type Registry = typeof AGGREGATES;
+export type AggregateName = keyof Registry;
+type StateOf<A> = A extends Aggregate<infer S, infer _M> ? S : never;
+
+/** What a rollup cell keeps: per aggregate, one state per device. */
+export type CellValue = { [K in AggregateName]: PerDevice<StateOf<Registry[K]>> };
+/** What a report group keeps: per aggregate the report asked for, one state (its devices merged). */
+export type GroupStates = { [K in AggregateName]?: StateOf<Registry[K]> };
+
+export const AGGREGATE_NAMES = Object.keys(AGGREGATES) as AggregateName[];
+/** Each aggregate as the untyped interface the generic code iterates with. */
+export function aggregateOf(name: AggregateName): Aggregate<unknown> {
+  return AGGREGATES[name] as Aggregate<unknown>;
+}
+
+/**
+ * A cell of no events the caller owns: one empty state per device (never one object in two
+ * slots: an aggregate whose empty state is a new mutable object is merged into in place).
+ */
+export function emptyCellValue(): CellValue {
+  const value: Partial<Record<AggregateName, unknown[]>> = {};
+  for (const name of AGGREGATE_NAMES) {
+    const aggregate = aggregateOf(name);
+    value[name] = [aggregate.empty(), aggregate.empty(), aggregate.empty()];
+  }
+  return value as CellValue;
+}
+
+/** One `$group` row of the hour pipeline as a cell: its device gets the row's states. */
+export function cellValueOfRow(row: Document, device: number): CellValue {
+  const value = emptyCellValue() as Record<AggregateName, unknown[]>;
+  for (const name of AGGREGATE_NAMES) value[name][device] = aggregateOf(name).fromRow(row);
+  return value as CellValue;
+}
+
+/** `part` merged into `into`, which the caller owns (its states were made by `own` or `mergeInto`). */
+export function mergeCellInto(into: CellValue, part: CellValue): void {
+  const target = into as Record<AggregateName, unknown[]>;
+  const source = part as Record<AggregateName, readonly unknown[]>;
+  for (const name of AGGREGATE_NAMES) {
+    const aggregate = aggregateOf(name);
+    for (let d = 0; d < 3; d++) target[name][d] = aggregate.mergeInto(target[name][d], source[name][d]);
+  }
+}
+
+
+/** The hour pipeline's `$group` accumulators and `_id` fields of every aggregate. */
+export function hourRowParts(): { key: Document; group: Document } {
+  const key: Document = {};
+  const group: Document = {};
+  for (const name of AGGREGATE_NAMES) {
+    const aggregate = aggregateOf(name);
+    Object.assign(key, aggregate.rowKey?.());
+    Object.assign(group, aggregate.rowGroup());
+  }
+  return { key, group };
+}
+
+/** The same for a report's raw parts: only the aggregates the report asks for. */
+export function reportRowParts(ask: ReportAsk): { key: Document; group: Document } {
+  const key: Document = {};
+  const group: Document = {};
+  for (const name of askedAggregates(ask)) {
+    const aggregate = aggregateOf(name);
+    Object.assign(key, aggregate.reportRowKey?.(ask) ?? aggregate.rowKey?.());
+    Object.assign(group, aggregate.reportRowGroup?.(ask) ?? aggregate.rowGroup());
+  }
+  return { key, group };
+}
+
+/** A report pipeline row's states, for the aggregates the report asks for. */
+export function groupStatesOfRow(row: Document, ask: ReportAsk): GroupStates {
+  const states: Record<string, unknown> = {};
+  for (const name of askedAggregates(ask)) {
+    const aggregate = aggregateOf(name);
+    states[name] = aggregate.fromReportRow ? aggregate.fromReportRow(row, ask) : aggregate.fromRow(row);
+  }
+  return states as GroupStates;
+}
+
+/** The aggregates a report needs, in registry order. */
+export function askedAggregates(ask: ReportAsk): AggregateName[] {
+  return AGGREGATE_NAMES.filter((name) => aggregateOf(name).asked(ask));
+}
+
+/** The aggregate that answers a metric name, with the metric parsed; undefined when none does. */
+export function parseMetric(
+  name: string,
+): { aggregate: AggregateName; metric: ParsedMetric } | { error: string } | undefined {
+  for (const aggregate of AGGREGATE_NAMES) {
+    const parsed = aggregateOf(aggregate).parseMetric?.(name);
+    if (parsed === undefined) continue;
+    return 'error' in parsed ? parsed : { aggregate, metric: parsed };
+  }
+  return undefined;
+}

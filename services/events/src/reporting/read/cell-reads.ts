@@ -1,0 +1,146 @@
+import { aggregateOf, type AggregateName } from '../../metrics/registry';
+import { GenerationGoneError, type CellStore } from '../../rollups/cell-store';
+import { DecodedPage } from '../../rollups/page-reader';
+import { pageId, parsePageId } from '../../rollups/page-layout';
+import type { RollupStep } from '../plan/plan-report';
+import type { PageCache } from './page-cache';
+import type { ReadPlan } from './read-plan';
+import type { ReportBudget } from './report-budget';
+import type { ReportGroups } from './report-groups';
+
+/** The family every owner with events in a unit has pages in (families.ts). */
+const TOTALS = 't';
+
+/**
+ * A unit whose pages of this owner and family the report cannot use (the owner passed the
+ * family's cell cap there): the report plans again without it, reading its span from smaller
+ * units or raw events.
+ */
+export class UnitNotUsableError extends Error {
+  constructor(readonly generations: readonly string[]) {
+    super(`rollup units not usable for this report: ${generations.slice(0, 3).join(', ')}`);
+  }
+}
+
+/**
+ * The rollup side of a report: the first page of the owner's family in every planned unit (one
+ * query for all of them, the decoded-page cache first), then the further pages they announce,
+ * each merged into the groups: its entries filtered as the raw `$match` would filter events, the
+ * selected devices' states merged per group. An owner without events in a unit has no page there.
+ */
+export async function readCells(
+  plan: ReadPlan,
+  steps: readonly RollupStep[],
+  groups: ReportGroups,
+  budget: ReportBudget,
+  store: CellStore,
+  cache: PageCache,
+): Promise<void> {
+  const family = plan.family;
+  if (!family || steps.length === 0) return;
+  const owner = plan.query.ownerId;
+  const timeOf = new Map(steps.map((s) => [s.g, s.time]));
+  const first = steps.map((s) => pageId(s.g, owner, family.id, 0));
+  // every family of an owner with events in a unit has a first page: the totals' first page
+  // witnesses the others, so a lost page is told apart from an owner without events there
+  const witnesses = family.id === TOTALS ? [] : steps.map((s) => pageId(s.g, owner, TOTALS, 0));
+  const [pages, witnessed] = await Promise.all([
+    loadPages(first, plan, budget, store, cache),
+    witnesses.length > 0 ? budget.run(() => store.existing(witnesses, budget.remainingMs())) : Promise.resolve([]),
+  ]);
+  const found = new Set(pages.map((p) => p.doc.g));
+  const lost = witnessed.map((id) => parsePageId(id)!.g).filter((g) => !found.has(g));
+  if (lost.length > 0) throw new GenerationGoneError(lost);
+  const over = pages.filter((p) => p.doc.over).map((p) => p.doc.g);
+  if (over.length > 0) throw new UnitNotUsableError(over);
+  const more: string[] = [];
+  for (const page of pages)
+    for (let p = 1; p < (page.doc.x ?? 1); p++) more.push(pageId(page.doc.g, owner, family.id, p));
+  const rest = more.length > 0 ? await loadPages(more, plan, budget, store, cache) : [];
+  if (rest.length !== more.length) {
+    // a page its first page announces is gone: the generation is broken (or was dropped mid-read)
+    const have = new Set(rest.map((p) => p.doc._id));
+    throw new GenerationGoneError([...new Set(more.filter((id) => !have.has(id)).map((id) => parsePageId(id)!.g))]);
+  }
+  for (const page of [...pages, ...rest]) mergePage(page, timeOf.get(page.doc.g), plan, groups);
+}
+
+/** The pages of these ids with the plan's columns decoded: cached, or read (only what is missing) and cached. */
+async function loadPages(
+  ids: readonly string[],
+  plan: ReadPlan,
+  budget: ReportBudget,
+  store: CellStore,
+  cache: PageCache,
+): Promise<DecodedPage[]> {
+  const out: DecodedPage[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const page = cache.get(id);
+    if (page && plan.aggregates.every((a) => page.has(a, !plan.ask.allDevices))) out.push(page);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return out;
+  const docs = await budget.run(() => store.pages(missing, plan.columns, budget.remainingMs()));
+  for (const doc of docs) {
+    const page = cache.get(doc._id) ?? new DecodedPage(doc);
+    for (const name of plan.aggregates) page.load(name, !plan.ask.allDevices, doc, (s) => sizeOf(name, s));
+    cache.put(doc._id, page);
+    out.push(page);
+  }
+  return out;
+}
+
+function sizeOf(name: AggregateName, state: unknown): number {
+  return aggregateOf(name).bytes(state);
+}
+
+/**
+ * Every entry of a page the report keeps, merged into its group. The page's names and strings are
+ * interned once (a small number each), so an entry finds its group by a short key of numbers
+ * rather than by its urls' text.
+ */
+function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, groups: ReportGroups): void {
+  const { deviceMask, aggregates, groupKeyAt } = plan;
+  const allDevices = plan.ask.allDevices;
+  const names = plan.names ? page.names.map((n) => plan.names!.has(n)) : undefined;
+  const keyOk = plan.keyFilters.map((filter) => (filter ? page.strings.map((s) => filter.has(s)) : undefined));
+  const filtered = keyOk.some((k) => k !== undefined);
+  const nameIds = page.names.map((n) => groups.intern(n));
+  const stringIds = groupKeyAt.length > 0 ? page.strings.map((s) => groups.intern(s)) : [];
+  const prefix = `${time ?? ''}|`;
+  // each aggregate's states of the page: its union when the report counts every device, else per device
+  const states = aggregates.map((name) =>
+    allDevices && aggregateOf(name).storage !== 'perDevice'
+      ? { folded: page.foldedStates(name), devices: undefined }
+      : { folded: undefined, devices: page.deviceStates(name) },
+  );
+  const dims = page.dims;
+  for (let i = 0; i < page.count; i++) {
+    const present = page.mask[i]! & deviceMask;
+    if (present === 0) continue;
+    const nameIndex = page.nameOf[i]!;
+    if (names && !names[nameIndex]) continue;
+    if (filtered) {
+      let kept = true;
+      for (let k = 0; k < keyOk.length && kept; k++)
+        kept = keyOk[k] === undefined || keyOk[k]![page.keyOf[i * dims + k]!]!;
+      if (!kept) continue;
+    }
+    let key = prefix + nameIds[nameIndex]!;
+    for (let j = 0; j < groupKeyAt.length; j++) key += `,${stringIds[page.keyOf[i * dims + groupKeyAt[j]!]!]!}`;
+    const slot =
+      groups.find(key) ??
+      groups.create(
+        key,
+        time,
+        page.names[nameIndex]!,
+        groupKeyAt.map((k) => page.strings[page.keyOf[i * dims + k]!]!),
+      );
+    for (let a = 0; a < states.length; a++) {
+      const { folded, devices } = states[a]!;
+      if (folded) groups.merge(slot, a, folded[i]);
+      else for (let d = 0; d < 3; d++) if (present & (1 << d)) groups.merge(slot, a, devices![3 * i + d]);
+    }
+  }
+}

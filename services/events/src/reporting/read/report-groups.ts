@@ -1,0 +1,149 @@
+import { ValidationError } from '@cm/platform';
+import type { Aggregate } from '../../metrics/aggregate';
+import { aggregateOf, type AggregateName, type GroupStates } from '../../metrics/registry';
+import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
+
+/** One group of a report: its row time (series), name, group_by values (as stored) and the merged states. */
+export interface ReportGroup {
+  time?: number;
+  name: string;
+  dims: readonly string[];
+  states: GroupStates;
+}
+
+/** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
+export class TooManyGroupsError extends ValidationError {
+  constructor(
+    readonly cap: number,
+    ranked: boolean,
+  ) {
+    super(`the report has more than ${cap} groups`, [
+      {
+        field: 'group_by',
+        message: ranked
+          ? `more than ${cap} groups to rank; narrow the report with a filter (name, a dimension, device_type) or a shorter range`
+          : `more than ${cap} groups (rows); ask for the top groups with \`limit\`, or narrow the report with a filter (name, a dimension, device_type) or a shorter range`,
+      },
+    ]);
+  }
+}
+
+/** A report whose groups would take more memory than a report may hold: the same 400 as the group cap, naming the bound. */
+class GroupsTooLargeError extends ValidationError {
+  constructor(readonly maxBytes: number) {
+    const mib = Math.round((maxBytes / (1024 * 1024)) * 10) / 10;
+    super(`the report's groups take more than ${mib} MiB`, [
+      {
+        field: 'group_by',
+        message: `the groups (their dimension values, metadata and visitor or measure sketches) take more than ${mib} MiB; narrow the report with a filter (name, a dimension, device_type), a shorter range or fewer metadata keys`,
+      },
+    ]);
+  }
+}
+
+/**
+ * Merges parts of any origin (rollup cell entries, raw rows) into the report's groups as they
+ * stream in: each aggregate's part merged into the group's own state in place (the first part of
+ * a group copied), so a group's memory is its states', never its parts'. The merge stops with
+ * TooManyGroupsError as soon as it would hold more than `maxGroups` groups, or with
+ * GroupsTooLargeError once their estimated size passes `maxBytes`.
+ */
+/** A group being merged: the group, and the bytes last counted for each aggregate's state. */
+export interface GroupSlot {
+  group: ReportGroup;
+  sizes: number[];
+}
+
+export class ReportGroups {
+  private readonly merged = new Map<string, GroupSlot>();
+  /** Strings seen (names, group values), each given a small number: cheap keys for cell entries. */
+  private readonly interned = new Map<string, number>();
+  private readonly aggregates: ReadonlyArray<Aggregate<unknown>>;
+  private held = 0;
+
+  constructor(
+    private readonly names: readonly AggregateName[],
+    private readonly maxGroups = Infinity,
+    private readonly ranked = false,
+    private readonly maxBytes = MAX_GROUP_BYTES,
+  ) {
+    this.aggregates = names.map(aggregateOf);
+  }
+
+  get bytes(): number {
+    return this.held;
+  }
+
+  /** A small number for a string (the same for the same string within the report). */
+  intern(value: string): number {
+    let id = this.interned.get(value);
+    if (id === undefined) this.interned.set(value, (id = this.interned.size));
+    return id;
+  }
+
+  /** The slot of a key made of interned numbers (see cell-reads.ts), or undefined when new. */
+  find(key: string): GroupSlot | undefined {
+    return this.merged.get(key);
+  }
+
+  /** A new group under `key` (within the caps). */
+  create(key: string, time: number | undefined, name: string, dims: readonly string[]): GroupSlot {
+    if (this.merged.size >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
+    let bytes = GROUP_OVERHEAD_BYTES + 2 * key.length + name.length;
+    for (const d of dims) bytes += d.length;
+    this.hold(bytes);
+    const group: ReportGroup = { name, dims: [...dims], states: {} };
+    if (time !== undefined) group.time = time;
+    const slot = { group, sizes: new Array<number>(this.names.length).fill(0) };
+    this.merged.set(key, slot);
+    return slot;
+  }
+
+  /** The group of this row time, name and group values (a raw row's: interned, then found or made). */
+  slot(time: number | undefined, name: string, dims: readonly string[]): GroupSlot {
+    let key = `${time ?? ''}|${this.intern(name)}`;
+    for (const d of dims) key += `,${this.intern(d)}`;
+    return this.find(key) ?? this.create(key, time, name, dims);
+  }
+
+  /** The `i`-th asked aggregate's part merged into the group (the part may be shared: it is never kept). */
+  merge(slot: GroupSlot, i: number, part: unknown): void {
+    const aggregate = this.aggregates[i]!;
+    const states = slot.group.states as Record<string, unknown>;
+    const name = this.names[i]!;
+    const before = states[name];
+    const after = before === undefined ? aggregate.own(part) : aggregate.mergeInto(before, part);
+    states[name] = after;
+    const size = aggregate.bytes(after);
+    if (size !== slot.sizes[i]) {
+      this.hold(size - slot.sizes[i]!);
+      slot.sizes[i] = size;
+    }
+  }
+
+  groups(): ReportGroup[] {
+    const out: ReportGroup[] = [];
+    // every group has every asked aggregate, empty where no part had it
+    for (const { group } of this.merged.values()) {
+      const states = group.states as Record<string, unknown>;
+      this.names.forEach((name, i) => (states[name] ??= this.aggregates[i]!.empty()));
+      out.push(group);
+    }
+    return out;
+  }
+
+  private hold(bytes: number): void {
+    if (this.held + bytes > this.maxBytes) throw new GroupsTooLargeError(this.maxBytes);
+    this.held += bytes;
+  }
+}
+
+/**
+ * A group's identity as one string: length-prefixed parts, so no value (a NUL or a separator
+ * inside a url) can make two groups collide (rows: top-N and series fills).
+ */
+export function groupKey(time: number | undefined, name: string, dims: readonly string[]): string {
+  let key = `${time ?? ''}|${name.length}:${name}`;
+  for (const d of dims) key += `${d.length}:${d}`;
+  return key;
+}

@@ -1,0 +1,199 @@
+import type { Binary } from 'mongodb';
+import { ByteReader, readStringTable, StoredFormatError } from '../metrics/byte-codec';
+import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue } from '../metrics/registry';
+import { deviceColumn, type CellPageDocument } from './page-layout';
+import { familyById } from './families';
+import { unitStartOf } from './page-writer';
+
+/**
+ * A stored page read back: its entries' names and keys as indexes into its tables, the devices
+ * each entry has events on, and the columns decoded so far (a reader decodes only the columns it
+ * reads). Never changed once decoded: a cache may share it between reports.
+ */
+export class DecodedPage {
+  readonly names: readonly string[];
+  readonly strings: readonly string[];
+  readonly count: number;
+  /** Entry i's name: names[nameOf[i]]. */
+  readonly nameOf: Uint32Array;
+  /** Entry i's value of the family's dimension k: strings[keyOf[i * dims + k]]. */
+  readonly keyOf: Uint32Array;
+  readonly mask: Uint8Array;
+  readonly dims: number;
+  /** Per aggregate: entry i's state over its devices (folded[i]) and per device (perDevice[3 * i + d]). */
+  private readonly folded = new Map<string, readonly unknown[]>();
+  private readonly perDevice = new Map<string, readonly unknown[]>();
+  bytes: number;
+  /** The unit's start: what the columns' times are relative to. */
+  private readonly base: number;
+
+  constructor(readonly doc: Pick<CellPageDocument, '_id' | 'g' | 'o' | 'f' | 'p' | 'x' | 'over' | 'k'>) {
+    this.base = unitStartOf(doc.g);
+    const r = new ByteReader(binaryBytes(doc.k));
+    this.dims = r.uint();
+    if (this.dims > 16) throw new StoredFormatError('stored page has too many dimensions');
+    this.names = readStringTable(r);
+    this.strings = readStringTable(r);
+    this.count = r.count(2 + this.dims);
+    this.nameOf = new Uint32Array(this.count);
+    this.keyOf = new Uint32Array(this.count * this.dims);
+    this.mask = new Uint8Array(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const name = r.uint();
+      if (name >= this.names.length) throw new StoredFormatError('stored entry names an unknown name');
+      this.nameOf[i] = name;
+      for (let k = 0; k < this.dims; k++) {
+        const key = r.uint();
+        if (key >= this.strings.length) throw new StoredFormatError('stored entry names an unknown key');
+        this.keyOf[i * this.dims + k] = key;
+      }
+      const mask = r.byte();
+      if (mask === 0 || mask > 7) throw new StoredFormatError('stored entry has no devices');
+      this.mask[i] = mask;
+    }
+    if (!r.done) throw new StoredFormatError('stored page keys have trailing bytes');
+    this.bytes = 200 + this.count * (9 + 4 * this.dims) + sumLengths(this.names) + sumLengths(this.strings);
+  }
+
+  /** Whether `load` was given the columns of this aggregate (folded, and per device when asked). */
+  has(name: AggregateName, devices: boolean): boolean {
+    const storage = aggregateOf(name).storage;
+    if (storage === 'perDevice' || (storage === 'foldedWithDevices' && devices)) return this.perDevice.has(name);
+    return this.folded.has(name);
+  }
+
+  /** Decodes an aggregate's columns from a document holding them (the page's own or a later projection). */
+  load(name: AggregateName, devices: boolean, doc: Record<string, unknown>, sizeOf: (state: unknown) => number): void {
+    const aggregate = aggregateOf(name);
+    if (aggregate.storage === 'perDevice') {
+      if (this.perDevice.has(name)) return;
+      const r = columnReader(doc[aggregate.column], this.base);
+      const states = new Array<unknown>(3 * this.count);
+      const empty = aggregate.empty();
+      for (let i = 0; i < this.count; i++) {
+        for (let d = 0; d < 3; d++) {
+          const state = r && this.mask[i]! & (1 << d) ? aggregate.read(r) : empty;
+          states[3 * i + d] = state;
+          if (state !== empty) this.bytes += sizeOf(state);
+        }
+      }
+      finish(r);
+      this.perDevice.set(name, states);
+      return;
+    }
+    if (!this.folded.has(name)) {
+      const r = columnReader(doc[aggregate.column], this.base);
+      const states = new Array<unknown>(this.count);
+      for (let i = 0; i < this.count; i++) {
+        states[i] = r ? aggregate.read(r) : aggregate.empty();
+        this.bytes += sizeOf(states[i]);
+      }
+      finish(r);
+      this.folded.set(name, states);
+    }
+    if (aggregate.storage === 'foldedWithDevices' && devices && !this.perDevice.has(name)) {
+      const folded = this.folded.get(name)!;
+      const r = columnReader(doc[deviceColumn(aggregate.column)], this.base);
+      const empty = aggregate.empty();
+      const states = new Array<unknown>(3 * this.count).fill(empty);
+      for (let i = 0; i < this.count; i++) {
+        const mask = this.mask[i]!;
+        if (mask === 1 || mask === 2 || mask === 4) {
+          // one device: its state is the entry's
+          states[3 * i + (mask >> 1)] = folded[i];
+          continue;
+        }
+        if (!r) throw new StoredFormatError('stored page lacks per-device states');
+        const devices = aggregate.readDevices ? aggregate.readDevices(r, mask, folded[i]) : undefined;
+        for (let d = 0; d < 3; d++) {
+          if (!(mask & (1 << d))) continue;
+          states[3 * i + d] = devices ? devices[d] : aggregate.read(r);
+          this.bytes += sizeOf(states[3 * i + d]);
+        }
+      }
+      finish(r);
+      this.perDevice.set(name, states);
+    }
+  }
+
+  /** Every entry's state over its devices (index i), as loaded. */
+  foldedStates(name: AggregateName): readonly unknown[] {
+    return this.folded.get(name)!;
+  }
+
+  /** Every entry's state per device (index 3 i + d), as loaded. */
+  deviceStates(name: AggregateName): readonly unknown[] {
+    return this.perDevice.get(name)!;
+  }
+
+  /** Entry i's state over its devices (a folded aggregate's stored union, else the merge of its devices). */
+  foldedState(name: AggregateName, i: number): unknown {
+    return this.folded.get(name)![i];
+  }
+
+  /** Entry i's state on device d. */
+  deviceState(name: AggregateName, i: number, d: number): unknown {
+    return this.perDevice.get(name)![3 * i + d];
+  }
+}
+
+/** A stored column: its table of interned strings, then its entries. */
+function columnReader(value: unknown, base: number): ByteReader | undefined {
+  if (value === undefined || value === null) return undefined;
+  const r = new ByteReader(binaryBytes(value));
+  r.base = base;
+  const n = r.count(1);
+  const table = new Array<string>(n);
+  for (let i = 0; i < n; i++) table[i] = r.string();
+  r.table = table;
+  return r;
+}
+
+function finish(r: ByteReader | undefined): void {
+  if (r && !r.done) throw new StoredFormatError('stored column has trailing bytes');
+}
+
+function binaryBytes(value: unknown): Uint8Array {
+  const b = value as Binary | undefined;
+  if (!b || !(b.buffer instanceof Uint8Array)) throw new StoredFormatError('stored column is not binary');
+  return b.buffer.subarray(0, b.position);
+}
+
+function sumLengths(xs: readonly string[]): number {
+  let n = 0;
+  for (const x of xs) n += 40 + 2 * x.length;
+  return n;
+}
+
+/**
+ * Every entry of a stored page as a cell (its states per device), every column decoded: what a
+ * parent unit is merged from. The states are the page's: merge them into states of your own.
+ */
+export function forEachStoredEntry(
+  doc: CellPageDocument,
+  use: (name: string, keys: string[], value: CellValue) => void,
+): void {
+  const page = new DecodedPage(doc);
+  const kept = familyById(doc.f)?.aggregates ?? AGGREGATE_NAMES;
+  for (const name of kept) page.load(name, true, doc, () => 0);
+  for (let i = 0; i < page.count; i++) {
+    const value = {} as Record<AggregateName, unknown[]>;
+    for (const name of AGGREGATE_NAMES) {
+      const aggregate = aggregateOf(name);
+      if (!kept.includes(name)) {
+        // not kept by this family: empty (its parent does not keep it either)
+        const empty = aggregate.empty();
+        value[name] = [empty, empty, empty];
+      } else if (aggregate.storage === 'folded') {
+        // only the union is stored: it goes to the entry's first device (packing folds them again)
+        const empty = aggregate.empty();
+        const first = Math.log2(page.mask[i]! & -page.mask[i]!);
+        value[name] = [empty, empty, empty];
+        value[name][first] = page.foldedState(name, i);
+      } else value[name] = [page.deviceState(name, i, 0), page.deviceState(name, i, 1), page.deviceState(name, i, 2)];
+    }
+    const keys = new Array<string>(page.dims);
+    for (let k = 0; k < page.dims; k++) keys[k] = page.strings[page.keyOf[i * page.dims + k]!]!;
+    use(page.names[page.nameOf[i]!]!, keys, value as CellValue);
+  }
+}

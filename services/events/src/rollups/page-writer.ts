@@ -1,0 +1,162 @@
+import { Binary } from 'mongodb';
+import { ByteWriter, writeStringTable } from '../metrics/byte-codec';
+import type { PerDevice } from '../metrics/aggregate';
+import { aggregateOf, type CellValue } from '../metrics/registry';
+import { unitOfGeneration } from './broken-units';
+import type { Family } from './families';
+import { parseUnitId } from './rollup-units';
+import { deviceColumn, MAX_PAGE_BYTES, pageId, type CellPageDocument } from './page-layout';
+
+/** One entry to store: its name, the family's dimension values in order, its states per device. */
+export interface CellEntry {
+  name: string;
+  keys: readonly string[];
+  value: CellValue;
+}
+
+/** Which devices an entry has events on (a bit per device): its count per device says. */
+function deviceMask(value: CellValue): number {
+  let mask = 0;
+  for (let d = 0; d < 3; d++) if (value.count[d] !== 0) mask |= 1 << d;
+  return mask;
+}
+
+const POPCOUNT = [0, 1, 1, 2, 1, 2, 2, 3];
+
+/**
+ * Packs one owner's entries of one family (sorted by name, then keys) into pages of at most
+ * about `maxBytes` encoded bytes each. Entries without events are left out.
+ */
+export function writePages(
+  g: string,
+  owner: string,
+  family: Family,
+  entries: readonly CellEntry[],
+  maxBytes = MAX_PAGE_BYTES,
+): CellPageDocument[] {
+  const pages: CellPageDocument[] = [];
+  let page: PageBuilder | undefined;
+  for (const entry of entries) {
+    const mask = deviceMask(entry.value);
+    if (mask === 0) continue;
+    page ??= new PageBuilder(unitStartOf(g), family);
+    page.add(entry, mask);
+    if (page.bytes >= maxBytes) {
+      pages.push(page.document(g, owner, family, pages.length));
+      page = undefined;
+    }
+  }
+  if (page || pages.length === 0)
+    pages.push((page ?? new PageBuilder(unitStartOf(g), family)).document(g, owner, family, pages.length));
+  pages[0]!.x = pages.length;
+  return pages;
+}
+
+/** The page 0 of an owner's family whose cells passed the cap: no entries, marked. */
+export function overflowPage(g: string, owner: string, family: Family): CellPageDocument {
+  const doc = new PageBuilder(unitStartOf(g), family).document(g, owner, family, 0);
+  doc.x = 1;
+  doc.over = true;
+  return doc;
+}
+
+class PageBuilder {
+  private readonly entries: Array<{ entry: CellEntry; mask: number }> = [];
+  private readonly columns = new Map<string, ByteWriter>();
+  bytes = 0;
+
+  /** `base`: the unit's start, what the columns' times are relative to; only the family's aggregates are kept. */
+  constructor(
+    private readonly base: number,
+    private readonly family: Family,
+  ) {}
+
+  add(entry: CellEntry, mask: number): void {
+    this.entries.push({ entry, mask });
+    this.bytes += 8;
+    for (const k of entry.keys) this.bytes += k.length;
+    const states = entry.value as Record<string, readonly unknown[]>;
+    for (const name of this.family.aggregates) {
+      const aggregate = aggregateOf(name);
+      const devices = states[name]!;
+      const folded = aggregate.storage !== 'perDevice';
+      if (aggregate.storage === 'perDevice') {
+        const w = this.writer(aggregate.column);
+        const before = w.length;
+        for (let d = 0; d < 3; d++) if (mask & (1 << d)) aggregate.write(w, devices[d]);
+        this.bytes += w.length - before;
+      }
+      let fold: unknown;
+      if (folded) {
+        const w = this.writer(aggregate.column);
+        const before = w.length;
+        fold = aggregate.empty();
+        for (let d = 0; d < 3; d++) if (mask & (1 << d)) fold = aggregate.merge(fold, devices[d]);
+        aggregate.write(w, fold);
+        this.bytes += w.length - before;
+      }
+      if (aggregate.storage === 'foldedWithDevices' && POPCOUNT[mask]! > 1) {
+        const w = this.writer(deviceColumn(aggregate.column));
+        const before = w.length;
+        if (aggregate.writeDevices) aggregate.writeDevices(w, devices as PerDevice<unknown>, mask, fold!);
+        else for (let d = 0; d < 3; d++) if (mask & (1 << d)) aggregate.write(w, devices[d]);
+        this.bytes += w.length - before;
+      }
+    }
+  }
+
+  document(g: string, owner: string, family: Family, p: number): CellPageDocument {
+    const doc: CellPageDocument = {
+      _id: pageId(g, owner, family.id, p),
+      g,
+      o: owner,
+      f: family.id,
+      p,
+      k: this.keys(family),
+    };
+    for (const [column, w] of this.columns) {
+      const out = new ByteWriter(w.length + 64);
+      const table = w.internedTable();
+      out.uint(table.length);
+      for (const s of table) out.string(s);
+      out.raw(w.bytes());
+      doc[column] = new Binary(out.bytes());
+    }
+    return doc;
+  }
+
+  private writer(column: string): ByteWriter {
+    let w = this.columns.get(column);
+    if (!w) this.columns.set(column, (w = new ByteWriter(1024, this.base)));
+    return w;
+  }
+
+  /** Names and key strings once each (sorted; key strings front-coded), then per entry their indexes and device mask. */
+  private keys(family: Family): Binary {
+    const names = [...new Set(this.entries.map((e) => e.entry.name))].sort(compare);
+    const strings = [...new Set(this.entries.flatMap((e) => e.entry.keys))].sort(compare);
+    const nameIndex = new Map(names.map((n, i) => [n, i]));
+    const stringIndex = new Map(strings.map((s, i) => [s, i]));
+    const w = new ByteWriter(64 + this.entries.length * (2 + family.dimensions.length));
+    w.uint(family.dimensions.length);
+    writeStringTable(w, names);
+    writeStringTable(w, strings);
+    w.uint(this.entries.length);
+    for (const { entry, mask } of this.entries) {
+      w.uint(nameIndex.get(entry.name)!);
+      for (const key of entry.keys) w.uint(stringIndex.get(key)!);
+      w.byte(mask);
+    }
+    return new Binary(w.bytes());
+  }
+}
+
+/** The start of a generation's unit: what its pages' times are relative to (0 for an id of another shape). */
+export function unitStartOf(g: string): number {
+  return parseUnitId(unitOfGeneration(g))?.start ?? 0;
+}
+
+/** Code-unit order: the same on every server and locale. */
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

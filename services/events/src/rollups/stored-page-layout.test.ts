@@ -1,0 +1,128 @@
+import { Binary } from 'mongodb';
+import { AGGREGATE_NAMES, aggregateOf, emptyCellValue, type CellValue } from '../metrics/registry';
+import { sketchOfHashes } from '../sketches/distinct-sketch';
+import { QuantileBins } from '../sketches/quantile-bins';
+import { FAMILIES } from './families';
+import { DecodedPage, forEachStoredEntry } from './page-reader';
+import { deviceColumn } from './page-layout';
+import { writePages, type CellEntry } from './page-writer';
+
+const pages = FAMILIES.find((f) => f.id === 'p')!;
+
+function cell(edit: (v: CellValue) => void): CellValue {
+  const v = emptyCellValue();
+  edit(v);
+  return v;
+}
+
+/** Two entries: one on a single device, one on two devices with measures and metadata. */
+const ENTRIES: CellEntry[] = [
+  {
+    name: 'click',
+    keys: ['c1', 'https://a.example/x'],
+    value: cell((v) => {
+      v.count[2] = 3;
+      v.latest[2] = [1_790_000_000_123, '01900000-0000-7000-8000-00000000000a', { campaign: 'spring' }];
+      v.uniques[2] = sketchOfHashes([5, 2 ** 40]);
+    }),
+  },
+  {
+    name: 'view',
+    keys: ['', 'https://a.example/x'],
+    value: cell((v) => {
+      v.count[0] = 1;
+      v.count[1] = 2;
+      v.latest[0] = [1_790_000_000_000, 'not-a-uuid', {}];
+      v.latest[1] = [1_790_000_000_500, '01900000-0000-7000-8000-00000000000b', { campaign: 'spring' }];
+      v.uniques[0] = sketchOfHashes([9]);
+      v.uniques[1] = sketchOfHashes([9, 10]);
+      v.sums[1] = [2, 3000, 0, 0, 0, 0];
+      const bins = new QuantileBins();
+      bins.addValue(1000);
+      bins.addValue(2000);
+      v.quantiles[1] = [bins, null, null];
+    }),
+  },
+];
+
+const hex = (b: unknown) => Buffer.from((b as Binary).buffer).toString('hex');
+
+describe('the stored page layout', () => {
+  const written = writePages('1:0@g', '7001', pages, ENTRIES);
+  const doc = written[0]!;
+  const more = written.slice(1);
+
+  test('when entries are written, then one page holds them with its id, owner, family and page count', () => {
+    expect(more).toEqual([]);
+    expect(doc).toMatchObject({ _id: '["c","1:0@g","7001","p",0]', g: '1:0@g', o: '7001', f: 'p', p: 0, x: 1 });
+    expect(Object.keys(doc).sort()).toEqual([
+      '_id',
+      'f',
+      'g',
+      'k',
+      'l',
+      'n',
+      'o',
+      'p',
+      'q',
+      'qd',
+      'r',
+      's',
+      'u',
+      'ud',
+      'x',
+    ]);
+  });
+
+  test('when the bytes are compared with the pinned layout, then they are the same (a change here needs a new PAGE_FORMAT)', () => {
+    expect({
+      k: hex(doc.k),
+      n: hex(doc.n),
+      u: hex(doc.u),
+      ud: hex(doc.ud),
+      s: hex(doc.s),
+    }).toEqual({
+      // dimensions 2; names click, view; key strings "", c1, https://a.example/x (front-coded);
+      // 2 entries: (click, c1, url, mobile) and (view, "", url, desktop + tablet)
+      k: '02020005636c69636b00047669657703000000026331001368747470733a2f2f612e6578616d706c652f78020001020401000203',
+      // no interned strings; counts: 3 (mobile), then 1 and 2 (desktop, tablet)
+      n: '00030102',
+      // per entry the union: exact {5, 2^40}, exact {9, 10}
+      u: '00010205fbffffffff1f01020901',
+      // the two-device entry's devices, knowing their union {9, 10}: a device mark per visitor,
+      // two to a byte: 9 on desktop and tablet (0b011), 10 on tablet (0b010)
+      ud: '000023',
+      // sums per device: none, none, then tablet: engaged_ms 2 events summing 3000
+      s: '0000000102b817',
+    });
+  });
+
+  test('when the page is read back, then every entry has its states per device', () => {
+    const seen: Array<[string, string[], number[]]> = [];
+    forEachStoredEntry(doc, (name, keys, value) => seen.push([name, keys, [...value.count]]));
+    expect(seen).toEqual([
+      ['click', ['c1', 'https://a.example/x'], [0, 0, 3]],
+      ['view', ['', 'https://a.example/x'], [1, 2, 0]],
+    ]);
+    const page = new DecodedPage(doc);
+    page.load('uniques', false, doc, () => 0);
+    expect(page.foldedState('uniques', 1)).toEqual(sketchOfHashes([9, 10]));
+  });
+
+  test('when columns are named, then none is a field of the page itself', () => {
+    const own = ['_id', 'g', 'o', 'f', 'p', 'x', 'over', 'k'];
+    const columns = AGGREGATE_NAMES.flatMap((name) => [
+      aggregateOf(name).column,
+      deviceColumn(aggregateOf(name).column),
+    ]);
+    expect(columns.filter((c) => own.includes(c))).toEqual([]);
+    expect(new Set(columns).size).toBe(columns.length);
+  });
+
+  test('when a stored page is damaged, then reading it is refused, never a loop or a huge allocation', () => {
+    const damaged = { ...doc, k: new Binary(Buffer.from('05ffffffffff0f', 'hex')) };
+    expect(() => new DecodedPage(damaged)).toThrow(/stored/);
+    const truncated = { ...doc, n: new Binary(Buffer.from(hex(doc.n).slice(0, 4), 'hex')) };
+    expect(() => new DecodedPage(truncated).load('count', true, truncated, () => 0)).toThrow(/stored/);
+  });
+});

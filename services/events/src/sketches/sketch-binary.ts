@@ -1,0 +1,73 @@
+import { StoredFormatError, type ByteReader, type ByteWriter } from '../metrics/byte-codec';
+import { denseBytes, raiseDense, raiseSparse, sparseBytes } from './sketch-codec';
+import { DISTINCT_SKETCH, EMPTY_SKETCH, exactSketch, hllSketch, type DistinctSketch } from './sketch-model';
+
+/*
+ * The binary stored form of a distinct sketch (rollup cells, docs/sketch-format.md "binary"):
+ * a kind byte, then 0 empty; 1 exact: the count, then the ascending hashes, the first as a
+ * varint and each next as its difference to the one before; 2 sparse registers and 3 dense
+ * registers in the byte layouts of the text form (s1, d1), the sparse ones length-prefixed.
+ * Registers are written in whichever is shorter, so one set has one stored form.
+ */
+
+const M = DISTINCT_SKETCH.registers;
+const DENSE_BYTES = (M * 6) / 8;
+const HASH_LIMIT = 2 ** 52;
+
+export function writeSketch(w: ByteWriter, s: DistinctSketch): void {
+  if (s.kind === 'exact') {
+    if (s.hashes.length === 0) return w.byte(0);
+    w.byte(1);
+    w.uint(s.hashes.length);
+    let previous = 0;
+    for (let i = 0; i < s.hashes.length; i++) {
+      w.uint(s.hashes[i]! - previous);
+      previous = s.hashes[i]!;
+    }
+    return;
+  }
+  let used = 0;
+  for (let i = 0; i < M; i++) if (s.registers[i] !== 0) used++;
+  if (used * 3 < DENSE_BYTES) {
+    w.byte(2);
+    w.blob(sparseBytes(s.registers, used));
+  } else {
+    w.byte(3);
+    w.raw(denseBytes(s.registers));
+  }
+}
+
+export function readSketch(r: ByteReader): DistinctSketch {
+  const kind = r.byte();
+  switch (kind) {
+    case 0:
+      return EMPTY_SKETCH;
+    case 1: {
+      const n = r.count(1);
+      if (n === 0 || n > DISTINCT_SKETCH.exactLimit)
+        throw new StoredFormatError('stored exact sketch size out of range');
+      const hashes = new Array<number>(n);
+      let previous = -1;
+      for (let i = 0; i < n; i++) {
+        const hash = (i === 0 ? 0 : previous) + r.uint();
+        if (hash <= previous || hash >= HASH_LIMIT) throw new StoredFormatError('stored sketch hashes out of order');
+        hashes[i] = previous = hash;
+      }
+      return exactSketch(hashes);
+    }
+    case 2:
+      return hllSketch(raiseBytes(raiseSparse, r.blob()));
+    case 3:
+      return hllSketch(raiseBytes(raiseDense, r.raw(DENSE_BYTES)));
+    default:
+      throw new StoredFormatError(`unknown stored sketch kind ${kind}`);
+  }
+}
+
+function raiseBytes(raise: (registers: Uint8Array, bytes: Uint8Array) => Uint8Array, bytes: Uint8Array): Uint8Array {
+  try {
+    return raise(new Uint8Array(M), bytes);
+  } catch (err) {
+    throw new StoredFormatError(err instanceof Error ? err.message : String(err));
+  }
+}
