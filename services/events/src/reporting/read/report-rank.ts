@@ -36,7 +36,12 @@ export function rankGroups(groups: readonly ReportGroup[], plan: ReadPlan): Map<
     const key = identity(g);
     const seen = totals.get(key);
     if (!seen)
-      totals.set(key, { name: g.name, dims: g.dims, states: ownStates(g.states), ...(g.belowFloor && { belowFloor: true }) });
+      totals.set(key, {
+        name: g.name,
+        dims: g.dims,
+        states: ownStates(g.states),
+        ...(g.belowFloor && { belowFloor: true }),
+      });
     else {
       // a withheld row's states are empty: merging them adds nothing
       mergeStatesInto(seen.states, g.states);
