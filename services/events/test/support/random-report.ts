@@ -58,7 +58,15 @@ export function randomReportBody(random: () => number, from: number, to: number)
   // countries in either case, unknown, and one no event has
   if (random() < 0.15) body.country = some(['US', 'fr', 'XK', 'unknown', 'NG', 'ZZ']);
   if (random() < 0.5)
-    body.group_by = pick(['url', 'content_id', 'content_id,url', 'url,content_id', 'country', 'country', 'url,country']);
+    body.group_by = pick([
+      'url',
+      'content_id',
+      'content_id,url',
+      'url,content_id',
+      'country',
+      'country',
+      'url,country',
+    ]);
   if (random() < 0.35) body.metadata = pick(['campaign', 'variant,campaign', 'missing', 'a.b,campaign']);
 
   const interval = random() < 0.45 ? pick(INTERVALS) : undefined;

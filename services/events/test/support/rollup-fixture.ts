@@ -206,7 +206,8 @@ export function randomEvents(random: () => number, count: number, from: number, 
     });
     // the country follows from what was drawn (no draw of its own): a seed gives the same events as before countries, now with them
     const event = out[out.length - 1]!;
-    const country = event.visitor === undefined ? (t % 3 === 0 ? 'FR' : undefined) : VISITOR_COUNTRIES.get(event.visitor);
+    const country =
+      event.visitor === undefined ? (t % 3 === 0 ? 'FR' : undefined) : VISITOR_COUNTRIES.get(event.visitor);
     if (country !== undefined) event.country = country;
   }
   return out;

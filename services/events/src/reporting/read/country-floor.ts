@@ -7,7 +7,7 @@ import { emptyStates, groupKey, mergeStatesInto, ownStates, type ReportGroup } f
  * The country a report shows for the countries folded together under the floor. Never a stored
  * value: stored countries are two upper-case letters, or "" when unknown.
  */
-export const BELOW_FLOOR = 'below_floor';
+const BELOW_FLOOR = 'below_floor';
 
 /** Whether a stored country names a country (not unknown, not the folded row). */
 export function namesCountry(stored: string): boolean {
