@@ -134,6 +134,16 @@ const settings = {
   REPORT_MAX_BUCKETS: Joi.number().integer().min(1).max(100_000).default(10000),
   /** Reports one API key may run at the same time in one process; more are 429. */
   REPORT_CONCURRENCY_PER_KEY: Joi.number().integer().min(1).max(100).default(2),
+  /**
+   * The privacy floor of country rows: a report never shows a country reached by fewer distinct
+   * visitors than this (those rows fold into one `below_floor` row; a report filtered by a country
+   * withholds such rows' numbers). A handful of visitors from one country on one page and day can
+   * name people, and the publisher may know them: 10 keeps such rows out of dashboards and exports
+   * while every country with a real audience still shows. 0 turns the floor off: only for an
+   * operator whose report readers may see the individual visitors anyway (the publisher itself,
+   * with its own logs, under its own privacy terms).
+   */
+  REPORT_COUNTRY_FLOOR: Joi.number().integer().min(0).max(1_000_000).default(10),
   /** Rollup builder: pause between passes once caught up. */
   ROLLUP_INTERVAL_MS: Joi.number().integer().min(50).default(1000),
   /** A unit is built once it ended this long ago. */

@@ -35,6 +35,7 @@ export interface ReportingFeatureDeps {
     | 'REPORT_MAX_BUCKETS'
     | 'REPORT_CONCURRENCY_PER_KEY'
     | 'REPORT_PAGE_CACHE_MB'
+    | 'REPORT_COUNTRY_FLOOR'
     | 'API_KEY_CACHE_TTL_MS'
     | 'API_KEY_FAILED_LOOKUPS_PER_MINUTE'
     | 'PIXEL_TRUSTED_PROXY_HOPS'
@@ -85,6 +86,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     maxGroups: config.REPORT_MAX_GROUPS,
     maxRankedGroups: config.REPORT_MAX_RANKED_GROUPS,
     maxGroupBytes: deps.maxGroupBytes,
+    countryFloor: config.REPORT_COUNTRY_FLOOR,
   });
   // per minute, with a minute's worth as the burst
   const limiter = new TokenBuckets({
