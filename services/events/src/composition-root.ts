@@ -228,15 +228,20 @@ async function startRoles(
     workers.push(retention);
   }
 
-  // reports restricted to a campaign read it here; the pixel does not need it
+  // a report's campaign filter and the scorecard resolve tokens in the registry's mirror; the pixel does not need it
   let campaignRegistry: CampaignRegistryFeature | undefined;
-  if (roles.has('reporting')) {
-    campaignRegistry = createCampaignRegistryFeature({ nc, config, logger, metrics });
-    checks.campaign_registry = campaignRegistry.check;
-  }
   let reporting: ReportingFeature | undefined;
   if (roles.has('reporting') && mongo) {
-    reporting = await createReportingFeature({ db: mongo.db, logger, metrics, config, broken: rollups?.broken });
+    campaignRegistry = createCampaignRegistryFeature({ nc, config, logger, metrics });
+    checks.campaign_registry = campaignRegistry.check;
+    reporting = await createReportingFeature({
+      db: mongo.db,
+      logger,
+      metrics,
+      config,
+      broken: rollups?.broken,
+      campaigns: campaignRegistry.campaigns,
+    });
     workers.push(reporting);
   }
 
