@@ -6,6 +6,7 @@ import { uniqueName } from '@cm/testkit';
 import { BucketWriter } from '../../src/consumer/bucket-writer';
 import type { ReportPlan } from '../../src/reporting/plan/plan-report';
 import { PlannedCountSource } from '../../src/reporting/read/planned-count-source';
+import type { CampaignLookup } from '../../src/registry/campaign-registry-watcher';
 import { ReportService } from '../../src/reporting/http/report-service';
 import { BrokenUnits } from '../../src/rollups/broken-units';
 import { CellStore } from '../../src/rollups/cell-store';
@@ -68,6 +69,8 @@ export interface RollupFixtureOptions {
   holdMs?: number;
   /** What the writer's inserts go through (a slow or failing database). */
   insertHook?: InsertHook;
+  /** The campaigns both report services know (none by default). */
+  campaigns?: CampaignLookup;
 }
 
 export async function startRollupFixture(limits: RollupFixtureOptions = {}): Promise<RollupFixture> {
@@ -112,9 +115,10 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
         rollups: { marks: marks.collection, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
       }),
       serviceLimits,
+      limits.campaigns,
     ),
     usage,
-    raw: new ReportService(new PlannedCountSource(db, options), serviceLimits),
+    raw: new ReportService(new PlannedCountSource(db, options), serviceLimits, limits.campaigns),
     async write(docs, batch = 50) {
       const byBucket = new Map<string, EventDocument[]>();
       for (const doc of docs) {

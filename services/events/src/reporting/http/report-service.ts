@@ -42,7 +42,12 @@ export class ReportService {
     private readonly campaigns: CampaignLookup = NO_CAMPAIGNS,
   ) {}
 
-  async report(caller: ApiKeyPrincipal, body: unknown, signal?: AbortSignal, work?: InFlightWork): Promise<ReportRow[]> {
+  async report(
+    caller: ApiKeyPrincipal,
+    body: unknown,
+    signal?: AbortSignal,
+    work?: InFlightWork,
+  ): Promise<ReportRow[]> {
     const input = validateReportBody(body);
     const campaign = this.scope(caller, input.owner_id, input.campaign);
     const plan = readPlanOf(normaliseReport(input, this.limits, campaign));

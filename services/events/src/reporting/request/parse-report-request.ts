@@ -44,13 +44,14 @@ export function normaliseReport(input: ReportBody, limits: ReportLimits, campaig
   const { from, to } = range;
   let series: ReportQuery['series'];
   if (input.interval) {
-    if (!from || !to) {
+    // a range outside the flight has no buckets; any other needs both bounds
+    if (!outside && (!from || !to)) {
       throw new ValidationError('invalid body', [
         { field: from ? 'created__lte' : 'created__gte', message: 'is required with interval' },
       ]);
     }
     const max = limits.maxBuckets ?? DEFAULT_MAX_BUCKETS;
-    series = outside ? [] : timeBuckets(input.interval, zone, from.getTime(), to.getTime(), max);
+    series = outside ? [] : timeBuckets(input.interval, zone, from!.getTime(), to!.getTime(), max);
     if (!series)
       throw new ValidationError('invalid body', [
         {

@@ -34,8 +34,7 @@ export function validateScorecardBody(body: unknown): ScorecardBody {
   const input = validate(scorecardSchema, body, 'body');
   NAME_FIELDS.forEach((field, i) => {
     const earlier = NAME_FIELDS.slice(0, i).find((other) => input[other] === input[field]);
-    if (earlier)
-      throw new ValidationError('invalid body', [{ field, message: `must differ from ${earlier}` }]);
+    if (earlier) throw new ValidationError('invalid body', [{ field, message: `must differ from ${earlier}` }]);
   });
   return input;
 }

@@ -74,8 +74,19 @@ export function shapeScorecard(input: ScorecardInput): Scorecard {
     ctr: shown > 0 ? clicks / shown : null,
     reach: estimated(reachOfAnswer(frequency)),
     frequency_avg: frequency.reach > 0 ? frequency.averageFrequency : null,
-    frequency: { exact: frequency.exact, reach_1: at(1), reach_2: at(2), reach_3: at(3), reach_5: at(5), reach_10: at(10) },
-    engagement: engagementOf(groups.filter((g) => g.name === body.engagement_name), query, body.attentive_ms),
+    frequency: {
+      exact: frequency.exact,
+      reach_1: at(1),
+      reach_2: at(2),
+      reach_3: at(3),
+      reach_5: at(5),
+      reach_10: at(10),
+    },
+    engagement: engagementOf(
+      groups.filter((g) => g.name === body.engagement_name),
+      query,
+      body.attentive_ms,
+    ),
     goal_progress: goal ? frequency.reach / goal : null,
     pacing: { flight_days: flightDays(campaign), days: pacing.days },
     on_target: onTargetOf(campaign, total),
@@ -106,7 +117,11 @@ function withUndetermined(a: OnTargetAnswer): OnTargetEstimate {
 }
 
 /** Engaged time of the engagement events over the flight so far (their states merged over the days). */
-function engagementOf(groups: readonly ReportGroup[], query: ReportQuery, attentiveMs: number): Scorecard['engagement'] {
+function engagementOf(
+  groups: readonly ReportGroup[],
+  query: ReportQuery,
+  attentiveMs: number,
+): Scorecard['engagement'] {
   const states = mergeStates(groups);
   const row: Record<string, unknown> = {};
   for (const { aggregate, metric } of query.aggregateMetrics)
