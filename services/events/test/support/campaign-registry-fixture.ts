@@ -1,16 +1,10 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import {
-  campaignPartKey,
-  campaignRegistryBucketOptions,
-  encodeCampaignHeader,
-  encodeCampaignPart,
-  toCampaignValues,
-  type CampaignRecord,
-} from '@cm/contracts';
+import { campaignRegistryBucketOptions, type CampaignRecord } from '@cm/contracts';
 import { connectNats, createLogger } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
 import { CampaignRegistryWatcher } from '../../src/registry/campaign-registry-watcher';
+import { writeCampaignRecord } from './campaign-kv';
 import { waitUntil } from './events-harness';
 
 /**
@@ -40,10 +34,7 @@ export async function startCampaignRegistry(opts: { start?: boolean } = {}): Pro
   return {
     lookup,
     async publish(record) {
-      const { header, parts } = toCampaignValues(record);
-      for (const part of parts)
-        await kv.put(campaignPartKey(part.token, part.revision, part.index), encodeCampaignPart(part));
-      await kv.put(header.token, encodeCampaignHeader(header));
+      await writeCampaignRecord(kv, record);
       await waitUntil(
         () => lookup.campaign(record.owner_id, record.token)?.revision === record.revision,
         20_000,
@@ -51,7 +42,7 @@ export async function startCampaignRegistry(opts: { start?: boolean } = {}): Pro
       );
     },
     async remove({ token, owner_id, revision }) {
-      await kv.put(token, encodeCampaignHeader({ token, owner_id, revision: revision + 1, deleted: true }));
+      await writeCampaignRecord(kv, { token, owner_id, revision: revision + 1, deleted: true });
       await waitUntil(() => lookup.campaign(owner_id, token) === undefined, 20_000, `campaign ${token} gone`);
     },
     async stop() {
