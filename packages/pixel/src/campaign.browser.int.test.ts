@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { EventsClient, campaignReach } from '@campaign-events/client';
+import { EventsClient, campaignReach } from '../../client/src';
 import type { EventDocument } from '../../../services/events/src/storage/event-document';
 import {
   TEST_ADMIN_TOKEN,

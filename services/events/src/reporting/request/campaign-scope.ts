@@ -35,7 +35,8 @@ export function campaignFlight(campaign: CampaignScope): { from: number; to: num
 
 /** Calendar days from start_date to end_date, both included (0 when end precedes start). */
 export function flightDays(campaign: Pick<CampaignRecord, 'start_date' | 'end_date'>): number {
-  const days = (Date.parse(`${campaign.end_date}T00:00:00Z`) - Date.parse(`${campaign.start_date}T00:00:00Z`)) / 86_400_000;
+  const days =
+    (Date.parse(`${campaign.end_date}T00:00:00Z`) - Date.parse(`${campaign.start_date}T00:00:00Z`)) / 86_400_000;
   return Math.max(0, days + 1);
 }
 

@@ -4,7 +4,7 @@ import type { ReportQuery } from '../request/report-query';
 import type { ScorecardBody } from './scorecard-schema';
 
 /** The metrics the scorecard's one read asks of every name (the engagement figures are read on its events only). */
-export function scorecardMetrics(attentiveMs: number): string[] {
+function scorecardMetrics(attentiveMs: number): string[] {
   return ['count', 'frequency', 'engaged_ms_avg', 'engaged_ms_p50', `engaged_ms_gte_${attentiveMs}`];
 }
 
