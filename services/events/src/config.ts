@@ -142,6 +142,10 @@ const settings = {
   ROLLUP_ABANDON_MS: Joi.number().integer().min(60000).default(600000),
   /** Dirty units one builder pass looks at per level. */
   ROLLUP_BATCH_UNITS: Joi.number().integer().min(1).max(100000).default(500),
+  /** Cells one owner may have in one rollup family of one unit: past it that family of the owner is read from raw events there (one tenant's flood bounds the builder's memory, never fails others). */
+  ROLLUP_MAX_CELLS_PER_OWNER: Joi.number().integer().min(100).max(10_000_000).default(100_000),
+  /** Decoded rollup pages a reporting process keeps between reports (MiB; 0: none). */
+  REPORT_PAGE_CACHE_MB: Joi.number().integer().min(0).max(65_536).default(64),
   /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */
   ROLLUP_RETENTION_DAYS: Joi.number().integer().min(0).default(0),
   BODY_LIMIT: Joi.string()

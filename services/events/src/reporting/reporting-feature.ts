@@ -10,6 +10,7 @@ import type { BrokenUnits } from '../rollups/broken-units';
 import { CellStore } from '../rollups/cell-store';
 import { RollupMarks } from '../rollups/rollup-marks';
 import { KeyConcurrency } from './http/key-concurrency';
+import { PageCache } from './read/page-cache';
 import { PlannedCountSource } from './read/planned-count-source';
 import { createReportMetrics } from './http/report-metrics';
 import { reportRoutes } from './http/report-routes';
@@ -36,6 +37,7 @@ export interface ReportingFeatureDeps {
     | 'REPORT_MAX_RANKED_GROUPS'
     | 'REPORT_MAX_BUCKETS'
     | 'REPORT_CONCURRENCY_PER_KEY'
+    | 'REPORT_PAGE_CACHE_MB'
     | 'API_KEY_CACHE_TTL_MS'
     | 'API_KEY_FAILED_LOOKUPS_PER_MINUTE'
     | 'PIXEL_TRUSTED_PROXY_HOPS'
@@ -75,7 +77,12 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     deadlineMs: config.REPORT_DEADLINE_MS,
     onBuckets: (n) => metrics.buckets.observe(n),
     onPlan: (plan) => metrics.observePlan(plan),
-    rollups: { marks: marks.collection, cells, broken: deps.broken },
+    rollups: {
+      marks: marks.collection,
+      cells,
+      broken: deps.broken,
+      cache: new PageCache(config.REPORT_PAGE_CACHE_MB * 1024 * 1024),
+    },
   });
   const reports = new ReportService(
     source,

@@ -29,7 +29,7 @@ export class TooManyGroupsError extends ValidationError {
 }
 
 /** A report whose groups would take more memory than a report may hold: the same 400 as the group cap, naming the bound. */
-export class GroupsTooLargeError extends ValidationError {
+class GroupsTooLargeError extends ValidationError {
   constructor(readonly maxBytes: number) {
     const mib = Math.round((maxBytes / (1024 * 1024)) * 10) / 10;
     super(`the report's groups take more than ${mib} MiB`, [
