@@ -34,4 +34,3 @@ export function parseMeasureMetric(metric: string): MeasureMetric | { error: str
   }
   return { metric, measure, stat: m[2] as 'sum' | 'avg' };
 }
-

@@ -67,7 +67,6 @@ export function mergeCellInto(into: CellValue, part: CellValue): void {
   }
 }
 
-
 /** The hour pipeline's `$group` accumulators and `_id` fields of every aggregate. */
 export function hourRowParts(): { key: Document; group: Document } {
   const key: Document = {};

@@ -182,7 +182,6 @@ export class LegacyGenerationError extends Error {
   }
 }
 
-
 /** The documents found for `ids`, which must all exist (GenerationGoneError naming the generations that lack some). */
 function expectAll(ids: readonly string[], docs: CellPageDocument[]): CellPageDocument[] {
   if (docs.length === ids.length) return docs;
