@@ -78,6 +78,10 @@ function print(clean, noisy) {
     row(`family ${f}: ${name}`, clean.built.byFamily[f] ?? 0, noisy.built.byFamily[f] ?? 0);
   for (const c of [...new Set([...Object.keys(clean.built.bytes), ...Object.keys(noisy.built.bytes)])])
     row(`column ${c}`, clean.built.bytes[c] ?? 0, noisy.built.bytes[c] ?? 0);
+  // a family's columns where the noise changed anything (the same events give the same bytes elsewhere)
+  const [a, b] = [clean.built.byFamilyColumn, noisy.built.byFamilyColumn];
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort())
+    if ((a[key] ?? 0) !== (b[key] ?? 0)) row(`family ${key.replace(' ', ', column ')}`, a[key] ?? 0, b[key] ?? 0);
   UNIT_LEVELS.forEach((level, i) => {
     const [a, b] = [clean.built.byLevel[i], noisy.built.byLevel[i]];
     if (a.docs + b.docs > 0) row(`unit level ${level}`, a.bytes, b.bytes);

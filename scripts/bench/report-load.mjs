@@ -83,7 +83,8 @@ export const UNIT_LEVELS = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d
 /**
  * Runs builder passes until one builds nothing (units still open at the newest end stay dirty).
  * Returns the seconds it took, the cell pages, the bytes of their binary columns by column, by
- * family and by unit level, and of the whole pages as BSON (`cellBytes`).
+ * family, by family and column (`"a u"`) and by unit level, and of the whole pages as BSON
+ * (`cellBytes`).
  */
 export async function catchUp(db, marks, { say }) {
   const cells = new CellStore(db);
@@ -93,6 +94,8 @@ export async function catchUp(db, marks, { say }) {
   // sketches), by family (t totals, p pages, g countries, a attribution) and by unit level
   const bytes = {};
   const byFamily = {};
+  // `${family} ${column}`: which column of which family grows
+  const byFamilyColumn = {};
   const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, bytes: 0 }));
   let cellBytes = 0;
   const writePages = cells.writePages.bind(cells);
@@ -104,6 +107,7 @@ export async function catchUp(db, marks, { say }) {
         if (!value || typeof value !== 'object' || !('position' in value)) continue;
         bytes[field] = (bytes[field] ?? 0) + value.position;
         byFamily[doc.f] = (byFamily[doc.f] ?? 0) + value.position;
+        byFamilyColumn[`${doc.f} ${field}`] = (byFamilyColumn[`${doc.f} ${field}`] ?? 0) + value.position;
         level.bytes += value.position;
       }
       cellBytes += BSON.calculateObjectSize(doc);
@@ -137,7 +141,7 @@ export async function catchUp(db, marks, { say }) {
       .map(([l, name]) => `${name} ${l.docs}/${(l.bytes / 1e6).toFixed(1)}`)
       .join(', ')}`,
   );
-  return { seconds, cellDocs, bytes, byFamily, byLevel, cellBytes };
+  return { seconds, cellDocs, bytes, byFamily, byFamilyColumn, byLevel, cellBytes };
 }
 
 /** The BSON size of a raw event document as the bucket stores it (before any storage engine compression). */
