@@ -24,6 +24,8 @@ export { decodeSketch, encodeSketch } from './sketch-codec';
  */
 
 const LIMIT = DISTINCT_SKETCH.exactLimit;
+/** Sets of at most this many hashes are merged into an owned exact set in place. */
+const SMALL_MERGE = 8;
 
 /** Exact, no hashes: a shared frozen constant. */
 export function emptySketch(): DistinctSketch {
@@ -93,12 +95,16 @@ export function mergeInto(target: DistinctSketch, b: DistinctSketch): DistinctSk
   if (b.hashes.length === 0) return target;
   // a copy: what the caller owns must never be b itself (b may be shared)
   if (target.hashes.length === 0) return exactSketch(b.hashes.slice());
-  // one visitor (a raw row) into an owned set: inserted in place, not a new union per row, so a
-  // group that meets thousands of raw visitors does not copy its set for each of them
-  if (b.hashes.length === 1 && target.hashes.length < LIMIT) {
-    const hash = b.hashes[0]!;
-    const at = insertionPoint(target.hashes, hash);
-    if (target.hashes[at] !== hash) (target.hashes as number[]).splice(at, 0, hash);
+  // a few visitors (a raw row, a cell entry of a few events) into an owned set: inserted in place,
+  // not a new union per merge, so a group that meets thousands of small entries does not copy its
+  // set for each of them
+  if (b.hashes.length <= SMALL_MERGE && target.hashes.length + b.hashes.length <= LIMIT) {
+    const into = target.hashes as number[];
+    for (let i = 0; i < b.hashes.length; i++) {
+      const hash = b.hashes[i]!;
+      const at = insertionPoint(into, hash);
+      if (into[at] !== hash) into.splice(at, 0, hash);
+    }
     return target;
   }
   const union = unionSorted(target.hashes, b.hashes, LIMIT);
