@@ -24,7 +24,13 @@ const platform = require(path.join(root, 'packages/platform/dist'));
 const SETTINGS = reportBenchSettings();
 const SIZE = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const GOAL = 1.1;
-const FAMILIES = { t: 'totals', p: 'pages (content_id, url)', g: 'countries', a: 'attribution (utm_*, referrer)' };
+// the families this build keeps, named by their dimensions
+const FAMILIES = Object.fromEntries(
+  require(path.join(root, 'services/events/dist/rollups/families')).FAMILIES.map((f) => [
+    f.id,
+    f.dimensions.length > 0 ? f.dimensions.join(', ') : 'totals',
+  ]),
+);
 const say = (msg) => console.error(`[bench] ${msg}`);
 const logger = platform.createLogger({ service: 'bench-noise-bytes', level: 'error' });
 const load1 = () => os.loadavg()[0].toFixed(1);

@@ -1,8 +1,10 @@
 import type { Logger } from '@cm/platform';
+import type { Document } from 'mongodb';
 import { firstKeptDay } from '../retention/expired-buckets';
 import type { CellStore } from './cell-store';
 import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
+import { format2Tables } from './format-2-pages';
 import { legacyEntries } from './legacy-cells';
 import type { MarkDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
@@ -23,14 +25,16 @@ export interface LegacyMigrationDeps {
 
 /**
  * What the builder's first pass does once per process for units of earlier releases. Units of
- * levels no longer kept are dropped. Units built by a release whose cells were of the first format (legacy-cells.ts): reports do not
- * read them, so each is rebuilt once, at the builder's first pass. A unit whose raw events are all
- * kept is reset to be built again the usual way (hours from raw events, blocks from their
- * children); one that starts before the raw retention (rollups kept longer than raw events) is
- * converted: its cells read in the first format and written as pages, published like any build
- * (compare-and-set on its marks and generation). Events from before countries and campaign
- * fields carry none of them, so such a unit's country and attribution families hold them as
- * unknown and empty, as a rebuild from those events would.
+ * levels no longer kept are dropped. Units built by a release whose cells were of an earlier
+ * format (the first: documents, legacy-cells.ts; the second: pages with the six-field attribution
+ * family `a`, format-2-pages.ts): reports do not read them, so each is rebuilt once, at the
+ * builder's first pass. A unit whose raw events are all kept is reset to be built again the usual
+ * way (hours from raw events, blocks from their children); one that starts before the raw
+ * retention (rollups kept longer than raw events) is converted: its cells read in their format
+ * and written as pages of this one, published like any build (compare-and-set on its marks and
+ * generation). Events from before countries and campaign fields carry none of them, so a
+ * first-format unit's country and attribution families hold them as unknown and empty, as a
+ * rebuild from those events would.
  */
 export class LegacyMigration {
   constructor(private readonly deps: LegacyMigrationDeps) {}
@@ -63,8 +67,10 @@ export class LegacyMigration {
       .find({ b: { $exists: true }, retired: { $exists: false } }, { projection: { pending: 0 } })
       .toArray();
     if (built.length === 0) return { reset: 0, converted: 0 };
-    const { legacy } = await cells.unusableGenerations(built.map((m) => m.b!.g));
+    const gens = built.map((m) => m.b!.g);
+    const { legacy } = await cells.unusableGenerations(gens);
     const old = new Set(legacy);
+    const formats = old.size > 0 ? await cells.generationFormats(legacy) : new Map<string, number>();
     const firstRaw = firstKeptDay(this.deps.now(), this.deps.rawRetentionDays);
     let reset = 0;
     let converted = 0;
@@ -79,31 +85,24 @@ export class LegacyMigration {
           reset++;
           await cells.dropGenerations([mark.b!.g]).catch(() => undefined);
         }
-      } else if (await this.convert(mark)) converted++;
+      } else if (await this.convert(mark, formats.get(mark.b!.g) ?? 1)) converted++;
     }
     if (reset + converted > 0)
-      this.deps.logger?.info('rollup units of the first cell format rebuilt or converted', { reset, converted });
+      this.deps.logger?.info('rollup units of an earlier cell format rebuilt or converted', { reset, converted });
     return { reset, converted };
   }
 
-  private async convert(mark: MarkDocument): Promise<boolean> {
+  private async convert(mark: MarkDocument, format: number): Promise<boolean> {
     const { cells, commit, now } = this.deps;
     const g = await commit.reserve(mark, now());
     if (!g) return false;
     try {
       const writer = cells.writer(g);
       for await (const { owner, docs } of cells.documentsByOwner(mark.b!.g)) {
-        const tables = new Map(FAMILIES.map((f) => [f.id, new FamilyTable(f, this.deps.maxCellsPerOwner)]));
-        for (const doc of docs) {
-          for (const entry of legacyEntries(doc)) {
-            for (const family of FAMILIES) {
-              const keys = family.dimensions.map((d) =>
-                d === 'content_id' ? entry.contentId : d === 'url' ? entry.url : '',
-              );
-              tables.get(family.id)!.add(entry.name, keys, entry.value);
-            }
-          }
-        }
+        const tables =
+          format === 2
+            ? format2Tables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
+            : this.firstFormatTables(docs);
         const pages: CellPageDocument[] = [];
         for (const table of tables.values()) {
           if (table.over) pages.push(overflowPage(g, owner, table.family));
@@ -117,5 +116,21 @@ export class LegacyMigration {
       await commit.abandon(mark._id, g).catch(() => undefined);
       throw err;
     }
+  }
+
+  /** One owner's first-format documents as this format's family tables. */
+  private firstFormatTables(docs: readonly Document[]): Map<string, FamilyTable> {
+    const tables = new Map(FAMILIES.map((f) => [f.id, new FamilyTable(f, this.deps.maxCellsPerOwner)]));
+    for (const doc of docs) {
+      for (const entry of legacyEntries(doc)) {
+        for (const family of FAMILIES) {
+          const keys = family.dimensions.map((d) =>
+            d === 'content_id' ? entry.contentId : d === 'url' ? entry.url : '',
+          );
+          tables.get(family.id)!.add(entry.name, keys, entry.value);
+        }
+      }
+    }
+    return tables;
   }
 }

@@ -31,8 +31,12 @@ export interface CellPageDocument {
   [column: string]: unknown;
 }
 
-/** Format of the pages (in the generation's manifest): a reader refuses a generation of another. */
-export const PAGE_FORMAT = 2;
+/**
+ * Format of the pages (in the generation's manifest): a reader refuses a generation of another.
+ * 2: the first binary pages; 3: the attribution family `c` in place of `a` (families.ts), the
+ * builder converting format-2 units (legacy-migration.ts).
+ */
+export const PAGE_FORMAT = 3;
 
 /** `_id` of a page: JSON, so no owner or generation can make two ids collide. */
 export function pageId(g: string, owner: string, family: string, page = 0): string {

@@ -57,6 +57,11 @@ export function randomReportBody(random: () => number, from: number, to: number)
   if (random() < 0.25) body.device_type = some(['desktop', 'tablet', 'mobile']);
   // countries in either case, unknown, and one no event has
   if (random() < 0.15) body.country = some(['US', 'fr', 'XK', 'unknown', 'NG', 'ZZ']);
+  // attribution: the fields the rollups keep (source, medium, campaign, referrer) and those only raw events answer
+  if (random() < 0.12) body.utm_source = some(['google', 'facebook', '', 'nobody']);
+  if (random() < 0.08) body.utm_campaign = some(['spring', 'x.y', '']);
+  if (random() < 0.08) body.referrer = some(['www.google.com', 'news.example', '']);
+  if (random() < 0.05) body.utm_term = some(['red shoes', '']);
   if (random() < 0.5)
     body.group_by = pick([
       'url',
@@ -66,6 +71,12 @@ export function randomReportBody(random: () => number, from: number, to: number)
       'country',
       'country',
       'url,country',
+      'utm_campaign',
+      'utm_source,utm_medium',
+      'referrer,utm_source',
+      'utm_campaign,country',
+      'utm_content',
+      'utm_term,url',
     ]);
   if (random() < 0.35) body.metadata = pick(['campaign', 'variant,campaign', 'missing', 'a.b,campaign']);
 

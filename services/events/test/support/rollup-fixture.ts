@@ -213,6 +213,33 @@ export function randomEvents(random: () => number, count: number, from: number, 
     const country =
       event.visitor === undefined ? (t % 3 === 0 ? 'FR' : undefined) : VISITOR_COUNTRIES.get(event.visitor);
     if (country !== undefined) event.country = country;
+    Object.assign(event, attributionOf(t));
   }
+  return out;
+}
+
+const SOURCES = [
+  ['google', 'cpc'],
+  ['facebook', 'paid_social'],
+  ['newsletter', 'email'],
+] as const;
+
+/**
+ * Campaign fields and the referring host, from the event's time alone (no draw of its own, so a
+ * seed gives the same events as before attribution, now with it): three in seven events tagged,
+ * some with an ad variant or a search term; most with a referrer.
+ */
+function attributionOf(t: number): Partial<EventDocument> {
+  const out: Partial<EventDocument> = {};
+  const tag = t % 7;
+  if (tag < 3) {
+    const [source, medium] = SOURCES[tag]!;
+    out.utm_source = source;
+    out.utm_medium = medium;
+    out.utm_campaign = ['spring', 'autumn', 'x.y'][Math.floor(t / 7) % 3]!;
+    if (t % 5 === 0) out.utm_content = ['ad-a', 'ad-b'][Math.floor(t / 5) % 2]!;
+    if (tag === 0 && t % 4 === 0) out.utm_term = ['red shoes', 'shoes'][Math.floor(t / 4) % 2]!;
+  }
+  if (t % 4 !== 1) out.referrer = ['www.google.com', 'l.facebook.com', 'news.example'][Math.floor(t / 3) % 3]!;
   return out;
 }
