@@ -91,6 +91,8 @@ describe('a stored page that does not decode', () => {
     ['another owner', { o: '7002' }],
     ['another family', { f: 't' }],
     ['another page number', { p: 1 }],
+    ['no page number', { p: undefined }],
+    ['an owner of another type', { o: 7001 }],
     ['a page count of a billion', { x: 1e9 }],
     ['a page count that is no number', { x: '3' }],
     ['no keys (a document of another format)', { k: undefined }],

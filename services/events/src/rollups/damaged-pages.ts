@@ -1,5 +1,5 @@
 import { StoredFormatError } from '../metrics/byte-codec';
-import { parsePageId, type CellPageDocument } from './page-layout';
+import { pageId, parsePageId, type CellPageDocument } from './page-layout';
 
 /**
  * Where a stored page that does not decode is: taken from the id the reader asked for (which a
@@ -43,11 +43,11 @@ const MAX_PAGES = 10_000;
  * another format, is not this page), and its page count a small number on page 0 only.
  */
 export function checkPageFields(doc: Pick<CellPageDocument, '_id' | 'g' | 'o' | 'f' | 'p' | 'x'>): void {
-  const id = parsePageId(doc._id);
-  if (!id || doc.g !== id.g || doc.o !== id.owner || doc.f !== id.family || doc.p !== id.page)
+  // the id its fields would make (a field of another type makes another id)
+  if (typeof doc.p !== 'number' || doc._id !== pageId(doc.g, doc.o, doc.f, doc.p))
     throw new StoredFormatError('stored page is not the page its id names');
   if (doc.x === undefined) return;
-  if (id.page !== 0 || !Number.isSafeInteger(doc.x) || doc.x < 1 || doc.x > MAX_PAGES)
+  if (doc.p !== 0 || !Number.isSafeInteger(doc.x) || doc.x < 1 || doc.x > MAX_PAGES)
     throw new StoredFormatError('stored page count out of range');
 }
 
