@@ -153,6 +153,31 @@ describe.each([
   },
 );
 
+test("when the smaller units under a damaged unit are damaged too, then the owner's reports are answered from raw events, each unit reset once", async () => {
+  await writeAndBuild(306);
+  // the day and every 4-hour block and hour in it with a written mark: the owner's pages all damaged
+  const units = (await f.marks.collection.find({}).toArray()).filter(
+    (m) => isBuilt(m) && m.l <= DAY.level && m.t >= DAY.start && m.t < unitEnd(DAY),
+  );
+  const random = prng(12);
+  const holding: MarkDocument[] = [];
+  for (const mark of units)
+    if ((await damagePages(f.cells, { g: mark.b!.g, owner: DAMAGED_OWNER }, 'k', 'truncated', random)).length > 0)
+      holding.push(mark);
+  expect(holding.length).toBeGreaterThan(7);
+
+  const seen = observed();
+  for (const extra of METRICS) {
+    const body = over(DAY, DAMAGED_OWNER, extra);
+    expect(await seen.report(body)).toEqual(await f.raw.report(caller, body));
+  }
+  // each damaged unit with a page of the owner reset once, found level by level
+  expect(new Set(seen.resets)).toEqual(new Set(['1d/report/damaged', '4h/report/damaged', '1h/report/damaged']));
+  expect(seen.resets.length).toBe(seen.lines.length);
+  expect(seen.resets).toHaveLength(holding.length);
+  for (const mark of holding) expect((await markOf({ level: mark.l, start: mark.t })).b?.g).not.toBe(mark.b!.g);
+}, 120_000);
+
 test('when a child merged into a parent has a page that does not decode, then the builder resets the child (counted, logged once), rebuilds it and builds the parent after it, equal to raw events', async () => {
   await writeAndBuild(311);
   const child = await markOf(DAY);
