@@ -18,8 +18,16 @@ export function reportingBuild(distDir = path.join(root, 'services/events/dist')
   };
 }
 
-/** Serves `build`'s reporting feature over `db` on a free loopback port; `{server, base}`. */
-export async function startReportingApp({ db, mongoUrl, adminToken, logger, name, build = reportingBuild() }) {
+/** Serves `build`'s reporting feature over `db` on a free loopback port (`env`: more settings); `{server, base}`. */
+export async function startReportingApp({
+  db,
+  mongoUrl,
+  adminToken,
+  logger,
+  name,
+  build = reportingBuild(),
+  env = {},
+}) {
   const config = build.loadEventsConfig({
     NODE_ENV: 'production',
     // the reporting role alone: production refuses the ingest role without its visitor key
@@ -28,6 +36,7 @@ export async function startReportingApp({ db, mongoUrl, adminToken, logger, name
     ADMIN_TOKEN: adminToken,
     REPORT_RATE_LIMIT_PER_MINUTE: '1000000',
     LOG_LEVEL: 'error',
+    ...env,
   });
   const feature = await build.createReportingFeature({ db, logger, metrics: platform.createRegistry(name), config });
   const app = express();

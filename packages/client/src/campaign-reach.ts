@@ -109,7 +109,13 @@ export async function campaignReach(
 function fromRows(rows: ReportRow[]): { reach: number; exact: boolean; events: number } {
   if (rows.length === 0) return { reach: 0, exact: true, events: 0 };
   const row = rows[0]!;
-  if (rows.length > 1 || typeof row.uniques !== 'number' || typeof row.uniques_exact !== 'boolean')
+  // a report without a country filter is never withheld by the country floor: every number is there
+  if (
+    rows.length > 1 ||
+    typeof row.value !== 'number' ||
+    typeof row.uniques !== 'number' ||
+    typeof row.uniques_exact !== 'boolean'
+  )
     throw new CampaignEventsError('the Events API answered no single row with uniques (is it older than this client?)');
   return { reach: row.uniques, exact: row.uniques_exact, events: row.value };
 }

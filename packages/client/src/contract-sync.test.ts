@@ -47,6 +47,8 @@ describe('client types and the OpenAPI documents', () => {
       value: 0,
       content_id: '',
       url: '',
+      country: '',
+      below_floor: true,
       metadata: {},
       uniques: 0,
       uniques_exact: true,

@@ -28,10 +28,18 @@ export interface ReportQuery {
   content_id?: StringOrList;
   name?: StringOrList;
   device_type?: DeviceType | DeviceType[];
+  /**
+   * ISO 3166-1 alpha-2 codes (either case) or `unknown`. A filter naming a code applies the
+   * country floor: rows with too few distinct visitors come back with `below_floor: true` and null numbers.
+   */
+  country?: StringOrList;
   /** Metadata keys to return (at most 20): a comma list or an array. */
   metadata?: string | string[];
-  /** `content_id` and/or `url`: a comma list or an array. */
-  group_by?: string | Array<'content_id' | 'url'>;
+  /**
+   * Up to 4 of `content_id`, `url`, `country` and the attribution fields: a comma list or an array.
+   * By `country`, countries with too few distinct visitors fold into one `below_floor` country.
+   */
+  group_by?: string | ReportDimension[];
   /** `YYYY-MM-DD HH:MM:SS` UTC (ISO 8601 and `YYYY-MM-DD` accepted); inclusive. */
   created__gte?: string;
   /** Same form; inclusive of the whole unit written. */
@@ -56,38 +64,63 @@ export interface ReportQuery {
   order?: 'asc' | 'desc';
 }
 
+/** What a report may group by besides the name. */
+export type ReportDimension =
+  | 'content_id'
+  | 'url'
+  | 'country'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign'
+  | 'utm_content'
+  | 'utm_term'
+  | 'referrer';
+
+/**
+ * One report row. A row the country floor withholds has `below_floor: true` and every field that
+ * comes from its events null (`value`, the metrics, the rate, the metadata values); a row without
+ * `below_floor` never has a null `value`.
+ */
 export interface ReportRow {
   /** Series only: the bucket's start in the requested zone, ISO 8601 with offset (`2026-03-29T00:00:00+01:00`). */
   time?: string;
   name: string;
-  value: number;
+  /** The row's events; null only when `below_floor` is true. */
+  value: number | null;
   /** Present when grouped by content_id. */
   content_id?: string;
   /** Present when grouped by url. */
   url?: string;
-  /** Present when metadata keys were asked for; a key not found is "". */
-  metadata?: Record<string, string>;
+  /**
+   * Present when grouped by country: an ISO 3166-1 alpha-2 code, `unknown`, or `below_floor` (the
+   * countries under the floor, merged into one row per name, time and other group fields).
+   */
+  country?: string;
+  /** Present (true) only on a row withheld by the country floor. */
+  below_floor?: true;
+  /** Present when metadata keys were asked for; a key not found is "" (null when withheld). */
+  metadata?: Record<string, string | null>;
   /**
    * With `metrics` including `uniques`: distinct visitors of this row. Rows do not add up (a
    * visitor in two rows counts in both). 0 in a row filled by `fill_zeros`.
    */
-  uniques?: number;
+  uniques?: number | null;
   /** With `uniques`: true when exact, false for a HyperLogLog estimate (about 0.81 % standard error). */
-  uniques_exact?: boolean;
+  uniques_exact?: boolean | null;
   /** On rows of `conversion.from`, with the `conversion_rate` metric: `to` events over this row's `value`. */
-  conversion_rate?: number;
+  conversion_rate?: number | null;
   /** With `frequency`: the row's events per distinct visitor. */
-  frequency_avg?: number;
+  frequency_avg?: number | null;
   /** With `frequency`: visitors reached at least 1, 2, 3, 5 and 10 times. */
-  reach_1?: number;
-  reach_2?: number;
-  reach_3?: number;
-  reach_5?: number;
-  reach_10?: number;
+  reach_1?: number | null;
+  reach_2?: number | null;
+  reach_3?: number | null;
+  reach_5?: number | null;
+  reach_10?: number | null;
   /** With `frequency`: true while the row has at most 4,096 visitors; else a sample's estimate. */
-  frequency_exact?: boolean;
+  frequency_exact?: boolean | null;
   /** With `frequency`, when estimated: the reach's relative standard error. */
-  frequency_error?: number;
+  frequency_error?: number | null;
   /**
    * Measure metrics (`engaged_ms_p90`: number or null without values) and, for percentiles and
    * shares, `<metric>_exact`. A sum past 2^53 - 1 is its decimal digits as a string (exact; read it

@@ -98,6 +98,15 @@ test('when every documented operation is called, then every response matches the
   expect(series[0].time).toMatch(/\+05:30$/);
   await call('POST', report, json({ owner_id: owner, group_by: 'content_id', limit: 1, order_by: 'value' }));
   await call('POST', report, json({ owner_id: owner, interval: 'fortnight', timezone: 'Mars/Olympus' }));
+  // the country floor's shapes: a folded below_floor country, and a withheld row (null numbers)
+  await h.publishEvent({ owner_id: owner, name: 'impression', country: 'FR', visitor: 4_242 });
+  await h.waitForStored(1, { owner_id: owner, country: 'FR' });
+  const floor = { owner_id: owner, metrics: 'count,uniques,value_sum,frequency', metadata: 'campaign' };
+  const folded = (await call('POST', report, json({ ...floor, group_by: 'country' }))).body;
+  expect(folded.map((r: { country: string }) => r.country)).toContain('below_floor');
+  const withheld = (await call('POST', report, json({ ...floor, country: 'fr', name: 'impression' }))).body;
+  expect(withheld).toMatchObject([{ value: null, uniques: null, reach_1: null, below_floor: true }]);
+  await call('POST', report, json({ owner_id: owner, country: ['FR', 'Germany'] }));
 
   await call('GET', '/admin/v1/rollups', admin);
   await call('GET', '/admin/v1/rollups');

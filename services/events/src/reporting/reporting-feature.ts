@@ -9,6 +9,7 @@ import type { BrokenUnits } from '../rollups/broken-units';
 import { CellStore } from '../rollups/cell-store';
 import { RollupMarks } from '../rollups/rollup-marks';
 import { KeyConcurrency } from './http/key-concurrency';
+import { PageCache } from './read/page-cache';
 import { PlannedCountSource } from './read/planned-count-source';
 import { createReportMetrics } from './http/report-metrics';
 import { reportRoutes } from './http/report-routes';
@@ -34,6 +35,8 @@ export interface ReportingFeatureDeps {
     | 'REPORT_MAX_RANKED_GROUPS'
     | 'REPORT_MAX_BUCKETS'
     | 'REPORT_CONCURRENCY_PER_KEY'
+    | 'REPORT_PAGE_CACHE_MB'
+    | 'REPORT_COUNTRY_FLOOR'
     | 'API_KEY_CACHE_TTL_MS'
     | 'API_KEY_FAILED_LOOKUPS_PER_MINUTE'
     | 'PIXEL_TRUSTED_PROXY_HOPS'
@@ -71,7 +74,12 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     onBuckets: (n) => metrics.buckets.observe(n),
     onPlan: (plan) => metrics.observePlan(plan),
     rawRetentionDays: config.RETENTION_DAYS,
-    rollups: { marks: marks.collection, cells, broken: deps.broken },
+    rollups: {
+      marks: marks.collection,
+      cells,
+      broken: deps.broken,
+      cache: new PageCache(config.REPORT_PAGE_CACHE_MB * 1024 * 1024),
+    },
   });
   const reports = new ReportService(source, {
     maxRangeDays: config.REPORT_MAX_RANGE_DAYS,
@@ -80,6 +88,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     maxGroups: config.REPORT_MAX_GROUPS,
     maxRankedGroups: config.REPORT_MAX_RANKED_GROUPS,
     maxGroupBytes: deps.maxGroupBytes,
+    countryFloor: config.REPORT_COUNTRY_FLOOR,
   });
   // per minute, with a minute's worth as the burst
   const limiter = new TokenBuckets({

@@ -90,8 +90,18 @@ function newEvent(): Omit<EventRecord, 'owner_id'> {
   };
 }
 
+/**
+ * How long the harness waits for a signal (an owner in the registry, a stored event, a settled
+ * consumer) before failing: a bound on waiting, never a claim about speed, so a busy machine
+ * only makes a test slower.
+ */
+export const SIGNAL_WAIT_MS = 20_000;
+
 /** Waits until the writer consumer has delivered and settled (acked, nak'ed or terminated) every stored message. */
-export async function consumerSettled(h: Pick<EventsHarness, 'nc' | 'config'>, timeoutMs = 10_000): Promise<void> {
+export async function consumerSettled(
+  h: Pick<EventsHarness, 'nc' | 'config'>,
+  timeoutMs = SIGNAL_WAIT_MS,
+): Promise<void> {
   const jsm = await jetstreamManager(h.nc);
   await waitUntil(
     async () => {
@@ -215,12 +225,16 @@ export async function startEventsHarness(
         }),
       );
       const known = () => system.owners?.redirectHosts(ownerId)?.join() === redirectHosts.join();
-      await waitUntil(() => (system.owners ? known() : true), 5000, `owner ${ownerId} in the registry`);
+      await waitUntil(() => (system.owners ? known() : true), SIGNAL_WAIT_MS, `owner ${ownerId} in the registry`);
       return ownerId;
     },
     async removeOwner(ownerId) {
       await kv.purge(ownerId);
-      await waitUntil(() => !(system.owners?.has(ownerId) ?? false), 5000, `owner ${ownerId} gone from the registry`);
+      await waitUntil(
+        () => !(system.owners?.has(ownerId) ?? false),
+        SIGNAL_WAIT_MS,
+        `owner ${ownerId} gone from the registry`,
+      );
     },
     async publishEvent(partial, msgID) {
       const msg: EventMessage = { v: 1, ...newEvent(), ...partial };
@@ -242,7 +256,7 @@ export async function startEventsHarness(
       return events;
     },
     storedEvents,
-    async waitForStored(count, filter = {}, timeoutMs = 5000) {
+    async waitForStored(count, filter = {}, timeoutMs = SIGNAL_WAIT_MS) {
       let docs: EventDocument[] = [];
       await waitUntil(
         async () => (docs = await storedEvents(filter)).length >= count,

@@ -15,6 +15,8 @@ export interface ReportServiceLimits extends ReportLimits {
   maxRankedGroups: number;
   /** Estimated bytes of the groups one report may hold (default MAX_GROUP_BYTES; smaller in tests). */
   maxGroupBytes?: number;
+  /** Fewest distinct visitors a country row may show (REPORT_COUNTRY_FLOOR; 0 or absent: off). */
+  countryFloor?: number;
 }
 
 /** The report use case: validate, check the key's owner scope, count within the budget, shape. */
@@ -36,7 +38,7 @@ export class ReportService {
     const deadline = Date.now() + this.limits.deadlineMs;
     const maxGroups = query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
     // what the report reads, worked out once and handed down
-    const plan = readPlanOf(query);
+    const plan = readPlanOf(query, { countryFloor: this.limits.countryFloor });
     const groups = await this.source.count(plan, {
       deadline,
       signal,

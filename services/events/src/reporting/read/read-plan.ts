@@ -35,11 +35,21 @@ export interface ReadPlan {
   /** For each group_by dimension, its position in the family's dimensions. */
   groupKeyAt: number[];
   names?: ReadonlySet<string>;
+  /**
+   * The country floor this report applies (country-floor.ts): the setting when it groups by
+   * country or filters by a country code, else 0 (none).
+   */
+  countryFloor: number;
   /** The raw pipeline of one day bucket, for these created ranges (none: the whole day). */
   rawPipeline(created: readonly CreatedBounds[]): Document[];
 }
 
-export function readPlanOf(query: ReportQuery): ReadPlan {
+export interface ReadPlanOptions {
+  /** REPORT_COUNTRY_FLOOR (0: off). */
+  countryFloor?: number;
+}
+
+export function readPlanOf(query: ReportQuery, options: ReadPlanOptions = {}): ReadPlan {
   const devices = query.deviceTypes
     ? DEVICE_ORDER.flatMap((d, i) => (query.deviceTypes!.includes(d) ? [i] : []))
     : [0, 1, 2];
@@ -48,6 +58,10 @@ export function readPlanOf(query: ReportQuery): ReadPlan {
     const column = aggregateOf(aggregate).column;
     metrics.set(column, [...(metrics.get(column) ?? []), metric]);
   }
+  const countryFloor = floorOf(query, options.countryFloor ?? 0);
+  // the floor compares each row's distinct visitors: read them even when the answer does not show them
+  const uniques = aggregateOf('uniques').column;
+  if (countryFloor > 0 && !metrics.has(uniques)) metrics.set(uniques, []);
   const ask: ReportAsk = {
     metadataKeys: query.metadataKeys.map(encodeMetadataKey),
     metrics,
@@ -76,8 +90,15 @@ export function readPlanOf(query: ReportQuery): ReadPlan {
     keyFilters: dims.map((d) => (query.filters[d] ? new Set(query.filters[d]) : undefined)),
     groupKeyAt: query.groupBy.map((d) => dims.indexOf(d)),
     names: query.names ? new Set(query.names) : undefined,
+    countryFloor,
     rawPipeline: (created) => buildRawPipeline(query, ask, created),
   };
+}
+
+/** The floor applies to rows that can name a country: grouped by country, or filtered by a code ("" is unknown). */
+function floorOf(query: ReportQuery, floor: number): number {
+  const named = query.groupBy.includes('country') || (query.filters.country ?? []).some((c) => c !== '');
+  return named ? floor : 0;
 }
 
 /** One value is an equality (the index's favourite), several an $in. Values are validated strings, never operators. */
