@@ -1,7 +1,10 @@
 // What `pnpm bench:report` and `pnpm bench:peer` share: the settings from the environment, the
 // days the events span, and the report scenarios, so both benches ask the same questions of the
 // same data. Every scenario has a `key` (bench:peer finds its ClickHouse SQL by it, BENCH_PROFILE
-// names one); those with a `target` are the ones bench:report holds to a latency bound.
+// names one); those with a `target` are the ones bench:report holds to a latency bound; those
+// with `tallied` span the whole month, and bench:report checks their every row against the
+// generator's own tallies (report-tallies.mjs).
+import { urlNoiseSetting } from './report-web.mjs';
 
 const DAY_MS = 86_400_000;
 
@@ -18,6 +21,8 @@ export function reportBenchSettings(env = process.env) {
     batch: Number(env.BENCH_BATCH ?? 500),
     writers: Number(env.BENCH_WRITERS ?? 2),
     firstDay,
+    /** BENCH_URL_NOISE (on unless "0"): page URLs as browsers send them, and attribution (report-web.mjs). */
+    urlNoise: urlNoiseSetting(env),
     /** Day `n` of the span as YYYY-MM-DD (UTC). */
     day: (n) => new Date(firstDay + n * DAY_MS).toISOString().slice(0, 10),
   };
@@ -97,6 +102,39 @@ export function reportScenarios({ days, day }) {
         conversion: { from: 'impression', to: 'click' },
       },
       key: 'ctr-series',
+    },
+    {
+      name: `${days} days, uniques, group_by utm_campaign`,
+      body: { ...month, metrics: 'count,uniques', group_by: 'utm_campaign' },
+      target: '<= 100 ms at 5M',
+      key: 'uniques-campaign',
+      tallied: true,
+    },
+    {
+      name: `${days} days, uniques, group_by country`,
+      body: { ...month, metrics: 'count,uniques', group_by: 'country' },
+      target: '<= 100 ms at 5M',
+      key: 'uniques-country',
+      tallied: true,
+    },
+    {
+      name: `${days} days, count, filter utm_source=facebook, group_by referrer`,
+      body: { ...month, utm_source: 'facebook', group_by: 'referrer' },
+      key: 'source-referrer',
+      tallied: true,
+    },
+    {
+      name: `${days} days, top 10 countries by uniques (impressions)`,
+      body: {
+        ...month,
+        name: 'impression',
+        metrics: 'count,uniques',
+        group_by: 'country',
+        order_by: 'uniques',
+        limit: 10,
+      },
+      key: 'top-countries',
+      tallied: true,
     },
   ];
 }

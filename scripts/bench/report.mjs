@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `pnpm bench:report`: report latency after rollups caught up, at BENCH_SIZES events (default
 // 1,000,000 and 5,000,000) over BENCH_DAYS (30) UTC days, in one run so the ratios are same-run.
-// For each size, in a fresh database: the events (report-data.mjs: Zipf URLs, 5 owners, ...) are
+// For each size, in a fresh database: the events (report-data.mjs: Zipf URLs, 5 owners, ...; page
+// URLs with campaign tags and click ids, referrers and countries as on the web, report-web.mjs,
+// unless BENCH_URL_NOISE=0) are
 // written through the consumer's BucketWriter with rollup write marks, in time order, in batches of
 // BENCH_BATCH (500, the consumer's batch), as production writes them; the rollup builder then runs
 // until nothing is dirty (timed: "catch-up"); the built reporting feature (services/events/dist) is
@@ -21,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { OWNERS } from './report-data.mjs';
 import { catchUp, gcPauses, loadEvents, startBenchStandIn } from './report-load.mjs';
 import { fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
+import { ScenarioTallies } from './report-tallies.mjs';
 import { ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
 import { profiled } from './cpu-profile.mjs';
 
@@ -40,13 +43,15 @@ async function measure(size, mongoUrl) {
   let app;
   let other;
   try {
+    const list = reportScenarios(SETTINGS);
+    const tallies = new ScenarioTallies(list);
     const {
       expected,
       visitors,
       engaged,
       seconds: loadSeconds,
       marks,
-    } = await loadEvents(handle.db, size, SETTINGS, { logger, say });
+    } = await loadEvents(handle.db, size, SETTINGS, { logger, say, tallies });
     const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks, { say });
     app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
     const report = await ownerReports(app, ADMIN_TOKEN, OWNERS[0]);
@@ -60,7 +65,6 @@ async function measure(size, mongoUrl) {
         name: 'bench-report-compared',
         build: COMPARE,
       });
-    const list = reportScenarios(SETTINGS);
     const month = list.find((s) => s.key === 'name').body;
 
     // correctness first: the month report of OWNERS[0] counts exactly its non-bot events
@@ -100,6 +104,17 @@ async function measure(size, mongoUrl) {
       attention.engaged_ms_p90 > p90[1] * 1.01
     )
       throw new Error('engaged time outside the stated error');
+
+    // the scenarios of countries and attribution, row by row against the generator's tallies
+    const tallied = [];
+    for (const s of list.filter((x) => x.tallied)) {
+      const result = tallies.check(s, await report(s.body));
+      say(
+        `${s.name}: ${result.rows} rows of ${result.groups} groups, ${result.problems.length === 0 ? 'every row matches the loaded events' : `${result.problems.length} PROBLEMS: ${result.problems.slice(0, 5).join('; ')}`}${result.maxError > 0 ? `; sketched uniques within ${(result.maxError * 100).toFixed(2)} %` : ''}`,
+      );
+      if (result.problems.length > 0) throw new Error(`${s.name}: the answer differs from the loaded events`);
+      tallied.push({ name: s.name, ...result });
+    }
 
     for (const s of list) s.rows = (await report(s.body)).length;
     if (other) {
@@ -147,6 +162,7 @@ async function measure(size, mongoUrl) {
       bytes,
       byFamily,
       errors,
+      tallied,
       load: os.loadavg()[0],
       list,
       times,
@@ -163,7 +179,7 @@ async function measure(size, mongoUrl) {
 function print(results) {
   for (const r of results) {
     console.log(
-      `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${RUNS} sequential runs per scenario over HTTP\n`,
+      `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs${SETTINGS.urlNoise ? ', sent with campaign tags, click ids, fragments; referrers, countries' : ', clean (BENCH_URL_NOISE=0); countries'}; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${RUNS} sequential runs per scenario over HTTP\n`,
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
     console.log(
@@ -175,7 +191,7 @@ function print(results) {
         .map(([f, b]) => `${f} ${perEvent(b)}`)
         .join(
           ', ',
-        )} (B/event). Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
+        )} (B/event). Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}. Checked row by row against the loaded events (counts exact, sketched uniques within 3 %): ${r.tallied.map((t) => `${t.name} (${t.rows} rows${t.maxError > 0 ? `, uniques within ${(t.maxError * 100).toFixed(2)} %` : ''})`).join('; ')}\n`,
     );
     console.log('| scenario | rows | p50 ms | p99 ms | mean ms |');
     console.log('|---|---|---|---|---|');

@@ -24,6 +24,12 @@ export const REPORT_METRIC_PATTERN =
 export interface ReportQuery {
   /** Required; the API key must be scoped to it (else 403). */
   owner_id: string;
+  /**
+   * A campaign token of this owner: only the campaign's content URLs (within `url` when given)
+   * and its flight (within the dates when given) count, and `timezone` defaults to the campaign's.
+   * Any number of URLs (no 100-value limit). An unknown or deleted token is a 400 naming `campaign`.
+   */
+  campaign?: string;
   url?: StringOrList;
   content_id?: StringOrList;
   name?: StringOrList;
@@ -127,6 +133,109 @@ export interface ReportRow {
    * with `BigInt`), any smaller sum a number.
    */
   [metric: `${Measure}_${string}`]: number | string | boolean | null | undefined;
+}
+
+/** `POST /api/v1/events/scorecard/`: one campaign's figures over its flight so far. */
+export interface ScorecardQuery {
+  /** Required; the API key must be scoped to it (else 403). */
+  owner_id: string;
+  /** The campaign's token. */
+  campaign: string;
+  /** The exposure event (default `impression`): impressions, reach, frequency and pacing count it. */
+  impression_name?: string;
+  /** Default `click`. */
+  click_name?: string;
+  /** The event carrying `engaged_ms` (default `engagement`, as the snippet sends it). */
+  engagement_name?: string;
+  /** Engaged time from which a page view is attentive, 0..3,600,000 ms (default 10,000). */
+  attentive_ms?: number;
+}
+
+/** A number of visitors (or of their events): exact, or a sample's estimate with its relative standard error. */
+export interface ScorecardEstimate {
+  value: number;
+  exact: boolean;
+  /** Relative standard error when estimated (about 95 % of answers lie within twice it); null when exact. */
+  error: number | null;
+}
+
+/** An on-target estimate: visitors seen in more countries than a sample keeps may be in doubt. */
+export interface OnTargetEstimate extends ScorecardEstimate {
+  /** Left out of `value` because it cannot be told whether they are on target. */
+  undetermined: number;
+}
+
+/** One flight day up to today, in the campaign's zone. */
+export interface ScorecardPacingDay {
+  /** YYYY-MM-DD. */
+  day: string;
+  impressions: number;
+  /** Distinct visitors from the first flight day through this one. */
+  reach: ScorecardEstimate;
+  /** goal * days elapsed / flight days; null without a goal. */
+  goal_to_date: number | null;
+  pace: 'ahead' | 'on_pace' | 'behind' | null;
+}
+
+/** The campaign scorecard (docs/api/events.md, "Campaign scorecard"). */
+export interface CampaignScorecard {
+  campaign: {
+    token: string;
+    name: string | null;
+    start_date: string;
+    end_date: string;
+    /** The campaign owner's IANA zone: the flight's days are its days. */
+    timezone: string;
+    reach_goal: number | null;
+    objective: string | null;
+    /** ISO 3166-1 alpha-2 codes: the campaign's target geography, else its owner's. */
+    target_countries: string[];
+    target_source: 'campaign' | 'owner' | 'none';
+    url_count: number;
+  };
+  /** When it was read, in the campaign's zone: the flight counts up to here. */
+  as_of: string;
+  names: { impression: string; click: string; engagement: string };
+  impressions: number;
+  clicks: number;
+  /** clicks / impressions; null without impressions. */
+  ctr: number | null;
+  reach: ScorecardEstimate;
+  /** Impressions per visitor reached; null without reach. */
+  frequency_avg: number | null;
+  frequency: {
+    exact: boolean;
+    reach_1: ScorecardEstimate;
+    reach_2: ScorecardEstimate;
+    reach_3: ScorecardEstimate;
+    reach_5: ScorecardEstimate;
+    reach_10: ScorecardEstimate;
+  };
+  engagement: {
+    events: number;
+    engaged_ms_avg: number | null;
+    engaged_ms_avg_exact: boolean;
+    engaged_ms_p50: number | null;
+    engaged_ms_p50_exact: boolean;
+    attentive_ms: number;
+    attentive_share: number | null;
+    attentive_share_exact: boolean;
+  };
+  /** reach / reach_goal; null without a goal. */
+  goal_progress: number | null;
+  pacing: { flight_days: number; days: ScorecardPacingDay[] };
+  /** Null when there are no target countries. */
+  on_target: {
+    countries: string[];
+    source: 'campaign' | 'owner' | 'none';
+    /** Impressions of on-target visitors (one event from a target country makes a visitor on target). */
+    impressions: OnTargetEstimate;
+    impressions_share: number | null;
+    reach: OnTargetEstimate;
+  } | null;
+  /** Events do not record whether a visitor came from a vid or a cookieless hash: see `caveats`. */
+  visitor_basis: 'unrecorded';
+  caveats: Array<{ code: string; message: string }>;
 }
 
 /** Parameters of one pixel hit (docs/api/events.md). */

@@ -108,13 +108,20 @@ async function startRoles(
   const retention =
     consumer?.retention ??
     (mongo ? createRetentionJob({ db: mongo.db, config, logger, rollups: rollups?.retention }) : undefined);
-  // reports restricted to a campaign read it here; the pixel does not need it
+  // a report's campaign filter and the scorecard resolve tokens in the registry's mirror; the pixel does not need it
   const campaignRegistry = roles.has('reporting')
     ? createCampaignRegistryFeature({ nc, config, logger, metrics })
     : undefined;
   let reporting: ReportingFeature | undefined;
-  if (roles.has('reporting') && mongo) {
-    reporting = await createReportingFeature({ db: mongo.db, logger, metrics, config, broken: rollups?.broken });
+  if (campaignRegistry && mongo) {
+    reporting = await createReportingFeature({
+      db: mongo.db,
+      logger,
+      metrics,
+      config,
+      broken: rollups?.broken,
+      campaigns: campaignRegistry.campaigns,
+    });
   }
 
   const checks: Record<string, ReadinessCheck> = {

@@ -4,6 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';
 import { v7 } from 'uuid';
 import {
+  type CampaignRecord,
   encodeEventBatch,
   encodeOwnerRecord,
   eventBatchSubject,
@@ -15,6 +16,7 @@ import { uniqueName } from '@cm/testkit';
 import { startEvents, type EventsSystem } from '../../src/composition-root';
 import { loadEventsConfig, type EventsConfig } from '../../src/config';
 import { bucketDay } from '../../src/storage/bucket-naming';
+import { writeCampaignRecord } from './campaign-kv';
 import type { EventDocument } from '../../src/storage/event-document';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -32,6 +34,8 @@ export interface EventsHarness {
   /** Puts an owner id (with the hosts its clicks may redirect to) into the registry bucket and waits until the ingest role knows it. */
   registerOwner(ownerId?: string, redirectHosts?: string[]): Promise<string>;
   removeOwner(ownerId: string): Promise<void>;
+  /** Puts a campaign record into the campaign registry bucket (as management would) and waits until the reporting role holds it. */
+  publishCampaign(record: CampaignRecord): Promise<void>;
   /** Publishes a v1 event message straight to the stream (tests choose ids and timestamps). */
   publishEvent(msg: Partial<EventMessage> & { owner_id: string }, msgID?: string): Promise<EventMessage>;
   /** Publishes a v2 batch message as ingest would (items are completed into events unless `raw`); returns the items as sent. */
@@ -234,6 +238,15 @@ export async function startEventsHarness(
         () => !(system.owners?.has(ownerId) ?? false),
         SIGNAL_WAIT_MS,
         `owner ${ownerId} gone from the registry`,
+      );
+    },
+    async publishCampaign(record) {
+      // the reporting role created the bucket at start
+      await writeCampaignRecord(await new Kvm(nc).open(config.CAMPAIGN_REGISTRY_BUCKET), record);
+      await waitUntil(
+        () => system.campaigns?.campaign(record.owner_id, record.token)?.revision === record.revision,
+        20_000,
+        `campaign ${record.token} in the reporting role`,
       );
     },
     async publishEvent(partial, msgID) {

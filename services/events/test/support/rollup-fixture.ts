@@ -6,6 +6,7 @@ import { uniqueName } from '@cm/testkit';
 import { BucketWriter } from '../../src/consumer/bucket-writer';
 import type { ReportPlan } from '../../src/reporting/plan/plan-report';
 import { PlannedCountSource } from '../../src/reporting/read/planned-count-source';
+import type { CampaignLookup } from '../../src/registry/campaign-registry-watcher';
 import { ReportService } from '../../src/reporting/http/report-service';
 import { BrokenUnits } from '../../src/rollups/broken-units';
 import { CellStore } from '../../src/rollups/cell-store';
@@ -70,6 +71,8 @@ export interface RollupFixtureOptions {
   insertHook?: InsertHook;
   /** REPORT_COUNTRY_FLOOR of both report services (default 0: off, so answers can be checked against the events). */
   countryFloor?: number;
+  /** The campaigns both report services know (none by default). */
+  campaigns?: CampaignLookup;
 }
 
 export async function startRollupFixture(limits: RollupFixtureOptions = {}): Promise<RollupFixture> {
@@ -115,9 +118,10 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
         rollups: { marks: marks.collection, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
       }),
       serviceLimits,
+      limits.campaigns,
     ),
     usage,
-    raw: new ReportService(new PlannedCountSource(db, options), serviceLimits),
+    raw: new ReportService(new PlannedCountSource(db, options), serviceLimits, limits.campaigns),
     async write(docs, batch = 50) {
       const byBucket = new Map<string, EventDocument[]>();
       for (const doc of docs) {
