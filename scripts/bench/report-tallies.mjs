@@ -3,7 +3,10 @@
 // and the distinct visitors. A report's counts must equal them exactly, its uniques must equal
 // them where it says they are exact and be within UNIQUES_ERROR where they come from the sketch
 // (0.81 % standard error: 3 % is beyond 3.5 standard errors), and a top-N must keep the groups
-// that rank first (within that error where it ranks by uniques).
+// that rank first (within that error where it ranks by uniques). Grouped by country, the service's
+// country floor applies (REPORT_COUNTRY_FLOOR, 10 by default, as the bench's reporting app runs):
+// countries with fewer distinct visitors in a row fold into one `below_floor` row per name and
+// other group fields (`unknown` never folds), so the tally folds them the same way.
 
 const UNIQUES_ERROR = 0.03;
 // what a report may filter and group by besides the name (services/events/src/storage/dimensions.ts)
@@ -26,12 +29,39 @@ const shown = (doc, d) => (d === 'country' ? (doc.country ?? 'unknown') : (doc[d
 function questionOf(body) {
   const names = asList(body.name);
   const filters = DIMENSIONS.filter((d) => body[d] !== undefined).map((d) => [d, new Set(asList(body[d]))]);
-  return { names, filters, groupBy: asList(body.group_by), uniques: asList(body.metrics).includes('uniques') };
+  const groupBy = asList(body.group_by);
+  const uniques = asList(body.metrics).includes('uniques');
+  // the floor compares each country row's distinct visitors, whether the report shows them or not
+  return { names, filters, groupBy, uniques, visitors: uniques || groupBy.includes('country') };
+}
+
+/** The groups as a report with the country floor shows them: small countries folded into `below_floor`. */
+function folded(question, groups, floor) {
+  const at = question.groupBy.indexOf('country');
+  if (at < 0 || floor <= 0) return groups;
+  const out = new Map();
+  for (const [key, group] of groups) {
+    const parts = key.split('\u0000');
+    const country = parts[at + 1];
+    if (country !== 'unknown' && group.visitors.size < floor) parts[at + 1] = 'below_floor';
+    const target = parts.join('\u0000');
+    const into = out.get(target);
+    if (!into) out.set(target, { count: group.count, visitors: new Set(group.visitors) });
+    else {
+      into.count += group.count;
+      for (const v of group.visitors) into.visitors.add(v);
+    }
+  }
+  return out;
 }
 
 export class ScenarioTallies {
-  /** For the scenarios of `list` marked `tallied`: each must span every loaded event and ask no series. */
-  constructor(list) {
+  /**
+   * For the scenarios of `list` marked `tallied`: each must span every loaded event and ask no
+   * series. `countryFloor`: the reporting service's REPORT_COUNTRY_FLOOR (its default, 10).
+   */
+  constructor(list, { countryFloor = 10 } = {}) {
+    this.countryFloor = countryFloor;
     this.tallies = list
       .filter((s) => s.tallied)
       .map((s) => ({ scenario: s, question: questionOf(s.body), groups: new Map() }));
@@ -44,7 +74,7 @@ export class ScenarioTallies {
       if (!question.filters.every(([d, values]) => values.has(shown(doc, d)))) continue;
       const key = [doc.name, ...question.groupBy.map((d) => shown(doc, d))].join('\u0000');
       let group = groups.get(key);
-      if (!group) groups.set(key, (group = { count: 0, visitors: question.uniques ? new Set() : undefined }));
+      if (!group) groups.set(key, (group = { count: 0, visitors: question.visitors ? new Set() : undefined }));
       group.count++;
       group.visitors?.add(doc.visitor);
     }
@@ -55,7 +85,9 @@ export class ScenarioTallies {
    * right), the rows and groups, and the largest relative error of its sketched uniques.
    */
   check(scenario, rows) {
-    const { question, groups } = this.tallies.find((t) => t.scenario === scenario);
+    const tally = this.tallies.find((t) => t.scenario === scenario);
+    const { question } = tally;
+    const groups = folded(question, tally.groups, this.countryFloor);
     const { body } = scenario;
     const problems = [];
     let maxError = 0;

@@ -22,9 +22,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWNERS } from './report-data.mjs';
 import { catchUp, gcPauses, loadEvents, startBenchStandIn } from './report-load.mjs';
-import { fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
+import { benchCampaign, fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
 import { ScenarioTallies } from './report-tallies.mjs';
-import { ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
+import { campaignLookup, ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
 import { profiled } from './cpu-profile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -53,7 +53,16 @@ async function measure(size, mongoUrl) {
       marks,
     } = await loadEvents(handle.db, size, SETTINGS, { logger, say, tallies });
     const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks, { say });
-    app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
+    const campaign = benchCampaign(SETTINGS, OWNERS[0]);
+    const campaigns = campaignLookup([campaign]);
+    app = await startReportingApp({
+      db: handle.db,
+      mongoUrl,
+      adminToken: ADMIN_TOKEN,
+      logger,
+      name: 'bench-report',
+      campaigns,
+    });
     const report = await ownerReports(app, ADMIN_TOKEN, OWNERS[0]);
     // the other build reads the same cells and the same api key collection
     if (COMPARE)
@@ -64,6 +73,7 @@ async function measure(size, mongoUrl) {
         logger,
         name: 'bench-report-compared',
         build: COMPARE,
+        campaigns,
       });
     const month = list.find((s) => s.key === 'name').body;
 
@@ -116,30 +126,45 @@ async function measure(size, mongoUrl) {
       tallied.push({ name: s.name, ...result });
     }
 
-    for (const s of list) s.rows = (await report(s.body)).length;
+    // the scorecard's impressions and reach against a report of the campaign's urls over its flight
+    const card = await report({ campaign: campaign.token }, undefined, 'scorecard');
+    const [pages] = await report({ ...month, name: 'impression', url: campaign.urls, metrics: 'count,uniques' });
+    say(
+      `campaign scorecard: ${card.impressions} impressions, reach ${card.reach.value}; a report of its ${campaign.urls.length} urls: ${pages?.value} and ${pages?.uniques}`,
+    );
+    // reach: the same number while both are exact; past that two sketches (a visitor sample, HLL) within their errors
+    const reachGap = Math.abs(card.reach.value - (pages?.uniques ?? 0)) / Math.max(1, pages?.uniques ?? 0);
+    const reachOk = card.reach.exact && pages?.uniques_exact ? reachGap === 0 : reachGap <= 0.1;
+    if (card.impressions !== (pages?.value ?? 0) || !reachOk)
+      throw new Error('the campaign scorecard differs from a report of its urls');
+
+    for (const s of list) {
+      const answer = await report(s.body, undefined, s.route);
+      s.rows = Array.isArray(answer) ? answer.length : 1;
+    }
     if (other) {
       // a build from before a metric existed answers 400: such scenarios run on this build only
       for (const s of list) {
-        const theirs = await report(s.body, other.base).catch(() => undefined);
+        const theirs = await report(s.body, other.base, s.route).catch(() => undefined);
         s.compared = theirs !== undefined;
-        if (s.compared && JSON.stringify(theirs) !== JSON.stringify(await report(s.body)))
+        if (s.compared && JSON.stringify(theirs) !== JSON.stringify(await report(s.body, undefined, s.route)))
           throw new Error(`${s.name}: the compared build answers differently`);
       }
     }
     const times = list.map(() => []);
     const compared = list.map(() => []);
-    const timed = async (into, body, base) => {
+    const timed = async (into, s, base) => {
       const t0 = process.hrtime.bigint();
-      await report(body, base);
+      await report(s.body, base, s.route);
       into.push(Number(process.hrtime.bigint() - t0) / 1e6);
     };
     for (let run = 0; run < RUNS; run++) {
       for (const [i, s] of list.entries()) {
         // A B, then B A on the next run, so neither build always goes first
         const both = other && s.compared;
-        if (both && run % 2 === 1) await timed(compared[i], s.body, other.base);
-        await timed(times[i], s.body);
-        if (both && run % 2 === 0) await timed(compared[i], s.body, other.base);
+        if (both && run % 2 === 1) await timed(compared[i], s, other.base);
+        await timed(times[i], s);
+        if (both && run % 2 === 0) await timed(compared[i], s, other.base);
       }
     }
     // BENCH_PROFILE=<scenario key>: that scenario's runs once more under the CPU profiler
@@ -148,7 +173,7 @@ async function measure(size, mongoUrl) {
     if (profiledScenario) {
       const file = path.join(os.tmpdir(), `bench-report-${size}-${profileKey}.cpuprofile`);
       const summary = await profiled(async () => {
-        for (let run = 0; run < RUNS; run++) await report(profiledScenario.body);
+        for (let run = 0; run < RUNS; run++) await report(profiledScenario.body, undefined, profiledScenario.route);
       }, file);
       say(`CPU profile of "${profiledScenario.name}" (${file}), self time:\n${summary}`);
     }
