@@ -29,6 +29,7 @@ export interface ReportingFeatureDeps {
     EventsConfig,
     | 'ADMIN_TOKEN'
     | 'BUCKET_PREFIX'
+    | 'RETENTION_DAYS'
     | 'REPORT_RATE_LIMIT_PER_MINUTE'
     | 'REPORT_MAX_RANGE_DAYS'
     | 'REPORT_QUERY_TIMEOUT_MS'
@@ -49,7 +50,7 @@ export interface ReportingFeatureDeps {
   campaigns: CampaignLookup;
   /** Overrides MAX_GROUP_BYTES: lets a test reach the bound with little data. */
   maxGroupBytes?: number;
-  /** Where a report resets a rollup unit found pointing at missing cells (the rollup feature's). */
+  /** Where a report resets a rollup unit found pointing at missing cells or contains one with damaged pages (the rollup feature's). */
   broken?: BrokenUnits;
 }
 
@@ -78,6 +79,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     deadlineMs: config.REPORT_DEADLINE_MS,
     onBuckets: (n) => metrics.buckets.observe(n),
     onPlan: (plan) => metrics.observePlan(plan),
+    rawRetentionDays: config.RETENTION_DAYS,
     rollups: {
       marks: marks.collection,
       cells,

@@ -30,9 +30,20 @@ interface BuiltSnapshot {
   f: number;
   /** Cell generation id (`<unitId>@<gen>`): the `g` of this unit's current cells. */
   g: string;
+  /**
+   * Owners whose cells this generation lacks: a page of theirs here, or in a child it was merged
+   * from, did not decode and could not be computed again (its raw events were past retention).
+   * Their reports never use this unit; every other owner's do. Cleared by the next publish.
+   */
+  lost?: string[];
 }
 
 /** The cells of a unit may answer a report only when no write happened since they were built and retention left it whole. */
 export function isBuilt(mark: Pick<MarkDocument, 's' | 'f' | 'b' | 'retired'>): boolean {
   return !mark.retired && mark.b !== undefined && mark.b.s === mark.s && mark.b.f === mark.f;
+}
+
+/** Whether a built unit lacks this owner's cells (BuiltSnapshot.lost). */
+export function isLostFor(mark: Pick<MarkDocument, 'b'>, owner: string): boolean {
+  return mark.b?.lost?.includes(owner) ?? false;
 }

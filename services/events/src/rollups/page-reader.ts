@@ -1,6 +1,7 @@
 import type { Binary } from 'mongodb';
 import { ByteReader, readStringTable, StoredFormatError } from '../metrics/byte-codec';
 import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue } from '../metrics/registry';
+import { checkPageFields } from './damaged-pages';
 import { deviceColumn, type CellPageDocument } from './page-layout';
 import { familyById } from './families';
 import { unitStartOf } from './page-writer';
@@ -28,6 +29,7 @@ export class DecodedPage {
   private readonly base: number;
 
   constructor(readonly doc: Pick<CellPageDocument, '_id' | 'g' | 'o' | 'f' | 'p' | 'x' | 'over' | 'k'>) {
+    checkPageFields(doc);
     this.base = unitStartOf(doc.g);
     const r = new ByteReader(binaryBytes(doc.k));
     this.dims = r.uint();

@@ -33,7 +33,7 @@ export interface RollupBuilderOptions {
   failureBackoff?: FailureBackoff;
   hooks?: BuildHooks;
   now?: () => Date;
-  /** Where units pointing at missing cells are reset (rollup-feature.ts: logged and counted). */
+  /** Where units pointing at missing cells, or holding pages that do not decode, are contained (rollup-feature.ts: logged and counted). */
   broken?: BrokenUnits;
   logger?: Logger;
 }
@@ -110,7 +110,13 @@ export class RollupBuilder {
       outcomes,
       broken:
         opts.broken ??
-        new BrokenUnits(marks.collection, cells, createLogger({ service: 'rollups', level: 'error', silent: true })),
+        new BrokenUnits(
+          marks.collection,
+          cells,
+          createLogger({ service: 'rollups', level: 'error', silent: true }),
+          undefined,
+          { rawRetentionDays: opts.rawRetentionDays, now: this.now },
+        ),
     });
   }
 

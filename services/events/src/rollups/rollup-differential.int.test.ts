@@ -11,9 +11,11 @@ import {
   startRollupFixture,
   type RollupFixture,
 } from '../../test/support/rollup-fixture';
+import { DAMAGES, damagePages } from '../../test/support/damage-pages';
+import { isBuilt } from './mark-document';
 import { RollupRebuild } from './rollup-rebuild';
 import { RollupRetention } from './rollup-retention';
-import { unitEnd } from './rollup-units';
+import { LEVELS, unitAt, unitEnd, unitId, type UnitRef } from './rollup-units';
 
 // Differential test: a report planned over rollups equals the same report from raw events only,
 // for random event sets with late events, duplicates and redeliveries and random queries, while
@@ -24,6 +26,8 @@ const FROM = Date.parse('2026-10-23T00:00:00Z');
 const TO = Date.parse('2026-11-03T00:00:00Z'); // covers the European (10-25) and US (11-01) autumn DST changes
 const DAY = 86_400_000;
 const caller: ApiKeyPrincipal = { id: 'diff', ownerIds: new Set(OWNERS) };
+/** Page columns a damage hits: the keys, counts, visitors, latest event, percentiles, reach, sums. */
+const COLUMNS = ['k', 'n', 'u', 'l', 'q', 'r', 's'];
 // a floor the fixture's small audience both passes and misses (most countries have a few visitors
 // a day), so both paths fold and withhold the same rows from their own merged groups
 const COUNTRY_FLOOR = 3;
@@ -133,19 +137,63 @@ async function differentialRun(events: number): Promise<number> {
   compared += await compareRandomQueries('broken and failing units');
   f.cells.writePages = writePages;
 
-  // 5. caught up again: broken units were reset by the reports or the builder, and rebuilt
-  for (let i = 0; i < 4; i++) await f.builder({ failureBackoff: { baseMs: 0, maxMs: 0 } }).runOnce();
+  // 5. damaged pages at every level: pages of built units that do not decode (cut short, a wrong
+  // leading byte, noise, a document of another format); late writes make parents of some dirty,
+  // so the builder merges damaged children as well as reports reading them
+  await f.write(randomEvents(random, events / 10, FROM, TO), 9);
+  const damaged = await damageRandomPages();
+  await f.builder({ failureBackoff: { baseMs: 0, maxMs: 0 } }).runOnce();
+  compared += await compareRandomQueries('damaged pages');
+
+  // 6. caught up again: broken and damaged units were reset by the reports or the builder, and rebuilt
+  for (let i = 0; i < 12 && (await f.marks.collection.countDocuments({ dirty: true })) > 0; i++)
+    await f.builder({ failureBackoff: { baseMs: 0, maxMs: 0 } }).runOnce();
   expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
+  // the dirty parent was built, so its damaged child was met and contained: no longer current
+  const current = new Set((await f.marks.collection.find({}).toArray()).map((m) => m.b?.g));
+  if (damaged.underDirtyParent) expect(current.has(damaged.underDirtyParent)).toBe(false);
   compared += await compareRandomQueries('caught up');
   return compared;
 }
 
+/**
+ * Damages one owner's pages of one family in about one built unit in eight, and in one built unit
+ * whose parent is dirty (the builder merges it next); returns that one's generation.
+ */
+async function damageRandomPages(): Promise<{ generations: string[]; underDirtyParent?: string }> {
+  const marks = await f.marks.collection.find({}).toArray();
+  const built = marks.filter(isBuilt);
+  const dirtyParents = new Set(marks.filter((m) => m.dirty && !m.retired && m.l > 0).map((m) => m._id));
+  const underDirty = built.find((m) => dirtyParents.has(unitId(parentOf({ level: m.l, start: m.t }))));
+  const chosen = built.filter((m) => m === underDirty || random() < 0.125);
+  const generations: string[] = [];
+  for (const mark of chosen) {
+    const pages = await f.cells.collection.find({ g: mark.b!.g }, { projection: { o: 1, f: 1 } }).toArray();
+    if (pages.length === 0) continue;
+    const page = pages[Math.floor(random() * pages.length)]!;
+    // the keys column is on every page: the unit under a dirty parent is surely damaged
+    const column = mark === underDirty ? 'k' : COLUMNS[Math.floor(random() * COLUMNS.length)]!;
+    const damage = DAMAGES[Math.floor(random() * DAMAGES.length)]!;
+    const ids = await damagePages(f.cells, { g: mark.b!.g, owner: page.o, families: [page.f] }, column, damage, random);
+    if (ids.length > 0) generations.push(mark.b!.g);
+  }
+  expect(generations.length).toBeGreaterThan(0);
+  const target = underDirty?.b?.g;
+  return { generations, underDirtyParent: target && generations.includes(target) ? target : undefined };
+}
+
+/** The unit one kept level up that contains this one. */
+function parentOf(unit: UnitRef): UnitRef {
+  const above = LEVELS[LEVELS.indexOf(unit.level) + 1] ?? unit.level;
+  return unitAt(above, unit.start);
+}
+
 describe(`rollups vs raw events (seed ${SEED}, REPORT_DIFF_SEED reproduces)`, () => {
   test.each([[400], [800]])(
-    'when %d random events are rolled up, made stale, rebuilt while written, broken and failing, and caught up, then every random report equals the raw-only report',
+    'when %d random events are rolled up, made stale, rebuilt while written, broken and failing, damaged, and caught up, then every random report equals the raw-only report',
     async (events) => {
       const before = { ...floorRows };
-      expect(await differentialRun(events)).toBe(5 * QUERIES_PER_CHECK);
+      expect(await differentialRun(events)).toBe(6 * QUERIES_PER_CHECK);
       // the floor was exercised: countries folded and shown, filtered rows withheld
       expect(floorRows.folded).toBeGreaterThan(before.folded);
       expect(floorRows.shown).toBeGreaterThan(before.shown);

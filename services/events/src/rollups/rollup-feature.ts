@@ -33,7 +33,7 @@ export interface RollupFeature {
   worker?: RollupWorker;
   /** The operator's status and rebuild commands. */
   rebuild: RollupRebuild;
-  /** Where a report or the builder resets a unit found pointing at missing cells (logged, counted). */
+  /** Where a report or the builder resets a unit found pointing at missing cells, or contains one with damaged pages (logged, counted). */
   broken: BrokenUnits;
 }
 
@@ -50,7 +50,10 @@ export async function createRollupFeature(deps: {
   const cells = new CellStore(db);
   await marks.init();
   const retention = new RollupRetention(marks, cells);
-  const broken = new BrokenUnits(marks.collection, cells, deps.logger, createBrokenUnitsMetric(deps.metrics));
+  // a damaged unit whose raw events are gone is never reset (that would lose every owner's cells)
+  const broken = new BrokenUnits(marks.collection, cells, deps.logger, createBrokenUnitsMetric(deps.metrics), {
+    rawRetentionDays: config.RETENTION_DAYS,
+  });
   const feature: RollupFeature = {
     broken,
     writeMarks: new HeldMarks(marks, {

@@ -66,13 +66,13 @@ export function createRollupMetrics(registry: Registry): RollupMetrics {
   };
 }
 
-/** Units found pointing at missing cells and reset (BrokenUnits), by level and by who found them. */
-export function createBrokenUnitsMetric(registry: Registry): (level: string, foundBy: string) => void {
+/** Units found pointing at missing cells or holding pages that do not decode (BrokenUnits), by level, finder and reason. */
+export function createBrokenUnitsMetric(registry: Registry): (level: string, foundBy: string, reason: string) => void {
   const broken = new prom.Counter({
     name: 'events_rollup_broken_units_total',
-    help: 'Rollup units whose mark pointed at missing cells, reset to be rebuilt (their spans read from smaller units or raw events meanwhile), by level and by who found them (report, builder)',
-    labelNames: ['level', 'found_by'],
+    help: "Rollup units found broken, by level, by who found them (report, builder) and why: missing (cells gone) and damaged (a page does not decode) units are reset to be rebuilt, their spans read from smaller units or raw events meanwhile; lost: a damaged page of cells past raw retention, its owner left out of the unit (that owner's reports of the span use smaller units or are refused with 503)",
+    labelNames: ['level', 'found_by', 'reason'],
     registers: [registry],
   });
-  return (level, foundBy) => broken.inc({ level, found_by: foundBy });
+  return (level, foundBy, reason) => broken.inc({ level, found_by: foundBy, reason });
 }

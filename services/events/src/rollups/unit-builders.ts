@@ -2,12 +2,12 @@ import type { Db } from 'mongodb';
 import { bucketName } from '../storage/bucket-naming';
 import type { BrokenUnits } from './broken-units';
 import { GenerationGoneError, LegacyGenerationError, type CellStore } from './cell-store';
+import { currentChildren, mergeChildPages } from './child-pages';
 import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
 import type { GenerationWriter } from './generation-writer';
 import { buildHourPipeline, readHourRow } from './hour-pipeline';
-import { isBuilt, type MarkDocument } from './mark-document';
-import { forEachStoredEntry } from './page-reader';
+import type { MarkDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
@@ -128,7 +128,9 @@ export class UnitBuilders {
    * child without a mark was never written, or covers only days retention removed: a unit with
    * some of its days removed is retired with every unit above it, so it is never the parent
    * here. The children's generations are checked again after reading, since a replaced
-   * generation's pages may have been dropped while they were read.
+   * generation's pages may have been dropped while they were read. A child's page that does not
+   * decode never fails the parent for every owner: BrokenUnits.damaged resets a child that can
+   * be rebuilt (the parent waits), or leaves the owner out of both (`b.lost`) when it cannot.
    */
   async buildMerged(snapshot: MarkDocument): Promise<boolean> {
     let g: string | undefined;
@@ -148,21 +150,29 @@ export class UnitBuilders {
     const { marks, cells, commit, now } = this.deps;
     const unit = { level: snapshot.l, start: snapshot.t };
     const childIds = childrenOf(unit).map(unitId);
-    const gens = await currentGenerations(marks, childIds);
-    if (!gens) return false;
+    const children = await currentChildren(marks, childIds);
+    if (!children) return false;
     const g = await commit.reserve(snapshot, now());
     if (!g) return false;
     onReserved(g);
     const writer = cells.writer(g);
+    // owners whose cells a child lacks, or whose pages in a child that cannot be rebuilt do not decode
+    const lost = new Set(children.lost);
     let gone = false;
     try {
-      for await (const { owner, pages } of cells.pagesByOwner(gens)) {
+      for await (const { owner, pages } of cells.pagesByOwner(children.gens)) {
+        if (lost.has(owner)) continue;
         const byFamily = this.tables();
-        for (const page of pages) {
-          const table = byFamily.get(page.f);
-          if (!table) continue;
-          if (page.over) table.overflow();
-          else forEachStoredEntry(page, (name, keys, value) => table.add(name, keys, value));
+        const damaged = mergeChildPages(pages, byFamily);
+        if (damaged.length > 0) {
+          // a child that can be computed again is reset and this parent waits for it; one that
+          // cannot keeps its other owners, and this owner is left out of the parent as well
+          if ((await this.deps.broken.damaged(damaged, 'builder')).rebuilding) {
+            gone = true;
+            break;
+          }
+          lost.add(owner);
+          continue;
         }
         await writer.add(this.pages(g, snapshot.l, owner, byFamily));
       }
@@ -178,13 +188,13 @@ export class UnitBuilders {
       await this.deps.broken.reset(err.generations, 'builder');
       gone = true;
     }
-    const again = gone ? undefined : await currentGenerations(marks, childIds);
-    if (!again || again.join() !== gens.join()) {
+    const again = gone ? undefined : await currentChildren(marks, childIds);
+    if (!again || again.gens.join() !== children.gens.join()) {
       await commit.abandon(snapshot._id, g);
       return false;
     }
     await writer.finish();
-    return commit.publish(snapshot, g);
+    return commit.publish(snapshot, g, [...lost].sort());
   }
 
   /** A failed build: its reservation goes (else the unit would wait for the sweep), and the failure is reported. */
@@ -210,15 +220,4 @@ export class UnitBuilders {
     }
     return docs;
   }
-}
-
-/** The current generations of these units, or undefined when one of them is not built for its marks. */
-async function currentGenerations(marks: RollupMarks, ids: readonly string[]): Promise<string[] | undefined> {
-  const docs = await marks.collection.find({ _id: { $in: [...ids] } }).toArray();
-  const gens: string[] = [];
-  for (const mark of docs.sort((a, b) => a.t - b.t)) {
-    if (!isBuilt(mark)) return undefined;
-    gens.push(mark.b!.g);
-  }
-  return gens;
 }

@@ -57,8 +57,9 @@ export class UnitCommit {
    * current. A publish whose outcome is unknown (the connection dropped, the driver gave up
    * waiting) may have been applied, or may still be: the mark is asked before the build is called
    * failed, and whatever happens after, the clean-up never drops cells a mark may point at (abandon).
+   * `lost`: owners left out of these cells (their pages below did not decode and cannot be computed again).
    */
-  async publish(snapshot: MarkDocument, g: string): Promise<boolean> {
+  async publish(snapshot: MarkDocument, g: string, lost: readonly string[] = []): Promise<boolean> {
     await runHook(() => this.hooks.afterCells?.(snapshot._id));
     const filter: Filter<MarkDocument> = {
       _id: snapshot._id,
@@ -72,7 +73,7 @@ export class UnitCommit {
     let published: boolean;
     try {
       const res = await this.marks.updateOne(filter, {
-        $set: { b: { s: snapshot.s, f: snapshot.f, g }, dirty: false },
+        $set: { b: { s: snapshot.s, f: snapshot.f, g, ...(lost.length > 0 ? { lost: [...lost] } : {}) }, dirty: false },
         $pull: { pending: { g } },
       });
       published = res.modifiedCount === 1;

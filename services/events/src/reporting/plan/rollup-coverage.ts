@@ -1,5 +1,5 @@
 import type { Collection } from 'mongodb';
-import { isBuilt, type MarkDocument } from '../../rollups/mark-document';
+import { isBuilt, isLostFor, type MarkDocument } from '../../rollups/mark-document';
 import { DAY_LEVEL, LEVELS, unitId, unitSizeMs } from '../../rollups/rollup-units';
 import { checkPlanSize } from './plan-limits';
 import { planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
@@ -33,6 +33,19 @@ function* unitIdChunks(
   if (chunk.length > 0) yield chunk;
 }
 
+/** Whose report a coverage is for (RollupCoverage.load). */
+export interface CoverageScope {
+  owner?: string;
+  unusable?: ReadonlySet<string>;
+}
+
+export interface OwnerCoverage extends Coverage {
+  /** Units built without the owner's cells (their spans come from smaller units, or are refused). */
+  lost: string[];
+  /** Starts of the hours looked up that have a mark. */
+  written: number[];
+}
+
 /**
  * Which rollup units a report may use right now, read from the marks top-down so a long range
  * never reads every hour mark: days and larger blocks first (2,000 ids a query), then each
@@ -42,10 +55,17 @@ function* unitIdChunks(
 export class RollupCoverage {
   constructor(private readonly marks: Collection<MarkDocument>) {}
 
-  async load(spans: readonly PlanSpan[], budget: LoadBudget): Promise<Coverage> {
+  /**
+   * `scope`: the report's owner, whose units built without its cells (`b.lost`) are not covered
+   * and come back in `lost`, and generations the report found unusable (never covered). `written`:
+   * the starts of the hours looked up that have a mark (some write reached them), which a span
+   * the report must read raw past retention is checked against (reporting/read/lost-spans.ts).
+   */
+  async load(spans: readonly PlanSpan[], budget: LoadBudget, scope: CoverageScope = {}): Promise<OwnerCoverage> {
     checkPlanSize(spans);
     const built = new Map<string, string>();
-    if (spans.length === 0) return { built };
+    const found = { built, lost: [] as string[], written: [] as number[], ...scope };
+    if (spans.length === 0) return found;
     let from = Infinity;
     let to = -Infinity;
     for (const s of spans) {
@@ -55,13 +75,13 @@ export class RollupCoverage {
     const upper = LEVELS.filter((level) => level >= DAY_LEVEL);
     // series spans lie within [from, to] (at most the range cap): checked again so the loops stay bounded
     checkPlanSize([{ start: from, end: to }]);
-    await this.find(built, unitIdChunks(upper, [{ from, to }]), budget);
+    await this.find(found, unitIdChunks(upper, [{ from, to }]), budget);
     for (const level of LEVELS.filter((l) => l < DAY_LEVEL).reverse()) {
       const lookUp = spansToLookUp(await planReportYielding(spans, { built }), level);
       if (lookUp.length === 0) break;
-      await this.find(built, unitIdChunks([level], lookUp), budget);
+      await this.find(found, unitIdChunks([level], lookUp), budget);
     }
-    return { built };
+    return found;
   }
 
   /**
@@ -83,14 +103,23 @@ export class RollupCoverage {
    * stand-in. One chunk at a time, each spent through the budget: a report past its deadline (or
    * whose client left) issues no further query.
    */
-  private async find(built: Map<string, string>, chunks: Iterable<string[]>, budget: LoadBudget): Promise<void> {
+  private async find(
+    found: OwnerCoverage & CoverageScope & { built: Map<string, string> },
+    chunks: Iterable<string[]>,
+    budget: LoadBudget,
+  ): Promise<void> {
     for (const ids of chunks) {
       const marks = await budget.run(() =>
         this.marks
           .find({ _id: { $in: ids } }, { projection: { pending: 0 }, maxTimeMS: budget.remainingMs() })
           .toArray(),
       );
-      for (const mark of marks) if (isBuilt(mark)) built.set(mark._id, mark.b!.g);
+      for (const mark of marks) {
+        if (mark.l === 0) found.written.push(mark.t);
+        if (!isBuilt(mark) || found.unusable?.has(mark.b!.g)) continue;
+        if (found.owner !== undefined && isLostFor(mark, found.owner)) found.lost.push(mark._id);
+        else found.built.set(mark._id, mark.b!.g);
+      }
     }
   }
 }

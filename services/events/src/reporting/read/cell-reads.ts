@@ -1,5 +1,6 @@
 import { aggregateOf, type AggregateName } from '../../metrics/registry';
 import { GenerationGoneError, type CellStore } from '../../rollups/cell-store';
+import { DamagedPagesError, decodeOrDamaged, type DamagedPage } from '../../rollups/damaged-pages';
 import { DecodedPage } from '../../rollups/page-reader';
 import { pageId, parsePageId } from '../../rollups/page-layout';
 import type { RollupStep } from '../plan/plan-report';
@@ -27,6 +28,8 @@ export class UnitNotUsableError extends Error {
  * query for all of them, the decoded-page cache first), then the further pages they announce,
  * each merged into the groups: its entries filtered as the raw `$match` would filter events, the
  * selected devices' states merged per group. An owner without events in a unit has no page there.
+ * A page that does not decode (damaged, or of another format) is never merged: DamagedPagesError
+ * names every such page the read met, for the caller to contain and plan again without.
  */
 export async function readCells(
   plan: ReadPlan,
@@ -82,12 +85,21 @@ async function loadPages(
   }
   if (missing.length === 0) return out;
   const docs = await budget.run(() => store.pages(missing, plan.columns, budget.remainingMs()));
+  const damaged: DamagedPage[] = [];
   for (const doc of docs) {
-    const page = cache.get(doc._id) ?? new DecodedPage(doc);
-    for (const name of plan.aggregates) page.load(name, !plan.ask.allDevices, doc, (s) => sizeOf(name, s));
-    cache.put(doc._id, page);
-    out.push(page);
+    let page = cache.get(doc._id);
+    const failed = decodeOrDamaged(doc._id, () => {
+      page ??= new DecodedPage(doc);
+      for (const name of plan.aggregates) page.load(name, !plan.ask.allDevices, doc, (s) => sizeOf(name, s));
+    });
+    if (failed) damaged.push(failed);
+    else {
+      cache.put(doc._id, page!);
+      out.push(page!);
+    }
   }
+  // every page of this read is looked at first, so one report finds all the damage it meets
+  if (damaged.length > 0) throw new DamagedPagesError(damaged);
   return out;
 }
 

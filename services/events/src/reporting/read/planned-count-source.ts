@@ -1,18 +1,19 @@
 import type { Collection, Db } from 'mongodb';
+import { firstKeptDay } from '../../retention/expired-buckets';
 import type { BrokenUnits } from '../../rollups/broken-units';
-import { GenerationGoneError, type CellStore } from '../../rollups/cell-store';
+import type { CellStore } from '../../rollups/cell-store';
 import type { MarkDocument } from '../../rollups/mark-document';
+import { LEVELS } from '../../rollups/rollup-units';
 import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
-import { RollupCoverage } from '../plan/rollup-coverage';
-import { readCells, UnitNotUsableError } from './cell-reads';
+import { RollupCoverage, type CoverageScope } from '../plan/rollup-coverage';
 import type { BudgetTerms, CountSource } from './count-source';
+import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
-import { rawBucketReadsYielding } from './raw-bucket-reads';
-import { readRaw } from './raw-reads';
+import { readPlanned, type PlannedReadDeps } from './planned-read';
 import type { ReadPlan } from './read-plan';
 import { ReportBudget } from './report-budget';
-import { ReportGroups, type ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-groups';
 import { asUnavailable } from './storage-errors';
 
 export interface PlannedCountOptions {
@@ -30,11 +31,17 @@ export interface PlannedCountOptions {
   onPlan?: (plan: ReportPlan) => void;
   /** The clock an open upper bound is clamped to (Date.now). */
   now?: () => number;
+  /**
+   * RETENTION_DAYS: raw events of days past it are gone, so the span of a rollup unit this
+   * owner's cells of are damaged in cannot be read from them (the report is refused: 503).
+   * Default: raw events are never gone.
+   */
+  rawRetentionDays?: number;
   /** Without rollups every report is answered from raw events (the reference the differential test compares with). */
   rollups?: {
     marks: Collection<MarkDocument>;
     cells: CellStore;
-    broken?: Pick<BrokenUnits, 'reset'>;
+    broken?: Pick<BrokenUnits, 'reset' | 'damaged'>;
     /** Decoded pages kept between reports (default: 64 MiB). */
     cache?: PageCache;
   };
@@ -42,6 +49,12 @@ export interface PlannedCountOptions {
 
 /** A rollup unit rebuilt while a report read it: plan again, then give up on rollups for this report. */
 const PLAN_ATTEMPTS = 3;
+/**
+ * Plans again after damaged pages: each round leaves out every unit it found damaged, so a level
+ * at least, and a report meets at most one round per level (32-day block down to the hour); past
+ * that a round counts as a rebuild race.
+ */
+const DAMAGED_ROUNDS = LEVELS.length + 1;
 
 /**
  * Counts a report: plans it over the rollup units that are built right now (planReport), reads
@@ -50,14 +63,22 @@ const PLAN_ATTEMPTS = 3;
  */
 export class PlannedCountSource implements CountSource {
   private readonly coverage?: RollupCoverage;
-  private readonly cache?: PageCache;
+  private readonly reads: PlannedReadDeps;
 
   constructor(
     private readonly db: Db,
     private readonly opts: PlannedCountOptions,
   ) {
     this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks) : undefined;
-    this.cache = opts.rollups ? (opts.rollups.cache ?? new PageCache(64 * 1024 * 1024)) : undefined;
+    const { prefix, concurrency, onBuckets, onPlan, rollups } = opts;
+    this.reads = {
+      db,
+      prefix,
+      concurrency,
+      onBuckets,
+      onPlan,
+      rollups: rollups && { cells: rollups.cells, cache: rollups.cache ?? new PageCache(64 * 1024 * 1024) },
+    };
   }
 
   async count(plan: ReadPlan, terms?: BudgetTerms): Promise<ReportGroup[]> {
@@ -71,10 +92,29 @@ export class PlannedCountSource implements CountSource {
       });
       // generations found unusable while reading: never planned with again by this report
       const unusable = new Set<string>();
-      for (let attempt = 1; ; attempt++) {
-        const useRollups = this.coverage !== undefined && plan.family !== undefined && attempt < PLAN_ATTEMPTS;
-        const steps = await this.plan(spans, useRollups, budget, unusable);
-        const read = await this.read(plan, steps, existing, budget);
+      // units whose cells of this owner do not decode (or were left out for that): their spans
+      // are read from smaller units, or from raw events only while those are kept
+      const lost = new LostSpans(this.rawKeptFrom());
+      const owner = plan.query.ownerId;
+      let races = 0;
+      let damagedRounds = 0;
+      for (;;) {
+        const useRollups = this.coverage !== undefined && plan.family !== undefined && races < PLAN_ATTEMPTS - 1;
+        const steps = await this.plan(spans, useRollups, budget, { owner, unusable }, lost);
+        lost.check(steps.raw);
+        const read = await readPlanned(this.reads, plan, steps, existing, budget);
+        if (read.damaged) {
+          // contained like a unit pointing at missing cells: reset when it can be rebuilt, else
+          // this owner is left out of it (BrokenUnits.damaged); planned again without it
+          const damaged = read.damaged;
+          for (const p of damaged) unusable.add(p.g);
+          lost.noteDamaged(damaged);
+          await budget.run(async () => {
+            await this.opts.rollups!.broken?.damaged(damaged, 'report');
+          });
+          if (++damagedRounds > DAMAGED_ROUNDS) races++;
+          continue;
+        }
         if (read.gone) {
           // a unit rebuilt meanwhile, or one pointing at missing cells: the latter is reset
           // (compare-and-set, so a rebuilt one is left alone) and the report planned again without it
@@ -82,9 +122,11 @@ export class PlannedCountSource implements CountSource {
           const reset = read.reset ?? [];
           if (reset.length > 0)
             await budget.run(() => this.opts.rollups!.broken?.reset(reset, 'report') ?? Promise.resolve(0));
+          races++;
           continue;
         }
         if (!useRollups || (await this.stillCurrent(steps, budget))) return read.groups;
+        races++;
       }
     } catch (err) {
       throw asUnavailable(err, this.deadlineMs) ?? err;
@@ -103,60 +145,19 @@ export class PlannedCountSource implements CountSource {
     spans: readonly PlanSpan[],
     useRollups: boolean,
     budget: ReportBudget,
-    unusable: ReadonlySet<string>,
+    scope: Required<CoverageScope>,
+    lost: LostSpans,
   ): Promise<ReportPlan> {
     if (!useRollups) return planReportYielding(spans, EMPTY_COVERAGE);
-    const { built } = await budget.run(() => this.coverage!.load(spans, budget));
-    const usable = new Map([...built].filter(([, g]) => !unusable.has(g)));
-    return planReportYielding(spans, { built: usable });
+    const coverage = await budget.run(() => this.coverage!.load(spans, budget, scope));
+    lost.noteCoverage(coverage.lost, coverage.written);
+    return planReportYielding(spans, coverage);
   }
 
-  /**
-   * Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops
-   * the other. A mark alone is not trusted: the manifests of the planned generations are checked
-   * at the same time, and a generation without one, of the first page format (not converted yet),
-   * or lacking a page, comes back as `gone` (the answer is discarded); `reset`: those whose unit
-   * is reset (broken), never a first-format one (it may not be rebuildable: the builder converts it).
-   */
-  private async read(
-    plan: ReadPlan,
-    steps: ReportPlan,
-    existing: readonly string[],
-    budget: ReportBudget,
-  ): Promise<{ groups: ReportGroup[]; gone?: readonly string[]; reset?: readonly string[] }> {
-    const groups = new ReportGroups(
-      plan.aggregates,
-      budget.maxGroups,
-      plan.query.limit !== undefined,
-      budget.maxGroupBytes,
-    );
-    const reads = await rawBucketReadsYielding(steps.raw, this.opts.prefix, new Set(existing));
-    this.opts.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
-    this.opts.onPlan?.(steps);
-    const rollups = this.opts.rollups;
-    try {
-      const [unusable] = await Promise.all([
-        steps.rollup.length > 0 && rollups
-          ? budget.run(() =>
-              rollups.cells.unusableGenerations([...new Set(steps.rollup.map((s) => s.g))], budget.remainingMs()),
-            )
-          : Promise.resolve({ missing: [], legacy: [] }),
-        rollups ? readCells(plan, steps.rollup, groups, budget, rollups.cells, this.cache!) : Promise.resolve(),
-        readRaw(this.db, plan, reads, groups, budget, this.opts.concurrency),
-      ]).catch((err: unknown) => {
-        // a generation gone is answered by planning again, which needs the budget
-        if (!(err instanceof GenerationGoneError) && !(err instanceof UnitNotUsableError)) budget.stop(err);
-        throw err;
-      });
-      // legacy: waiting for the builder's migration (never reset: it may not be rebuildable)
-      if (unusable.missing.length + unusable.legacy.length > 0)
-        return { groups: [], gone: [...unusable.missing, ...unusable.legacy], reset: unusable.missing };
-    } catch (err) {
-      if (err instanceof GenerationGoneError) return { groups: [], gone: err.generations, reset: err.generations };
-      if (err instanceof UnitNotUsableError) return { groups: [], gone: err.generations };
-      throw err;
-    }
-    return { groups: groups.groups() };
+  /** The first day whose raw events are kept (undefined: all are). */
+  private rawKeptFrom(): number | undefined {
+    const days = this.opts.rawRetentionDays;
+    return days === undefined ? undefined : firstKeptDay(new Date((this.opts.now ?? Date.now)()), days);
   }
 
   /** Whether the rollup units read are still the generations planned with (a rebuild in between means: plan again). */

@@ -1,0 +1,89 @@
+import type { Db } from 'mongodb';
+import { GenerationGoneError, type CellStore } from '../../rollups/cell-store';
+import { DamagedPagesError, type DamagedPage } from '../../rollups/damaged-pages';
+import type { ReportPlan } from '../plan/plan-report';
+import { readCells, UnitNotUsableError } from './cell-reads';
+import type { PageCache } from './page-cache';
+import { rawBucketReadsYielding } from './raw-bucket-reads';
+import { readRaw } from './raw-reads';
+import type { ReadPlan } from './read-plan';
+import type { ReportBudget } from './report-budget';
+import { ReportGroups, type ReportGroup } from './report-groups';
+
+/** What one planned read needs (PlannedCountSource holds it). */
+export interface PlannedReadDeps {
+  db: Db;
+  prefix: string;
+  /** Day buckets aggregated at the same time. */
+  concurrency: number;
+  onBuckets?: (count: number) => void;
+  onPlan?: (plan: ReportPlan) => void;
+  rollups?: { cells: CellStore; cache: PageCache };
+}
+
+/**
+ * A read's outcome: its groups, or why the report must plan again: `gone` generations (never
+ * planned with again), of which `reset` are reset as broken, and `damaged` pages (to contain).
+ */
+export interface PlannedRead {
+  groups: ReportGroup[];
+  gone?: readonly string[];
+  reset?: readonly string[];
+  damaged?: readonly DamagedPage[];
+}
+
+/**
+ * Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops
+ * the other. A mark alone is not trusted: the manifests of the planned generations are checked
+ * at the same time, and a generation without one, of the first page format (not converted yet),
+ * or lacking a page, comes back as `gone` (the answer is discarded); `reset`: those whose unit
+ * is reset (broken), never a first-format one (it may not be rebuildable: the builder converts it).
+ * Pages that do not decode come back as `damaged` (the answer is discarded too).
+ */
+export async function readPlanned(
+  deps: PlannedReadDeps,
+  plan: ReadPlan,
+  steps: ReportPlan,
+  existing: readonly string[],
+  budget: ReportBudget,
+): Promise<PlannedRead> {
+  const groups = new ReportGroups(
+    plan.aggregates,
+    budget.maxGroups,
+    plan.query.limit !== undefined,
+    budget.maxGroupBytes,
+  );
+  const reads = await rawBucketReadsYielding(steps.raw, deps.prefix, new Set(existing));
+  deps.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
+  deps.onPlan?.(steps);
+  const rollups = deps.rollups;
+  try {
+    const [unusable] = await Promise.all([
+      steps.rollup.length > 0 && rollups
+        ? budget.run(() =>
+            rollups.cells.unusableGenerations([...new Set(steps.rollup.map((s) => s.g))], budget.remainingMs()),
+          )
+        : Promise.resolve({ missing: [], legacy: [] }),
+      rollups ? readCells(plan, steps.rollup, groups, budget, rollups.cells, rollups.cache) : Promise.resolve(),
+      readRaw(deps.db, plan, reads, groups, budget, deps.concurrency),
+    ]).catch((err: unknown) => {
+      // a generation gone or damaged is answered by planning again, which needs the budget
+      if (!isReplanned(err)) budget.stop(err);
+      throw err;
+    });
+    // legacy: waiting for the builder's migration (never reset: it may not be rebuildable)
+    if (unusable.missing.length + unusable.legacy.length > 0)
+      return { groups: [], gone: [...unusable.missing, ...unusable.legacy], reset: unusable.missing };
+  } catch (err) {
+    if (err instanceof GenerationGoneError) return { groups: [], gone: err.generations, reset: err.generations };
+    if (err instanceof UnitNotUsableError) return { groups: [], gone: err.generations };
+    if (err instanceof DamagedPagesError) return { groups: [], damaged: err.pages };
+    throw err;
+  }
+  return { groups: groups.groups() };
+}
+
+/** Errors of a read that the report answers by planning again without the units they name. */
+function isReplanned(err: unknown): boolean {
+  return err instanceof GenerationGoneError || err instanceof UnitNotUsableError || err instanceof DamagedPagesError;
+}

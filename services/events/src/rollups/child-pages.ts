@@ -1,0 +1,58 @@
+import type { FamilyTable } from './cell-table';
+import { checkPageFields, decodeOrDamaged, type DamagedPage } from './damaged-pages';
+import { isBuilt, type MarkDocument } from './mark-document';
+import { forEachStoredEntry } from './page-reader';
+import type { CellPageDocument } from './page-layout';
+import type { RollupMarks } from './rollup-marks';
+
+/** The children a parent is merged from: their current generations, and the owners any of them lacks. */
+export interface CurrentChildren {
+  gens: string[];
+  /** Owners listed lost on a child: left out of the parent too, which lists them in its turn. */
+  lost: Set<string>;
+}
+
+/** The current generations of these units, or undefined when one of them is not built for its marks. */
+export async function currentChildren(
+  marks: RollupMarks,
+  ids: readonly string[],
+): Promise<CurrentChildren | undefined> {
+  const docs = await marks.collection.find({ _id: { $in: [...ids] } }).toArray();
+  const gens: string[] = [];
+  const lost = new Set<string>();
+  for (const mark of docs.sort((a, b) => a.t - b.t)) {
+    if (!isBuilt(mark)) return undefined;
+    gens.push(mark.b!.g);
+    for (const owner of lostOwners(mark)) lost.add(owner);
+  }
+  return { gens, lost };
+}
+
+/** The owners a built mark lists as lost, when the list is one (anything else on a mark is ignored). */
+function lostOwners(mark: MarkDocument): string[] {
+  const lost = mark.b?.lost;
+  return Array.isArray(lost) ? lost.filter((o): o is string => typeof o === 'string') : [];
+}
+
+/**
+ * One owner's pages of the children merged into its tables by family. Every page is decoded, so
+ * that all of this owner's damaged pages are found at once; when any is, the tables hold part of
+ * the owner and must not be written.
+ */
+export function mergeChildPages(
+  pages: readonly CellPageDocument[],
+  byFamily: ReadonlyMap<string, FamilyTable>,
+): DamagedPage[] {
+  const damaged: DamagedPage[] = [];
+  for (const page of pages) {
+    const failed = decodeOrDamaged(page._id, () => {
+      checkPageFields(page);
+      const table = byFamily.get(page.f);
+      if (!table) return;
+      if (page.over) table.overflow();
+      else forEachStoredEntry(page, (name, keys, value) => table.add(name, keys, value));
+    });
+    if (failed) damaged.push(failed);
+  }
+  return damaged;
+}
