@@ -23,7 +23,7 @@ const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'mobile', 'tablet'];
 const VISITOR_SHARE = 0.25;
 
 /** mulberry32: a float LCG like (s * 1103515245 + 12345) % 2^31 loses its low bits past 2^53 and cycles. */
-function mulberry32(seed) {
+export function mulberry32(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) | 0;
@@ -40,12 +40,12 @@ function visitorHash(i) {
 }
 
 /** A standard normal sample (Box-Muller). */
-function gaussian(rand) {
+export function gaussian(rand) {
   return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
 
 /** Zipf(s) over n items: item i (0-based) has weight 1/(i+1)^s. Returns a sampler of indexes. */
-function zipf(n, s, rand) {
+export function zipf(n, s, rand) {
   const cdf = new Float64Array(n);
   let sum = 0;
   for (let i = 0; i < n; i++) cdf[i] = sum += 1 / (i + 1) ** s;
