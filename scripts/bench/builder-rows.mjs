@@ -121,16 +121,20 @@ function builderOf(distDir, label) {
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Bytes the cells of `rows` hold once built (garbage collected before and after). */
-function heapOf(build, rows) {
-  // typed arrays (visitor samples) keep their bytes outside the JS heap: counted too
-  const used = () => {
-    globalThis.gc();
+async function heapOf(build, rows) {
+  // typed arrays (visitor samples) keep their bytes outside the JS heap: counted too; their
+  // backing stores are released after the collection, so it is run again on a later turn
+  const used = async () => {
+    for (let i = 0; i < 3; i++) {
+      globalThis.gc();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const m = process.memoryUsage();
     return m.heapUsed + m.arrayBuffers;
   };
-  const before = used();
+  const before = await used();
   const kept = build.loop(rows, true);
-  const bytes = used() - before;
+  const bytes = (await used()) - before;
   return { bytes, cells: build.cells(kept) };
 }
 
@@ -180,7 +184,8 @@ async function main() {
           if (run >= WARMUP) times[b].push(us / rows[b].length);
         }
       }
-      const heap = builds.map((build, b) => heapOf(build, rows[b]));
+      const heap = [];
+      for (const [b, build] of builds.entries()) heap.push(await heapOf(build, rows[b]));
       if (process.env.BENCH_CPU_PROF)
         for (const [b, build] of builds.entries()) {
           const file = path.join(process.env.BENCH_CPU_PROF, `builder-rows-${shape.key}-${b}.cpuprofile`);

@@ -210,13 +210,17 @@ function snapshotSummary(file, top = 14) {
  */
 async function breakdown(db, hour) {
   if (typeof globalThis.gc !== 'function') return undefined;
-  // typed arrays (visitor samples) and the pages' bytes live outside the JS heap: counted too
-  const heap = () => {
-    globalThis.gc();
-    const m = process.memoryUsage();
-    return m.heapUsed + m.arrayBuffers;
+  // typed arrays (visitor samples) and the pages' bytes live outside the JS heap: counted too;
+  // their backing stores are released after a collection, so it is run again on later turns
+  const heap = async () => {
+    for (let i = 0; i < 3; i++) {
+      globalThis.gc();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const { heapUsed, arrayBuffers } = process.memoryUsage();
+    return { heapUsed, arrayBuffers, all: heapUsed + arrayBuffers };
   };
-  const base = heap();
+  const base = await heap();
   const tables = new Map(FAMILIES.map((f) => [f.id, new FamilyTable(f, Infinity)]));
   let rows = 0;
   const pipeline = buildHourPipeline(new Date(hour), new Date(hour + HOUR_MS));
@@ -233,19 +237,22 @@ async function breakdown(db, hour) {
         row.value,
       );
   }
-  const withTables = heap();
+  const withTables = await heap();
   const g = `${unitId({ level: 0, start: hour })}@breakdown`;
   const pages = [...tables.values()].flatMap((t) => writePages(g, FLOOD_OWNER, t.family, t.sorted()));
-  const withPages = heap();
+  const withPages = await heap();
   const encoded = pages.reduce((n, d) => n + Object.values(d).reduce((m, v) => m + (v?.position ?? 0), 0), 0);
   const entries = Object.fromEntries([...tables].map(([id, t]) => [id, t.size]));
   const all = Object.values(entries).reduce((a, b) => a + b, 0);
   return {
     rows,
     entries,
-    tables: withTables - base,
-    perEntry: (withTables - base) / all,
-    pages: withPages - withTables,
+    tables: withTables.all - base.all,
+    // what --max-old-space-size bounds: the JS heap (array buffers are outside it)
+    tablesHeap: withTables.heapUsed - base.heapUsed,
+    perEntry: (withTables.all - base.all) / all,
+    perEntryHeap: (withTables.heapUsed - base.heapUsed) / all,
+    pages: withPages.all - withTables.all,
     encoded,
   };
 }
@@ -361,13 +368,15 @@ function print(results) {
       `\nWhere the heap goes: the flood owner's ${b.rows.toLocaleString('en')} hour rows in its family tables (this process, after GC)\n`,
     );
     console.log(
-      '| entries by family | tables MiB (heap and array buffers) | bytes per entry | pages written: MiB more | pages: encoded MiB |',
+      '| entries by family | tables MiB: heap + array buffers (heap alone) | bytes per entry (heap alone) | pages written: MiB more | pages: encoded MiB |',
     );
     console.log('|---|---|---|---|---|');
     console.log(
       `| ${Object.entries(b.entries)
         .map(([f, n]) => `${f} ${n}`)
-        .join(', ')} | ${mib(b.tables)} | ${Math.round(b.perEntry)} | ${mib(b.pages)} | ${mib(b.encoded)} |`,
+        .join(
+          ', ',
+        )} | ${mib(b.tables)} (${mib(b.tablesHeap)}) | ${Math.round(b.perEntry)} (${Math.round(b.perEntryHeap)}) | ${mib(b.pages)} | ${mib(b.encoded)} |`,
     );
   }
 }
