@@ -59,9 +59,9 @@ function builderOf(distDir, label) {
   const tables = req('rollups/cell-table');
   if (tables.FamilyTable) {
     const { FAMILIES } = req('rollups/families');
-    const { DEFAULT_MAX_CELLS_PER_OWNER } = req('rollups/rollup-builder');
-    const newTables = () =>
-      new Map(FAMILIES.map((f) => [f.id, new tables.FamilyTable(f, DEFAULT_MAX_CELLS_PER_OWNER)]));
+    // the service's default ROLLUP_MAX_CELLS_PER_OWNER, from its configuration schema
+    const { ROLLUP_MAX_CELLS_PER_OWNER } = req('config').loadEventsConfig({});
+    const newTables = () => new Map(FAMILIES.map((f) => [f.id, new tables.FamilyTable(f, ROLLUP_MAX_CELLS_PER_OWNER)]));
     return {
       label,
       buildHourPipeline,

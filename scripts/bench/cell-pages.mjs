@@ -68,7 +68,7 @@ function evaluate(expr, doc) {
 }
 
 /** The hour pipeline's row for one event (a group of one): what readHourRow reads. */
-export function rowOfEvent(event) {
+function rowOfEvent(event) {
   return evaluate(GROUP, event);
 }
 

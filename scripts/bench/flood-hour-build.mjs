@@ -15,9 +15,10 @@ const dist = (p) => require(path.join(root, 'services/events/dist', p));
 const platform = require(path.join(root, 'packages/platform/dist'));
 const { RollupMarks } = dist('rollups/rollup-marks');
 const { CellStore } = dist('rollups/cell-store');
-const { RollupBuilder, DEFAULT_MAX_CELLS_PER_OWNER } = dist('rollups/rollup-builder');
+const { RollupBuilder } = dist('rollups/rollup-builder');
+const { loadEventsConfig } = dist('config');
 
-const cap = process.env.FLOOD_CAP ? Number(process.env.FLOOD_CAP) : DEFAULT_MAX_CELLS_PER_OWNER;
+const cap = process.env.FLOOD_CAP ? Number(process.env.FLOOD_CAP) : loadEventsConfig({}).ROLLUP_MAX_CELLS_PER_OWNER;
 let peakHeap = 0;
 let peakRss = 0;
 const sample = () => {

@@ -44,7 +44,8 @@ const { isBuilt } = dist('rollups/mark-document');
 const { unitId } = dist('rollups/rollup-units');
 const { pageId } = dist('rollups/page-layout');
 const { DecodedPage } = dist('rollups/page-reader');
-const { DEFAULT_MAX_CELLS_PER_OWNER } = dist('rollups/rollup-builder');
+// the service's default ROLLUP_MAX_CELLS_PER_OWNER, from its configuration schema
+const DEFAULT_MAX_CELLS_PER_OWNER = dist('config').loadEventsConfig({}).ROLLUP_MAX_CELLS_PER_OWNER;
 const { buildHourPipeline, readHourRow } = dist('rollups/hour-pipeline');
 const { FamilyTable } = dist('rollups/cell-table');
 const { FAMILIES } = dist('rollups/families');

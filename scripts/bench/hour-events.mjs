@@ -6,7 +6,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gaussian, mulberry32, zipf } from './report-data.mjs';
+import { gaussian } from './report-data.mjs';
+import { mulberry32, zipf } from './report-web-mix.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);

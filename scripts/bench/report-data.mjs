@@ -2,6 +2,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mulberry32, zipf } from './report-web-mix.mjs';
+import { PUBLISHER, countryOf, webTraffic } from './report-web.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -22,17 +24,6 @@ const DEVICES = ['desktop', 'desktop', 'mobile', 'mobile', 'mobile', 'tablet'];
 /** Distinct visitors per event: 1M events come from about 250,000 visitors (4 events each on average). */
 const VISITOR_SHARE = 0.25;
 
-/** mulberry32: a float LCG like (s * 1103515245 + 12345) % 2^31 loses its low bits past 2^53 and cycles. */
-export function mulberry32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Visitor i's hash: 52 well-mixed bits, as ingest's HMAC gives (two 26-bit halves of a seeded generator). */
 function visitorHash(i) {
   const r = mulberry32(i * 2 + 7);
@@ -44,33 +35,19 @@ export function gaussian(rand) {
   return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
 
-/** Zipf(s) over n items: item i (0-based) has weight 1/(i+1)^s. Returns a sampler of indexes. */
-export function zipf(n, s, rand) {
-  const cdf = new Float64Array(n);
-  let sum = 0;
-  for (let i = 0; i < n; i++) cdf[i] = sum += 1 / (i + 1) ** s;
-  for (let i = 0; i < n; i++) cdf[i] /= sum;
-  return () => {
-    const r = rand();
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < r) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
 /**
  * Events in time order over `days` UTC days from `firstDay`, as the consumer would receive them:
  * URLs Zipf-distributed (s = 1) over `urls` pages, one content_id per page, 5 owners, 4 names,
  * 3 device types, 2 % bots, 3 metadata keys, visitors uniform over a pool of a quarter as many
  * as events (VISITOR_SHARE); views carry engaged time (log-normal around 20 s) and scroll depth,
- * one click in ten a conversion value. `expected` counts what a report of OWNERS[0] returns.
+ * one click in ten a conversion value. Each visitor has a country (report-web.mjs). With `noise`,
+ * the page URL is what a browser sends (campaign tags, click ids, fragments, ...) and the event is
+ * stored as ingest stores it (canonical URL, UTM fields, referring host: report-web.mjs); without,
+ * the URL is the clean one, already canonical, and there is no attribution. The rest is the same
+ * event either way, draw for draw. `expected` counts what a report of OWNERS[0] returns; `stats`
+ * (with `noise`) counts what the noise did.
  */
-export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 }, expected) {
+export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42, noise = false, stats }, expected) {
   const rand = mulberry32(seed);
   // visitors from a generator of their own, so the rest of the data is what it was before visitors
   const visitorRand = mulberry32(seed + 1);
@@ -87,7 +64,9 @@ export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 },
     if (name === 'click' && measureRand() < 0.1) return { value: 100 + Math.floor(measureRand() * 20_000) };
     return undefined;
   };
-  const pickVisitor = () => visitorHash(Math.floor(visitorRand() * visitors));
+  const pickVisitor = () => Math.floor(visitorRand() * visitors);
+  // the URL noise and attribution from a generator of their own as well
+  const web = noise ? webTraffic({ seed, stats }) : undefined;
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
   const pageOf = zipf(urls, 1, rand);
   const pickName = () => {
@@ -105,24 +84,30 @@ export function* eventBatches({ total, days, firstDay, urls, batch, seed = 42 },
   for (let i = 0; i < total; i++) {
     const created = firstDay + Math.floor((i / total) * span);
     const page = pageOf();
+    let visitor;
     const doc = {
       _id: v7({ msecs: created }),
       owner_id: pickOwner(),
       name: pickName(),
-      url: `https://publisher.example/article/${page}`,
+      url: `https://${PUBLISHER}/article/${page}`,
       content_id: `content-${page}`,
       device_type: pick(DEVICES),
       bot: rand() < 0.02,
       metadata: {
         campaign: pick(CAMPAIGNS),
         variant: rand() < 0.5 ? 'a' : 'b',
-        utm_source: pick(['news', 'social', 'mail']),
+        // `utm_source` until attribution existed: a pixel parameter of that name is now the
+        // event's utm_source, which would override the page URL's (same length, same values)
+        ad_channel: pick(['news', 'social', 'mail']),
       },
       created: new Date(created),
-      visitor: pickVisitor(),
+      visitor: visitorHash((visitor = pickVisitor())),
     };
     const measures = measuresOf(doc.name);
     if (measures) doc.measures = measures;
+    const country = countryOf(visitor);
+    if (country !== undefined) doc.country = country;
+    if (web) web(doc, i, page);
     if (doc.owner_id === OWNERS[0] && !doc.bot) expected.set(doc.name, (expected.get(doc.name) ?? 0) + 1);
     // a batch never spans two day buckets (the consumer writes one bucket per insert)
     if (

@@ -22,11 +22,13 @@ const { RollupBuilder } = dist('rollups/rollup-builder');
  * Writes `size` events (report-data.mjs, `settings` from reportBenchSettings) into `db` through
  * the consumer's BucketWriter with held rollup write marks, in time order, `settings.writers`
  * batches in flight. `onBatch(docs)`, when given, sees every batch first (and may return a
- * promise to slow the load down to its pace). Returns what the checks need: the expected counts
- * per name of OWNERS[0] (non-bot), its distinct visitors per name and its views' engaged times,
- * the seconds the writes took, and the marks for catchUp.
+ * promise to slow the load down to its pace); `tallies` (report-tallies.mjs), when given, sees
+ * every event of OWNERS[0] that is not a bot; `stats` counts what the URL noise did
+ * (report-web.mjs). Returns what the checks need: the expected counts per name of OWNERS[0]
+ * (non-bot), its distinct visitors per name and its views' engaged times, the seconds the writes
+ * took, and the marks for catchUp.
  */
-export async function loadEvents(db, size, settings, { logger, say, onBatch }) {
+export async function loadEvents(db, size, settings, { logger, say, onBatch, tallies, stats }) {
   const marks = new RollupMarks(db);
   await marks.init();
   // the consumer's marks: held open per unit while writes keep coming (services/events/src/rollups/held-marks.ts)
@@ -41,8 +43,8 @@ export async function loadEvents(db, size, settings, { logger, say, onBatch }) {
   let loaded = 0;
   let next = 500_000;
   const inFlight = new Set();
-  const { days, firstDay, urls, batch } = settings;
-  for (const docs of eventBatches({ total: size, days, firstDay, urls, batch }, expected)) {
+  const { days, firstDay, urls, batch, urlNoise: noise } = settings;
+  for (const docs of eventBatches({ total: size, days, firstDay, urls, batch, noise, stats }, expected)) {
     if (onBatch) await onBatch(docs);
     const bucket = bucketName('events', docs[0].created);
     const p = writer.write(bucket, docs).then((results) => {
@@ -53,6 +55,7 @@ export async function loadEvents(db, size, settings, { logger, say, onBatch }) {
     inFlight.add(p);
     for (const d of docs) {
       if (d.owner_id !== OWNERS[0] || d.bot) continue;
+      tallies?.add(d);
       let set = visitors.get(d.name);
       if (!set) visitors.set(d.name, (set = new Set()));
       set.add(d.visitor);
@@ -74,10 +77,14 @@ export async function loadEvents(db, size, settings, { logger, say, onBatch }) {
   return { expected, visitors, engaged, seconds, marks };
 }
 
+/** The rollup unit levels by their number in a page's generation id (catchUp's `byLevel`). */
+export const UNIT_LEVELS = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'];
+
 /**
  * Runs builder passes until one builds nothing (units still open at the newest end stay dirty).
  * Returns the seconds it took, the cell pages, the bytes of their binary columns by column, by
- * family and by unit level, and of the whole pages as BSON (`cellBytes`).
+ * family, by family and column (`"a u"`) and by unit level, and of the whole pages as BSON
+ * (`cellBytes`).
  */
 export async function catchUp(db, marks, { say }) {
   const cells = new CellStore(db);
@@ -87,6 +94,8 @@ export async function catchUp(db, marks, { say }) {
   // sketches), by family (t totals, p pages, g countries, a attribution) and by unit level
   const bytes = {};
   const byFamily = {};
+  // `${family} ${column}`: which column of which family grows
+  const byFamilyColumn = {};
   const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, bytes: 0 }));
   let cellBytes = 0;
   const writePages = cells.writePages.bind(cells);
@@ -98,6 +107,7 @@ export async function catchUp(db, marks, { say }) {
         if (!value || typeof value !== 'object' || !('position' in value)) continue;
         bytes[field] = (bytes[field] ?? 0) + value.position;
         byFamily[doc.f] = (byFamily[doc.f] ?? 0) + value.position;
+        byFamilyColumn[`${doc.f} ${field}`] = (byFamilyColumn[`${doc.f} ${field}`] ?? 0) + value.position;
         level.bytes += value.position;
       }
       cellBytes += BSON.calculateObjectSize(doc);
@@ -126,12 +136,12 @@ export async function catchUp(db, marks, { say }) {
   const cellDocs = await cells.collection.countDocuments({});
   say(
     `cells by level (pages / MB): ${byLevel
-      .map((l, i) => [l, ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'][i]])
+      .map((l, i) => [l, UNIT_LEVELS[i]])
       .filter(([l]) => l.docs > 0)
       .map(([l, name]) => `${name} ${l.docs}/${(l.bytes / 1e6).toFixed(1)}`)
       .join(', ')}`,
   );
-  return { seconds, cellDocs, bytes, byFamily, byLevel, cellBytes };
+  return { seconds, cellDocs, bytes, byFamily, byFamilyColumn, byLevel, cellBytes };
 }
 
 /** The BSON size of a raw event document as the bucket stores it (before any storage engine compression). */

@@ -1,7 +1,10 @@
 // What `pnpm bench:report` and `pnpm bench:peer` share: the settings from the environment, the
 // days the events span, and the report scenarios, so both benches ask the same questions of the
 // same data. Every scenario has a `key` (bench:peer finds its ClickHouse SQL by it, BENCH_PROFILE
-// names one); those with a `target` are the ones bench:report holds to a latency bound.
+// names one); those with a `target` are the ones bench:report holds to a latency bound; those
+// with `tallied` span the whole month, and bench:report checks their every row against the
+// generator's own tallies (report-tallies.mjs).
+import { urlNoiseSetting } from './report-web.mjs';
 
 const DAY_MS = 86_400_000;
 
@@ -18,8 +21,33 @@ export function reportBenchSettings(env = process.env) {
     batch: Number(env.BENCH_BATCH ?? 500),
     writers: Number(env.BENCH_WRITERS ?? 2),
     firstDay,
+    /** BENCH_URL_NOISE (on unless "0"): page URLs as browsers send them, and attribution (report-web.mjs). */
+    urlNoise: urlNoiseSetting(env),
     /** Day `n` of the span as YYYY-MM-DD (UTC). */
     day: (n) => new Date(firstDay + n * DAY_MS).toISOString().slice(0, 10),
+  };
+}
+
+/**
+ * The campaign bench:report asks a scorecard of (the registry's record, as management would
+ * publish it): 50 of the reported owner's pages, from the most read to the long tail (every
+ * tenth of the first 500), over the whole span, aimed at Germany and Austria.
+ */
+export function benchCampaign({ days, day }, ownerId, publisher = 'publisher.example') {
+  const urls = Array.from({ length: 50 }, (_, i) => `https://${publisher}/article/${1 + i * 10}`).sort();
+  return {
+    token: 'bench-spring-launch',
+    owner_id: ownerId,
+    revision: 1,
+    name: 'Spring launch',
+    urls,
+    start_date: day(0),
+    end_date: day(days - 1),
+    timezone: 'UTC',
+    reach: 100_000,
+    objective: 'awareness',
+    target_countries: ['AT', 'DE'],
+    target_source: 'campaign',
   };
 }
 
@@ -97,6 +125,47 @@ export function reportScenarios({ days, day }) {
         conversion: { from: 'impression', to: 'click' },
       },
       key: 'ctr-series',
+    },
+    {
+      name: `${days} days, uniques, group_by utm_campaign`,
+      body: { ...month, metrics: 'count,uniques', group_by: 'utm_campaign' },
+      target: '<= 100 ms at 5M',
+      key: 'uniques-campaign',
+      tallied: true,
+    },
+    {
+      name: `${days} days, uniques, group_by country`,
+      body: { ...month, metrics: 'count,uniques', group_by: 'country' },
+      target: '<= 100 ms at 5M',
+      key: 'uniques-country',
+      tallied: true,
+    },
+    {
+      name: `${days} days, count, filter utm_source=facebook, group_by referrer`,
+      body: { ...month, utm_source: 'facebook', group_by: 'referrer' },
+      key: 'source-referrer',
+      tallied: true,
+    },
+    {
+      name: `${days} days, top 10 countries by uniques (impressions)`,
+      body: {
+        ...month,
+        name: 'impression',
+        metrics: 'count,uniques',
+        group_by: 'country',
+        order_by: 'uniques',
+        limit: 10,
+      },
+      key: 'top-countries',
+      tallied: true,
+    },
+    {
+      // bench:report only (route: the scorecard's own); bench:peer leaves such scenarios out
+      name: `${days}-day campaign scorecard (50 content URLs)`,
+      body: { campaign: 'bench-spring-launch' },
+      route: 'scorecard',
+      target: '<= 150 ms at 5M',
+      key: 'scorecard',
     },
   ];
 }

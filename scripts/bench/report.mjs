@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `pnpm bench:report`: report latency after rollups caught up, at BENCH_SIZES events (default
 // 1,000,000 and 5,000,000) over BENCH_DAYS (30) UTC days, in one run so the ratios are same-run.
-// For each size, in a fresh database: the events (report-data.mjs: Zipf URLs, 5 owners, ...) are
+// For each size, in a fresh database: the events (report-data.mjs: Zipf URLs, 5 owners, ...; page
+// URLs with campaign tags and click ids, referrers and countries as on the web, report-web.mjs,
+// unless BENCH_URL_NOISE=0) are
 // written through the consumer's BucketWriter with rollup write marks, in time order, in batches of
 // BENCH_BATCH (500, the consumer's batch), as production writes them; the rollup builder then runs
 // until nothing is dirty (timed: "catch-up"); the built reporting feature (services/events/dist) is
@@ -20,8 +22,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWNERS } from './report-data.mjs';
 import { catchUp, gcPauses, loadEvents, startBenchStandIn } from './report-load.mjs';
-import { fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
-import { ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
+import { benchCampaign, fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
+import { ScenarioTallies } from './report-tallies.mjs';
+import { campaignLookup, ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
 import { profiled } from './cpu-profile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -40,15 +43,26 @@ async function measure(size, mongoUrl) {
   let app;
   let other;
   try {
+    const list = reportScenarios(SETTINGS);
+    const tallies = new ScenarioTallies(list);
     const {
       expected,
       visitors,
       engaged,
       seconds: loadSeconds,
       marks,
-    } = await loadEvents(handle.db, size, SETTINGS, { logger, say });
+    } = await loadEvents(handle.db, size, SETTINGS, { logger, say, tallies });
     const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks, { say });
-    app = await startReportingApp({ db: handle.db, mongoUrl, adminToken: ADMIN_TOKEN, logger, name: 'bench-report' });
+    const campaign = benchCampaign(SETTINGS, OWNERS[0]);
+    const campaigns = campaignLookup([campaign]);
+    app = await startReportingApp({
+      db: handle.db,
+      mongoUrl,
+      adminToken: ADMIN_TOKEN,
+      logger,
+      name: 'bench-report',
+      campaigns,
+    });
     const report = await ownerReports(app, ADMIN_TOKEN, OWNERS[0]);
     // the other build reads the same cells and the same api key collection
     if (COMPARE)
@@ -59,8 +73,8 @@ async function measure(size, mongoUrl) {
         logger,
         name: 'bench-report-compared',
         build: COMPARE,
+        campaigns,
       });
-    const list = reportScenarios(SETTINGS);
     const month = list.find((s) => s.key === 'name').body;
 
     // correctness first: the month report of OWNERS[0] counts exactly its non-bot events
@@ -101,30 +115,56 @@ async function measure(size, mongoUrl) {
     )
       throw new Error('engaged time outside the stated error');
 
-    for (const s of list) s.rows = (await report(s.body)).length;
+    // the scenarios of countries and attribution, row by row against the generator's tallies
+    const tallied = [];
+    for (const s of list.filter((x) => x.tallied)) {
+      const result = tallies.check(s, await report(s.body));
+      say(
+        `${s.name}: ${result.rows} rows of ${result.groups} groups, ${result.problems.length === 0 ? 'every row matches the loaded events' : `${result.problems.length} PROBLEMS: ${result.problems.slice(0, 5).join('; ')}`}${result.maxError > 0 ? `; sketched uniques within ${(result.maxError * 100).toFixed(2)} %` : ''}`,
+      );
+      if (result.problems.length > 0) throw new Error(`${s.name}: the answer differs from the loaded events`);
+      tallied.push({ name: s.name, ...result });
+    }
+
+    // the scorecard's impressions and reach against a report of the campaign's urls over its flight
+    const card = await report({ campaign: campaign.token }, undefined, 'scorecard');
+    const [pages] = await report({ ...month, name: 'impression', url: campaign.urls, metrics: 'count,uniques' });
+    say(
+      `campaign scorecard: ${card.impressions} impressions, reach ${card.reach.value}; a report of its ${campaign.urls.length} urls: ${pages?.value} and ${pages?.uniques}`,
+    );
+    // reach: the same number while both are exact; past that two sketches (a visitor sample, HLL) within their errors
+    const reachGap = Math.abs(card.reach.value - (pages?.uniques ?? 0)) / Math.max(1, pages?.uniques ?? 0);
+    const reachOk = card.reach.exact && pages?.uniques_exact ? reachGap === 0 : reachGap <= 0.1;
+    if (card.impressions !== (pages?.value ?? 0) || !reachOk)
+      throw new Error('the campaign scorecard differs from a report of its urls');
+
+    for (const s of list) {
+      const answer = await report(s.body, undefined, s.route);
+      s.rows = Array.isArray(answer) ? answer.length : 1;
+    }
     if (other) {
       // a build from before a metric existed answers 400: such scenarios run on this build only
       for (const s of list) {
-        const theirs = await report(s.body, other.base).catch(() => undefined);
+        const theirs = await report(s.body, other.base, s.route).catch(() => undefined);
         s.compared = theirs !== undefined;
-        if (s.compared && JSON.stringify(theirs) !== JSON.stringify(await report(s.body)))
+        if (s.compared && JSON.stringify(theirs) !== JSON.stringify(await report(s.body, undefined, s.route)))
           throw new Error(`${s.name}: the compared build answers differently`);
       }
     }
     const times = list.map(() => []);
     const compared = list.map(() => []);
-    const timed = async (into, body, base) => {
+    const timed = async (into, s, base) => {
       const t0 = process.hrtime.bigint();
-      await report(body, base);
+      await report(s.body, base, s.route);
       into.push(Number(process.hrtime.bigint() - t0) / 1e6);
     };
     for (let run = 0; run < RUNS; run++) {
       for (const [i, s] of list.entries()) {
         // A B, then B A on the next run, so neither build always goes first
         const both = other && s.compared;
-        if (both && run % 2 === 1) await timed(compared[i], s.body, other.base);
-        await timed(times[i], s.body);
-        if (both && run % 2 === 0) await timed(compared[i], s.body, other.base);
+        if (both && run % 2 === 1) await timed(compared[i], s, other.base);
+        await timed(times[i], s);
+        if (both && run % 2 === 0) await timed(compared[i], s, other.base);
       }
     }
     // BENCH_PROFILE=<scenario key>: that scenario's runs once more under the CPU profiler
@@ -133,7 +173,7 @@ async function measure(size, mongoUrl) {
     if (profiledScenario) {
       const file = path.join(os.tmpdir(), `bench-report-${size}-${profileKey}.cpuprofile`);
       const summary = await profiled(async () => {
-        for (let run = 0; run < RUNS; run++) await report(profiledScenario.body);
+        for (let run = 0; run < RUNS; run++) await report(profiledScenario.body, undefined, profiledScenario.route);
       }, file);
       say(`CPU profile of "${profiledScenario.name}" (${file}), self time:\n${summary}`);
     }
@@ -147,6 +187,7 @@ async function measure(size, mongoUrl) {
       bytes,
       byFamily,
       errors,
+      tallied,
       load: os.loadavg()[0],
       list,
       times,
@@ -163,7 +204,7 @@ async function measure(size, mongoUrl) {
 function print(results) {
   for (const r of results) {
     console.log(
-      `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${RUNS} sequential runs per scenario over HTTP\n`,
+      `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs${SETTINGS.urlNoise ? ', sent with campaign tags, click ids, fragments; referrers, countries' : ', clean (BENCH_URL_NOISE=0); countries'}; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${RUNS} sequential runs per scenario over HTTP\n`,
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
     console.log(
@@ -175,7 +216,7 @@ function print(results) {
         .map(([f, b]) => `${f} ${perEvent(b)}`)
         .join(
           ', ',
-        )} (B/event). Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}\n`,
+        )} (B/event). Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}. Checked row by row against the loaded events (counts exact, sketched uniques within 3 %): ${r.tallied.map((t) => `${t.name} (${t.rows} rows${t.maxError > 0 ? `, uniques within ${(t.maxError * 100).toFixed(2)} %` : ''})`).join('; ')}\n`,
     );
     console.log('| scenario | rows | p50 ms | p99 ms | mean ms |');
     console.log('|---|---|---|---|---|');

@@ -18,8 +18,28 @@ export function reportingBuild(distDir = path.join(root, 'services/events/dist')
   };
 }
 
-/** Serves `build`'s reporting feature over `db` on a free loopback port; `{server, base}`. */
-export async function startReportingApp({ db, mongoUrl, adminToken, logger, name, build = reportingBuild() }) {
+/** A registry that knows no campaign (a report or scorecard naming one is a 400). */
+const NO_CAMPAIGNS = { isReady: () => true, campaign: () => undefined };
+
+/** The campaign registry's lookup over these records (as the events service's mirror answers it). */
+export function campaignLookup(records) {
+  return {
+    isReady: () => true,
+    campaign: (ownerId, token) => records.find((r) => r.owner_id === ownerId && r.token === token),
+  };
+}
+
+/** Serves `build`'s reporting feature over `db` on a free loopback port (`env`: more settings); `{server, base}`. */
+export async function startReportingApp({
+  db,
+  mongoUrl,
+  adminToken,
+  logger,
+  name,
+  build = reportingBuild(),
+  env = {},
+  campaigns,
+}) {
   const config = build.loadEventsConfig({
     NODE_ENV: 'production',
     // the reporting role alone: production refuses the ingest role without its visitor key
@@ -28,8 +48,15 @@ export async function startReportingApp({ db, mongoUrl, adminToken, logger, name
     ADMIN_TOKEN: adminToken,
     REPORT_RATE_LIMIT_PER_MINUTE: '1000000',
     LOG_LEVEL: 'error',
+    ...env,
   });
-  const feature = await build.createReportingFeature({ db, logger, metrics: platform.createRegistry(name), config });
+  const feature = await build.createReportingFeature({
+    db,
+    logger,
+    metrics: platform.createRegistry(name),
+    config,
+    campaigns: campaigns ?? NO_CAMPAIGNS,
+  });
   const app = express();
   app.use(platform.requestContext(logger));
   app.use(...feature.routers);
@@ -52,13 +79,16 @@ export async function postJson(url, body, headers = {}) {
   return json;
 }
 
-/** Reports of `owner` through `app` with a fresh API key scoped to it: `report(body, base = app.base)`. */
+/**
+ * Reports of `owner` through `app` with a fresh API key scoped to it: `report(body, base = app.base,
+ * route = '')`, where route `scorecard` asks the campaign scorecard instead of a report.
+ */
 export async function ownerReports(app, adminToken, owner) {
   const key = await postJson(
     `${app.base}/admin/v1/api-keys`,
     { owner_ids: [owner] },
     { authorization: `Bearer ${adminToken}` },
   );
-  return (body, base = app.base) =>
-    postJson(`${base}/api/v1/events/?api_key=${key.api_key}`, { owner_id: owner, ...body });
+  return (body, base = app.base, route = '') =>
+    postJson(`${base}/api/v1/events/${route ? `${route}/` : ''}?api_key=${key.api_key}`, { owner_id: owner, ...body });
 }

@@ -1,10 +1,9 @@
-import { CampaignEventsError, NotFoundError, ValidationError } from './errors';
+import { NotFoundError, ValidationError } from './errors';
 import { EventsClient } from './events-client';
-import type { ReportQuery, ReportRow } from './events-types';
-import { TooManyUrlsError, campaignReach } from './campaign-reach';
+import type { CampaignScorecard, ScorecardQuery } from './events-types';
+import { campaignReach } from './campaign-reach';
 import type { FetchLike } from './client-options';
 import { ManagementClient } from './management-client';
-import type { CampaignWithContent, Content } from './management-types';
 
 // both clients over a fake fetch that answers like the two services and records every request
 interface Sent {
@@ -14,66 +13,113 @@ interface Sent {
 }
 
 const OWNER = { unique_id: '1718000000000123', email: 'o@example.com', user_name: 'o', timezone: 'Asia/Kolkata' };
+const estimate = (value: number, error: number | null = null) => ({ value, exact: error === null, error });
 
-function content(url: string): Content {
-  return { url, content_type: null, added: '2026-02-01 10:00:00', token: `t${url.length}`, state: 'active', title: '' };
-}
-
-function campaign(over: Partial<CampaignWithContent> = {}): CampaignWithContent {
-  return {
-    name: 'Spring',
-    token: 'camp1',
-    start_date: '2026-03-01',
-    end_date: '2026-03-31',
-    category: 'Technology',
-    brand: null,
-    reach: 1000,
-    target_geography: [],
-    objective: 'Reach',
-    content: [content('https://pub.example/a'), content('https://pub.example/b')],
-    ...over,
-  };
+/** A scorecard as the Events API answers it (the fields campaignReach reads, the rest plausible). */
+function scorecard(over: { reach?: ReturnType<typeof estimate>; impressions?: number; goal?: number | null } = {}) {
+  const reach = over.reach ?? estimate(250);
+  const goal = over.goal === undefined ? 1000 : over.goal;
+  return (query: ScorecardQuery): CampaignScorecard => ({
+    campaign: {
+      token: query.campaign,
+      name: 'Spring',
+      start_date: '2026-03-01',
+      end_date: '2026-03-31',
+      timezone: 'Asia/Kolkata',
+      reach_goal: goal,
+      objective: 'Reach',
+      target_countries: [],
+      target_source: 'none',
+      url_count: 2_500,
+    },
+    as_of: '2026-03-15T10:00:00+05:30',
+    names: {
+      impression: query.impression_name ?? 'impression',
+      click: query.click_name ?? 'click',
+      engagement: query.engagement_name ?? 'engagement',
+    },
+    impressions: over.impressions ?? 900,
+    clicks: 12,
+    ctr: 12 / 900,
+    reach,
+    frequency_avg: 3.6,
+    frequency: {
+      exact: reach.exact,
+      reach_1: reach,
+      reach_2: estimate(100),
+      reach_3: estimate(50),
+      reach_5: estimate(10),
+      reach_10: estimate(1),
+    },
+    engagement: {
+      events: 0,
+      engaged_ms_avg: null,
+      engaged_ms_avg_exact: true,
+      engaged_ms_p50: null,
+      engaged_ms_p50_exact: true,
+      attentive_ms: 10_000,
+      attentive_share: null,
+      attentive_share_exact: true,
+    },
+    goal_progress: goal ? reach.value / goal : null,
+    pacing: { flight_days: 31, days: [] },
+    on_target: null,
+    visitor_basis: 'unrecorded',
+    caveats: [],
+  });
 }
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 }
 
-function setup(answers: { campaign?: CampaignWithContent; rows?: ReportRow[]; report?: Response } = {}) {
+function setup(answers: { card?: (q: ScorecardQuery) => CampaignScorecard; scorecard?: Response } = {}) {
   const sent: Sent[] = [];
   const fetch: FetchLike = async (input, init) => {
     const url = new URL(input);
-    sent.push({ method: init.method ?? 'GET', url, body: init.body ? JSON.parse(String(init.body)) : undefined });
+    const body = init.body ? JSON.parse(String(init.body)) : undefined;
+    sent.push({ method: init.method ?? 'GET', url, body });
     if (url.pathname === '/api/v3/user/me/') return json(200, OWNER);
-    if (url.pathname === '/api/v3/campaign/camp1/') return json(200, answers.campaign ?? campaign());
-    if (url.pathname.startsWith('/api/v3/campaign/'))
-      return json(404, { error: { code: 'not_found', message: 'no such campaign' } });
-    if (url.pathname === '/api/v1/events/') return answers.report ?? json(200, answers.rows ?? []);
+    if (url.pathname === '/api/v1/events/scorecard/') {
+      if (answers.scorecard) return answers.scorecard;
+      if (body.campaign !== 'camp1')
+        return json(400, {
+          error: {
+            code: 'validation_error',
+            message: 'invalid body',
+            details: [{ field: 'campaign', message: 'is not a campaign of this owner_id' }],
+          },
+        });
+      return json(200, (answers.card ?? scorecard())(body));
+    }
     throw new Error(`unexpected ${url.pathname}`);
   };
   const noRetry = { retry: { maxAttempts: 1 } };
   const management = new ManagementClient({ baseUrl: 'http://m.example', apiToken: 'tok', fetch, ...noRetry });
   const events = new EventsClient({ baseUrl: 'http://e.example', apiKey: 'ek_key', fetch, ...noRetry });
-  const reportQuery = () => sent.find((s) => s.url.pathname === '/api/v1/events/')?.body as ReportQuery | undefined;
-  return { management, events, sent, reportQuery };
+  const asked = () => sent.find((s) => s.url.pathname === '/api/v1/events/scorecard/')?.body as ScorecardQuery;
+  return { management, events, sent, asked };
 }
 
 describe('campaignReach', () => {
-  test("when a campaign has URLs and a goal, then uniques of impressions on them over its dates in the owner's zone are asked and progress is reach / goal", async () => {
-    const t = setup({ rows: [{ name: 'impression', value: 900, uniques: 250, uniques_exact: true }] });
+  test('when asked, then the owner comes from the management API and everything else from one scorecard of the campaign', async () => {
+    const t = setup();
     const reach = await campaignReach(t.management, t.events, 'camp1');
-    expect(t.reportQuery()).toEqual({
+    expect(t.sent.map((s) => `${s.method} ${s.url.pathname}`)).toEqual([
+      'GET /api/v3/user/me/',
+      'POST /api/v1/events/scorecard/',
+    ]);
+    expect(t.asked()).toEqual({
       owner_id: OWNER.unique_id,
-      name: 'impression',
-      url: ['https://pub.example/a', 'https://pub.example/b'],
-      created__gte: '2026-03-01',
-      created__lte: '2026-03-31',
-      timezone: 'Asia/Kolkata',
-      metrics: ['count', 'uniques'],
+      campaign: 'camp1',
+      impression_name: 'impression',
+      click_name: 'click',
+      engagement_name: 'engagement',
     });
     expect(reach).toEqual({
       reach: 250,
       exact: true,
+      error: null,
       goal: 1000,
       progress: 0.25,
       events: 900,
@@ -81,80 +127,86 @@ describe('campaignReach', () => {
       start_date: '2026-03-01',
       end_date: '2026-03-31',
       timezone: 'Asia/Kolkata',
-      url_count: 2,
+      url_count: 2_500,
       event_name: 'impression',
     });
-    expect(t.sent.find((s) => s.url.pathname === '/api/v1/events/')?.url.searchParams.get('api_key')).toBe('ek_key');
+    expect(t.sent[1]!.url.searchParams.get('api_key')).toBe('ek_key');
   });
 
-  test('when the number is a sketch estimate, then exact is false; when another event name is asked, then that name is reported', async () => {
-    const t = setup({ rows: [{ name: 'view', value: 90_000, uniques: 51_234, uniques_exact: false }] });
-    const reach = await campaignReach(t.management, t.events, 'camp1', { eventName: 'view' });
-    expect(t.reportQuery()?.name).toBe('view');
-    expect(reach).toMatchObject({ reach: 51_234, exact: false, event_name: 'view', progress: 51.234 });
+  test('when the owner id is given, then the management API is not asked at all', async () => {
+    const t = setup();
+    expect(await campaignReach(t.management, t.events, 'camp1', { ownerId: '99' })).toMatchObject({ owner_id: '99' });
+    expect(t.sent.map((s) => s.url.pathname)).toEqual(['/api/v1/events/scorecard/']);
+    expect(await campaignReach(undefined, t.events, 'camp1', { ownerId: '99' })).toMatchObject({ reach: 250 });
+    await expect(campaignReach(undefined, t.events, 'camp1')).rejects.toBeInstanceOf(TypeError);
   });
+
+  test('when the reach is a sample estimate, then exact is false and its error comes along', async () => {
+    const t = setup({ card: scorecard({ reach: estimate(51_234, 0.0156) }) });
+    expect(await campaignReach(t.management, t.events, 'camp1')).toMatchObject({
+      reach: 51_234,
+      exact: false,
+      error: 0.0156,
+      progress: 51.234,
+    });
+  });
+
+  test.each([
+    ['click', { impression_name: 'click', click_name: 'impression', engagement_name: 'engagement' }],
+    ['engagement', { impression_name: 'engagement', click_name: 'impression', engagement_name: 'click' }],
+    ['view', { impression_name: 'view', click_name: 'click', engagement_name: 'engagement' }],
+  ])(
+    'when the event %s is counted, then the scorecard names stay distinct and that event is reported',
+    async (name, names) => {
+      const t = setup();
+      expect(await campaignReach(t.management, t.events, 'camp1', { eventName: name })).toMatchObject({
+        event_name: name,
+      });
+      expect(t.asked()).toMatchObject(names);
+    },
+  );
 
   test.each([null, 0])('when the goal is %p, then progress is null', async (goal) => {
-    const t = setup({
-      campaign: campaign({ reach: goal }),
-      rows: [{ name: 'impression', value: 3, uniques: 2, uniques_exact: true }],
-    });
-    expect(await campaignReach(t.management, t.events, 'camp1')).toMatchObject({ reach: 2, goal, progress: null });
+    const t = setup({ card: scorecard({ goal }) });
+    expect(await campaignReach(t.management, t.events, 'camp1')).toMatchObject({ goal, progress: null });
   });
 
   test('when nothing was seen, then reach is 0 and exact', async () => {
-    const t = setup({ rows: [] });
-    expect(await campaignReach(t.management, t.events, 'camp1')).toMatchObject({ reach: 0, exact: true, progress: 0 });
-  });
-
-  test('when the campaign has no content, then reach is 0, exact, and the Events API is not asked', async () => {
-    const t = setup({ campaign: campaign({ content: [] }) });
+    const t = setup({ card: scorecard({ reach: estimate(0), impressions: 0 }) });
     expect(await campaignReach(t.management, t.events, 'camp1')).toMatchObject({
       reach: 0,
       exact: true,
       events: 0,
-      url_count: 0,
+      progress: 0,
     });
-    expect(t.reportQuery()).toBeUndefined();
   });
 
-  test('when the campaign has more than 100 URLs, then TooManyUrlsError says so and no report is asked', async () => {
-    const many = Array.from({ length: 101 }, (_, i) => content(`https://pub.example/${i}`));
-    const t = setup({ campaign: campaign({ content: many }) });
-    const err = await campaignReach(t.management, t.events, 'camp1').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TooManyUrlsError);
-    expect(err).toBeInstanceOf(CampaignEventsError);
-    expect(err).toMatchObject({ urlCount: 101, limit: 100 });
-    expect((err as Error).message).toMatch(/101 content URLs.*at most 100/);
-    expect(t.reportQuery()).toBeUndefined();
-  });
-
-  test('when exactly 100 URLs, then one report asks for all of them', async () => {
-    const hundred = Array.from({ length: 100 }, (_, i) => content(`https://pub.example/${i}`));
-    const t = setup({ campaign: campaign({ content: hundred }) });
-    await campaignReach(t.management, t.events, 'camp1');
-    expect(t.reportQuery()?.url).toHaveLength(100);
-  });
-
-  test('when the campaign is unknown or the Events API refuses, then their typed errors come through', async () => {
+  test('when the campaign is unknown to the Events API, or the Events API has no scorecard (an older release), then its typed errors come through', async () => {
     const t = setup();
-    await expect(campaignReach(t.management, t.events, 'other')).rejects.toBeInstanceOf(NotFoundError);
-    const refused = setup({
-      report: json(400, {
-        error: { code: 'validation_error', message: 'bad', details: [{ field: 'metrics', message: 'x' }] },
-      }),
-    });
-    await expect(campaignReach(refused.management, refused.events, 'camp1')).rejects.toBeInstanceOf(ValidationError);
-  });
-
-  test('when the Events API answers rows without uniques, then the error says so rather than reach 0', async () => {
-    const t = setup({ rows: [{ name: 'impression', value: 5 }] });
-    await expect(campaignReach(t.management, t.events, 'camp1')).rejects.toThrow(/no single row with uniques/);
+    await expect(campaignReach(t.management, t.events, 'other')).rejects.toBeInstanceOf(ValidationError);
+    const gone = setup({ scorecard: json(404, { error: { code: 'not_found', message: 'no such endpoint' } }) });
+    await expect(campaignReach(gone.management, gone.events, 'camp1')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   test('when the event name is empty, then a TypeError before any request', async () => {
     const t = setup();
     await expect(campaignReach(t.management, t.events, 'camp1', { eventName: '' })).rejects.toBeInstanceOf(TypeError);
     expect(t.sent).toEqual([]);
+  });
+});
+
+describe('EventsClient.campaignScorecard', () => {
+  test('when asked, then it posts the query with the key in the query string and answers the scorecard', async () => {
+    const t = setup();
+    const card = await t.events.campaignScorecard({ owner_id: '42', campaign: 'camp1', attentive_ms: 15_000 });
+    expect(card.campaign.token).toBe('camp1');
+    expect(t.sent).toHaveLength(1);
+    expect(t.sent[0]!.url.toString()).toBe('http://e.example/api/v1/events/scorecard/?api_key=ek_key');
+    expect(t.sent[0]!.body).toEqual({ owner_id: '42', campaign: 'camp1', attentive_ms: 15_000 });
+  });
+
+  test('when the client has no key, then it refuses before any request', async () => {
+    const events = new EventsClient({ baseUrl: 'http://e.example' });
+    await expect(events.campaignScorecard({ owner_id: '42', campaign: 'c' })).rejects.toBeInstanceOf(TypeError);
   });
 });

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { CATEGORIES, CONTENT_STATES, CONTENT_TYPES, DEVICE_TYPES, ERROR_CODES, OBJECTIVES } from './enums';
-import { REPORT_INTERVALS, REPORT_METRIC_PATTERN, type ReportRow } from './events-types';
+import {
+  REPORT_INTERVALS,
+  REPORT_METRIC_PATTERN,
+  type CampaignScorecard,
+  type ReportRow,
+  type ScorecardQuery,
+} from './events-types';
 import { VERSION } from './version';
 
 // the literal unions must not drift from the API documents they describe
@@ -47,6 +53,8 @@ describe('client types and the OpenAPI documents', () => {
       value: 0,
       content_id: '',
       url: '',
+      country: '',
+      below_floor: true,
       metadata: {},
       uniques: 0,
       uniques_exact: true,
@@ -61,6 +69,51 @@ describe('client types and the OpenAPI documents', () => {
       frequency_error: 0,
     };
     expect(Object.keys(row).sort()).toEqual(Object.keys(events.components.schemas.ReportRow.properties).sort());
+  });
+
+  test('when the events document describes the scorecard, then the client types have exactly its fields', () => {
+    const schemas = events.components.schemas;
+    const query: Required<ScorecardQuery> = {
+      owner_id: '',
+      campaign: '',
+      impression_name: '',
+      click_name: '',
+      engagement_name: '',
+      attentive_ms: 0,
+    };
+    expect(Object.keys(query).sort()).toEqual(Object.keys(schemas.ScorecardQuery.properties).sort());
+    const fields: Record<keyof CampaignScorecard, true> = {
+      campaign: true,
+      as_of: true,
+      names: true,
+      impressions: true,
+      clicks: true,
+      ctr: true,
+      reach: true,
+      frequency_avg: true,
+      frequency: true,
+      engagement: true,
+      goal_progress: true,
+      pacing: true,
+      on_target: true,
+      visitor_basis: true,
+      caveats: true,
+    };
+    expect(Object.keys(fields).sort()).toEqual([...schemas.Scorecard.required].sort());
+    expect(Object.keys(schemas.Scorecard.properties).sort()).toEqual([...schemas.Scorecard.required].sort());
+    const campaign: Record<keyof CampaignScorecard['campaign'], true> = {
+      token: true,
+      name: true,
+      start_date: true,
+      end_date: true,
+      timezone: true,
+      reach_goal: true,
+      objective: true,
+      target_countries: true,
+      target_source: true,
+      url_count: true,
+    };
+    expect(Object.keys(campaign).sort()).toEqual([...schemas.Scorecard.properties.campaign.required].sort());
   });
 
   test('when the package is versioned, then VERSION (sent in the User-Agent) matches package.json', () => {

@@ -1,16 +1,16 @@
 import { resolveTransportConfig, type ClientOptions, type RequestOptions } from './client-options';
-import type { PixelParams, ReportQuery, ReportRow } from './events-types';
+import type { CampaignScorecard, PixelParams, ReportQuery, ReportRow, ScorecardQuery } from './events-types';
 import { HttpTransport } from './http-transport';
 import { buildClickUrl, buildPixelUrl } from './pixel-urls';
 
 export interface EventsClientOptions extends ClientOptions {
   /** The Events API's address ({events_url}), e.g. "https://events.example.com". */
   baseUrl: string;
-  /** The reporting key from the operator; only report() needs it. Keep it out of browser code. */
+  /** The reporting key from the operator; only report() and campaignScorecard() need it. Keep it out of browser code. */
   apiKey?: string;
 }
 
-/** Reports (POST /api/v1/events/) and pixel URLs for the Events API. */
+/** Reports (POST /api/v1/events/), campaign scorecards and pixel URLs for the Events API. */
 export class EventsClient {
   private readonly transport: HttpTransport;
   private readonly baseUrl: string;
@@ -31,6 +31,25 @@ export class EventsClient {
     if (!this.apiKey) return Promise.reject(new TypeError('EventsClient was created without apiKey'));
     return this.transport.call(
       { method: 'POST', path: '/api/v1/events/', query: { api_key: this.apiKey }, body: query, idempotent: true },
+      options,
+    );
+  }
+
+  /**
+   * A campaign's scorecard (`POST /api/v1/events/scorecard/`): impressions, clicks, reach and
+   * frequency, engaged time, goal progress, pacing per flight day and on-target delivery, from
+   * one read of the campaign's URLs over its flight so far. Read-only: retried like a GET.
+   */
+  campaignScorecard(query: ScorecardQuery, options?: RequestOptions): Promise<CampaignScorecard> {
+    if (!this.apiKey) return Promise.reject(new TypeError('EventsClient was created without apiKey'));
+    return this.transport.call(
+      {
+        method: 'POST',
+        path: '/api/v1/events/scorecard/',
+        query: { api_key: this.apiKey },
+        body: query,
+        idempotent: true,
+      },
       options,
     );
   }

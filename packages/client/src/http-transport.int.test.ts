@@ -88,11 +88,11 @@ describe('HTTP transport: retries', () => {
       { status: 503, headers: { 'retry-after': '1' }, body: errorBody('unavailable', 'busy') },
       { status: 200, body: { token: 'c1' } },
     ]);
-    const started = Date.now();
     await expect(management(s.url).createCampaign(CAMPAIGN)).resolves.toEqual({ token: 'c1' });
     expect(s.seen).toHaveLength(2);
+    // at least that long (a busy machine only adds to it); that the wait is exactly Retry-After,
+    // nothing added, is decideRetry's (retry-policy.test.ts)
     expect(s.seen[1]!.at - s.seen[0]!.at).toBeGreaterThanOrEqual(990);
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   test('when Retry-After is an HTTP date, then the wait runs until that date', async () => {
@@ -124,17 +124,16 @@ describe('HTTP transport: retries', () => {
   });
 
   test('when Retry-After asks for longer than the caller allows, then the typed error comes at once with retryAfterSeconds', async () => {
+    // an hour: a client that waited it out would never finish this test
     const s = await serve([
-      { status: 429, headers: { 'retry-after': '60' }, body: errorBody('rate_limited', 'rate limit exceeded') },
+      { status: 429, headers: { 'retry-after': '3600' }, body: errorBody('rate_limited', 'rate limit exceeded') },
     ]);
-    const started = Date.now();
     const error = await new EventsClient({ baseUrl: s.url, apiKey: 'k', retry: FAST })
       .report({ owner_id: '1' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 60 });
+    expect(error).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 3600 });
     expect(s.seen).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(500);
   });
 
   test('when the connection drops after the request was sent, then a read is retried but a create is not', async () => {
@@ -198,8 +197,9 @@ describe('HTTP transport: timeouts and cancellation', () => {
   });
 
   test('when a per-call timeout is given, then it overrides the client default for that call', async () => {
+    // the answer comes after the client default has passed, long before the call's own timeout
     const s = await serve([{ status: 200, body: [], delayMs: 200 }]);
-    await expect(management(s.url, { timeoutMs: 50 }).listCampaigns({ timeoutMs: 2000 })).resolves.toEqual([]);
+    await expect(management(s.url, { timeoutMs: 50 }).listCampaigns({ timeoutMs: 60_000 })).resolves.toEqual([]);
   });
 
   test('when the caller aborts during a request, then the call rejects with the abort reason and is not retried', async () => {
@@ -214,7 +214,7 @@ describe('HTTP transport: timeouts and cancellation', () => {
   });
 
   test('when the caller aborts during a backoff wait, then the call stops at once', async () => {
-    const s = await serve([{ status: 503, headers: { 'retry-after': '2' } }]);
+    const s = await serve([{ status: 503, headers: { 'retry-after': '3600' } }]);
     const controller = new AbortController();
     let answered = 0;
     const fetchCounting = async (input: string, init: RequestInit) => {
@@ -222,13 +222,14 @@ describe('HTTP transport: timeouts and cancellation', () => {
       answered++;
       return res;
     };
-    const call = management(s.url, { fetch: fetchCounting }).listCampaigns({ signal: controller.signal });
-    // the 503 is in the client's hands: it now waits the 2 s Retry-After before trying again
+    const anHour = { ...FAST, maxDelayMs: 3_600_000, maxTotalDelayMs: 3_600_000 };
+    const call = management(s.url, { fetch: fetchCounting, retry: anHour }).listCampaigns({
+      signal: controller.signal,
+    });
+    // the 503 is in the client's hands: it now waits the hour of Retry-After (this test ends only if the abort cuts it short)
     await until(() => answered === 1);
-    const aborted = Date.now();
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - aborted).toBeLessThan(1000);
     expect(s.seen).toHaveLength(1);
   });
 
@@ -241,11 +242,11 @@ describe('HTTP transport: timeouts and cancellation', () => {
   });
 });
 
-/** Polls until check() holds (fails the test after 5 s). */
+/** Polls until check() holds (fails the test after 20 s: a bound on waiting, not on speed). */
 async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 20_000;
   while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    if (Date.now() > deadline) throw new Error('condition not met within 20 s');
     await new Promise((r) => setTimeout(r, 5));
   }
 }

@@ -28,7 +28,6 @@ export { PIXEL_LIMITS } from './pixel-urls';
 export {
   DEFAULT_REACH_EVENT,
   REPORT_FILTER_MAX_VALUES,
-  TooManyUrlsError,
   campaignReach,
   type CampaignReach,
   type CampaignReachOptions,

@@ -1,4 +1,5 @@
 import type { Browser } from 'playwright-core';
+import { EventsClient, campaignReach } from '../../client/src';
 import type { EventDocument } from '../../../services/events/src/storage/event-document';
 import {
   TEST_ADMIN_TOKEN,
@@ -14,7 +15,8 @@ import { buildMinifiedBundle } from './test-support/pixel-bundle';
 // reader, a fragment, a trailing slash, parameters in another order, a link on another site, and
 // <img> pixels on a tagged address. The real minified snippet in headless Chromium, the page and
 // the service on real-looking host names (mapped to local servers), the real ingest. Every reader
-// must count on one of the two pages, with the campaign's UTM values on its event.
+// must count on one of the two pages, with the campaign's UTM values on its event; the campaign,
+// published over the campaign registry as management publishes it, finds all of them.
 const GUIDE = 'http://news.example/guide';
 const OFFER = 'http://news.example/offer?id=7';
 
@@ -114,7 +116,30 @@ beforeAll(async () => {
     '--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable',
   ]);
   [campaignOwner, otherOwner] = [await events.registerOwner(), await events.registerOwner()];
+  // the campaign's two content URLs in canonical form, its flight today in the owner's zone
+  const today = new Date().toISOString().slice(0, 10);
+  await events.publishCampaign({
+    token: CAMPAIGN,
+    owner_id: campaignOwner,
+    revision: 1,
+    name: 'Spring',
+    urls: [GUIDE, OFFER].sort(),
+    start_date: dayAfter(today, -1),
+    end_date: dayAfter(today, 1),
+    timezone: 'Pacific/Auckland',
+    reach: 20,
+    objective: 'Reach',
+    target_countries: [],
+    target_source: 'none',
+  });
 }, 60000);
+
+const CAMPAIGN = 'spring-news-2026';
+
+/** The calendar day `days` after `day` (YYYY-MM-DD). */
+function dayAfter(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -146,13 +171,17 @@ async function visit(n: number, owner: string, v: Visit): Promise<EventDocument>
   }
 }
 
-async function report(owner: string, body: Record<string, unknown>): Promise<unknown> {
+async function keyOf(owner: string): Promise<string> {
   const key = await fetch(`${events.baseUrl}/admin/v1/api-keys`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ owner_ids: [owner] }),
   });
-  const { api_key } = (await key.json()) as { api_key: string };
+  return ((await key.json()) as { api_key: string }).api_key;
+}
+
+async function report(owner: string, body: Record<string, unknown>): Promise<unknown> {
+  const api_key = await keyOf(owner);
   const res = await fetch(`${events.baseUrl}/api/v1/events/?api_key=${encodeURIComponent(api_key)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -197,6 +226,28 @@ describe('a campaign measured in headless Chromium on real-looking hosts', () =>
     expect(await report(campaignOwner, { url: [GUIDE, OFFER], metrics: 'count,uniques' })).toEqual([
       { name: 'impression', value: 13, uniques: 13, uniques_exact: true },
     ]);
+  });
+
+  test('when the campaign is reported with the campaign filter, then it has one row per page, and campaignReach counts 13 of 13 readers', async () => {
+    expect(await report(campaignOwner, { campaign: CAMPAIGN, group_by: 'url' })).toEqual([
+      { name: 'impression', url: GUIDE, value: 7 },
+      { name: 'impression', url: OFFER, value: 6 },
+    ]);
+    const reports = new EventsClient({ baseUrl: events.baseUrl, apiKey: await keyOf(campaignOwner) });
+    expect(await campaignReach(undefined, reports, CAMPAIGN, { ownerId: campaignOwner })).toEqual({
+      reach: 13,
+      exact: true,
+      error: null,
+      goal: 20,
+      progress: 13 / 20,
+      events: 13,
+      owner_id: campaignOwner,
+      start_date: expect.any(String),
+      end_date: expect.any(String),
+      timezone: 'Pacific/Auckland',
+      url_count: 2,
+      event_name: 'impression',
+    });
   });
 
   test('when an <img> pixel has neither url nor referrerpolicy on a tagged page, then only the origin is recorded (the documented outcome)', async () => {

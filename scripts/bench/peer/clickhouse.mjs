@@ -33,8 +33,11 @@ export function ensureChdb(say) {
  * and a time range, some also names: the sort key puts the owner first, then the day (a range
  * prunes whole days of granules; the queries name the days, see peer/sql.mjs), then the name (a
  * name filter prunes within each day), then the time. Names, owners and device types have a handful of values each: LowCardinality
- * (dictionary-encoded). URLs, content ids and metadata values are open-ended on the real web
- * (query strings, click ids): plain strings, compressed with ZSTD. The timestamp is delta-coded.
+ * (dictionary-encoded), and so have countries (about 250 codes), UTM values and referring hosts
+ * (a publisher's campaigns and referring sites number in the hundreds or thousands, the
+ * dictionary's sweet spot). URLs, content ids and metadata values are open-ended on the real web
+ * (query strings): plain strings, compressed with ZSTD. An absent country or attribution field is
+ * the empty string, as the report's "" (a report shows an absent country as "unknown"). The timestamp is delta-coded.
  * Measures are Nullable: an event carries only the measures it has, and ClickHouse's aggregates
  * skip NULLs, which is the report's "over the events that carry the measure". Bots are stored
  * (as ours stores them) and filtered out by every query. The id (UUIDv7, our de-duplication key)
@@ -50,6 +53,13 @@ export const EVENTS_TABLE = `CREATE TABLE events (
   bot Bool,
   visitor UInt64 CODEC(ZSTD(1)),
   metadata Map(LowCardinality(String), String) CODEC(ZSTD(1)),
+  country LowCardinality(String),
+  utm_source LowCardinality(String),
+  utm_medium LowCardinality(String),
+  utm_campaign LowCardinality(String),
+  utm_content LowCardinality(String),
+  utm_term LowCardinality(String),
+  referrer LowCardinality(String),
   engaged_ms Nullable(UInt32),
   scroll_depth Nullable(UInt8),
   value Nullable(UInt64),
@@ -57,6 +67,9 @@ export const EVENTS_TABLE = `CREATE TABLE events (
 ) ENGINE = MergeTree
 PARTITION BY toYYYYMM(ts)
 ORDER BY (owner, toDate(ts), name, ts)`;
+
+/** The event's string fields that are absent when empty: the visitor's country and attribution. */
+const ATTRIBUTES = ['country', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_content', 'utm_term', 'referrer'];
 
 /** The columns of the TSV rows `tsvRows` writes, in its order, for ClickHouse's file() table function. */
 export const TSV_STRUCTURE = [
@@ -69,6 +82,7 @@ export const TSV_STRUCTURE = [
   'bot Bool',
   'visitor UInt64',
   'metadata Map(String, String)',
+  ...ATTRIBUTES.map((c) => `${c} String`),
   'engaged_ms Nullable(UInt32)',
   'scroll_depth Nullable(UInt8)',
   'value Nullable(UInt64)',
@@ -98,6 +112,7 @@ export function tsvRows(docs) {
       d.bot ? 'true' : 'false',
       d.visitor,
       tsvText(`{${metadata}}`),
+      ...ATTRIBUTES.map((c) => tsvText(d[c] ?? '')),
       nullable(m.engaged_ms),
       nullable(m.scroll_depth),
       nullable(m.value),

@@ -42,6 +42,8 @@ function printSize(r, { settings, engine }) {
     .map((s) => {
       const errors = Object.entries(s.check.errors).map(([m, e]) => `${m} ${pct(e)}`);
       if (s.body.metadata) errors.push(`metadata values differing: ${s.check.metadataDiffers}`);
+      if (s.check.edgeDiffers)
+        errors.push(`groups only one side keeps in the top ${s.body.limit}: ${s.check.edgeDiffers}`);
       const gap = Object.entries(s.check.definitionGap ?? {}).map(([m, e]) => `${m} ${pct(e)}`);
       if (gap.length > 0) errors.push(`(quantileExact itself is off the nearest rank by up to ${gap.join(', ')})`);
       return `${s.name}: ${errors.join(', ')}`;

@@ -4,6 +4,20 @@
 
 const DAY_MS = 86_400_000;
 const quote = (s) => `'${String(s).replace(/[\\']/g, (c) => `\\${c}`)}'`;
+// what a report filters and groups by besides the name, each a column of the table (peer/clickhouse.mjs)
+const DIMENSIONS = [
+  'content_id',
+  'url',
+  'country',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_content',
+  'utm_term',
+  'referrer',
+];
+// the report names an event without a country "unknown"; the table holds ""
+const stored = (dimension, value) => (dimension === 'country' && value === 'unknown' ? '' : value);
 const asList = (v) => (v === undefined ? [] : Array.isArray(v) ? v : String(v).split(','));
 const isDate = (s) => /^\d{4}-\d{2}-\d{2}$/.test(s);
 const nextDay = (d) => new Date(Date.parse(`${d}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
@@ -34,6 +48,10 @@ function where(owner, body) {
   const names = asList(body.name);
   if (names.length === 1) parts.push(`name = ${quote(names[0])}`);
   if (names.length > 1) parts.push(`name IN (${names.map(quote).join(', ')})`);
+  for (const d of DIMENSIONS.filter((x) => body[x] !== undefined)) {
+    const values = asList(body[d]).map((v) => quote(stored(d, v)));
+    parts.push(values.length === 1 ? `${d} = ${values[0]}` : `${d} IN (${values.join(', ')})`);
+  }
   return parts.join(' AND ');
 }
 
@@ -85,18 +103,30 @@ export function clickhouseSql(owner, body, { nearestRank = false } = {}) {
     // the latest matching event's value, as the report gives it
     ...asList(body.metadata).map((k) => `argMax(metadata[${quote(k)}], ts) AS ${k}`),
   ];
-  const order = body.limit ? `ORDER BY value DESC LIMIT ${Number(body.limit)}` : `ORDER BY ${keys.join(', ')}`;
+  const order = body.limit
+    ? `ORDER BY ${body.order_by ?? 'value'} DESC LIMIT ${Number(body.limit)}`
+    : `ORDER BY ${keys.join(', ')}`;
   return `SELECT ${columns.join(', ')} FROM events WHERE ${where(owner, body)} GROUP BY ${keys.join(', ')} ${order}`;
 }
 
 /** Whether the body asks for a percentile (whose exact value depends on its definition). */
 export const asksPercentile = (body) => asList(body.metrics).some((m) => /_p\d+$/.test(m));
 
-/** ClickHouse's rows (format JSON) in the report's shape: numbers as numbers, a conversion's day as its two rows. */
+/**
+ * ClickHouse's rows (format JSON) in the report's shape: numbers as numbers (the group fields stay
+ * text), an absent country "unknown", a conversion's day as its two rows.
+ */
 function reportShaped(body, rows) {
   const numeric = (row) =>
     Object.fromEntries(
-      Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v]),
+      Object.entries(row).map(([k, v]) => [
+        k,
+        k === 'country' && v === ''
+          ? 'unknown'
+          : !DIMENSIONS.includes(k) && typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)
+            ? Number(v)
+            : v,
+      ]),
     );
   if (!body.conversion) return rows.map(numeric);
   const { from, to } = body.conversion;
@@ -107,23 +137,31 @@ function reportShaped(body, rows) {
 }
 
 const rowKey = (row) =>
-  [row.time ? row.time.slice(0, 19).replace('T', ' ') : '', row.name, row.content_id ?? '', row.url ?? ''].join('|');
+  [row.time ? row.time.slice(0, 19).replace('T', ' ') : '', row.name, ...DIMENSIONS.map((d) => row[d] ?? '')].join('|');
 
 /**
  * Ours against ClickHouse's answer: `mismatches` where ours is exact (counts, sums, averages,
  * rates, exact uniques) and must be equal; the relative error of each approximate metric (the
- * largest over the rows); the metadata values that differ (the latest event of a group can tie).
+ * largest over the rows); the metadata values that differ (the latest event of a group can tie);
+ * in a top-N ranked by a sketched metric, the groups that only one side keeps (a near tie at the
+ * last place may go either way): `edgeDiffers`.
  */
 export function compareAnswers(body, ours, theirsRows) {
   const theirs = reportShaped(body, theirsRows);
   const mismatches = [];
   const errors = {};
   let metadataDiffers = 0;
+  let edgeDiffers = 0;
   const byKey = new Map(theirs.map((r) => [rowKey(r), r]));
-  if (body.limit) {
+  const sketchRanked = body.limit && body.order_by === 'uniques' && ours.some((r) => !r.uniques_exact);
+  if (sketchRanked) {
+    if (ours.length !== theirs.length) mismatches.push(`${ours.length} rows vs ${theirs.length}`);
+    edgeDiffers = ours.filter((r) => !byKey.has(rowKey(r))).length;
+  } else if (body.limit) {
     // a top-N may break ties at its last place either way: the ranked values must be the same
-    const a = ours.map((r) => r.value).join(',');
-    const b = theirs.map((r) => r.value).join(',');
+    const field = body.order_by ?? 'value';
+    const a = ours.map((r) => r[field]).join(',');
+    const b = theirs.map((r) => r[field]).join(',');
     if (a !== b) mismatches.push(`top values ${a} vs ${b}`);
   } else if (ours.length !== theirs.length) mismatches.push(`${ours.length} rows vs ${theirs.length}`);
   const metadataKeys = asList(body.metadata);
@@ -134,7 +172,7 @@ export function compareAnswers(body, ours, theirsRows) {
       continue;
     }
     for (const [field, mine] of Object.entries(row)) {
-      if (['time', 'name', 'content_id', 'url', 'metadata'].includes(field) || field.endsWith('_exact')) continue;
+      if (['time', 'name', 'metadata', ...DIMENSIONS].includes(field) || field.endsWith('_exact')) continue;
       const truth = other[field];
       const exact = ['value', 'conversion_rate'].includes(field) || field.endsWith('_avg') || row[`${field}_exact`];
       if (exact) {
@@ -147,7 +185,7 @@ export function compareAnswers(body, ours, theirsRows) {
     }
     for (const k of metadataKeys) if ((row.metadata?.[k] ?? '') !== (other[k] ?? '')) metadataDiffers += 1;
   }
-  return { mismatches, errors, metadataDiffers, rows: ours.length };
+  return { mismatches, errors, metadataDiffers, edgeDiffers, rows: ours.length };
 }
 
 /** The largest relative difference per percentile between ClickHouse's quantileExact and the nearest rank, same groups. */

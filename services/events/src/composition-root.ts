@@ -1,8 +1,5 @@
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { v7 as uuidv7 } from 'uuid';
-import { eventBatchSubject } from '@cm/contracts';
 import {
   apiDocsRouter,
   closeServer,
@@ -13,7 +10,6 @@ import {
   loadOpenApiDocument,
   pingNats,
   startEarly,
-  TokenBuckets,
   type Logger,
   type MongoHandle,
   type OnStartFailure,
@@ -22,31 +18,18 @@ import {
 } from '@cm/platform';
 import { createEventsApp, frontDoor } from './app';
 import type { EventsConfig } from './config';
-import { createBatchHandler } from './consumer/batch-handler';
-import { BucketWriter } from './consumer/bucket-writer';
-import { createConsumerMetrics } from './consumer/consumer-metrics';
-import { DeadLetters } from './consumer/dead-letters';
-import { EventConsumer } from './consumer/event-consumer';
+import { createConsumerFeature } from './consumer/consumer-feature';
 import { createCountryFeature } from './country/country-feature';
-import { DeviceDetector } from './ingest/device-detector';
-import { EventPublisher } from './ingest/event-publisher';
-import { GroupCommitPublisher } from './ingest/group-commit-publisher';
-import { JetStreamSender } from './ingest/jetstream-sender';
-import { createIngestMetrics } from './ingest/ingest-metrics';
-import { retentionMetrics, watchRegistryMetrics } from './operations-metrics';
-import { createPixelHandler } from './ingest/pixel-handler';
-import { PixelIngest } from './ingest/pixel-ingest';
-import { DEVELOPMENT_VISITOR_ID_KEY, VisitorIdentity } from './ingest/visitor-identity';
-import { VisitorSalts } from './ingest/visitor-salts';
+import { createIngestFeature } from './ingest/ingest-feature';
 import { createOperatorRoutes } from './operator/operator-routes';
-import { createCampaignRegistryFeature, type CampaignRegistryFeature } from './registry/campaign-registry-feature';
+import { createCampaignRegistryFeature } from './registry/campaign-registry-feature';
 import type { CampaignLookup } from './registry/campaign-registry-watcher';
-import { OwnerRegistryWatcher, type OwnerLookup } from './registry/owner-registry-watcher';
+import type { OwnerLookup } from './registry/owner-registry-watcher';
 import { createReportingFeature, type ReportingFeature } from './reporting/reporting-feature';
-import { RetentionJob } from './retention/retention-job';
-import { bucketInsertTimeoutMs, createRollupFeature, type RollupFeature } from './rollups/rollup-feature';
+import { createRetentionJob } from './retention/retention-feature';
+import { createRollupFeature, type RollupFeature } from './rollups/rollup-feature';
 import { ensureStreams } from './stream/ensure-streams';
-import { streamFillMetrics } from './stream/stream-metrics';
+import type { Worker } from './worker';
 
 export interface EventsSystem {
   server: http.Server;
@@ -56,12 +39,6 @@ export interface EventsSystem {
   /** The in-memory campaign registry of the reporting role. */
   campaigns?: CampaignLookup;
   /** Graceful stop: stop accepting, finish in-flight requests and the batch in hand, close connections. */
-  stop(): Promise<void>;
-}
-
-/** A background part of a role: started after the server listens, stopped after it closed. */
-interface Worker {
-  start(): void | Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -114,69 +91,8 @@ async function startRoles(
   // a JetStream cluster still electing its leaders answers with timeouts and 503s for a while
   await boot.step('jetstream', () => ensureStreams(nc, config, logger, roles.has('consumer')));
 
-  const checks: Record<string, ReadinessCheck> = { nats: () => pingNats(nc) };
-  if (mongo) checks.mongo = () => mongo.ping();
-  const workers: Worker[] = [];
-
-  let pixel: http.RequestListener | undefined;
-  let registry: OwnerRegistryWatcher | undefined;
-  let publisher: EventPublisher | undefined;
-  if (roles.has('ingest') && countries) {
-    registry = new OwnerRegistryWatcher(nc, config.OWNER_REGISTRY_BUCKET, config.OWNER_REGISTRY_REPLICAS, logger);
-    const owners = registry;
-    checks.owner_registry = async () => {
-      if (!owners.isReady()) throw new Error('owner registry not replayed yet');
-    };
-    const ingestMetrics = createIngestMetrics(metrics);
-    const sender = new JetStreamSender(nc, {
-      attemptTimeoutMs: config.PUBLISH_ATTEMPT_TIMEOUT_MS,
-      onRetry: ingestMetrics.retried,
-    });
-    const batches = new GroupCommitPublisher(sender, {
-      subject: eventBatchSubject(config.EVENTS_SUBJECT_PREFIX),
-      window: config.INGEST_PUBLISH_WINDOW,
-      maxEvents: config.INGEST_BATCH_MAX_EVENTS,
-      maxBytes: config.INGEST_BATCH_MAX_BYTES,
-      timeoutMs: config.PUBLISH_TIMEOUT_MS,
-      maxWaiting: config.INGEST_MAX_WAITING_EVENTS,
-      newId: uuidv7,
-      onBatch: ingestMetrics.batch,
-    });
-    publisher = new EventPublisher(sender, batches, config.PUBLISH_TIMEOUT_MS);
-    publisher.start();
-    watchRegistryMetrics(metrics, owners);
-    const salts = new VisitorSalts(
-      nc,
-      {
-        bucket: config.VISITOR_SALT_BUCKET,
-        replicas: config.EVENTS_STREAM_REPLICAS,
-        period: config.VISITOR_SALT_PERIOD,
-      },
-      logger,
-    );
-    // creates the bucket and loads this period's salt, so the first hits do not wait for it
-    await boot.step('visitor_salts', async () => void (await salts.current()));
-    if (config.VISITOR_ID_KEY === undefined)
-      logger.warn('VISITOR_ID_KEY is not set: vid hashes use the fixed development key (production requires one)');
-    if (countries.reloader) workers.push(countries.reloader);
-    const ingest = new PixelIngest({
-      owners,
-      sink: publisher,
-      devices: new DeviceDetector(),
-      newId: uuidv7,
-      perClient: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_IP, burst: config.PIXEL_BURST_PER_IP }),
-      perOwner: new TokenBuckets({ perSecond: config.PIXEL_RATE_PER_OWNER, burst: config.PIXEL_BURST_PER_OWNER }),
-      visitors: new VisitorIdentity(config.VISITOR_ID_KEY ?? DEVELOPMENT_VISITOR_ID_KEY, salts),
-      countries: countries.lookup,
-    });
-    pixel = createPixelHandler({
-      ingest,
-      metrics: ingestMetrics,
-      logger,
-      trustedProxyHops: config.PIXEL_TRUSTED_PROXY_HOPS,
-    });
-  }
-
+  // the features, in start order; each role's background work starts once the server listens
+  const ingest = countries ? await createIngestFeature({ nc, config, logger, metrics, boot, countries }) : undefined;
   // rollups: write marks for the consumer, the builder for the rollup role
   // index creation: retried like the other start-up steps (metrics are registered only after it succeeded)
   const rollups: RollupFeature | undefined = mongo
@@ -184,61 +100,44 @@ async function startRoles(
         createRollupFeature({ db: mongo.db, config, metrics, logger, builder: roles.has('rollup') }),
       )
     : undefined;
-  if (rollups?.worker) workers.push(rollups.worker);
-  // stopped after the consumer (workers stop in reverse order): its last finished marks are stored
-  if (rollups) workers.push({ start: () => {}, stop: () => rollups.writeMarks.drain() });
-
-  // one retention job per process with MongoDB, rollups included: the consumer role schedules it,
-  // the operator endpoint runs the same job on demand
-  let writer: BucketWriter | undefined;
-  const retention = mongo
-    ? new RetentionJob(
-        mongo.db,
-        {
-          prefix: config.BUCKET_PREFIX,
-          retentionDays: config.RETENTION_DAYS,
-          intervalMs: config.RETENTION_INTERVAL_MS,
-          onDropped: (b) => writer?.forget(b),
-          onPass: roles.has('consumer') ? retentionMetrics(metrics) : undefined,
-          rollups: rollups?.retention,
-        },
-        logger,
-      )
+  const consumer =
+    roles.has('consumer') && mongo
+      ? await createConsumerFeature({ nc, db: mongo.db, config, logger, metrics, rollups })
+      : undefined;
+  // one retention job per process with MongoDB: the consumer schedules its own, the operator endpoint runs it on demand
+  const retention =
+    consumer?.retention ??
+    (mongo ? createRetentionJob({ db: mongo.db, config, logger, rollups: rollups?.retention }) : undefined);
+  // a report's campaign filter and the scorecard resolve tokens in the registry's mirror; the pixel does not need it
+  const campaignRegistry = roles.has('reporting')
+    ? createCampaignRegistryFeature({ nc, config, logger, metrics })
     : undefined;
-
-  if (roles.has('consumer') && mongo && retention) {
-    const writeConcern = { w: config.EVENTS_WRITE_CONCERN_W, journal: config.EVENTS_WRITE_CONCERN_J };
-    writer = new BucketWriter(
-      mongo.db,
-      logger,
-      writeConcern,
-      rollups?.writeMarks,
-      bucketInsertTimeoutMs(config.ROLLUP_ABANDON_MS),
-    );
-    const handler = createBatchHandler({
-      writer,
-      deadLetters: new DeadLetters(nc, config.EVENTS_DEAD_LETTER_SUBJECT, config.PUBLISH_TIMEOUT_MS),
-      config,
-    });
-    workers.push(
-      new EventConsumer({ js: jetstream(nc), handler, metrics: createConsumerMetrics(metrics), logger, config }),
-    );
-    // no API check: the stream's state is read lazily, at scrape time
-    streamFillMetrics(metrics, await jetstreamManager(nc, { checkAPI: false }), config.EVENTS_STREAM);
-    workers.push(retention);
-  }
-
-  // reports restricted to a campaign read it here; the pixel does not need it
-  let campaignRegistry: CampaignRegistryFeature | undefined;
-  if (roles.has('reporting')) {
-    campaignRegistry = createCampaignRegistryFeature({ nc, config, logger, metrics });
-    checks.campaign_registry = campaignRegistry.check;
-  }
   let reporting: ReportingFeature | undefined;
-  if (roles.has('reporting') && mongo) {
-    reporting = await createReportingFeature({ db: mongo.db, logger, metrics, config, broken: rollups?.broken });
-    workers.push(reporting);
+  if (campaignRegistry && mongo) {
+    reporting = await createReportingFeature({
+      db: mongo.db,
+      logger,
+      metrics,
+      config,
+      broken: rollups?.broken,
+      campaigns: campaignRegistry.campaigns,
+    });
   }
+
+  const checks: Record<string, ReadinessCheck> = {
+    nats: () => pingNats(nc),
+    ...(mongo ? { mongo: () => mongo.ping() } : {}),
+    ...ingest?.checks,
+    ...(campaignRegistry ? { campaign_registry: campaignRegistry.check } : {}),
+  };
+  const workers: Worker[] = [
+    ...(ingest?.workers ?? []),
+    ...(rollups?.worker ? [rollups.worker] : []),
+    // stopped after the consumer (workers stop in reverse order): its last finished marks are stored
+    ...(rollups ? [{ start: () => {}, stop: () => rollups.writeMarks.drain() }] : []),
+    ...(consumer?.workers ?? []),
+    ...(reporting ? [reporting] : []),
+  ];
 
   // operator endpoints (pipeline status, retention now) on processes with MongoDB, next to the API key endpoints
   const app = createEventsApp({
@@ -256,22 +155,22 @@ async function startRoles(
   const { server } = boot;
 
   // the pixel answers 503 until the registry is replayed; waiting here makes a started system ready
-  if (registry) await boot.step('owner_registry', () => registry.start());
+  if (ingest) await boot.step('owner_registry', () => ingest.start());
   if (campaignRegistry) await boot.step('campaign_registry', () => campaignRegistry.start());
-  boot.serve(frontDoor(pixel, app));
+  boot.serve(frontDoor(ingest?.pixel, app));
   for (const worker of workers) await worker.start();
   logger.info('events listening', { port: boundPort, roles: config.EVENTS_ROLES });
 
   return {
     server,
     port: boundPort,
-    owners: registry,
+    owners: ingest?.owners,
     campaigns: campaignRegistry?.campaigns,
     async stop() {
       await closeServer(server, config.SHUTDOWN_TIMEOUT_MS);
-      await publisher?.stop();
+      await ingest?.flush();
       for (const worker of [...workers].reverse()) await worker.stop();
-      await registry?.stop();
+      await ingest?.stop();
       await campaignRegistry?.stop();
       await nc.drain();
       await mongo?.close();

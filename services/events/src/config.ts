@@ -134,6 +134,16 @@ const settings = {
   REPORT_MAX_BUCKETS: Joi.number().integer().min(1).max(100_000).default(10000),
   /** Reports one API key may run at the same time in one process; more are 429. */
   REPORT_CONCURRENCY_PER_KEY: Joi.number().integer().min(1).max(100).default(2),
+  /**
+   * The privacy floor of country rows: a report never shows a country reached by fewer distinct
+   * visitors than this (those rows fold into one `below_floor` row; a report filtered by a country
+   * withholds such rows' numbers). A handful of visitors from one country on one page and day can
+   * name people, and the publisher may know them: 10 keeps such rows out of dashboards and exports
+   * while every country with a real audience still shows. 0 turns the floor off: only for an
+   * operator whose report readers may see the individual visitors anyway (the publisher itself,
+   * with its own logs, under its own privacy terms).
+   */
+  REPORT_COUNTRY_FLOOR: Joi.number().integer().min(0).max(1_000_000).default(10),
   /** Rollup builder: pause between passes once caught up. */
   ROLLUP_INTERVAL_MS: Joi.number().integer().min(50).default(1000),
   /** A unit is built once it ended this long ago. */
@@ -142,6 +152,10 @@ const settings = {
   ROLLUP_ABANDON_MS: Joi.number().integer().min(60000).default(600000),
   /** Dirty units one builder pass looks at per level. */
   ROLLUP_BATCH_UNITS: Joi.number().integer().min(1).max(100000).default(500),
+  /** Cells one owner may have in one rollup family of one unit: past it that family of the owner is read from raw events there (one tenant's flood bounds the builder's memory, never fails others). */
+  ROLLUP_MAX_CELLS_PER_OWNER: Joi.number().integer().min(100).max(10_000_000).default(100_000),
+  /** Decoded rollup pages a reporting process keeps between reports (MiB; 0: none). */
+  REPORT_PAGE_CACHE_MB: Joi.number().integer().min(0).max(65_536).default(64),
   /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */
   ROLLUP_RETENTION_DAYS: Joi.number().integer().min(0).default(0),
   BODY_LIMIT: Joi.string()

@@ -98,6 +98,48 @@ test('when every documented operation is called, then every response matches the
   expect(series[0].time).toMatch(/\+05:30$/);
   await call('POST', report, json({ owner_id: owner, group_by: 'content_id', limit: 1, order_by: 'value' }));
   await call('POST', report, json({ owner_id: owner, interval: 'fortnight', timezone: 'Mars/Olympus' }));
+  // the country floor's shapes: a folded below_floor country, and a withheld row (null numbers)
+  await h.publishEvent({ owner_id: owner, name: 'impression', country: 'FR', visitor: 4_242 });
+  await h.waitForStored(1, { owner_id: owner, country: 'FR' });
+  const floor = { owner_id: owner, metrics: 'count,uniques,value_sum,frequency', metadata: 'campaign' };
+  const folded = (await call('POST', report, json({ ...floor, group_by: 'country' }))).body;
+  expect(folded.map((r: { country: string }) => r.country)).toContain('below_floor');
+  const withheld = (await call('POST', report, json({ ...floor, country: 'fr', name: 'impression' }))).body;
+  expect(withheld).toMatchObject([{ value: null, uniques: null, reach_1: null, below_floor: true }]);
+  await call('POST', report, json({ owner_id: owner, country: ['FR', 'Germany'] }));
+
+  // a campaign (as management publishes it) with an impression on its page: its report and its scorecard
+  const page = 'https://example.com/autumn/looks';
+  await call(
+    'GET',
+    `/v1/v.gif?owner_id=${owner}&name=impression&url=${encodeURIComponent(`${page}?utm_source=x`)}`,
+    ua,
+  );
+  await h.waitForStored(1, { owner_id: owner, url: page });
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  await h.publishCampaign({
+    token: 'contract-campaign',
+    owner_id: owner,
+    revision: 1,
+    name: 'Contract',
+    urls: [page],
+    start_date: day(-1),
+    end_date: day(1),
+    timezone: 'UTC',
+    reach: 10,
+    objective: 'Reach',
+    target_countries: ['DE'],
+    target_source: 'campaign',
+  });
+  await call('POST', report, json({ owner_id: owner, campaign: 'contract-campaign', interval: 'day' }));
+  await call('POST', report, json({ owner_id: owner, campaign: 'no-such-campaign' }));
+  const scorecard = `/api/v1/events/scorecard/?api_key=${key.api_key}`;
+  const card = (await call('POST', scorecard, json({ owner_id: owner, campaign: 'contract-campaign' }))).body;
+  expect(card).toMatchObject({ impressions: 1, reach: { value: 1, exact: true } });
+  await call('POST', scorecard, json({ owner_id: owner, campaign: { $gt: '' } }));
+  await call('POST', scorecard, json({ owner_id: '42', campaign: 'contract-campaign' }));
+  await call('POST', '/api/v1/events/scorecard/?api_key=ek_unknown', json({ owner_id: owner, campaign: 'x' }));
+  await call('POST', scorecard, { headers: { 'content-type': 'text/plain' }, body: 'campaign=x' });
 
   await call('GET', '/admin/v1/rollups', admin);
   await call('GET', '/admin/v1/rollups');
@@ -126,5 +168,7 @@ test('when every documented operation is called, then every response matches the
 test('when /docs is opened, then the reference page, its assets and the document are served locally', async () => {
   expect(await docsPageProblems(h.baseUrl)).toEqual([]);
   const doc = (await (await fetch(`${h.baseUrl}/docs/openapi.json`)).json()) as { paths: Record<string, unknown> };
-  expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/v.gif', '/api/v1/events/']));
+  expect(Object.keys(doc.paths)).toEqual(
+    expect.arrayContaining(['/v1/v.gif', '/api/v1/events/', '/api/v1/events/scorecard/']),
+  );
 });

@@ -91,7 +91,9 @@ const settings = {
   /** Quotas (409 `conflict` beyond them; operations.md section 13). */
   QUOTA_SUB_USERS_PER_ACCOUNT: Joi.number().integer().min(0).max(1_000_000).default(100),
   QUOTA_CAMPAIGNS_PER_USER: Joi.number().integer().min(0).max(1_000_000).default(1000),
-  // content is embedded in its campaign document (16 MB at most): 5000 items of 2 KB URLs stay well below
+  // content is embedded in its campaign document (16 MB at most): 5000 items of 2 KB URLs, each with a
+  // 22-character page key (never a second URL) and a title of 500 two-byte characters, stay below
+  // (content-document-size.test.ts)
   QUOTA_CONTENT_PER_CAMPAIGN: Joi.number().integer().min(1).max(5000).default(1000),
   QUOTA_REDIRECT_HOSTS_PER_USER: Joi.number().integer().min(0).max(REDIRECT_HOSTS_MAX).default(REDIRECT_HOSTS_MAX),
   /** `id:base64key,...` (AES-256-GCM, 32 bytes each): the first seals api_tokens, all open them. Required in production. */

@@ -2,6 +2,7 @@ import type { Command } from '../command';
 import { accountCreate } from './account-create';
 import { bucketsDropExpired } from './buckets-drop-expired';
 import { campaignReachCommand } from './campaign-reach';
+import { campaignReportCommand } from './campaign-report';
 import { keysCreate } from './keys-create';
 import { keysList } from './keys-list';
 import { keysRevoke } from './keys-revoke';
@@ -24,4 +25,5 @@ export const ALL_COMMANDS: Command[] = [
   tokensRekey,
   registryReconcile,
   campaignReachCommand,
+  campaignReportCommand,
 ];

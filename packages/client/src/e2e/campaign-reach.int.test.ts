@@ -13,14 +13,19 @@ import { campaignReach } from '../campaign-reach';
 import { EventsClient } from '../events-client';
 import { ManagementClient } from '../management-client';
 
-// Both services sharing one owner registry: a campaign made through the management API, pixel
-// hits carrying visitor ids, and the reach computed by the client from the two public APIs only.
+// Both services sharing the owner and campaign registries: a campaign made through the management
+// API (which publishes it to the events service), pixel hits carrying visitor ids, and the reach
+// computed by the client from the two public APIs only.
 let management: ManagementHarness;
 let events: EventsHarness;
 beforeAll(async () => {
-  const bucket = `owners_reach_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-  management = await startManagementHarness({ OWNER_REGISTRY_BUCKET: bucket });
-  events = await startEventsHarness({ OWNER_REGISTRY_BUCKET: bucket });
+  const suffix = `${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const buckets = {
+    OWNER_REGISTRY_BUCKET: `owners_reach_${suffix}`,
+    CAMPAIGN_REGISTRY_BUCKET: `campaigns_reach_${suffix}`,
+  };
+  management = await startManagementHarness(buckets);
+  events = await startEventsHarness(buckets);
 });
 afterAll(async () => {
   await events?.stop();
@@ -72,6 +77,11 @@ describe('campaignReach against both services', () => {
       5000,
       'the owner in the events registry',
     );
+    await waitUntil(
+      () => events.system.campaigns?.campaign(owner.unique_id, campaign.token)?.urls.length === 2,
+      15_000,
+      "the campaign's two URLs in the events service",
+    );
 
     const pixels = new EventsClient({ baseUrl: events.baseUrl });
     const hit = async (url: string, vid: string, name = 'impression') => {
@@ -101,6 +111,7 @@ describe('campaignReach against both services', () => {
     expect(await campaignReach(mine, reports, campaign.token)).toEqual({
       reach: 3,
       exact: true,
+      error: null,
       goal: 4,
       progress: 3 / 4,
       events: 5,

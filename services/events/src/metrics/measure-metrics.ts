@@ -34,8 +34,3 @@ export function parseMeasureMetric(metric: string): MeasureMetric | { error: str
   }
   return { metric, measure, stat: m[2] as 'sum' | 'avg' };
 }
-
-/** Whether the metric's answer may be approximate (then the row also says `<metric>_exact`). */
-export function isApproximate(m: MeasureMetric): boolean {
-  return m.stat === 'quantile' || m.stat === 'share';
-}

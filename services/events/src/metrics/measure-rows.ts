@@ -44,6 +44,6 @@ export function forEachMeasureOfRow(row: Document, use: (index: number, value: n
 }
 
 /** Whether a stored value is a measure as ingest validates it (anything else is ignored, as if absent). */
-export function isMeasureValue(value: unknown, name: MeasureName): value is number {
+function isMeasureValue(value: unknown, name: MeasureName): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MEASURE_MAX[name];
 }

@@ -67,17 +67,6 @@ export function mergeCellInto(into: CellValue, part: CellValue): void {
   }
 }
 
-/** A cell the caller owns, equal to `part` (whose states may be shared, e.g. cached). */
-export function ownCell(part: CellValue): CellValue {
-  const source = part as Record<AggregateName, readonly unknown[]>;
-  const out: Partial<Record<AggregateName, unknown[]>> = {};
-  for (const name of AGGREGATE_NAMES) {
-    const aggregate = aggregateOf(name);
-    out[name] = source[name].map((s) => aggregate.own(s));
-  }
-  return out as CellValue;
-}
-
 /** The hour pipeline's `$group` accumulators and `_id` fields of every aggregate. */
 export function hourRowParts(): { key: Document; group: Document } {
   const key: Document = {};

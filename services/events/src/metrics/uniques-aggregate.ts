@@ -57,7 +57,7 @@ export const uniquesAggregate: Aggregate<DistinctSketch> = {
   rank: (state) => sketchCount(state).value,
 };
 
-export function sketchOfVisitor(value: unknown): DistinctSketch {
+function sketchOfVisitor(value: unknown): DistinctSketch {
   return isVisitorHash(value) ? sketchOfHashes([value]) : emptySketch();
 }
 

@@ -1,7 +1,7 @@
 import type { Collection, Db, Document } from 'mongodb';
 import { CellManifests, GenerationGoneError, type ManifestDocument, type ManifestLimits } from './cell-manifests';
 import { GenerationWriter } from './generation-writer';
-import { PAGE_FORMAT, pageId, parsePageId, type CellPageDocument } from './page-layout';
+import { PAGE_FORMAT, parsePageId, type CellPageDocument } from './page-layout';
 
 export { GenerationGoneError } from './cell-manifests';
 
@@ -182,13 +182,8 @@ export class LegacyGenerationError extends Error {
   }
 }
 
-/** The first page of an owner's family in a generation. */
-export function firstPageId(g: string, owner: string, family: string): string {
-  return pageId(g, owner, family, 0);
-}
-
 /** The documents found for `ids`, which must all exist (GenerationGoneError naming the generations that lack some). */
-export function expectAll(ids: readonly string[], docs: CellPageDocument[]): CellPageDocument[] {
+function expectAll(ids: readonly string[], docs: CellPageDocument[]): CellPageDocument[] {
   if (docs.length === ids.length) return docs;
   const found = new Set(docs.map((d) => d._id));
   const gone = new Set(ids.filter((id) => !found.has(id)).map((id) => parsePageId(id)?.g ?? id));

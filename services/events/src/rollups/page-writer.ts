@@ -15,7 +15,7 @@ export interface CellEntry {
 }
 
 /** Which devices an entry has events on (a bit per device): its count per device says. */
-export function deviceMask(value: CellValue): number {
+function deviceMask(value: CellValue): number {
   let mask = 0;
   for (let d = 0; d < 3; d++) if (value.count[d] !== 0) mask |= 1 << d;
   return mask;

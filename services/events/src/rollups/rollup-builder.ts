@@ -13,7 +13,7 @@ import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
 
 /** The default cap of cells per owner, family and unit (operations.md: ROLLUP_MAX_CELLS_PER_OWNER). */
-export const DEFAULT_MAX_CELLS_PER_OWNER = 100_000;
+const DEFAULT_MAX_CELLS_PER_OWNER = 100_000;
 
 export interface RollupBuilderOptions {
   prefix: string;
@@ -50,6 +50,14 @@ export interface BuildPass {
   orphans: number;
   /** Units whose build failed (given up; retried in a later pass), each reported on its own. */
   failed: UnitFailure[];
+  /** Owners' families that passed ROLLUP_MAX_CELLS_PER_OWNER in a unit built this pass (read from smaller units or raw events). */
+  overCap: OverCap[];
+}
+
+export interface OverCap {
+  level: number;
+  owner: string;
+  family: string;
 }
 
 /**
@@ -65,6 +73,7 @@ export class RollupBuilder {
   private lastOrphanSweep = -Infinity;
   private readonly legacy: LegacyMigration;
   private migrated = false;
+  private overCap: OverCap[] = [];
 
   constructor(
     db: Db,
@@ -78,6 +87,7 @@ export class RollupBuilder {
     const outcomes = {
       built: (mark: MarkDocument) => failures.built(mark._id),
       failed: (mark: MarkDocument, err: unknown) => failures.failed(mark, err, this.now().getTime()),
+      overCap: (level: number, owner: string, family: string) => this.overCap.push({ level, owner, family }),
     };
     this.legacy = new LegacyMigration({
       marks,
@@ -119,6 +129,7 @@ export class RollupBuilder {
       orphans = await this.commit.sweepOrphans(new Date(now.getTime() - this.opts.abandonMs));
     }
     const built = new Array<number>(MAX_LEVEL + 1).fill(0);
+    this.overCap = [];
     let waiting = 0;
     let oldestReady: number | undefined;
     // one scan of the marks per pass (a query by level would scan them again on the stand-in)
@@ -142,7 +153,7 @@ export class RollupBuilder {
       for (const m of ready) if (await this.builders.buildMerged(m)) built[level]!++;
     }
     const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);
-    return { built, waiting, lagSeconds, swept, orphans, failed: this.failures.end() };
+    return { built, waiting, lagSeconds, swept, orphans, failed: this.failures.end(), overCap: this.overCap };
   }
 
   /** Ended past the grace, no write in flight (or one presumed dead), and its raw events still kept. */

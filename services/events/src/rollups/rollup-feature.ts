@@ -21,6 +21,7 @@ export type RollupConfig = Pick<
   | 'ROLLUP_ABANDON_MS'
   | 'ROLLUP_BATCH_UNITS'
   | 'ROLLUP_RETENTION_DAYS'
+  | 'ROLLUP_MAX_CELLS_PER_OWNER'
 >;
 
 export interface RollupFeature {
@@ -73,6 +74,7 @@ export async function createRollupFeature(deps: {
       abandonMs: config.ROLLUP_ABANDON_MS,
       batchUnits: config.ROLLUP_BATCH_UNITS,
       rawRetentionDays: config.RETENTION_DAYS,
+      maxCellsPerOwner: config.ROLLUP_MAX_CELLS_PER_OWNER,
       broken,
       logger: deps.logger,
     });

@@ -31,27 +31,39 @@ describe('RollupMarks', () => {
     for (const d of docs) expect([d.s, d.f, d.dirty]).toEqual([20, 20, true]);
   });
 
-  test('when a write finishes, then its finished mark travels with the next started one, goes out alone after a short delay, and drain stores it at once', async () => {
-    const marks = new RollupMarks(db);
-    const hourOf = async (id: string) => (await marks.collection.findOne({ _id: id }))!;
-    const first = await marks.begin([new Date('2026-10-16T09:10:00Z')]);
-    const finished = marks.end(first);
-    expect((await hourOf(first[0]!)).f ?? 0).toBe(0); // not written yet: it waits for company
-    const second = await marks.begin([new Date('2026-10-16T09:20:00Z')]);
-    expect(second[0]).toBe(first[0]);
-    await finished;
-    expect(await hourOf(first[0]!)).toMatchObject({ s: 2, f: 1 }); // one upsert carried both
+  test('when a write finishes, then its finished mark travels with the next started one, goes out alone once its wait is over, and drain stores it at once', async () => {
+    // A finished mark waits on a timer for company: only setTimeout is faked, so "not yet" and
+    // "its wait is over" are the test's to decide (the driver's timers come from node:timers).
+    jest.useFakeTimers({
+      doNotFake: ['Date', 'hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate'],
+    });
+    try {
+      const marks = new RollupMarks(db);
+      const hourOf = async (id: string) => (await marks.collection.findOne({ _id: id }))!;
+      const first = await marks.begin([new Date('2026-10-16T09:10:00Z')]);
+      const finished = marks.end(first);
+      expect((await hourOf(first[0]!)).f ?? 0).toBe(0); // not written yet: it waits for company
+      const second = await marks.begin([new Date('2026-10-16T09:20:00Z')]);
+      expect(second[0]).toBe(first[0]);
+      await finished;
+      expect(await hourOf(first[0]!)).toMatchObject({ s: 2, f: 1 }); // one upsert carried both
 
-    const alone = marks.end(second);
-    const t0 = Date.now();
-    await alone;
-    expect(Date.now() - t0).toBeLessThan(2_000);
-    expect(await hourOf(first[0]!)).toMatchObject({ s: 2, f: 2 });
+      let alone = false;
+      const finishedAlone = marks.end(second).then(() => (alone = true));
+      // no started mark comes to carry it: it still waits
+      expect(await hourOf(first[0]!)).toMatchObject({ s: 2, f: 1 });
+      expect(alone).toBe(false);
+      jest.runOnlyPendingTimers();
+      await finishedAlone;
+      expect(await hourOf(first[0]!)).toMatchObject({ s: 2, f: 2 });
 
-    const third = await marks.begin([new Date('2026-10-16T10:00:00Z')]);
-    void marks.end(third);
-    await marks.drain();
-    expect(await hourOf(third[0]!)).toMatchObject({ s: 1, f: 1 });
+      const third = await marks.begin([new Date('2026-10-16T10:00:00Z')]);
+      void marks.end(third);
+      await marks.drain();
+      expect(await hourOf(third[0]!)).toMatchObject({ s: 1, f: 1 });
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test('when the database refuses the marks, then begin fails (so the insert never happens)', async () => {

@@ -21,7 +21,7 @@ export function createRollupMetrics(registry: Registry): RollupMetrics {
   });
   const rebuilds = new prom.Counter({
     name: 'events_rollup_rebuilds_total',
-    help: 'Rollup units built or rebuilt, by level (1h, 2h, 4h, 8h, 1d, 2d .. 32d)',
+    help: 'Rollup units built or rebuilt, by level (1h, 4h, 1d, 2d .. 32d)',
     labelNames: ['level'],
     registers: [registry],
   });
@@ -46,8 +46,15 @@ export function createRollupMetrics(registry: Registry): RollupMetrics {
     help: 'Cell generations no mark pointed at (left by a clean-up whose outcome was unknown), dropped by the orphan sweep',
     registers: [registry],
   });
+  const overCap = new prom.Counter({
+    name: 'events_rollup_owner_over_cap_total',
+    help: "Units in which an owner's family passed ROLLUP_MAX_CELLS_PER_OWNER cells (that owner's reports of that family read the span from smaller units or raw events), by level and family",
+    labelNames: ['level', 'family'],
+    registers: [registry],
+  });
   return {
     observe(pass, dirtyHours) {
+      for (const o of pass.overCap) overCap.inc({ level: LEVEL_NAMES[o.level] ?? String(o.level), family: o.family });
       lag.set(pass.lagSeconds);
       dirty.set(dirtyHours);
       pass.built.forEach((n, level) => n > 0 && rebuilds.inc({ level: LEVEL_NAMES[level] ?? String(level) }, n));

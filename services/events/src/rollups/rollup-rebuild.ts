@@ -2,7 +2,7 @@ import { ValidationError } from '@cm/platform';
 import { firstKeptDay } from '../retention/expired-buckets';
 import type { RollupMarks } from './rollup-marks';
 import { DAY_MS, HOUR_MS, utcDayStart } from '../storage/time-units';
-import { LEVEL_NAMES } from './rollup-units';
+import { LEVEL_NAMES, LEVELS } from './rollup-units';
 
 export interface RebuildResult {
   /** First and last UTC day (YYYY-MM-DD) marked. */
@@ -64,7 +64,8 @@ export class RollupRebuild {
     const pending = await this.marks.collection
       .find({ 'pending.0': { $exists: true } }, { projection: { pending: 1 } })
       .toArray();
-    const counts = Object.fromEntries(LEVEL_NAMES.map((name) => [name, 0]));
+    // the kept sizes always; a size no longer kept only while units of it wait for the upgrade's drop
+    const counts = Object.fromEntries(LEVELS.map((level) => [LEVEL_NAMES[level]!, 0]));
     let oldest: number | undefined;
     for (const m of dirty) {
       counts[LEVEL_NAMES[m.l] ?? String(m.l)] = (counts[LEVEL_NAMES[m.l] ?? String(m.l)] ?? 0) + 1;

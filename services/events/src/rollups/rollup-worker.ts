@@ -14,6 +14,8 @@ export class RollupWorker {
   private timer?: NodeJS.Timeout;
   private running?: Promise<unknown>;
   private stopped = true;
+  /** Owners and families already logged as over the cap (once per process: the metric counts every unit). */
+  private readonly overLogged = new Set<string>();
 
   constructor(
     private readonly builder: RollupBuilder,
@@ -49,6 +51,15 @@ export class RollupWorker {
           'rollup unit build failed; its spans are answered from smaller units or raw events until it builds',
           { unit: f.unit, unit_size: LEVEL_NAMES[f.level], error: f.error },
         );
+    }
+    for (const o of pass.overCap) {
+      const key = JSON.stringify([o.owner, o.family]);
+      if (this.overLogged.has(key)) continue;
+      this.overLogged.add(key);
+      this.logger.warn(
+        "an owner's rollup family passed ROLLUP_MAX_CELLS_PER_OWNER cells in a unit; its reports of that family read raw events there",
+        { owner_id: o.owner, family: o.family, unit_size: LEVEL_NAMES[o.level] },
+      );
     }
     const built = pass.built.reduce((a, b) => a + b, 0);
     if (built > 0)

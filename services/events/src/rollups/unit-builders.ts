@@ -19,6 +19,8 @@ import { isKilled, type UnitCommit } from './unit-commit';
 interface UnitOutcomes {
   built(mark: MarkDocument): void;
   failed(mark: MarkDocument, err: unknown): void;
+  /** An owner's family in a unit passed its cell cap: kept as a marked first page only. */
+  overCap(level: number, owner: string, family: string): void;
 }
 
 export interface UnitBuildersDeps {
@@ -75,7 +77,7 @@ export class UnitBuilders {
           const h = hours.get(hour)!;
           if (h.error !== undefined) continue;
           // one hour's pages failing gives up that hour alone
-          await h.writer.add(this.pages(h.g, owner!, byFamily)).catch((err: unknown) => (h.error = err));
+          await h.writer.add(this.pages(h.g, h.mark.l, owner!, byFamily)).catch((err: unknown) => (h.error = err));
         }
         tables = new Map();
       };
@@ -162,7 +164,7 @@ export class UnitBuilders {
           if (page.over) table.overflow();
           else forEachStoredEntry(page, (name, keys, value) => table.add(name, keys, value));
         }
-        await writer.add(this.pages(g, owner, byFamily));
+        await writer.add(this.pages(g, snapshot.l, owner, byFamily));
       }
     } catch (err) {
       // a child of the first format: the parent waits until the migration rebuilt or converted it
@@ -197,11 +199,14 @@ export class UnitBuilders {
   }
 
   /** One owner's pages of every family (a family past its cap: its marked first page alone). */
-  private pages(g: string, owner: string, byFamily: OwnerTables): CellPageDocument[] {
+  private pages(g: string, level: number, owner: string, byFamily: OwnerTables): CellPageDocument[] {
     const docs: CellPageDocument[] = [];
     for (const table of byFamily.values()) {
-      if (table.over) docs.push(overflowPage(g, owner, table.family));
-      else if (table.size > 0) docs.push(...writePages(g, owner, table.family, table.sorted(), this.deps.maxPageBytes));
+      if (table.over) {
+        docs.push(overflowPage(g, owner, table.family));
+        this.deps.outcomes.overCap(level, owner, table.family.id);
+      } else if (table.size > 0)
+        docs.push(...writePages(g, owner, table.family, table.sorted(), this.deps.maxPageBytes));
     }
     return docs;
   }

@@ -6,6 +6,7 @@ import {
   FREQUENCY_BINS,
   frequencyOf,
   mergeSampleInto,
+  onTargetEventsOf,
   onTargetReachOf,
   reachOf,
   VISITOR_SAMPLE,
@@ -98,5 +99,46 @@ describe('visitor sample answers', () => {
       const errors = FREQUENCY_BINS.map((b) => f.relativeError.atLeast[b]);
       expect([...errors].sort((a, b) => a - b)).toEqual(errors);
     }
+  });
+
+  test('when on-target impressions are asked of an exact sample, then they are the events of the on-target visitors, the others in doubt stated', () => {
+    const s = emptySample();
+    addVisitor(s, 1, 3, 'FR');
+    addVisitor(s, 2, 2, 'DE');
+    addVisitor(s, 2, 1, 'FR'); // a visitor on target by one event: all its events count
+    addVisitor(s, 3, 5, 'US');
+    addVisitor(s, 4, 1); // unknown country
+    for (const c of ['AT', 'BE', 'CH', 'DK', 'IT']) addVisitor(s, 5, 2, c); // keeps AT, BE, CH, DK: IT is in doubt
+    expect(onTargetEventsOf(s, new Set(['FR']))).toEqual({
+      value: 6,
+      exact: false,
+      relativeError: 0,
+      undetermined: 10,
+    });
+    expect(onTargetEventsOf(s, new Set(['US', 'BE']))).toEqual({
+      value: 15,
+      exact: true,
+      relativeError: 0,
+      undetermined: 0,
+    });
+    expect(onTargetEventsOf(emptySample(), new Set(['FR']))).toEqual({
+      value: 0,
+      exact: true,
+      relativeError: 0,
+      undetermined: 0,
+    });
+  });
+
+  test('when on-target impressions are estimated from a sample past K, then the truth lies within a few stated errors', () => {
+    const n = 30_000;
+    const { s, visitors } = sampleOfPopulation(99, n, 24);
+    const targets = new Set(['DE', 'FR']);
+    const truth = visitors.filter((v) => v.countries.some((c) => targets.has(c))).reduce((sum, v) => sum + v.events, 0);
+    const answer = onTargetEventsOf(s, targets);
+    expect(answer.exact).toBe(false);
+    expect(answer.relativeError).toBeGreaterThan(0);
+    expect(Math.abs(answer.value - truth) / truth).toBeLessThan(4 * answer.relativeError);
+    // every visitor counted by on-target reach brings its events: reach never exceeds the impressions
+    expect(onTargetReachOf(s, targets).value).toBeLessThanOrEqual(answer.value);
   });
 });

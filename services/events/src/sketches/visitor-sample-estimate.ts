@@ -131,3 +131,36 @@ export function onTargetReachOf(s: VisitorSample, targets: ReadonlySet<string>):
   const open = s.sampled ? round(undetermined / inclusion(s)) : undetermined;
   return { ...answer, exact: answer.exact && open === 0, undetermined: open };
 }
+
+/**
+ * The events of the visitors onTargetReachOf counts (at least one event from one of `targets`):
+ * a visitor's events are not told apart by country, so this is "impressions delivered to
+ * on-target visitors". `undetermined`: the events of the visitors it calls undetermined. When
+ * sampled, the sum over the sampled visitors scaled by 1/u, with the relative standard error of
+ * that estimator, sqrt((1 - u) * sum(c²)) / sum(c) (which is onTargetReachOf's when every c is 1).
+ */
+export function onTargetEventsOf(s: VisitorSample, targets: ReadonlySet<string>): OnTargetAnswer {
+  const wanted = new Uint8Array(COUNTRY_CODES + 1);
+  for (const country of targets) wanted[countryCode(country)] = 1;
+  const n = used(s);
+  let on = 0;
+  let squares = 0;
+  let undetermined = 0;
+  for (let i = 0; i < n; i++) {
+    let hit = 0;
+    for (let k = 0; k < SLOTS; k++) hit |= wanted[s.countries[i * SLOTS + k]!]!;
+    const events = s.counts[i]!;
+    if (hit !== 0) {
+      on += events;
+      squares += events * events;
+    } else if (s.more[i]) undetermined += events;
+  }
+  if (!s.sampled) return { value: on, exact: undetermined === 0, relativeError: 0, undetermined };
+  const u = inclusion(s);
+  return {
+    value: round(on / u),
+    exact: false,
+    relativeError: sqrt((1 - u) * (squares > 1 ? squares : 1)) / (on > 1 ? on : 1),
+    undetermined: round(undetermined / u),
+  };
+}

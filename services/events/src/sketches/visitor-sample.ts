@@ -17,6 +17,7 @@ export { SampleFormatError } from './visitor-sample-varint';
 export {
   FREQUENCY_BINS,
   frequencyOf,
+  onTargetEventsOf,
   onTargetReachOf,
   reachOf,
   type Estimate,

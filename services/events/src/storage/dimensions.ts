@@ -19,7 +19,7 @@ export const DIMENSIONS = [
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** What a report shows, and filters by, for an event without the field. */
-export function emptyValueOf(dimension: Dimension): string {
+function emptyValueOf(dimension: Dimension): string {
   return dimension === 'country' ? 'unknown' : '';
 }
 

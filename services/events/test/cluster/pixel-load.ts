@@ -15,6 +15,8 @@ export interface PixelLoadOptions {
 export interface PixelLoad {
   /** Stops sending and resolves with every request once the last answer (or timeout) is in. */
   stop(): Promise<PixelHit[]>;
+  /** The requests answered (or timed out) so far, while the load goes on. */
+  answered(): readonly PixelHit[];
   /** Milliseconds since the load began. */
   elapsedMs(): number;
 }
@@ -61,6 +63,7 @@ export function startPixelLoad(opts: PixelLoadOptions, prefix = 'k'): PixelLoad 
   }, 10);
   return {
     elapsedMs,
+    answered: () => hits,
     async stop() {
       clearInterval(timer);
       await Promise.all([...inFlight]);

@@ -1,11 +1,19 @@
 import { startManagementHarness, type ManagementHarness } from '../../../management/test/support/management-harness';
 import { uniqueName } from '@cm/testkit';
-import { TEST_ADMIN_TOKEN, startEventsHarness, waitUntil, type EventsHarness } from '../support/events-harness';
+import {
+  SIGNAL_WAIT_MS,
+  TEST_ADMIN_TOKEN,
+  startEventsHarness,
+  waitUntil,
+  type EventsHarness,
+} from '../support/events-harness';
 
 // the whole path: management creates a user -> owner registry (NATS KV) -> pixel -> JetStream
 // -> consumer -> day bucket -> report
 let management: ManagementHarness;
 let events: EventsHarness;
+// each step waits for the previous service's signal (SIGNAL_WAIT_MS at most); a test makes several
+jest.setTimeout(4 * SIGNAL_WAIT_MS);
 
 beforeAll(async () => {
   const bucket = uniqueName('owners_e2e');
@@ -21,15 +29,15 @@ const BROWSER =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 
 describe('pixel to report', () => {
-  test('when a user created in management hits the pixel, then the event is stored and reported within 2 s', async () => {
+  // how fast the whole path is belongs to the benchmarks (`pnpm bench:pipeline`), not to this test
+  test('when a user created in management hits the pixel, then the event is stored and reported', async () => {
     const owner = await management.createAccount();
     await waitUntil(
       () => events.system.owners?.has(owner.unique_id) ?? false,
-      5000,
+      SIGNAL_WAIT_MS,
       'the new user in the events registry',
     );
 
-    const sent = Date.now();
     const res = await events.pixel(
       {
         owner_id: owner.unique_id,
@@ -41,7 +49,7 @@ describe('pixel to report', () => {
       { headers: { 'user-agent': BROWSER } },
     );
     expect(res.status).toBe(200);
-    const [doc] = await events.waitForStored(1, { owner_id: owner.unique_id }, 2000);
+    const [doc] = await events.waitForStored(1, { owner_id: owner.unique_id });
     expect(doc).toMatchObject({
       name: 'impression',
       content_id: 'article-1',
@@ -72,7 +80,6 @@ describe('pixel to report', () => {
     expect(await report.json()).toEqual([
       { name: 'impression', content_id: 'article-1', value: 1, metadata: { campaign: 'spring' } },
     ]);
-    expect(Date.now() - sent).toBeLessThan(2000);
   });
 
   test('when the user is deleted in management, then its later hits are no longer stored', async () => {
@@ -85,7 +92,7 @@ describe('pixel to report', () => {
     ).body;
     await waitUntil(
       () => events.system.owners?.has(sub.unique_id) ?? false,
-      5000,
+      SIGNAL_WAIT_MS,
       'the sub-user in the events registry',
     );
     expect(
@@ -93,13 +100,13 @@ describe('pixel to report', () => {
     ).toBe(204);
     await waitUntil(
       () => !(events.system.owners?.has(sub.unique_id) ?? true),
-      5000,
+      SIGNAL_WAIT_MS,
       'the sub-user to leave the events registry',
     );
     expect((await events.pixel({ owner_id: sub.unique_id, name: 'impression' })).status).toBe(200);
     await waitUntil(
       () => events.system.owners?.has(owner.unique_id) ?? false,
-      5000,
+      SIGNAL_WAIT_MS,
       'the owner in the events registry',
     );
     expect(await events.storedAfterMarker(owner.unique_id, { owner_id: sub.unique_id })).toEqual([]);

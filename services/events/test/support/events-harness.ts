@@ -4,6 +4,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { MongoClient, type Db } from 'mongodb';
 import { v7 } from 'uuid';
 import {
+  type CampaignRecord,
   encodeEventBatch,
   encodeOwnerRecord,
   eventBatchSubject,
@@ -15,6 +16,7 @@ import { uniqueName } from '@cm/testkit';
 import { startEvents, type EventsSystem } from '../../src/composition-root';
 import { loadEventsConfig, type EventsConfig } from '../../src/config';
 import { bucketDay } from '../../src/storage/bucket-naming';
+import { writeCampaignRecord } from './campaign-kv';
 import type { EventDocument } from '../../src/storage/event-document';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -32,6 +34,8 @@ export interface EventsHarness {
   /** Puts an owner id (with the hosts its clicks may redirect to) into the registry bucket and waits until the ingest role knows it. */
   registerOwner(ownerId?: string, redirectHosts?: string[]): Promise<string>;
   removeOwner(ownerId: string): Promise<void>;
+  /** Puts a campaign record into the campaign registry bucket (as management would) and waits until the reporting role holds it. */
+  publishCampaign(record: CampaignRecord): Promise<void>;
   /** Publishes a v1 event message straight to the stream (tests choose ids and timestamps). */
   publishEvent(msg: Partial<EventMessage> & { owner_id: string }, msgID?: string): Promise<EventMessage>;
   /** Publishes a v2 batch message as ingest would (items are completed into events unless `raw`); returns the items as sent. */
@@ -90,8 +94,18 @@ function newEvent(): Omit<EventRecord, 'owner_id'> {
   };
 }
 
+/**
+ * How long the harness waits for a signal (an owner in the registry, a stored event, a settled
+ * consumer) before failing: a bound on waiting, never a claim about speed, so a busy machine
+ * only makes a test slower.
+ */
+export const SIGNAL_WAIT_MS = 20_000;
+
 /** Waits until the writer consumer has delivered and settled (acked, nak'ed or terminated) every stored message. */
-export async function consumerSettled(h: Pick<EventsHarness, 'nc' | 'config'>, timeoutMs = 10_000): Promise<void> {
+export async function consumerSettled(
+  h: Pick<EventsHarness, 'nc' | 'config'>,
+  timeoutMs = SIGNAL_WAIT_MS,
+): Promise<void> {
   const jsm = await jetstreamManager(h.nc);
   await waitUntil(
     async () => {
@@ -215,12 +229,25 @@ export async function startEventsHarness(
         }),
       );
       const known = () => system.owners?.redirectHosts(ownerId)?.join() === redirectHosts.join();
-      await waitUntil(() => (system.owners ? known() : true), 5000, `owner ${ownerId} in the registry`);
+      await waitUntil(() => (system.owners ? known() : true), SIGNAL_WAIT_MS, `owner ${ownerId} in the registry`);
       return ownerId;
     },
     async removeOwner(ownerId) {
       await kv.purge(ownerId);
-      await waitUntil(() => !(system.owners?.has(ownerId) ?? false), 5000, `owner ${ownerId} gone from the registry`);
+      await waitUntil(
+        () => !(system.owners?.has(ownerId) ?? false),
+        SIGNAL_WAIT_MS,
+        `owner ${ownerId} gone from the registry`,
+      );
+    },
+    async publishCampaign(record) {
+      // the reporting role created the bucket at start
+      await writeCampaignRecord(await new Kvm(nc).open(config.CAMPAIGN_REGISTRY_BUCKET), record);
+      await waitUntil(
+        () => system.campaigns?.campaign(record.owner_id, record.token)?.revision === record.revision,
+        20_000,
+        `campaign ${record.token} in the reporting role`,
+      );
     },
     async publishEvent(partial, msgID) {
       const msg: EventMessage = { v: 1, ...newEvent(), ...partial };
@@ -242,7 +269,7 @@ export async function startEventsHarness(
       return events;
     },
     storedEvents,
-    async waitForStored(count, filter = {}, timeoutMs = 5000) {
+    async waitForStored(count, filter = {}, timeoutMs = SIGNAL_WAIT_MS) {
       let docs: EventDocument[] = [];
       await waitUntil(
         async () => (docs = await storedEvents(filter)).length >= count,

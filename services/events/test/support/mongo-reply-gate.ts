@@ -51,11 +51,18 @@ export class MongoReplyGate {
   private accept(client: net.Socket, target: { host: string; port: number }): void {
     const upstream = net.connect(target.port, target.host);
     this.sockets.add(client).add(upstream);
-    let pending: Buffer = Buffer.alloc(0);
+    // the bytes of the reply being received: joined once it is complete, not chunk by chunk (a
+    // batch of many MB arrives in thousands of chunks)
+    let chunks: Buffer[] = [];
+    let buffered = 0;
     client.on('data', (chunk) => upstream.write(chunk));
     upstream.on('data', (chunk: Buffer) => {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      chunks.push(chunk);
+      buffered += chunk.length;
+      if (chunks[0]!.length < 16 && buffered >= 16) chunks = [Buffer.concat(chunks)];
       // a wire message starts with its total length (int32 LE); responseTo sits at byte 8
+      if (buffered < 16 || buffered < chunks[0]!.readInt32LE(0)) return;
+      let pending = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       while (pending.length >= 16 && pending.length >= pending.readInt32LE(0)) {
         const length = pending.readInt32LE(0);
         const message = pending.subarray(0, length);
@@ -63,6 +70,8 @@ export class MongoReplyGate {
         if (this.held.has(message.readInt32LE(8))) this.waiting.push({ client, message });
         else client.write(message);
       }
+      chunks = pending.length ? [pending] : [];
+      buffered = pending.length;
     });
     const close = () => {
       this.sockets.delete(client);

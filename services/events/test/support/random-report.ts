@@ -40,9 +40,9 @@ const spec = (t: number) => {
 };
 
 /**
- * A random report body over [from, to): every filter, group_by, metadata, bounds on second and
- * hour edges or date-only, intervals in zones with DST and half-hour offsets, top-N, distinct
- * visitors (ranked by them too).
+ * A random report body over [from, to): every filter, group_by (countries too), metadata, bounds
+ * on second and hour edges or date-only, intervals in zones with DST and half-hour offsets, top-N,
+ * distinct visitors (ranked by them too).
  */
 export function randomReportBody(random: () => number, from: number, to: number): Record<string, unknown> {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
@@ -55,7 +55,18 @@ export function randomReportBody(random: () => number, from: number, to: number)
   if (random() < 0.2) body.url = some(['', 'https://a.example/1', 'https://a.example/2', 'https://b.example/€']);
   if (random() < 0.2) body.content_id = some(['', 'c1', 'c2', 'c3']);
   if (random() < 0.25) body.device_type = some(['desktop', 'tablet', 'mobile']);
-  if (random() < 0.4) body.group_by = pick(['url', 'content_id', 'content_id,url', 'url,content_id']);
+  // countries in either case, unknown, and one no event has
+  if (random() < 0.15) body.country = some(['US', 'fr', 'XK', 'unknown', 'NG', 'ZZ']);
+  if (random() < 0.5)
+    body.group_by = pick([
+      'url',
+      'content_id',
+      'content_id,url',
+      'url,content_id',
+      'country',
+      'country',
+      'url,country',
+    ]);
   if (random() < 0.35) body.metadata = pick(['campaign', 'variant,campaign', 'missing', 'a.b,campaign']);
 
   const interval = random() < 0.45 ? pick(INTERVALS) : undefined;

@@ -18,6 +18,7 @@ import {
 } from '@cm/platform';
 import { httpRequester, uniqueName, type HttpResult, type TestRequest } from '@cm/testkit';
 import { loadEventsConfig, type EventsConfig } from '../../src/config';
+import type { CampaignLookup } from '../../src/registry/campaign-registry-watcher';
 import { createReportingFeature } from '../../src/reporting/reporting-feature';
 import { BUCKET_INDEXES } from '../../src/storage/bucket-indexes';
 import { bucketName } from '../../src/storage/bucket-naming';
@@ -35,6 +36,8 @@ export interface ReportingHarness {
   request: TestRequest;
   /** POST /api/v1/events/?api_key=... with a JSON body. */
   report<T = any>(apiKey: string | undefined, body: unknown): Promise<HttpResult<T>>;
+  /** POST /api/v1/events/scorecard/?api_key=... with a JSON body. */
+  scorecard<T = any>(apiKey: string | undefined, body: unknown): Promise<HttpResult<T>>;
   /** Creates an API key through the admin endpoint and returns the create response. */
   createKey(ownerIds: string[]): Promise<{ id: string; api_key: string; owner_ids: string[] }>;
   /** Inserts stored events straight into their day buckets (as the consumer would), indexes included. */
@@ -60,7 +63,7 @@ export function newOwnerId(): string {
  */
 export async function startReportingHarness(
   env: Record<string, string> = {},
-  opts: { maxGroupBytes?: number } = {},
+  opts: { maxGroupBytes?: number; campaigns?: CampaignLookup } = {},
 ): Promise<ReportingHarness> {
   const config = loadEventsConfig({
     NODE_ENV: 'test',
@@ -87,6 +90,8 @@ export async function startReportingHarness(
     metrics,
     config,
     maxGroupBytes: opts.maxGroupBytes,
+    // a test that reads no campaign needs no registry: one that knows no campaign
+    campaigns: opts.campaigns ?? { isReady: () => true, campaign: () => undefined },
   });
   const app = express();
   app.use(requestContext(logger));
@@ -111,6 +116,12 @@ export async function startReportingHarness(
       request('POST', `/api/v1/events/${apiKey === undefined ? '' : `?api_key=${encodeURIComponent(apiKey)}`}`, {
         body,
       }),
+    scorecard: (apiKey, body) =>
+      request(
+        'POST',
+        `/api/v1/events/scorecard/${apiKey === undefined ? '' : `?api_key=${encodeURIComponent(apiKey)}`}`,
+        { body },
+      ),
     async createKey(ownerIds) {
       const res = await request('POST', '/admin/v1/api-keys', {
         token: REPORTING_ADMIN_TOKEN,

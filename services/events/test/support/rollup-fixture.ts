@@ -6,6 +6,7 @@ import { uniqueName } from '@cm/testkit';
 import { BucketWriter } from '../../src/consumer/bucket-writer';
 import type { ReportPlan } from '../../src/reporting/plan/plan-report';
 import { PlannedCountSource } from '../../src/reporting/read/planned-count-source';
+import type { CampaignLookup } from '../../src/registry/campaign-registry-watcher';
 import { ReportService } from '../../src/reporting/http/report-service';
 import { BrokenUnits } from '../../src/rollups/broken-units';
 import { CellStore } from '../../src/rollups/cell-store';
@@ -68,6 +69,10 @@ export interface RollupFixtureOptions {
   holdMs?: number;
   /** What the writer's inserts go through (a slow or failing database). */
   insertHook?: InsertHook;
+  /** REPORT_COUNTRY_FLOOR of both report services (default 0: off, so answers can be checked against the events). */
+  countryFloor?: number;
+  /** The campaigns both report services know (none by default). */
+  campaigns?: CampaignLookup;
 }
 
 export async function startRollupFixture(limits: RollupFixtureOptions = {}): Promise<RollupFixture> {
@@ -97,6 +102,7 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
     deadlineMs: 60_000,
     maxGroups: limits.maxGroups ?? 100_000,
     maxRankedGroups: 1_000_000,
+    countryFloor: limits.countryFloor ?? 0,
   };
   return {
     db,
@@ -112,9 +118,10 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
         rollups: { marks: marks.collection, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
       }),
       serviceLimits,
+      limits.campaigns,
     ),
     usage,
-    raw: new ReportService(new PlannedCountSource(db, options), serviceLimits),
+    raw: new ReportService(new PlannedCountSource(db, options), serviceLimits, limits.campaigns),
     async write(docs, batch = 50) {
       const byBucket = new Map<string, EventDocument[]>();
       for (const doc of docs) {
@@ -140,9 +147,21 @@ const URLS = ['', 'https://a.example/1', 'https://a.example/2', 'https://b.examp
 const CONTENT_IDS = ['', 'c1', 'c2', 'c3'];
 const DEVICES = ['desktop', 'tablet', 'mobile'] as const;
 
-/** Random events in [from, to): some on exact hour edges, some sharing a millisecond, 10 % bots. */
 /** Visitor hashes across the 52-bit range (the top ones included). */
 const VISITORS = Array.from({ length: 60 }, (_, i) => (i * 75_059_029_637_121) % 2 ** 52);
+/**
+ * Each visitor's country, skewed like a real audience: a third in one country, a few countries of
+ * several visitors, a tail of one or two each, and some unknown. Tied to the visitor (a person is
+ * in one place), so rows of a country have few visitors and a country floor folds some of them.
+ */
+const VISITOR_COUNTRIES = new Map(
+  VISITORS.map((v, i) => [
+    v,
+    i < 20 ? 'US' : i < 28 ? 'DE' : i < 34 ? 'FR' : i < 52 ? ['JP', 'BR', 'XK', 'CA', 'IN', 'NG'][i % 6] : undefined,
+  ]),
+);
+/** The countries events carry, for reports that filter by them. */
+export const EVENT_COUNTRIES = ['US', 'DE', 'FR', 'JP', 'BR', 'XK', 'CA', 'IN', 'NG'];
 
 /**
  * Some events carry measures: engaged time (repeated values, so groups share them), a scroll depth,
@@ -156,6 +175,10 @@ function randomMeasures(random: () => number): { measures?: Measures } {
   return Object.keys(measures).length > 0 ? { measures } : {};
 }
 
+/**
+ * Random events in [from, to): some on exact hour edges, some sharing a millisecond, 10 % bots;
+ * visitors from a small pool with their countries (events without a visitor: some in FR).
+ */
 export function randomEvents(random: () => number, count: number, from: number, to: number): EventDocument[] {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const out: EventDocument[] = [];
@@ -185,6 +208,11 @@ export function randomEvents(random: () => number, count: number, from: number, 
       ...(random() < 0.9 ? { visitor: VISITORS[Math.floor(random() * VISITORS.length)]! } : {}),
       ...randomMeasures(random),
     });
+    // the country follows from what was drawn (no draw of its own): a seed gives the same events as before countries, now with them
+    const event = out[out.length - 1]!;
+    const country =
+      event.visitor === undefined ? (t % 3 === 0 ? 'FR' : undefined) : VISITOR_COUNTRIES.get(event.visitor);
+    if (country !== undefined) event.country = country;
   }
   return out;
 }

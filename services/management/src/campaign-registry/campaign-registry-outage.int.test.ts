@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startNatsServer } from '@cm/testkit';
+import { canonicalContentUrl } from '../content/content-url';
 import { startManagementHarness, waitFor } from '../../test/support/management-harness';
 
 describe('when NATS is down', () => {
@@ -23,10 +24,8 @@ describe('when NATS is down', () => {
       const created = await h.request('POST', '/api/v3/campaign/', { token, body });
       expect(created.status).toBe(200);
       const kept = created.body.token as string;
-      const added = await h.request('POST', `/api/v3/campaign/${kept}/content/`, {
-        token,
-        body: { url: 'https://Shop.Example/sale?utm_source=mail&mc_cid=42#top' },
-      });
+      const pasted = 'https://Shop.Example/sale?utm_source=mail&mc_cid=42#top';
+      const added = await h.request('POST', `/api/v3/campaign/${kept}/content/`, { token, body: { url: pasted } });
       expect(added.status).toBe(200);
       expect(
         (await h.request('POST', `/api/v3/campaign/${kept}/`, { token, body: { end_date: '2026-07-31' } })).status,
@@ -43,7 +42,7 @@ describe('when NATS is down', () => {
         ),
       ).toMatchObject({
         end_date: '2026-07-31',
-        urls: ['https://shop.example/sale?utm_source=mail&mc_cid=42#top'],
+        urls: [canonicalContentUrl(pasted)],
       });
       expect(
         await waitFor(

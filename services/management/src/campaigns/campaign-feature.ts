@@ -119,9 +119,9 @@ export async function createCampaignFeature(deps: CampaignFeatureDeps): Promise<
     contentHostsByOwner: (ownerIds) => contentStore.distinctHostsByOwner(ownerIds),
     backfillHosts: () => contentStore.backfillHosts(),
     async start() {
-      // before anything else reads content: items from before canonical URLs get theirs (once)
-      const backfilled = await contentStore.backfillCanonicalUrls();
-      if (backfilled > 0) deps.logger.info('content canonical URLs backfilled', { items: backfilled });
+      // before anything else reads content: items from before page keys get theirs (once)
+      const backfilled = await contentStore.backfillPageKeys();
+      if (backfilled > 0) deps.logger.info('content page keys backfilled', { items: backfilled });
       await titles.start();
     },
     stop: () => titles.stop(),

@@ -1,7 +1,8 @@
 import { startManagementHarness, type ManagementHarness } from '../../test/support/management-harness';
+import { contentToken } from './content-url';
 
-// Content URLs are matched by their canonical form over the real MongoDB store, and items stored
-// before canonical URLs existed get theirs at start. URLs use the documentation range
+// Content URLs are matched by their canonical form (through its page key) over the real MongoDB
+// store, and items stored before page keys existed get theirs at start. URLs use the documentation range
 // 192.0.2.0/24, which the title fetcher refuses without any network traffic.
 let h: ManagementHarness;
 
@@ -28,7 +29,7 @@ const add = (harness: ManagementHarness, token: string, campaign: string, url: s
 interface StoredItem {
   token: string;
   url: string;
-  canonical_url?: string;
+  page_key?: string;
 }
 async function items(harness: ManagementHarness, campaign: string): Promise<StoredItem[]> {
   const doc = await (await harness.db()).collection('campaigns').findOne({ _id: campaign } as never);
@@ -54,18 +55,22 @@ describe('content URLs in canonical form', () => {
       ]);
     }
     expect(await items(h, campaign)).toEqual([
-      expect.objectContaining({ token: first.body.token, url: pasted, canonical_url: 'https://192.0.2.7/guide?p=2' }),
+      expect.objectContaining({
+        token: first.body.token,
+        url: pasted,
+        page_key: contentToken('https://192.0.2.7/guide?p=2'),
+      }),
     ]);
   });
 
-  test('when an item from before canonical URLs is the same page, then 409 names it, and a restart gives it its canonical URL (its token kept)', async () => {
+  test('when an item from before page keys is the same page, then 409 names it, and a restart gives it the key of its canonical URL (its token kept)', async () => {
     const { token, campaign } = await ownerWithCampaign(h);
     expect((await add(h, token, campaign, 'https://192.0.2.8/offer/?utm_campaign=spring')).status).toBe(200);
-    // as the previous release stored it: a token from the URL as pasted, no canonical URL
+    // as the previous release stored it: a token from the URL as pasted, no page key
     const campaigns = (await h.db()).collection('campaigns');
     await campaigns.updateOne({ _id: campaign } as never, {
       $set: { 'content.0.token': 'legacyTokenFromPastedU' },
-      $unset: { 'content.0.canonical_url': '' },
+      $unset: { 'content.0.page_key': '' },
     });
     const dupe = await add(h, token, campaign, 'https://192.0.2.8/offer');
     expect(dupe.status).toBe(409);
@@ -77,7 +82,7 @@ describe('content URLs in canonical form', () => {
     });
     try {
       expect(await items(restarted, campaign)).toEqual([
-        expect.objectContaining({ token: 'legacyTokenFromPastedU', canonical_url: 'https://192.0.2.8/offer' }),
+        expect.objectContaining({ token: 'legacyTokenFromPastedU', page_key: contentToken('https://192.0.2.8/offer') }),
       ]);
       expect((await add(restarted, token, campaign, 'https://192.0.2.8/offer#faq')).status).toBe(409);
     } finally {

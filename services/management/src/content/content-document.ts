@@ -22,11 +22,13 @@ export interface ContentDocument {
   /** The URL as pasted, normalised as a browser shows it (see normalizeContentUrl): what the API answers. */
   url: string;
   /**
-   * The page's canonical URL (canonicalContentUrl, the events service's form): unique within the
-   * campaign. Missing in items stored before it existed, until the start-up backfill; read it
-   * through canonicalUrlOf, which computes it for those.
+   * The page's key: contentToken of its canonical URL (canonicalContentUrl, the events service's
+   * form), unique within the campaign; for items added since, the same as the token. A 22-character
+   * key rather than the canonical URL itself, which would double what a 2048-character URL costs
+   * and take the largest campaign (5000 such items) past MongoDB's 16 MB per document. Missing in
+   * items stored before it existed, until the start-up backfill: read it through pageKeyOf.
    */
-  canonical_url?: string;
+  page_key?: string;
   /**
    * The redirect host the URL contributes to the owner's registry record (redirectHostOf; "" when
    * it can contribute none). Missing in items stored before redirect hosts existed, until the

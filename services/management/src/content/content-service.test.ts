@@ -6,6 +6,7 @@ import { PageCursors } from '../pagination/page-cursors';
 import type { HostPlacement } from '../redirect-hosts/redirect-host-service';
 import type { PendingTitle } from './content-store';
 import { ContentService } from './content-service';
+import { contentToken } from './content-url';
 import { InMemoryContentStore } from './in-memory-content-store';
 
 const alice: AuthenticatedUser = { unique_id: '1001', account_id: '1001', role: 'owner' };
@@ -96,15 +97,16 @@ describe('ContentService over in-memory stores', () => {
     },
   );
 
-  test('when a URL with tracking parameters is added, then the answer keeps it as pasted, the item stores the canonical URL beside it and the token derives from that', async () => {
+  test('when a URL with tracking parameters is added, then the answer keeps it as pasted, and the token and the stored page key derive from its canonical URL', async () => {
     const { campaigns, campaignStore, service } = setup();
     const [{ token: a }, { token: b }] = [await campaigns.create(alice, march), await campaigns.create(alice, march)];
     const pasted = 'https://shop.example/guide/?p=2&utm_campaign=spring#top';
     const view = await service.add(alice, a, { url: pasted });
     expect(view.url).toBe(pasted);
     expect(campaignStore.docs.get(a)!.content[0]).toMatchObject({
+      token: contentToken('https://shop.example/guide?p=2'),
       url: pasted,
-      canonical_url: 'https://shop.example/guide?p=2',
+      page_key: contentToken('https://shop.example/guide?p=2'),
     });
     // the same page pasted differently elsewhere: the same token
     expect((await service.add(alice, b, { url: 'https://shop.example/guide?p=2' })).token).toBe(view.token);
@@ -118,12 +120,12 @@ describe('ContentService over in-memory stores', () => {
     expect(campaignStore.docs.get(token)!.content).toHaveLength(2);
   });
 
-  test('when an item stored before canonical URLs (its token from the URL as pasted, no canonical URL) is the same page, then the conflict names it', async () => {
+  test('when an item stored before page keys (its token from the URL as pasted, no page key) is the same page, then the conflict names it', async () => {
     const { campaigns, campaignStore, service } = setup();
     const { token } = await campaigns.create(alice, march);
     const legacy = await service.add(alice, token, { url: 'https://shop.example/guide/?utm_source=mail' });
     const stored = campaignStore.docs.get(token)!.content[0]!;
-    delete stored.canonical_url;
+    delete stored.page_key;
     stored.token = 'legacyTokenFromPastedU';
     await expect(service.add(alice, token, { url: 'https://shop.example/guide' })).rejects.toMatchObject({
       details: [{ field: 'url', message: 'is already in the campaign as content legacyTokenFromPastedU' }],

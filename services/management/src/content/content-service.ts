@@ -50,10 +50,11 @@ export class ContentService {
     // the schema let only URLs with a canonical form through
     if (canonical === undefined)
       throw new ValidationError('invalid content', [{ field: 'url', message: 'has no canonical form' }]);
+    const key = contentToken(canonical);
     const item: ContentDocument = {
-      token: contentToken(canonical),
+      token: key,
       url: input.url,
-      canonical_url: canonical,
+      page_key: key,
       host: redirectHostOf(input.url),
       content_type: input.content_type ?? null,
       added: now,

@@ -2,8 +2,9 @@ import type { Collection, Db } from 'mongodb';
 import { CAMPAIGNS_COLLECTION, type CampaignDocument, type CampaignSummary } from '../campaigns/campaign-store';
 import { redirectHostOf } from '../registry/owner-record';
 import { LIVE, announcing } from '../registry/registry-fields';
+import { backfillContentField } from './content-backfill';
 import type { ContentDocument, TitleState } from './content-document';
-import { canonicalUrlOf, samePage } from './content-url';
+import { pageKeyOf, samePage } from './content-url';
 
 /** `duplicate`: the campaign has this page already, as the item `token`. */
 export type AddOutcome =
@@ -49,12 +50,12 @@ export class MongoContentStore implements ContentStore {
   }
 
   /**
-   * One atomic push guarded by "page not there yet" (canonical URL and token) and "below the
-   * limit", announcing the campaign's changed record in the same write; the reason is looked up
-   * only on refusal. Items without a stored canonical URL (from before it existed, or written by
-   * an older release during a rolling upgrade) cannot be matched by the guard, so they are
-   * compared first: they only ever become fewer, and one that gets its canonical URL meanwhile is
-   * matched by the guard instead.
+   * One atomic push guarded by "page not there yet" (page key and token) and "below the limit",
+   * announcing the campaign's changed record in the same write; the reason is looked up only on
+   * refusal. Items without a stored page key (from before it existed, or written by an older
+   * release during a rolling upgrade) cannot be matched by the guard, so they are compared first:
+   * they only ever become fewer, and one that gets its page key meanwhile is matched by the guard
+   * instead.
    */
   async add(ownerId: string, campaignToken: string, item: ContentDocument): Promise<AddOutcome> {
     const legacy = await this.campaigns.findOne(
@@ -62,9 +63,9 @@ export class MongoContentStore implements ContentStore {
         _id: campaignToken,
         owner_id: ownerId,
         ...LIVE,
-        content: { $elemMatch: { canonical_url: { $exists: false } } },
+        content: { $elemMatch: { page_key: { $exists: false } } },
       },
-      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.page_key': 1 } },
     );
     const earlier = legacy ? samePage(legacy.content, item) : undefined;
     if (earlier !== undefined) return { kind: 'duplicate', token: earlier };
@@ -74,7 +75,7 @@ export class MongoContentStore implements ContentStore {
         owner_id: ownerId,
         ...LIVE,
         'content.token': { $ne: item.token },
-        'content.canonical_url': { $ne: item.canonical_url },
+        'content.page_key': { $ne: item.page_key },
         [`content.${this.maxItems - 1}`]: { $exists: false },
       },
       { $push: { content: item }, ...announcing({}) },
@@ -83,7 +84,7 @@ export class MongoContentStore implements ContentStore {
     if (campaign) return { kind: 'added', campaign: campaign as CampaignSummary };
     const current = await this.campaigns.findOne(
       { _id: campaignToken, owner_id: ownerId, ...LIVE },
-      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
+      { projection: { 'content.token': 1, 'content.url': 1, 'content.page_key': 1 } },
     );
     if (!current) return { kind: 'not_found' };
     const same = samePage(current.content, item);
@@ -143,50 +144,19 @@ export class MongoContentStore implements ContentStore {
   }
 
   /**
-   * Items stored before redirect hosts existed get theirs (once; each update names the item by
-   * token, and the host follows from the URL, so a repeat or a race writes the same value).
-   * Returns how many items got their host (reconciliation then announces the owners' records).
+   * Items stored before redirect hosts existed get theirs (once). Returns how many items got their
+   * host (reconciliation then announces the owners' records).
    */
-  async backfillHosts(): Promise<number> {
-    let backfilled = 0;
-    const legacy = this.campaigns.find(
-      { content: { $elemMatch: { host: { $exists: false } } } },
-      { projection: { 'content.token': 1, 'content.url': 1, 'content.host': 1 } },
-    );
-    for await (const campaign of legacy) {
-      for (const item of campaign.content.filter((c) => c.host === undefined)) {
-        await this.campaigns.updateOne(
-          { _id: campaign._id, 'content.token': item.token },
-          { $set: { 'content.$.host': redirectHostOf(item.url) } },
-        );
-        backfilled++;
-      }
-    }
-    return backfilled;
+  backfillHosts(): Promise<number> {
+    return backfillContentField(this.campaigns, 'host', (item) => redirectHostOf(item.url));
   }
 
   /**
-   * Items stored before canonical URLs existed get theirs (canonicalUrlOf; once, at start; each
-   * update names the item by token and the value follows from its URL, so a repeat or a race
-   * writes the same value). Their tokens stay as they are: a token is the item's identity in the
-   * API. Returns how many items got one.
+   * Items stored before page keys existed get theirs (pageKeyOf; once, at start). Their tokens stay
+   * as they are: a token is the item's identity in the API. Returns how many items got one.
    */
-  async backfillCanonicalUrls(): Promise<number> {
-    let backfilled = 0;
-    const legacy = this.campaigns.find(
-      { content: { $elemMatch: { canonical_url: { $exists: false } } } },
-      { projection: { 'content.token': 1, 'content.url': 1, 'content.canonical_url': 1 } },
-    );
-    for await (const campaign of legacy) {
-      for (const item of campaign.content.filter((c) => c.canonical_url === undefined)) {
-        await this.campaigns.updateOne(
-          { _id: campaign._id, 'content.token': item.token },
-          { $set: { 'content.$.canonical_url': canonicalUrlOf(item) } },
-        );
-        backfilled++;
-      }
-    }
-    return backfilled;
+  backfillPageKeys(): Promise<number> {
+    return backfillContentField(this.campaigns, 'page_key', pageKeyOf);
   }
 
   /** Records a fetch result; a no-op when the item was deleted meanwhile. */

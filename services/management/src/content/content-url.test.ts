@@ -1,9 +1,9 @@
 import {
   URL_MAX_LENGTH,
   canonicalContentUrl,
-  canonicalUrlOf,
   contentToken,
   normalizeContentUrl,
+  pageKeyOf,
   samePage,
 } from './content-url';
 
@@ -59,22 +59,22 @@ describe('canonical content URLs', () => {
     expect(canonicalContentUrl(`https://shop.example/?q=${"'".repeat(700)}`)).toBeUndefined();
   });
 
-  test('when an item has a stored canonical URL, then it is used; an item from before has it computed', () => {
-    expect(canonicalUrlOf({ url: 'https://shop.example/a/', canonical_url: 'https://shop.example/a' })).toBe(
-      'https://shop.example/a',
+  test('when an item has a stored page key, then it is used; an item from before has it computed from its canonical URL', () => {
+    expect(pageKeyOf({ url: 'https://shop.example/a/', page_key: 'storedKeyOfThePage0000' })).toBe(
+      'storedKeyOfThePage0000',
     );
-    expect(canonicalUrlOf({ url: 'https://shop.example/a/?utm_term=x' })).toBe('https://shop.example/a');
+    expect(pageKeyOf({ url: 'https://shop.example/a/?utm_term=x' })).toBe(contentToken('https://shop.example/a'));
   });
 
-  test('when the same page is among the items, then samePage names it by canonical URL or token', () => {
+  test('when the same page is among the items, then samePage names it by page key or token', () => {
     const items = [
       { token: 't1', url: 'https://shop.example/a?utm_source=mail' },
-      { token: 't2', url: 'https://shop.example/b', canonical_url: 'https://shop.example/b' },
+      { token: 't2', url: 'https://shop.example/b', page_key: contentToken('https://shop.example/b') },
     ];
-    expect(samePage(items, { token: 'x', canonical_url: 'https://shop.example/a' })).toBe('t1');
-    expect(samePage(items, { token: 'x', canonical_url: 'https://shop.example/b' })).toBe('t2');
-    expect(samePage(items, { token: 't2', canonical_url: 'https://shop.example/c' })).toBe('t2');
-    expect(samePage(items, { token: 'x', canonical_url: 'https://shop.example/c' })).toBeUndefined();
+    expect(samePage(items, { token: 'x', page_key: contentToken('https://shop.example/a') })).toBe('t1');
+    expect(samePage(items, { token: 'x', page_key: contentToken('https://shop.example/b') })).toBe('t2');
+    expect(samePage(items, { token: 't2', page_key: contentToken('https://shop.example/c') })).toBe('t2');
+    expect(samePage(items, { token: 'x', page_key: contentToken('https://shop.example/c') })).toBeUndefined();
   });
 
   test('when the same page is pasted in any form, then its token is the one of its canonical URL, pinned so no release changes it', () => {

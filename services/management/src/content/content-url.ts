@@ -28,7 +28,8 @@ export function normalizeContentUrl(input: string): string | undefined {
  * The page's canonical URL, the same form the events service stores on every event
  * (canonicalPageUrl: tracking parameters, fragment, trailing slash, parameter order and spelling
  * never tell pages apart): two items of a campaign are the same page exactly when theirs are
- * equal. undefined when the URL has none (over 2048 characters once canonical).
+ * equal (compared through their page keys, see pageKeyOf). undefined when the URL has none (over
+ * 2048 characters once canonical).
  */
 export function canonicalContentUrl(url: string): string | undefined {
   const canonical = canonicalPageUrl(url);
@@ -36,19 +37,19 @@ export function canonicalContentUrl(url: string): string | undefined {
 }
 
 /**
- * An item's canonical URL: the stored one, or, for an item stored before it existed and not yet
- * given one by the start-up backfill, computed from its URL.
+ * An item's page key: the stored one, or, for an item stored before it existed and not yet given
+ * one by the start-up backfill, computed from its URL.
  */
-export function canonicalUrlOf(item: Pick<ContentDocument, 'url' | 'canonical_url'>): string {
-  return item.canonical_url ?? canonicalContentUrl(item.url) ?? item.url;
+export function pageKeyOf(item: Pick<ContentDocument, 'url' | 'page_key'>): string {
+  return item.page_key ?? contentToken(canonicalContentUrl(item.url) ?? item.url);
 }
 
-/** The item of `content` that is the same page as `item` (same canonical URL, or the same token). */
+/** The item of `content` that is the same page as `item` (same page key, or the same token). */
 export function samePage(
-  content: readonly Pick<ContentDocument, 'token' | 'url' | 'canonical_url'>[],
-  item: Pick<ContentDocument, 'token' | 'canonical_url'>,
+  content: readonly Pick<ContentDocument, 'token' | 'url' | 'page_key'>[],
+  item: Pick<ContentDocument, 'token' | 'page_key'>,
 ): string | undefined {
-  return content.find((c) => c.token === item.token || canonicalUrlOf(c) === item.canonical_url)?.token;
+  return content.find((c) => c.token === item.token || pageKeyOf(c) === item.page_key)?.token;
 }
 
 /**

@@ -4,6 +4,7 @@ import { encodeOwnerRecord, ownerRegistryBucketOptions, type OwnerRecord } from 
 import { uniqueName } from '@cm/testkit';
 import {
   BROWSER_UA,
+  SIGNAL_WAIT_MS,
   startEventsHarness,
   uniqueTag,
   waitUntil,
@@ -49,11 +50,15 @@ afterAll(async () => {
   await nc.close();
 });
 
-test('when the registry holds an owner without a user, then within one reconcile period the pixel stops storing its events', async () => {
+test('when the registry holds an owner without a user, then a reconcile pass removes it and the pixel stops storing its events', async () => {
   const beforeStart = noSuchUser();
   await putStale(beforeStart);
   events = await startEventsHarness({ OWNER_REGISTRY_BUCKET: bucket });
-  await waitUntil(() => events.system.owners?.has(beforeStart) ?? false, 5000, 'the stale owner known to ingest');
+  await waitUntil(
+    () => events.system.owners?.has(beforeStart) ?? false,
+    SIGNAL_WAIT_MS,
+    'the stale owner known to ingest',
+  );
   const storedBefore = uniqueTag('before');
   expect((await hit(beforeStart, storedBefore)).status).toBe(200);
   await events.waitForStored(1, { content_id: storedBefore });
@@ -65,25 +70,32 @@ test('when the registry holds an owner without a user, then within one reconcile
   });
   await waitUntil(
     () => !(events.system.owners?.has(beforeStart) ?? true),
-    5000,
+    SIGNAL_WAIT_MS,
     'the stale owner gone from ingest after the start-up pass',
   );
 
-  // one that appears later is removed by a periodic pass, within the period (plus propagation)
+  // one that appears later is removed by a periodic pass (the start-up pass is over): how soon
+  // depends on the period and the machine, so the wait is generous and nothing is timed
   const later = noSuchUser();
   await putStale(later);
-  await waitUntil(() => events.system.owners?.has(later) ?? false, 5000, 'the later stale owner known to ingest');
-  const appeared = Date.now();
+  await waitUntil(
+    () => events.system.owners?.has(later) ?? false,
+    SIGNAL_WAIT_MS,
+    'the later stale owner known to ingest',
+  );
   await waitUntil(
     () => !(events.system.owners?.has(later) ?? true),
-    RECONCILE_INTERVAL_MS + 4000,
+    SIGNAL_WAIT_MS,
     'the later stale owner gone from ingest',
   );
-  expect(Date.now() - appeared).toBeLessThan(RECONCILE_INTERVAL_MS + 4000);
 
   // hits for both are answered but not stored; a real user's hit sent after them is stored
   const owner = await management.createAccount();
-  await waitUntil(() => events.system.owners?.has(owner.unique_id) ?? false, 5000, 'the real owner known to ingest');
+  await waitUntil(
+    () => events.system.owners?.has(owner.unique_id) ?? false,
+    SIGNAL_WAIT_MS,
+    'the real owner known to ingest',
+  );
   const [droppedEarly, droppedLate, control] = [uniqueTag('dropped'), uniqueTag('dropped'), uniqueTag('control')];
   expect((await hit(beforeStart, droppedEarly)).status).toBe(200);
   expect((await hit(later, droppedLate)).status).toBe(200);
@@ -92,4 +104,4 @@ test('when the registry holds an owner without a user, then within one reconcile
   expect(await events.storedEvents({ content_id: droppedEarly })).toEqual([]);
   expect(await events.storedEvents({ content_id: droppedLate })).toEqual([]);
   expect(await management.ownerRecord(beforeStart)).toMatchObject({ deleted: true, revision: 2 });
-});
+}, 120_000);

@@ -28,15 +28,18 @@ afterAll(async () => {
   await new Promise((resolve) => pages.close(resolve));
 });
 
-/** Five fetches of the endless page with collections every 10 ms; each one's outcome within 5 s. */
-async function fetchWhileCollecting(stop?: AbortSignal): Promise<{ outcomes: string[]; ms: number }> {
+/**
+ * Five fetches of the endless page with collections every 10 ms, and each one's outcome. A timeout
+ * lost to the collector never fires: such a fetch is reported as still running after 30 s, a bound
+ * on waiting (30 times the fetch's own timeout), not on how fast the timeout fires.
+ */
+async function fetchWhileCollecting(stop?: AbortSignal): Promise<{ outcomes: string[] }> {
   const { port } = pages.address() as AddressInfo;
   const gcTimer = setInterval(collectGarbage, 10);
   let giveUp: NodeJS.Timeout | undefined;
   const tooLong = new Promise<string>((resolve) => {
-    giveUp = setTimeout(() => resolve('still running after 5 s'), 5000);
+    giveUp = setTimeout(() => resolve('still running after 30 s'), 30_000);
   });
-  const started = Date.now();
   try {
     const outcomes = await Promise.all(
       Array.from({ length: 5 }, () =>
@@ -49,7 +52,7 @@ async function fetchWhileCollecting(stop?: AbortSignal): Promise<{ outcomes: str
         ]),
       ),
     );
-    return { outcomes, ms: Date.now() - started };
+    return { outcomes };
   } finally {
     clearInterval(gcTimer);
     clearTimeout(giveUp);
@@ -58,26 +61,24 @@ async function fetchWhileCollecting(stop?: AbortSignal): Promise<{ outcomes: str
 
 describe('the title fetch timeout', () => {
   test('when a page never ends and the garbage collector runs meanwhile, then every fetch still fails at its timeout', async () => {
-    const { outcomes, ms } = await fetchWhileCollecting();
+    const { outcomes } = await fetchWhileCollecting();
     expect(outcomes).toEqual(Array(5).fill('rejected timed out or stopped'));
-    expect(ms).toBeLessThan(4000);
-  });
+  }, 60_000);
 
   test('when the fetch also has a stop signal, then the timeout still fires under garbage collection', async () => {
     const stop = new AbortController();
     const { outcomes } = await fetchWhileCollecting(stop.signal);
     expect(outcomes).toEqual(Array(5).fill('rejected timed out or stopped'));
     expect(stop.signal.aborted).toBe(false);
-  });
+  }, 60_000);
 
   test('when the stop signal fires first, then the fetch ends at once', async () => {
     const { port } = pages.address() as AddressInfo;
     const stop = new AbortController();
     // stopped once the page has started to arrive (the server's own handler has written the head's start by then)
     pages.once('request', () => stop.abort(new Error('stopping')));
-    const started = Date.now();
+    // the page never ends and the fetch's own timeout is 60 s, twice this test's: only the stop can end it in time
     const fetching = fetchPageTitle(`http://127.0.0.1:${port}/slow`, { ...limits, timeoutMs: 60_000 }, stop.signal);
     await expect(fetching).rejects.toThrow('timed out or stopped');
-    expect(Date.now() - started).toBeLessThan(1000);
-  });
+  }, 30_000);
 });

@@ -12,6 +12,9 @@ let base = '';
 let otherPort: http.Server;
 let otherBase = '';
 let otherHits = 0;
+/** /held sends the start of its head, then waits for the test to release the rest. */
+let releaseHeld: () => void = () => undefined;
+const heldReleased = new Promise<void>((resolve) => (releaseHeld = resolve));
 let slowOnceServed = false;
 /** Resolves when /slow-once has sent its first, unfinished answer. */
 let markSlowOnceServed: () => void = () => undefined;
@@ -67,6 +70,11 @@ async function servePage(req: http.IncomingMessage, res: http.ServerResponse): P
     case '/slow':
       res.writeHead(200, { 'content-type': 'text/html' });
       return void res.write('<html><head><title>Never fin'); // and never ends
+    case '/held':
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<html><head><title>Held');
+      await heldReleased;
+      return void res.end(' Until Released</title></head></html>');
     case '/slow-once':
       if (!slowOnceServed) {
         slowOnceServed = true;
@@ -100,7 +108,9 @@ beforeAll(async () => {
   });
   otherBase = await listenOnLoopback(otherPort);
   LIMITS = {
-    TITLE_FETCH_TIMEOUT_MS: '3000',
+    // the longest allowed: no fetch here gives up by the clock unless a test says so (and then
+    // the page never ends), so a busy machine cannot turn a title into a timeout
+    TITLE_FETCH_TIMEOUT_MS: '60000',
     TITLE_FETCH_MAX_BYTES: '4096',
     TITLE_FETCH_MAX_REDIRECTS: '2',
     TITLE_FETCH_ALLOWED_PORTS: `80,443,${new URL(base).port}`,
@@ -130,7 +140,7 @@ async function settled(
   harness: ManagementHarness,
   campaignToken: string,
   token: string,
-  ms = 8000,
+  ms = 20_000,
 ): Promise<{ title: string; title_state: string }> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -145,20 +155,19 @@ async function settled(
   }
 }
 
-async function addAndSettle(harness: ManagementHarness, url: string) {
+async function addAndSettle(harness: ManagementHarness, url: string, whenAdded?: () => void) {
   const owner = await harness.createAccount();
   const c = await campaignOf(harness, owner.api_token);
-  const started = Date.now();
   const added = await harness.request('POST', `/api/v3/campaign/${c}/content/`, {
     token: owner.api_token,
     body: { url },
   });
-  const answeredIn = Date.now() - started;
   expect(added.status).toBe(200);
   expect(added.body.title).toBe('');
+  whenAdded?.();
   const stored = await settled(harness, c, added.body.token);
   const read = await harness.request('GET', `/api/v3/campaign/${c}/`, { token: owner.api_token });
-  return { stored, title: read.body.content[0].title as string, answeredIn };
+  return { stored, title: read.body.content[0].title as string };
 }
 
 describe('title fetching (loopback allowed for tests)', () => {
@@ -210,14 +219,28 @@ describe('title fetching (loopback allowed for tests)', () => {
     expect(closedEarly.has('/big')).toBe(true);
   });
 
-  test('when the page never finishes, then add content still answers at once and the fetch gives up after the timeout', async () => {
-    const started = Date.now();
-    const { title, stored, answeredIn } = await addAndSettle(h, `${base}/slow`);
-    expect(answeredIn).toBeLessThan(2000); // well under the 3 s the fetch waits
-    expect(title).toBe('');
-    expect(stored.title_state).toBe('failed');
-    expect(Date.now() - started).toBeLessThan(8000);
-    expect(closedEarly.has('/slow')).toBe(true);
+  test('when the page has not finished, then add content answers without waiting for it, and the title comes once the page does', async () => {
+    // the page is released only after add content has answered: an answer that waited for the
+    // title would never come (the fetch itself may wait 60 s)
+    const { title, stored } = await addAndSettle(h, `${base}/held`, releaseHeld);
+    expect(title).toBe('Held Until Released');
+    expect(stored.title_state).toBe('done');
+  });
+
+  test('when the page never finishes, then the fetch gives up after TITLE_FETCH_TIMEOUT_MS and the title stays ""', async () => {
+    const quick = await startManagementHarness({
+      ...LIMITS,
+      TITLE_FETCH_TIMEOUT_MS: '1000',
+      TITLE_FETCH_ALLOW_LOOPBACK: 'true',
+    });
+    try {
+      const { title, stored } = await addAndSettle(quick, `${base}/slow`);
+      expect(title).toBe('');
+      expect(stored.title_state).toBe('failed');
+      expect(closedEarly.has('/slow')).toBe(true);
+    } finally {
+      await quick.stop();
+    }
   });
 });
 
@@ -238,7 +261,7 @@ describe('title fetching and ports', () => {
 
   test('when the default ports apply (80 and 443 only), then a loopback page on another port is not fetched either', async () => {
     const defaults = await startManagementHarness({
-      TITLE_FETCH_TIMEOUT_MS: '3000',
+      TITLE_FETCH_TIMEOUT_MS: LIMITS.TITLE_FETCH_TIMEOUT_MS!,
       TITLE_FETCH_ALLOW_LOOPBACK: 'true',
     });
     try {
@@ -278,8 +301,9 @@ describe('title fetching with the production address policy', () => {
 });
 
 describe('stop and restart', () => {
-  test('when the service stops during a fetch, then stop is bounded, the title stays pending and the next start fetches it', async () => {
-    const env = { ...LIMITS, TITLE_FETCH_TIMEOUT_MS: '20000', TITLE_FETCH_ALLOW_LOOPBACK: 'true' };
+  test('when the service stops during a fetch, then stop does not wait for the page, the title stays pending and the next start fetches it', async () => {
+    // the page never ends and the fetch would wait 60 s for it: a stop that waited would outlast the test
+    const env = { ...LIMITS, TITLE_FETCH_ALLOW_LOOPBACK: 'true' };
     const first = await startManagementHarness(env);
     const owner = await first.createAccount();
     const c = await campaignOf(first, owner.api_token);
@@ -290,9 +314,7 @@ describe('stop and restart', () => {
       })
     ).body;
     await slowOnceStarted;
-    const stopping = Date.now();
     await first.stop();
-    expect(Date.now() - stopping).toBeLessThan(6000);
     const doc = await mongo
       .db(first.config.MONGO_DB)
       .collection('campaigns')

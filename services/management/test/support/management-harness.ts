@@ -53,8 +53,11 @@ export interface ManagementHarness {
   stop(): Promise<void>;
 }
 
-/** Polls `read` until `ok` holds for its value (a read that throws counts as not yet); returns that value. */
-export async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 8000): Promise<T> {
+/**
+ * Polls `read` until `ok` holds for its value (a read that throws counts as not yet); returns that
+ * value. `ms` bounds the wait for that signal, never the speed of the service: generous by default.
+ */
+export async function waitFor<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
   let last: T | undefined;
   for (;;) {

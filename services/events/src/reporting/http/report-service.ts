@@ -1,9 +1,13 @@
+import type { CampaignRecord } from '@cm/contracts';
 import { ForbiddenError } from '@cm/platform';
 import type { ApiKeyPrincipal } from '../../api-keys/api-key-service';
+import type { CampaignLookup } from '../../registry/campaign-registry-watcher';
 import type { CountSource } from '../read/count-source';
 import type { InFlightWork } from '../read/in-flight-work';
-import { parseReportRequest, type ReportLimits } from '../request/parse-report-request';
-import { readPlanOf } from '../read/read-plan';
+import { normaliseReport, validateReportBody, type ReportLimits } from '../request/parse-report-request';
+import { campaignOf } from '../request/campaign-scope';
+import { readPlanOf, type ReadPlan } from '../read/read-plan';
+import type { ReportGroup } from '../read/report-groups';
 import { toReportRows, type ReportRow } from '../read/report-rows';
 
 export interface ReportServiceLimits extends ReportLimits {
@@ -15,35 +19,64 @@ export interface ReportServiceLimits extends ReportLimits {
   maxRankedGroups: number;
   /** Estimated bytes of the groups one report may hold (default MAX_GROUP_BYTES; smaller in tests). */
   maxGroupBytes?: number;
+  /** Fewest distinct visitors a country row may show (REPORT_COUNTRY_FLOOR; 0 or absent: off). */
+  countryFloor?: number;
 }
 
-/** The report use case: validate, check the key's owner scope, count within the budget, shape. */
+/** The client going away and the report's database calls: what bounds one read besides the limits. */
+export interface ReadContext {
+  signal?: AbortSignal;
+  /** Collects the report's database calls: one that stops early may leave some running. */
+  work?: InFlightWork;
+}
+
+/** A process without a campaign registry knows no campaign (tools and tests that read other things). */
+const NO_CAMPAIGNS: CampaignLookup = { isReady: () => true, campaign: () => undefined };
+
+/**
+ * The report use case: validate, check the key's owner scope, resolve the campaign, count within
+ * the budget, shape. The scorecard reads through the same steps (`scope`, `read`).
+ */
 export class ReportService {
   constructor(
     private readonly source: CountSource,
-    private readonly limits: ReportServiceLimits,
+    readonly limits: ReportServiceLimits,
+    private readonly campaigns: CampaignLookup = NO_CAMPAIGNS,
   ) {}
 
-  /** `work` collects the report's database calls: one that stops early may leave some running. */
   async report(
     caller: ApiKeyPrincipal,
     body: unknown,
     signal?: AbortSignal,
     work?: InFlightWork,
   ): Promise<ReportRow[]> {
-    const query = parseReportRequest(body, this.limits);
-    if (!caller.ownerIds.has(query.ownerId)) throw new ForbiddenError('this api_key may not read this owner_id');
+    const input = validateReportBody(body);
+    const campaign = this.scope(caller, input.owner_id, input.campaign);
+    const plan = readPlanOf(normaliseReport(input, this.limits, campaign), { countryFloor: this.limits.countryFloor });
+    return toReportRows(await this.read(plan, { signal, work }), plan, this.limits.maxGroups);
+  }
+
+  /**
+   * 403 unless the key may read the owner; then the campaign named, if any (400 when the owner has
+   * none of that token, 503 before the registry is loaded). In this order, so a key never learns
+   * anything about the tokens of owners it cannot read.
+   */
+  scope(caller: ApiKeyPrincipal, ownerId: string, token: string | undefined): CampaignRecord | undefined {
+    if (!caller.ownerIds.has(ownerId)) throw new ForbiddenError('this api_key may not read this owner_id');
+    return token === undefined ? undefined : campaignOf(this.campaigns, ownerId, token);
+  }
+
+  /** The plan's merged groups, within the report's budget; nothing is read when nothing can match. */
+  async read(plan: ReadPlan, context: ReadContext = {}): Promise<ReportGroup[]> {
+    if (plan.query.matchesNothing) return [];
     const deadline = Date.now() + this.limits.deadlineMs;
-    const maxGroups = query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
-    // what the report reads, worked out once and handed down
-    const plan = readPlanOf(query);
-    const groups = await this.source.count(plan, {
+    const maxGroups = plan.query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
+    return this.source.count(plan, {
       deadline,
-      signal,
+      signal: context.signal,
       maxGroups,
       maxGroupBytes: this.limits.maxGroupBytes,
-      work,
+      work: context.work,
     });
-    return toReportRows(groups, plan, this.limits.maxGroups);
   }
 }

@@ -2,7 +2,8 @@ import { ValidationError } from '@cm/platform';
 import { LEVELS, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import { HOUR_MS } from '../../storage/time-units';
 import { MAX_PLAN_HOURS } from './plan-limits';
-import { EMPTY_COVERAGE, planReport, type Coverage, type PlanSpan, type ReportPlan } from './plan-report';
+import { planReport, planReportYielding, type Coverage, type PlanSpan, type ReportPlan } from './plan-report';
+import { STEPS_PER_SLICE } from './sliced-work';
 
 const T = (s: string) => Date.parse(s);
 
@@ -48,12 +49,33 @@ function random(seed: number): () => number {
   };
 }
 
-/** CPU milliseconds `fn` takes (not wall time: the machine may be busy with other work). */
-function cpuMs(fn: () => void): number {
-  const before = process.cpuUsage();
-  fn();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
+/**
+ * Built units that count the planner's lookups: the cost of a plan, counted instead of timed (a
+ * walk hour by hour looks up every level at every hour; the planner pays per unit and raw part).
+ */
+class CountedUnits extends Map<string, string> {
+  lookups = 0;
+  override get(id: string): string | undefined {
+    this.lookups++;
+    return super.get(id);
+  }
+}
+
+/** Runs `work` while a chain of setImmediate callbacks counts the event-loop turns other work was given meanwhile. */
+async function turnsGivenDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  try {
+    return { result: await work(), turns };
+  } finally {
+    running = false;
+  }
 }
 
 describe('planReport bounds', () => {
@@ -76,23 +98,47 @@ describe('planReport bounds', () => {
     },
   );
 
-  test('when a span covers the hard cap of hours with nothing built, then it is one raw step, planned in a few ms', () => {
+  test('when a span covers the hard cap of hours with nothing built, then it is one raw step, planned without a lookup per hour', () => {
     const span = { start: T('2020-01-01T00:00:00Z') + 1234, end: T('2020-01-01T00:00:00Z') + MAX_PLAN_HOURS * HOUR_MS };
-    let plan: ReportPlan | undefined;
-    expect(cpuMs(() => (plan = planReport([span], EMPTY_COVERAGE)))).toBeLessThan(20);
-    expect(plan!.raw).toEqual([{ from: span.start, to: span.end }]);
+    const built = new CountedUnits();
+    const plan = planReport([span], { built });
+    expect(plan.raw).toEqual([{ from: span.start, to: span.end }]);
+    // one step: at most one lookup per kept level (MAX_PLAN_HOURS of them walked hour by hour)
+    expect(built.lookups).toBeLessThanOrEqual(LEVELS.length);
   });
 
-  test('when a span runs from 1970 to the year 275760, then planning is a 400 at once, not a RangeError or seconds of walking', () => {
-    let error: unknown;
-    const ms = cpuMs(() => {
-      try {
-        planReport([{ start: 0, end: 8.64e15 }], EMPTY_COVERAGE);
-      } catch (err) {
-        error = err;
-      }
+  test('when one hour is built in the middle of the hard cap of hours, then the plan jumps to it: lookups per unit, not per hour', () => {
+    const start = T('2020-01-01T00:00:00Z');
+    const span = { start, end: start + MAX_PLAN_HOURS * HOUR_MS };
+    const unit = { level: 0, start: start + 50_000 * HOUR_MS };
+    const built = new CountedUnits([[unitId(unit), 'g1']]);
+    const plan = planReport([span], { built });
+    expect(plan).toEqual({
+      rollup: [{ unit, g: 'g1' }],
+      raw: [
+        { from: span.start, to: unit.start },
+        { from: unit.start + HOUR_MS, to: span.end },
+      ],
     });
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(ms).toBeLessThan(20);
+    expect(built.lookups).toBeLessThanOrEqual(3 * LEVELS.length);
+  });
+
+  test('when a span runs from 1970 to the year 275760, then planning is a 400 at once, not a RangeError or a walk', () => {
+    const built = new CountedUnits();
+    expect(() => planReport([{ start: 0, end: 8.64e15 }], { built })).toThrow(ValidationError);
+    expect(built.lookups).toBe(0);
+  });
+
+  test('when an hour series of 10,000 buckets is planned for a report, then other work gets a turn of the event loop every STEPS_PER_SLICE steps', async () => {
+    const start = T('2026-01-01T00:30:00Z');
+    const spans: PlanSpan[] = Array.from({ length: 10_000 }, (_, i) => ({
+      start: start + i * HOUR_MS,
+      end: start + (i + 1) * HOUR_MS,
+      time: start + i * HOUR_MS,
+    }));
+    const { result, turns } = await turnsGivenDuring(() => planReportYielding(spans, { built: new Map() }));
+    expect(result).toEqual(referencePlan(spans, { built: new Map() }));
+    // planned all at once, the waiting callbacks would get one turn at the end
+    expect(turns).toBeGreaterThanOrEqual(spans.length / STEPS_PER_SLICE);
   });
 });

@@ -11,6 +11,7 @@ import type { DecodedPage } from '../../rollups/page-reader';
 export class PageCache {
   private readonly pages: LRUCache<string, DecodedPage>;
 
+  /** `maxBytes` 0 keeps nothing (REPORT_PAGE_CACHE_MB=0): every report decodes what it reads. */
   constructor(maxBytes: number) {
     this.pages = new LRUCache<string, DecodedPage>({
       maxSize: Math.max(1, maxBytes),
@@ -24,6 +25,7 @@ export class PageCache {
 
   /** Keeps a page (again, after more of its columns were decoded: its size grew). */
   put(id: string, page: DecodedPage): void {
+    // a page larger than the whole cache is not kept (the cache's own rule)
     this.pages.set(id, page);
   }
 

@@ -21,10 +21,9 @@ export async function readRaw(
   concurrency: number,
 ): Promise<void> {
   const { ask, aggregates, query } = plan;
-  await mapLimit(reads, concurrency, async (read) => {
-    const cursor = db
-      .collection(read.bucket)
-      .aggregate(plan.rawPipeline(read.created), { maxTimeMS: budget.remainingMs() });
+  const parts = reads.flatMap((read) => plan.rawPipelines(read.created).map((pipeline) => ({ read, pipeline })));
+  await mapLimit(parts, concurrency, async ({ read, pipeline }) => {
+    const cursor = db.collection(read.bucket).aggregate(pipeline, { maxTimeMS: budget.remainingMs() });
     const values = new Array<string>(query.groupBy.length);
     await budget.stream(cursor, (row) => {
       const id = row._id as Record<string, unknown>;

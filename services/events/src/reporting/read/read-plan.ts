@@ -35,11 +35,31 @@ export interface ReadPlan {
   /** For each group_by dimension, its position in the family's dimensions. */
   groupKeyAt: number[];
   names?: ReadonlySet<string>;
-  /** The raw pipeline of one day bucket, for these created ranges (none: the whole day). */
-  rawPipeline(created: readonly CreatedBounds[]): Document[];
+  /**
+   * The country floor this report applies (country-floor.ts): the setting when it groups by
+   * country or filters by a country code, else 0 (none).
+   */
+  countryFloor: number;
+  /**
+   * The raw pipelines of one day bucket, for these created ranges (none: the whole day): one,
+   * or, for a url filter too large for one command (a campaign's thousands of long URLs), one
+   * per slice of its values, whose parts merge like any others (each event has one url).
+   */
+  rawPipelines(created: readonly CreatedBounds[]): Document[][];
 }
 
-export function readPlanOf(query: ReportQuery): ReadPlan {
+export interface ReadPlanOptions {
+  /** REPORT_COUNTRY_FLOOR (0: off). */
+  countryFloor?: number;
+}
+
+/**
+ * Bytes of url filter values one raw pipeline carries: a MongoDB command is at most 16 MiB, and
+ * a campaign may hold 10,000 URLs of up to 2,048 characters (20 MiB).
+ */
+export const RAW_URL_FILTER_BYTES = 4 * 1024 * 1024;
+
+export function readPlanOf(query: ReportQuery, options: ReadPlanOptions = {}): ReadPlan {
   const devices = query.deviceTypes
     ? DEVICE_ORDER.flatMap((d, i) => (query.deviceTypes!.includes(d) ? [i] : []))
     : [0, 1, 2];
@@ -48,6 +68,10 @@ export function readPlanOf(query: ReportQuery): ReadPlan {
     const column = aggregateOf(aggregate).column;
     metrics.set(column, [...(metrics.get(column) ?? []), metric]);
   }
+  const countryFloor = floorOf(query, options.countryFloor ?? 0);
+  // the floor compares each row's distinct visitors: read them even when the answer does not show them
+  const uniques = aggregateOf('uniques').column;
+  if (countryFloor > 0 && !metrics.has(uniques)) metrics.set(uniques, []);
   const ask: ReportAsk = {
     metadataKeys: query.metadataKeys.map(encodeMetadataKey),
     metrics,
@@ -66,6 +90,7 @@ export function readPlanOf(query: ReportQuery): ReadPlan {
     if (aggregate.storage === 'foldedWithDevices' && !ask.allDevices) columns.push(deviceColumn(aggregate.column));
   }
   const dims = family?.dimensions ?? [];
+  const urlSlices = query.filters.url ? slicesOf(query.filters.url, RAW_URL_FILTER_BYTES) : [undefined];
   return {
     query,
     ask,
@@ -76,8 +101,15 @@ export function readPlanOf(query: ReportQuery): ReadPlan {
     keyFilters: dims.map((d) => (query.filters[d] ? new Set(query.filters[d]) : undefined)),
     groupKeyAt: query.groupBy.map((d) => dims.indexOf(d)),
     names: query.names ? new Set(query.names) : undefined,
-    rawPipeline: (created) => buildRawPipeline(query, ask, created),
+    countryFloor,
+    rawPipelines: (created) => urlSlices.map((urls) => buildRawPipeline(query, ask, created, urls)),
   };
+}
+
+/** The floor applies to rows that can name a country: grouped by country, or filtered by a code ("" is unknown). */
+function floorOf(query: ReportQuery, floor: number): number {
+  const named = query.groupBy.includes('country') || (query.filters.country ?? []).some((c) => c !== '');
+  return named ? floor : 0;
 }
 
 /** One value is an equality (the index's favourite), several an $in. Values are validated strings, never operators. */
@@ -90,11 +122,16 @@ function oneOf(values: readonly string[]): unknown {
  * dimensions and what the asked aggregates add (the visitor, the measures' values), with the
  * asked aggregates' accumulators.
  */
-function buildRawPipeline(query: ReportQuery, ask: ReportAsk, created: readonly CreatedBounds[]): Document[] {
+function buildRawPipeline(
+  query: ReportQuery,
+  ask: ReportAsk,
+  created: readonly CreatedBounds[],
+  urls: readonly string[] | undefined,
+): Document[] {
   const match: Document = { owner_id: query.ownerId, bot: { $ne: true } };
   if (query.names) match.name = oneOf(query.names);
   for (const [dimension, values] of Object.entries(query.filters) as Array<[Dimension, string[]]>)
-    match[dimension] = matchCondition(values);
+    match[dimension] = matchCondition(dimension === 'url' ? urls! : values);
   if (query.deviceTypes) match.device_type = oneOf(query.deviceTypes);
   // several ranges (a report's raw parts within one day bucket, e.g. dirty hours) are one $or
   const ranges = created.filter((c) => c.gte || c.lte).map(createdCondition);
@@ -105,6 +142,22 @@ function buildRawPipeline(query: ReportQuery, ask: ReportAsk, created: readonly 
   query.groupBy.forEach((dimension, i) => (id[`g${i}`] = pipelineValue(dimension)));
   Object.assign(id, key);
   return [{ $match: match }, { $group: { _id: id, ...group } }];
+}
+
+/** The values in consecutive slices of at most `maxBytes` UTF-8 bytes each (at least one value a slice). */
+function slicesOf(values: readonly string[], maxBytes: number): string[][] {
+  const slices: string[][] = [[]];
+  let bytes = 0;
+  for (const value of values) {
+    const size = Buffer.byteLength(value) + 16;
+    if (bytes + size > maxBytes && slices[slices.length - 1]!.length > 0) {
+      slices.push([]);
+      bytes = 0;
+    }
+    slices[slices.length - 1]!.push(value);
+    bytes += size;
+  }
+  return slices;
 }
 
 function createdCondition(created: CreatedBounds): Document {

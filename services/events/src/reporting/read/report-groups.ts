@@ -9,6 +9,34 @@ export interface ReportGroup {
   name: string;
   dims: readonly string[];
   states: GroupStates;
+  /**
+   * Its numbers are withheld under the country floor (country-floor.ts): its states are empty
+   * and its row shows `below_floor: true` with null numbers.
+   */
+  belowFloor?: true;
+}
+
+/** States the caller owns, equal to `states` (whose own may be shared). */
+export function ownStates(states: GroupStates): GroupStates {
+  const out: Record<string, unknown> = {};
+  for (const [name, state] of Object.entries(states)) out[name] = aggregateOf(name as AggregateName).own(state);
+  return out as GroupStates;
+}
+
+/** `part` merged into `into` (owned), aggregate by aggregate, with each aggregate's own merge. */
+export function mergeStatesInto(into: GroupStates, part: GroupStates): void {
+  const states = into as Record<string, unknown>;
+  for (const [name, state] of Object.entries(part)) {
+    const aggregate = aggregateOf(name as AggregateName);
+    states[name] = states[name] === undefined ? aggregate.own(state) : aggregate.mergeInto(states[name], state);
+  }
+}
+
+/** The states of no events: every named aggregate empty. */
+export function emptyStates(names: readonly AggregateName[]): GroupStates {
+  const out: Record<string, unknown> = {};
+  for (const name of names) out[name] = aggregateOf(name).empty();
+  return out as GroupStates;
 }
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
@@ -29,7 +57,7 @@ export class TooManyGroupsError extends ValidationError {
 }
 
 /** A report whose groups would take more memory than a report may hold: the same 400 as the group cap, naming the bound. */
-export class GroupsTooLargeError extends ValidationError {
+class GroupsTooLargeError extends ValidationError {
   constructor(readonly maxBytes: number) {
     const mib = Math.round((maxBytes / (1024 * 1024)) * 10) / 10;
     super(`the report's groups take more than ${mib} MiB`, [

@@ -3,9 +3,10 @@ import { ValidationError, validate } from '@cm/platform';
 import type { ReportDate } from './report-dates';
 import { parseMetric } from '../../metrics/registry';
 import { DIMENSIONS, storedValue, type Dimension } from '../../storage/dimensions';
-import type { AggregateMetric, Conversion, ReportQuery } from './report-query';
+import { campaignFlight, campaignUrls, type CampaignScope } from './campaign-scope';
+import type { AggregateMetric, Conversion, ReportQuery, TimeRange } from './report-query';
 import { checkRangeCap } from './report-range';
-import { reportBodySchema, splitCommaLists } from './report-schema';
+import { refuseOwnProto, reportBodySchema, splitCommaLists, type ReportBody } from './report-schema';
 import { timeBuckets } from './time-buckets';
 import { zonedInstant } from './time-zone';
 import { urlFilterValues } from './url-filter';
@@ -19,32 +20,38 @@ export interface ReportLimits {
 
 const DEFAULT_MAX_BUCKETS = 10_000;
 
-/** Validates a report body (400 naming each bad field) and normalises it into a ReportQuery. */
+/** The body's shape (400 naming each bad field): no campaign, clock or limit is consulted. */
+export function validateReportBody(body: unknown): ReportBody {
+  refuseOwnProto(body);
+  return validate(reportBodySchema, splitCommaLists(body), 'body', { convert: true });
+}
+
+/** Validates a report body without a campaign and normalises it (existing callers: tests, tools). */
 export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQuery {
-  // Joi silently skips an own `__proto__` key (JSON.parse makes one); it is unknown like any other
-  if (body && typeof body === 'object' && Object.hasOwn(body, '__proto__')) {
-    throw new ValidationError('invalid body', [{ field: '__proto__', message: 'is not an allowed field' }]);
-  }
-  const input = validate(reportBodySchema, splitCommaLists(body), 'body', { convert: true });
-  const zone = input.timezone ?? 'UTC';
-  const from = input.created__gte && zonedStart(input.created__gte, zone);
-  const to = input.created__lte && zonedEnd(input.created__lte, zone);
-  if (from && to) {
-    if (from > to)
-      throw new ValidationError('invalid body', [
-        { field: 'created__lte', message: 'must not be before created__gte' },
-      ]);
-    checkRangeCap(from.getTime(), to.getTime(), limits.maxRangeDays, 'created__gte');
-  }
+  return normaliseReport(validateReportBody(body), limits);
+}
+
+/**
+ * A validated body as a ReportQuery (400 naming the field for what depends on more than one
+ * field: the range, the series, the order, the conversion). Pure. With `campaign` (the record of
+ * `body.campaign`, resolved by the caller) the url filter is the campaign's URLs within the given
+ * ones, the range the given one within the flight, and the zone the campaign's unless given.
+ */
+export function normaliseReport(input: ReportBody, limits: ReportLimits, campaign?: CampaignScope): ReportQuery {
+  if (input.campaign !== undefined && !campaign) throw new Error('a campaign report needs the campaign record');
+  const zone = input.timezone ?? campaign?.timezone ?? 'UTC';
+  const { range, outside } = rangeOf(input, zone, limits, campaign);
+  const { from, to } = range;
   let series: ReportQuery['series'];
   if (input.interval) {
-    if (!from || !to) {
+    // a range outside the flight has no buckets; any other needs both bounds
+    if (!outside && (!from || !to)) {
       throw new ValidationError('invalid body', [
         { field: from ? 'created__lte' : 'created__gte', message: 'is required with interval' },
       ]);
     }
     const max = limits.maxBuckets ?? DEFAULT_MAX_BUCKETS;
-    series = timeBuckets(input.interval, zone, from.getTime(), to.getTime(), max);
+    series = outside ? [] : timeBuckets(input.interval, zone, from!.getTime(), to!.getTime(), max);
     if (!series)
       throw new ValidationError('invalid body', [
         {
@@ -59,24 +66,57 @@ export function parseReportRequest(body: unknown, limits: ReportLimits): ReportQ
   const orderField =
     orderFieldOf(input.order_by, metrics) ?? (input.limit !== undefined || input.order ? 'value' : undefined);
   const conversion = conversionOf(input.conversion, metrics, input.name);
+  const filters = filtersOf(input);
+  if (campaign) filters.url = campaignUrls(campaign, filters.url);
+  const matchesNothing = outside || filters.url?.length === 0;
   return {
     ownerId: input.owner_id,
     names: distinct(input.name),
-    filters: filtersOf(input),
+    filters,
     deviceTypes: distinct(input.device_type),
     groupBy: input.group_by ?? [],
     metadataKeys: input.metadata ?? [],
     metrics,
     aggregateMetrics: aggregateMetricsOf(metrics),
     ...(conversion ? { conversion } : {}),
-    range: { from, to },
+    range,
     ...(input.interval ? { interval: input.interval, series, fillZeros: input.fill_zeros ?? false } : {}),
-    ...(input.timezone ? { timeZone: zone } : {}),
+    ...(input.timezone || campaign ? { timeZone: zone } : {}),
     ...(input.limit !== undefined ? { limit: input.limit } : {}),
     ...(orderField
       ? { orderBy: { field: orderField, direction: input.order ?? (orderField === 'name' ? 'asc' : 'desc') } }
       : {}),
+    ...(input.campaign !== undefined ? { campaign: input.campaign } : {}),
+    ...(matchesNothing ? { matchesNothing } : {}),
   };
+}
+
+/**
+ * The range a report reads: the given bounds (a bare date read in `zone`), within the campaign's
+ * flight when there is one (`outside`: they do not meet). The range cap applies to the result.
+ */
+function rangeOf(
+  input: ReportBody,
+  zone: string,
+  limits: ReportLimits,
+  campaign: CampaignScope | undefined,
+): { range: TimeRange; outside: boolean } {
+  const from = input.created__gte && zonedStart(input.created__gte, zone);
+  const to = input.created__lte && zonedEnd(input.created__lte, zone);
+  if (from && to && from > to)
+    throw new ValidationError('invalid body', [{ field: 'created__lte', message: 'must not be before created__gte' }]);
+  if (!campaign) {
+    if (from && to) checkRangeCap(from.getTime(), to.getTime(), limits.maxRangeDays, 'created__gte');
+    return { range: { from, to }, outside: false };
+  }
+  const flight = campaignFlight(campaign);
+  const start = Math.max(from?.getTime() ?? -Infinity, flight.from);
+  const end = Math.min(to?.getTime() ?? Infinity, flight.to);
+  if (start > end) return { range: { from, to }, outside: true };
+  // both bounds given: they made the range too long; else the flight did
+  if (from && to) checkRangeCap(start, end, limits.maxRangeDays, 'created__gte', " within the campaign's flight");
+  else checkRangeCap(start, end, limits.maxRangeDays, 'campaign', " of the campaign's flight");
+  return { range: { from: new Date(start), to: new Date(end) }, outside: false };
 }
 
 /** Each dimension's filter, as stored values. */

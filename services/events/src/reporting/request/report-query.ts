@@ -64,6 +64,13 @@ export interface ReportQuery {
   /** Top-N: only the first `limit` groups in `orderBy` order. */
   limit?: number;
   orderBy?: OrderBy;
+  /** The campaign token the report is restricted to (its URLs are in `filters.url`, its flight in `range`). */
+  campaign?: string;
+  /**
+   * Nothing can match: the campaign's URLs or flight do not meet the given url filter or range.
+   * Answered without reading ([] or, with fill_zeros, the zero rows of the series).
+   */
+  matchesNothing?: boolean;
 }
 
 /** `value` or a requested metric (descending by default) or `name` (then the group fields; ascending by default). */

@@ -14,7 +14,7 @@ export interface StoredDays {
   newest: number;
 }
 
-export type RangeField = 'created__gte' | 'created__lte';
+export type RangeField = 'created__gte' | 'created__lte' | 'campaign';
 
 /** The range cap (REPORT_MAX_RANGE_DAYS): a 400 naming `field` when [from, to] touches more UTC days. */
 export function checkRangeCap(from: number, to: number, maxRangeDays: number, field: RangeField, detail = ''): void {

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { EVENT_LIMITS } from '@cm/contracts';
+import { ValidationError } from '@cm/platform';
+import { CAMPAIGN_TOKEN_PATTERN, EVENT_LIMITS } from '@cm/contracts';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportDate, type ReportDate } from './report-dates';
 import { parseMetric } from '../../metrics/registry';
@@ -15,6 +16,8 @@ const ATTRIBUTION_MAX = 256;
 
 export type ReportBody = {
   owner_id: string;
+  /** A campaign token: the report keeps the campaign's content URLs within its flight (campaign-scope.ts). */
+  campaign?: string;
   name?: string[];
   device_type?: Array<'desktop' | 'tablet' | 'mobile'>;
   metadata?: string[];
@@ -66,7 +69,13 @@ const DIMENSION_VALUES: Record<Dimension, Joi.StringSchema> = {
   referrer: Joi.string().allow('').max(253),
 };
 
-const eventName = Joi.string().min(1).max(EVENT_LIMITS.nameMax);
+/** An owner's unique_id: digits. */
+export const ownerId = Joi.string().pattern(/^\d+$/, 'digits').max(EVENT_LIMITS.ownerIdMax);
+
+export const eventName = Joi.string().min(1).max(EVENT_LIMITS.nameMax);
+
+/** A campaign token as management issues them (base64url): anything else cannot name a campaign. */
+export const campaignToken = Joi.string().pattern(CAMPAIGN_TOKEN_PATTERN, 'a campaign token');
 
 /** Upper bound of `limit` (REPORT_MAX_GROUPS bounds it further at run time). */
 const MAX_LIMIT = 100_000;
@@ -94,7 +103,8 @@ const metadataKey = Joi.string()
  * value of the wrong type, e.g. `{"$gt": ""}`, fails here with 400.
  */
 export const reportBodySchema = Joi.object<ReportBody>({
-  owner_id: Joi.string().pattern(/^\d+$/, 'digits').max(EVENT_LIMITS.ownerIdMax).required(),
+  owner_id: ownerId.required(),
+  campaign: campaignToken,
   ...Object.fromEntries(DIMENSIONS.map((d) => [d, oneOrMany(DIMENSION_VALUES[d])])),
   name: oneOrMany(eventName),
   device_type: oneOrMany(Joi.string().valid('desktop', 'tablet', 'mobile')),
@@ -122,6 +132,12 @@ export const reportBodySchema = Joi.object<ReportBody>({
   order_by: Joi.string().max(64),
   order: Joi.string().valid('asc', 'desc'),
 });
+
+/** Joi silently skips an own `__proto__` key (JSON.parse makes one): it is refused like any unknown field. */
+export function refuseOwnProto(body: unknown): void {
+  if (body && typeof body === 'object' && Object.hasOwn(body, '__proto__'))
+    throw new ValidationError('invalid body', [{ field: '__proto__', message: 'is not an allowed field' }]);
+}
 
 /**
  * `metadata`, `group_by` and `metrics` are comma lists in the API; a JSON array is taken too. A comma list

@@ -1,0 +1,117 @@
+import { aggregateOf } from '../../metrics/registry';
+import type { ReportQuery } from '../request/report-query';
+import { conversionTotals } from './conversion-rates';
+import type { ReadPlan } from './read-plan';
+import { groupKey, mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
+
+/** A group without its time: what top-N ranks and a series fills. */
+export function identity(g: Pick<ReportGroup, 'name' | 'dims'>): string {
+  return groupKey(undefined, g.name, g.dims);
+}
+
+/** Name, then the group fields in request order (code-unit order). */
+export function byFields(a: ReportGroup, b: ReportGroup): number {
+  const c = compare(a.name, b.name);
+  if (c !== 0) return c;
+  for (let i = 0; i < a.dims.length; i++) {
+    const d = compare(a.dims[i]!, b.dims[i]!);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * Rank of each group (0 first) by its total over all row times (visitors and quantiles: the union
+ * over the row times, never a sum), or by name then group fields. By conversion rate, a group's
+ * rows of every name share the rank of the group's rate. A group whose every row is withheld by
+ * the country floor has no total and ranks last, like an average without events: its hidden
+ * numbers never decide its place.
+ */
+export function rankGroups(groups: readonly ReportGroup[], plan: ReadPlan): Map<string, number> {
+  const { query } = plan;
+  const { field, direction } = query.orderBy!;
+  if (field === 'conversion_rate') return rankByRate(groups, query);
+  const totals = new Map<string, ReportGroup>();
+  for (const g of groups) {
+    const key = identity(g);
+    const seen = totals.get(key);
+    if (!seen)
+      totals.set(key, {
+        name: g.name,
+        dims: g.dims,
+        states: ownStates(g.states),
+        ...(g.belowFloor && { belowFloor: true }),
+      });
+    else {
+      // a withheld row's states are empty: merging them adds nothing
+      mergeStatesInto(seen.states, g.states);
+      if (!g.belowFloor) delete seen.belowFloor;
+    }
+  }
+  const asked = query.aggregateMetrics.find((m) => m.metric.metric === field);
+  const metric = (g: ReportGroup): number | bigint | null => {
+    if (g.belowFloor) return null;
+    if (field === 'value') return (g.states.count as number | undefined) ?? 0;
+    if (!asked) return 0;
+    const states = g.states as Record<string, unknown>;
+    const rank = aggregateOf(asked.aggregate).rank;
+    // null (an average without events) ranks last
+    return rank ? rank(states[asked.aggregate], asked.metric) : 0;
+  };
+  const byRow = ranked([...totals.entries()], metric, direction, field === 'name');
+  return query.conversion ? rankByBestRow(groups, byRow) : byRow;
+}
+
+/**
+ * With a conversion rate asked, every row of a set of group fields takes the place of that set's
+ * best-ranked row (ranks stay 0, 1, 2, ...): top-N keeps or drops a group with all its names and
+ * never cuts the `from` row that carries a kept group's rate.
+ */
+function rankByBestRow(groups: readonly ReportGroup[], byRow: Map<string, number>): Map<string, number> {
+  const best = new Map<string, number>();
+  for (const g of groups) {
+    const key = groupKey(undefined, '', g.dims);
+    const rank = byRow.get(identity(g))!;
+    if (!(best.get(key)! <= rank)) best.set(key, rank);
+  }
+  const place = new Map([...best.entries()].sort((a, b) => a[1] - b[1]).map(([key], i) => [key, i]));
+  return new Map(groups.map((g) => [identity(g), place.get(groupKey(undefined, '', g.dims))!]));
+}
+
+/** Ranks by the conversion rate of each group's totals (its group fields, every name; withheld rows count 0). */
+function rankByRate(groups: readonly ReportGroup[], query: ReportQuery): Map<string, number> {
+  const totals = conversionTotals(groups, query.conversion!);
+  const entries = [...totals.entries()].map(
+    ([key, t]) => [key, { name: '', dims: t.dims, states: {} }] as [string, ReportGroup],
+  );
+  const rates = new Map(entries.map(([key, g]) => [g, totals.get(key)!.rate]));
+  const byGroup = ranked(entries, (g) => rates.get(g)!, query.orderBy!.direction, false);
+  // every row of a group, whatever its name, takes the group's rank
+  const out = new Map<string, number>();
+  for (const g of groups) out.set(identity(g), byGroup.get(groupKey(undefined, '', g.dims))!);
+  return out;
+}
+
+/** Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by the group fields. */
+function ranked(
+  entries: Array<[string, ReportGroup]>,
+  metric: (g: ReportGroup) => number | bigint | null,
+  direction: 'asc' | 'desc',
+  byNameOnly: boolean,
+): Map<string, number> {
+  const sign = direction === 'asc' ? 1 : -1;
+  const ordered = entries
+    .map(([key, g]) => ({ key, g, m: metric(g) }))
+    .sort((a, b) => {
+      if (byNameOnly) return sign * byFields(a.g, b.g);
+      if (a.m === null || b.m === null) return (a.m === null ? 1 : 0) - (b.m === null ? 1 : 0) || byFields(a.g, b.g);
+      // a sum past 2^53 is a bigint: compared with numbers exactly, never subtracted
+      return sign * (a.m < b.m ? -1 : a.m > b.m ? 1 : 0) || byFields(a.g, b.g);
+    });
+  return new Map(ordered.map(({ key }, i) => [key, i]));
+}
+
+/** Code-unit order: stable across locales and servers. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
