@@ -31,7 +31,7 @@ function visitorHash(i) {
 }
 
 /** A standard normal sample (Box-Muller). */
-function gaussian(rand) {
+export function gaussian(rand) {
   return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
 

@@ -1,295 +1,266 @@
 #!/usr/bin/env node
-// `pnpm bench:sketch-reads`: how the sketch part of a 30-day report grows with traffic, without a
-// database, past the sizes the MongoDB stand-in can hold. For each size in BENCH_SIZES (default
-// 1M, 5M, 25M events) it generates `bench:report`'s data (report-data.mjs, the same seed), keeps
-// the reported owner's non-bot events, and builds what the rollup cells of a 30-day range hold
-// for the two reports whose 5M/1M ratios are over 1.3: the quantile sketches of engaged time per
-// (unit, content, device) and the visitor sketches (over all devices) per (unit, name, url), in
-// the five units the planner reads for that range (1, 8, 16, 4 and 1 days), stored as the cells
-// store them (JSON text of base64url sketches). Then it times the report's own code on them
-// (services/events/dist: the side field's JSON.parse, the stored parts, the group merge, the
-// answer), BENCH_RUNS (15) times, and prints p50 ms, the bytes read, and the ratios between sizes.
-// Progress on stderr, the table on stdout.
+// `pnpm bench:sketch-reads`: how the rollup side of the two sketch-heavy 30-day reports grows with
+// traffic, without a database, past the sizes the MongoDB stand-in can hold. For each size in
+// BENCH_SIZES (default 1M, 5M, 25M events) it generates `bench:report`'s data (report-data.mjs,
+// the same seed, 30 days from 2026-01-01), keeps the reported owner's events, and builds the pages
+// its units of the 30-day range hold in the pages family (the units the planner reads when all are
+// built: 2, 8, 16 and 4 days), as the builder builds them (cell-pages.mjs: its rows merged into a
+// FamilyTable, stored by the real page writer). Then it times the report's own read of those pages
+// (readCells: page decode, entries filtered and merged into the groups; then toReportRows) for
+// "30 days, p90 engaged time, group_by content_id" and "30 days, uniques, group_by url",
+// BENCH_RUNS (15) times after two warm-ups, and prints p50 ms with every page decoded again, p50
+// ms from a decoded-page cache holding them (the merge alone), the bytes read, and the ratios
+// between sizes. BENCH_COMPARE_DIST=<another checkout's services/events/dist> of a build before
+// pages (its side fields: JSON text of base64url sketches) times that build's code on its own
+// stored form of the same units side by side, run by run alternating (the figures of the earlier
+// runs of this bench). Progress on stderr, the tables on stdout.
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { eventBatches, OWNERS } from './report-data.mjs';
+import { cellReport, checkRows, columnBytes, ownerPages, rangeUnits } from './cell-pages.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
-const dist = (p) => require(path.join(root, 'services/events/dist', p));
-const { quantilesOf, quantileAt } = dist('sketches/quantile-sketch');
-const { quantilesAggregate, storedQuantiles, mergeAllQuantileParts, emptyQuantileStates } = dist(
-  'rollups/aggregates/quantiles-aggregate',
-);
-const { sketchOfHashes, encodeSketch, emptySketch, mergeStoredInto, mergeInto, sketchCount } =
-  dist('sketches/distinct-sketch');
-
 const SIZES = (process.env.BENCH_SIZES ?? '1000000,5000000,25000000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const COMPARE = process.env.BENCH_COMPARE_DIST;
 const DAYS = 30;
 const URLS = 2000;
-// the epoch-aligned units of bench:report's 30-day range: 1, 8, 16, 4 and 1 days
-const UNIT_ENDS = [1, 9, 25, 29, 30];
-const DEVICES = ['desktop', 'mobile', 'tablet'];
+const FIRST_DAY = Date.UTC(2026, 0, 1);
 const say = (s) => process.stderr.write(`[sketch-reads] ${s}\n`);
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
-/** The owner's non-bot events of one size, as (unit, url, device, name, visitor, engaged_ms). */
-function collect(total) {
-  const firstDay = Date.UTC(2026, 0, 1);
-  const views = new Map(); // unit|page|device -> engaged values
-  const visitors = new Map(); // unit|name|page -> visitor hashes
+const day = (n) => new Date(FIRST_DAY + n * 86_400_000).toISOString().slice(0, 10);
+const MONTH = { owner_id: OWNERS[0], created__gte: `${day(0)} 00:00:00`, created__lte: `${day(DAYS - 1)} 23:59:59` };
+const P90 = { ...MONTH, name: 'view', group_by: 'content_id', metrics: 'count,engaged_ms_p90' };
+const UNIQUES = { ...MONTH, group_by: 'url', metrics: 'count,uniques' };
+const UNITS = rangeUnits(FIRST_DAY, FIRST_DAY + DAYS * 86_400_000);
+
+/** The build before pages: its own code (side fields of JSON text) on its own stored form of the same units. */
+function comparedBuild(distDir) {
+  const req = (p) => require(path.resolve(distDir, p));
+  const { quantilesOf, quantileAt } = req('sketches/quantile-sketch');
+  const q = req('rollups/aggregates/quantiles-aggregate');
+  const s = req('sketches/distinct-sketch');
+  const DEVICES = ['desktop', 'mobile', 'tablet'];
+  return {
+    /** Per unit the `q` side text of its view cells (entries by page, per device [engaged, 0, 0]). */
+    quantileCells(views) {
+      return UNITS.map((_, unit) => {
+        const pages = [];
+        const stored = [];
+        for (let page = 0; page < URLS; page++) {
+          const states = DEVICES.map((_, d) => {
+            const values = views.get(`${unit}|${page}|${d}`);
+            return values ? [quantilesOf(values), quantilesOf([]), quantilesOf([])] : q.emptyQuantileStates();
+          });
+          if (!states.some((x) => x !== q.emptyQuantileStates())) continue;
+          pages.push(page);
+          stored.push(q.quantilesAggregate.encode(states));
+        }
+        return { pages, text: JSON.stringify(stored) };
+      });
+    },
+    /** Per unit and name the `v` side text (one all-device visitor sketch per page). */
+    visitorCells(visitors) {
+      const cells = [];
+      UNITS.forEach((_, unit) => {
+        for (const name of ['impression', 'click', 'view', 'share']) {
+          const pages = [];
+          const stored = [];
+          for (let page = 0; page < URLS; page++) {
+            const hashes = visitors.get(`${unit}|${name}|${page}`);
+            if (!hashes) continue;
+            pages.push(page);
+            stored.push(s.encodeSketch(s.sketchOfHashes(hashes)));
+          }
+          cells.push({ name, pages, text: JSON.stringify(stored) });
+        }
+      });
+      return cells;
+    },
+    /** The p90 report's sketch part: parse, stored parts per group, one merge per group, the answer. */
+    p90(cells) {
+      const groups = new Map();
+      for (const cell of cells) {
+        const side = JSON.parse(cell.text);
+        for (let i = 0; i < side.length; i++) {
+          const parts = groups.get(cell.pages[i]);
+          const part = q.storedQuantiles(side[i], [0, 1, 2], [0]);
+          if (parts) parts.push(part);
+          else groups.set(cell.pages[i], [part]);
+        }
+      }
+      let sum = 0;
+      for (const parts of groups.values()) sum += quantileAt(q.mergeAllQuantileParts(parts)[0], 0.9);
+      return sum;
+    },
+    /** The uniques-by-url report's sketch part: parse, each stored sketch merged into its group's own. */
+    uniques(cells) {
+      const groups = new Map();
+      for (const cell of cells) {
+        const side = JSON.parse(cell.text);
+        for (let i = 0; i < side.length; i++) {
+          const key = `${cell.name}|${cell.pages[i]}`;
+          const seen = groups.get(key);
+          const part = s.mergeStoredInto(s.emptySketch(), side[i]);
+          groups.set(key, seen ? s.mergeInto(seen, part) : part);
+        }
+      }
+      let sum = 0;
+      for (const x of groups.values()) sum += s.sketchCount(x).value;
+      return sum;
+    },
+  };
+}
+
+/** The owner's pages of every unit; with a compared build, the values its stored form is made of. */
+function collect(total, keepValues) {
+  const builder = ownerPages(OWNERS[0], 'p', UNITS);
+  const views = new Map(); // unit|page|device -> engaged values (compared build)
+  const visitors = new Map(); // unit|name|page -> visitor hashes (compared build)
   let events = 0;
-  for (const batch of eventBatches({ total, days: DAYS, firstDay, urls: URLS, batch: 500 }, new Map())) {
+  let viewEvents = 0;
+  const checked = [];
+  for (const batch of eventBatches({ total, days: DAYS, firstDay: FIRST_DAY, urls: URLS, batch: 500 }, new Map())) {
     for (const e of batch) {
       if (e.owner_id !== OWNERS[0] || e.bot) continue;
       events++;
-      const day = Math.floor((e.created.getTime() - firstDay) / 86_400_000);
-      const unit = UNIT_ENDS.findIndex((end) => day < end);
+      if (e.name === 'view') viewEvents++;
+      if (checked.length < 500) checked.push(e);
+      builder.add(e);
+      if (!keepValues) continue;
+      const t = e.created.getTime();
+      const unit = UNITS.findIndex((u) => t >= u.unit.start && t < u.end);
       const page = e.url.slice(e.url.lastIndexOf('/') + 1);
       const vk = `${unit}|${e.name}|${page}`;
-      let set = visitors.get(vk);
-      if (!set) visitors.set(vk, (set = []));
-      set.push(e.visitor);
+      if (!visitors.has(vk)) visitors.set(vk, []);
+      visitors.get(vk).push(e.visitor);
       if (e.name === 'view') {
-        const qk = `${unit}|${page}|${DEVICES.indexOf(e.device_type)}`;
-        let values = views.get(qk);
-        if (!values) views.set(qk, (values = []));
-        values.push(e.measures.engaged_ms);
+        const qk = `${unit}|${page}|${['desktop', 'mobile', 'tablet'].indexOf(e.device_type)}`;
+        if (!views.has(qk)) views.set(qk, []);
+        views.get(qk).push(e.measures.engaged_ms);
       }
     }
   }
-  return { events, views, visitors };
+  checkRows(checked, 'p');
+  return { events, viewEvents, pages: builder.pages(), views, visitors };
 }
 
-/**
- * Per unit: the `q` side text of the view cells (entries by page, per device [engaged, 0, 0]); with
- * `folded`, one sketch over all devices per entry instead (a layout this build does not store:
- * what such a field would cost to read).
- */
-function quantileCells({ views }, folded = false) {
-  return UNIT_ENDS.map((_, unit) => {
-    const entries = [];
-    for (let page = 0; page < URLS; page++) {
-      const of = (d) => views.get(`${unit}|${page}|${d}`);
-      const states = DEVICES.map((_, d) => {
-        const values = folded ? (d === 0 ? DEVICES.flatMap((_, e) => of(e) ?? []) : []) : (of(d) ?? []);
-        return values.length > 0 ? [quantilesOf(values), quantilesOf([]), quantilesOf([])] : emptyQuantileStates();
-      });
-      if (states.some((s) => s !== emptyQuantileStates())) entries.push({ page, q: quantilesAggregate.encode(states) });
-    }
-    return { pages: entries.map((e) => e.page), text: JSON.stringify(entries.map((e) => e.q)) };
-  });
-}
-
-/** Per unit and name: the `v` side text (one all-device visitor sketch per page). */
-function visitorCells({ visitors }) {
-  const cells = [];
-  for (let unit = 0; unit < UNIT_ENDS.length; unit++)
-    for (const name of ['impression', 'click', 'view', 'share']) {
-      const pages = [];
-      const stored = [];
-      for (let page = 0; page < URLS; page++) {
-        const hashes = visitors.get(`${unit}|${name}|${page}`);
-        if (!hashes) continue;
-        pages.push(page);
-        stored.push(encodeSketch(sketchOfHashes(hashes)));
-      }
-      cells.push({ name, pages, text: JSON.stringify(stored) });
-    }
-  return cells;
-}
-
-/** The p90 report's sketch part: parse, stored parts per group, one merge per group, the answer. */
-function p90Report(cells) {
-  const groups = new Map();
-  for (const cell of cells) {
-    const side = JSON.parse(cell.text);
-    for (let i = 0; i < side.length; i++) {
-      const page = cell.pages[i];
-      const parts = groups.get(page);
-      const part = storedQuantiles(side[i], [0, 1, 2], [0]);
-      if (parts) parts.push(part);
-      else groups.set(page, [part]);
-    }
-  }
-  let sum = 0;
-  for (const parts of groups.values()) sum += quantileAt(mergeAllQuantileParts(parts)[0], 0.9);
-  return sum;
-}
-
-/** The uniques-by-url report's sketch part: parse, each stored sketch merged into its group's own. */
-function uniquesReport(cells) {
-  const groups = new Map();
-  for (const cell of cells) {
-    const side = JSON.parse(cell.text);
-    for (let i = 0; i < side.length; i++) {
-      const key = `${cell.name}|${cell.pages[i]}`;
-      const seen = groups.get(key);
-      const part = mergeStoredInto(emptySketch(), side[i]);
-      groups.set(key, seen ? mergeInto(seen, part) : part);
-    }
-  }
-  let sum = 0;
-  for (const s of groups.values()) sum += sketchCount(s).value;
-  return sum;
-}
-
-// Variant (an experiment, not what reports do): a group's stored exact sets decoded into one
-// array and counted with one open-addressing table per group (the hashes are uniformly random, so
-// their low bits index it), instead of a sorted union per part. Groups with a HyperLogLog part or
-// more than 4,096 visitors take the reports' path. What one pass per group could save.
-const BYTES = Buffer.allocUnsafe(64 * 1024);
-let HASHES = new Float64Array(1 << 16);
-let TABLE = new Float64Array(1 << 16);
-
-function storedByGroup(cells) {
-  const groups = new Map();
-  for (const cell of cells) {
-    const side = JSON.parse(cell.text);
-    for (let i = 0; i < side.length; i++) {
-      const key = `${cell.name}|${cell.pages[i]}`;
-      const seen = groups.get(key);
-      if (seen) seen.push(side[i]);
-      else groups.set(key, [side[i]]);
-    }
-  }
-  return groups;
-}
-
-function reportsPath(parts) {
-  let s = emptySketch();
-  for (const p of parts) s = mergeStoredInto(s, p);
-  return sketchCount(s).value;
-}
-
-function hashesOf(parts) {
-  let n = 0;
-  for (const p of parts) {
-    if (typeof p !== 'string') continue;
-    const len = BYTES.write(p.slice(3), 0, 'base64url');
-    if (n + len / 7 > HASHES.length) {
-      const grown = new Float64Array(2 * (n + len / 7));
-      grown.set(HASHES.subarray(0, n));
-      HASHES = grown;
-    }
-    for (let o = 0; o < len; o += 7)
-      HASHES[n++] = ((BYTES[o] << 16) | (BYTES[o + 1] << 8) | BYTES[o + 2]) * 2 ** 32 + BYTES.readUInt32BE(o + 3);
-  }
-  return n;
-}
-
-function distinctOf(n) {
-  let size = 16;
-  while (size < 2 * n) size *= 2;
-  if (TABLE.length < size) TABLE = new Float64Array(size);
-  const table = TABLE;
-  table.fill(-1, 0, size);
-  const mask = size - 1;
-  let distinct = 0;
-  for (let i = 0; i < n; i++) {
-    const h = HASHES[i];
-    let at = (h % 4294967296) & mask;
-    while (table[at] !== -1 && table[at] !== h) at = (at + 1) & mask;
-    if (table[at] === -1) {
-      table[at] = h;
-      distinct++;
-    }
-  }
-  return distinct;
-}
-
-function uniquesOneTable(cells) {
-  let sum = 0;
-  for (const parts of storedByGroup(cells).values()) {
-    if (parts.some((p) => typeof p === 'string' && !p.startsWith('e1:'))) {
-      sum += reportsPath(parts);
-      continue;
-    }
-    const distinct = distinctOf(hashesOf(parts));
-    sum += distinct <= 4096 ? distinct : reportsPath(parts);
-  }
-  return sum;
-}
-
-/** The floor of reading the bytes at all: the side field's JSON.parse and the base64 decoding. */
-function parseAndBase64(cells) {
-  let n = 0;
-  for (const c of cells)
-    for (const t of JSON.parse(c.text)) if (typeof t === 'string') n += BYTES.write(t.slice(3), 0, 'base64url');
-  return n;
-}
-
-function p50(work) {
-  const times = [];
+/** p50 ms of each variant, BENCH_RUNS runs after two warm-ups, the variants alternating which goes first. */
+async function timed(variants) {
+  const times = variants.map(() => []);
   for (let r = 0; r < RUNS + 2; r++) {
-    const t0 = process.hrtime.bigint();
-    work();
-    if (r >= 2) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const order = variants.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) {
+      const t0 = process.hrtime.bigint();
+      await variants[i]();
+      if (r >= 2) times[i].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return times.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
 }
 
-const rows = [];
-for (const size of SIZES) {
-  const t0 = Date.now();
-  const data = collect(size);
-  const q = quantileCells(data);
-  const qFolded = quantileCells(data, true);
-  const v = visitorCells(data);
+async function main() {
+  const old = COMPARE ? comparedBuild(COMPARE) : undefined;
   say(
-    `${size.toLocaleString('en')}: ${data.events.toLocaleString('en')} events of the owner, cells built in ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+    `load average before: ${load()}; units ${UNITS.map((u) => (u.end - u.unit.start) / 86_400_000).join(', ')} days${COMPARE ? `; compared: ${COMPARE}` : ''}`,
   );
-  if (uniquesReport(v) !== uniquesOneTable(v)) throw new Error('the one-table variant counted differently');
-  const text = (cells) => cells.reduce((n, c) => n + c.text.length, 0);
-  rows.push({
-    size,
-    views: [...data.views.values()].reduce((n, xs) => n + xs.length, 0),
-    visitors: [...data.visitors.values()].reduce((n, xs) => n + xs.length, 0),
-    q: text(q),
-    qFolded: text(qFolded),
-    v: text(v),
-    p90: p50(() => p90Report(q)),
-    p90Folded: p50(() => p90Report(qFolded)),
-    uniques: p50(() => uniquesReport(v)),
-    oneTable: p50(() => uniquesOneTable(v)),
-    floor: p50(() => parseAndBase64(v)),
-  });
+  const rows = [];
+  for (const size of SIZES) {
+    const t0 = Date.now();
+    const data = collect(size, Boolean(old));
+    const p90 = cellReport(P90, data.pages);
+    const uniques = cellReport(UNIQUES, data.pages);
+    // the answers checked once before timing: the p90 report has a row per content, uniques one per name and url
+    const answers = [
+      await p90.run(),
+      await uniques.run(),
+      await p90.run({ cached: true }),
+      await uniques.run({ cached: true }),
+    ];
+    say(
+      `${size.toLocaleString('en')}: ${data.events.toLocaleString('en')} events of the owner, ${data.pages.size} pages built in ${((Date.now() - t0) / 1000).toFixed(0)} s; rows ${answers[0].rows.length} / ${answers[1].rows.length}; group bytes ${(answers[0].groupBytes / 1e6).toFixed(1)} / ${(answers[1].groupBytes / 1e6).toFixed(1)} MB`,
+    );
+    const q = old?.quantileCells(data.views);
+    const v = old?.visitorCells(data.visitors);
+    const [p90Cold, p90Cached, p90Old] = await timed([
+      () => p90.run(),
+      () => p90.run({ cached: true }),
+      ...(old ? [() => old.p90(q)] : []),
+    ]);
+    const [uniquesCold, uniquesCached, uniquesOld] = await timed([
+      () => uniques.run(),
+      () => uniques.run({ cached: true }),
+      ...(old ? [() => old.uniques(v)] : []),
+    ]);
+    const text = (cells) => cells.reduce((n, c) => n + c.text.length, 0);
+    rows.push({
+      size,
+      views: data.viewEvents,
+      visitors: data.events,
+      qBytes: columnBytes(data.pages, p90.plan.columns),
+      qAlone: columnBytes(data.pages, ['q']) - columnBytes(data.pages, []),
+      uBytes: columnBytes(data.pages, uniques.plan.columns),
+      uAlone: columnBytes(data.pages, ['u']) - columnBytes(data.pages, []),
+      p90Cold,
+      p90Cached,
+      uniquesCold,
+      uniquesCached,
+      ...(old ? { qText: text(q), vText: text(v), p90Old, uniquesOld } : {}),
+    });
+  }
+  say(`load average after: ${load()}`);
+  print(rows);
 }
 
-const mb = (b) => `${(b / 1e6).toFixed(2)} MB`;
-const ms = (x) => x.toFixed(1);
-const size = (r) => `${r.size / 1e6}M`;
-console.log(
-  '\nQuantile sketches read by "30 days, p90 engaged time, group_by content_id" (sketch part only, p50 ms)\n',
-);
-console.log(
-  '| events | views in range | q text | p90: sketch part | devices folded: q text | devices folded: sketch part |',
-);
-console.log('|---|---|---|---|---|---|');
-for (const r of rows)
+function print(rows) {
+  const mb = (b) => `${(b / 1e6).toFixed(2)} MB`;
+  const ms = (x) => x.toFixed(1);
+  const size = (r) => `${r.size / 1e6}M`;
+  const cmp = Boolean(COMPARE);
+  console.log('\n"30 days, p90 engaged time, group_by content_id": rollup side (p50 ms)\n');
   console.log(
-    `| ${size(r)} | ${r.views.toLocaleString('en')} | ${mb(r.q)} | ${ms(r.p90)} | ${mb(r.qFolded)} | ${ms(r.p90Folded)} |`,
+    `| events | views in range | bytes read: k, n, q (q alone) | p90: decode + merge + rows | pages cached: merge + rows |${cmp ? ' compared build: q text | compared build: sketch part | this / compared |' : ''}`,
   );
-console.log('\nVisitor sketches read by "30 days, uniques, group_by url" (sketch part only, p50 ms)\n');
-console.log(
-  '| events | visitor-events in range | v text | uniques: sketch part | one table per group | JSON.parse + base64 only |',
-);
-console.log('|---|---|---|---|---|---|');
-for (const r of rows)
+  console.log(`|---|---|---|---|---|${cmp ? '---|---|---|' : ''}`);
+  for (const r of rows)
+    console.log(
+      `| ${size(r)} | ${r.views.toLocaleString('en')} | ${mb(r.qBytes)} (${mb(r.qAlone)}) | ${ms(r.p90Cold)} | ${ms(r.p90Cached)} |${cmp ? ` ${mb(r.qText)} | ${ms(r.p90Old)} | ${(r.p90Cold / r.p90Old).toFixed(2)} |` : ''}`,
+    );
+  console.log('\n"30 days, uniques, group_by url": rollup side (p50 ms)\n');
   console.log(
-    `| ${size(r)} | ${r.visitors.toLocaleString('en')} | ${mb(r.v)} | ${ms(r.uniques)} | ${ms(r.oneTable)} | ${ms(r.floor)} |`,
+    `| events | visitor-events in range | bytes read: k, n, u (u alone) | uniques: decode + merge + rows | pages cached: merge + rows |${cmp ? ' compared build: v text | compared build: sketch part | this / compared |' : ''}`,
   );
-console.log('\nGrowth between sizes\n');
-console.log(
-  '| sizes | q text | p90 sketch part | folded: q text / sketch part | v text | uniques sketch part | one table | parse + base64 |',
-);
-console.log('|---|---|---|---|---|---|---|---|');
-for (let i = 1; i < rows.length; i++) {
-  const [a, b] = [rows[i - 1], rows[i]];
-  const x = (k) => (b[k] / a[k]).toFixed(2);
+  console.log(`|---|---|---|---|---|${cmp ? '---|---|---|' : ''}`);
+  for (const r of rows)
+    console.log(
+      `| ${size(r)} | ${r.visitors.toLocaleString('en')} | ${mb(r.uBytes)} (${mb(r.uAlone)}) | ${ms(r.uniquesCold)} | ${ms(r.uniquesCached)} |${cmp ? ` ${mb(r.vText)} | ${ms(r.uniquesOld)} | ${(r.uniquesCold / r.uniquesOld).toFixed(2)} |` : ''}`,
+    );
+  if (rows.length < 2) return;
+  console.log('\nGrowth between sizes\n');
   console.log(
-    `| ${size(b)} / ${size(a)} | ${x('q')} | ${x('p90')} | ${x('qFolded')} / ${x('p90Folded')} | ${x('v')} | ${x('uniques')} | ${x('oneTable')} | ${x('floor')} |`,
+    `| sizes | p90: bytes | p90: decode + merge | p90: cached | uniques: bytes | uniques: decode + merge | uniques: cached |${cmp ? ' compared: q text / p90 | compared: v text / uniques |' : ''}`,
   );
+  console.log(`|---|---|---|---|---|---|---|${cmp ? '---|---|' : ''}`);
+  for (let i = 1; i < rows.length; i++) {
+    const [a, b] = [rows[i - 1], rows[i]];
+    const x = (k) => (b[k] / a[k]).toFixed(2);
+    console.log(
+      `| ${size(b)} / ${size(a)} | ${x('qBytes')} | ${x('p90Cold')} | ${x('p90Cached')} | ${x('uBytes')} | ${x('uniquesCold')} | ${x('uniquesCached')} |${cmp ? ` ${x('qText')} / ${x('p90Old')} | ${x('vText')} / ${x('uniquesOld')} |` : ''}`,
+    );
+  }
 }
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
