@@ -44,6 +44,7 @@ const { isBuilt } = dist('rollups/mark-document');
 const { unitId } = dist('rollups/rollup-units');
 const { pageId } = dist('rollups/page-layout');
 const { DecodedPage } = dist('rollups/page-reader');
+const { FAMILIES } = dist('rollups/families');
 // the service's default ROLLUP_MAX_CELLS_PER_OWNER, from its configuration schema
 const DEFAULT_MAX_CELLS_PER_OWNER = dist('config').loadEventsConfig({}).ROLLUP_MAX_CELLS_PER_OWNER;
 const { buildHourPipeline, readHourRow } = dist('rollups/hour-pipeline');
@@ -264,7 +265,7 @@ async function floodPages(db, hour) {
   if (!mark || !isBuilt(mark)) return { built: false };
   const g = mark.b.g;
   const families = {};
-  for (const f of ['t', 'p', 'g', 'a']) {
+  for (const f of FAMILIES.map((family) => family.id)) {
     const first = await db.collection('rollup_cells').findOne({ _id: pageId(g, FLOOD_OWNER, f, 0) });
     if (!first) continue;
     if (first.over) {
