@@ -17,6 +17,7 @@ const { HeldMarks } = dist('rollups/held-marks');
 const { bucketName } = dist('storage/bucket-naming');
 const { CellStore } = dist('rollups/cell-store');
 const { RollupBuilder } = dist('rollups/rollup-builder');
+const { unitEnd, unitId } = dist('rollups/rollup-units');
 
 /**
  * Writes `size` events (report-data.mjs, `settings` from reportBenchSettings) into `db` through
@@ -133,6 +134,15 @@ export async function catchUp(db, marks, { say }) {
     if (result.built.every((n) => n === 0)) break;
   }
   const seconds = (Date.now() - started) / 1000;
+  // every unit left dirty, and why: the builder builds a unit once it has ended (a block reaching
+  // past now waits, and reports read its span from smaller units); anything else is a defect
+  for (const m of await marks.collection.find({ dirty: true }, { projection: { l: 1, t: 1 } }).toArray()) {
+    const unit = { level: m.l, start: m.t };
+    const ended = unitEnd(unit) <= Date.now();
+    say(
+      `unit ${unitId(unit)} not built: ${ended ? 'UNEXPLAINED (it has ended)' : `it ends ${new Date(unitEnd(unit)).toISOString()}, after now (built once it has ended; reports read its span from smaller units)`}`,
+    );
+  }
   const cellDocs = await cells.collection.countDocuments({});
   say(
     `cells by level (pages / MB): ${byLevel
