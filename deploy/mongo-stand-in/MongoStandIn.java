@@ -5,6 +5,9 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
 import io.netty.channel.Channel;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.util.Set;
 
 /**
@@ -52,22 +55,54 @@ public class MongoStandIn {
         return new MongoServerError(OUT_OF_DISK_SPACE, "OutOfDiskSpace", "the MongoDB stand-in store is full: " + message);
     }
 
-    /** Is the heap (live data, after a collection) above the fill ratio? Checked cheaply, collected at most every 250 ms. */
+    /**
+     * Is the heap (live data, after a collection) above the fill ratio? Checked cheaply (the heap
+     * in use, garbage included: below the limit there is certainly room); above it, a full
+     * collection tells live data from garbage. That collection is forced at most every 250 ms, and
+     * never more than a tenth of the time: after one that took 10 s (a heap of many GB), the next
+     * waits 100 s unless the old generation, where the store's documents live, has grown by half
+     * the room left since. Forced on every write near the limit, full collections of a large heap
+     * stopped the server for most of the time, and clients timed out as they would with a MongoDB
+     * stopped that long.
+     */
     static final class HeapGuard {
+        private static final long MIN_RECHECK_NANOS = 250_000_000L;
+        private static final MemoryPoolMXBean OLD = oldGeneration();
         private final long limit;
+        private final long max;
         private final long maxMb;
         private volatile boolean full;
         private long checkedAt;
+        private long collectNanos;
+        private long oldAtCheck;
 
         HeapGuard(double fill) {
-            long max = Runtime.getRuntime().maxMemory();
+            this.max = Runtime.getRuntime().maxMemory();
             this.limit = (long) (max * fill);
             this.maxMb = max >> 20;
+        }
+
+        private static MemoryPoolMXBean oldGeneration() {
+            for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+                String name = pool.getName();
+                if (pool.getType() == MemoryType.HEAP && (name.contains("Old") || name.contains("Tenured"))) return pool;
+            }
+            return null;
         }
 
         private static long used() {
             Runtime rt = Runtime.getRuntime();
             return rt.totalMemory() - rt.freeMemory();
+        }
+
+        private static long oldUsed() {
+            return OLD != null ? OLD.getUsage().getUsed() : used();
+        }
+
+        private boolean due(long now) {
+            if (checkedAt == 0) return true;
+            if (now - checkedAt > Math.max(MIN_RECHECK_NANOS, 10 * collectNanos)) return true;
+            return oldUsed() - oldAtCheck > (max - limit) / 2;
         }
 
         void checkRoom() {
@@ -78,9 +113,11 @@ public class MongoStandIn {
             }
             synchronized (this) {
                 long now = System.nanoTime();
-                if (checkedAt == 0 || now - checkedAt > 250_000_000L) {
+                if (due(now)) {
                     System.gc();
                     checkedAt = System.nanoTime();
+                    collectNanos = checkedAt - now;
+                    oldAtCheck = oldUsed();
                     long live = used();
                     boolean nowFull = live >= limit;
                     if (nowFull != full) report(nowFull, live);

@@ -55,7 +55,7 @@ const SHAPES = [
 /** A build's hour pipeline and row loop, whichever of the two cell tables it has. */
 function builderOf(distDir, label) {
   const req = (p) => require(path.resolve(distDir, p));
-  const { buildHourPipeline, readHourRow } = req('rollups/hour-pipeline');
+  const { addHourRow, buildHourPipeline, readHourRow } = req('rollups/hour-pipeline');
   const tables = req('rollups/cell-table');
   if (tables.FamilyTable) {
     const { FAMILIES } = req('rollups/families');
@@ -79,12 +79,15 @@ function builderOf(distDir, label) {
           }
           let byFamily = byHour.get(row.hour);
           if (!byFamily) byHour.set(row.hour, (byFamily = newTables()));
-          for (const family of FAMILIES)
-            byFamily.get(family.id).add(
-              row.name,
-              family.dimensions.map((d) => row.dims[d]),
-              row.value,
-            );
+          // the builder's own step where the build has it (unit-builders.ts), else its loop as it was
+          if (addHourRow) addHourRow(byFamily, row);
+          else
+            for (const family of FAMILIES)
+              byFamily.get(family.id).add(
+                row.name,
+                family.dimensions.map((d) => row.dims[d]),
+                row.value,
+              );
         }
         if (keep) kept.push(...byHour.values());
         return kept;

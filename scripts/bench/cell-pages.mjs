@@ -13,7 +13,7 @@ const { FamilyTable } = dist('rollups/cell-table');
 const { familyById } = dist('rollups/families');
 const { writePages } = dist('rollups/page-writer');
 const { LEVELS, unitId, unitSizeMs } = dist('rollups/rollup-units');
-const { aggregateOf, cellValueOfRow } = dist('metrics/registry');
+const { aggregateOf, statesOfRow } = dist('metrics/registry');
 const { deviceIndex } = dist('metrics/aggregate');
 const { ByteWriter } = dist('metrics/byte-codec');
 const { parseReportRequest } = dist('reporting/request/parse-report-request');
@@ -120,10 +120,11 @@ export function ownerPages(owner, familyId, units) {
       const u = units.findIndex((unit) => t >= unit.unit.start && t < unit.end);
       if (u < 0) return;
       const row = rowOfEvent(event);
-      tables[u].add(
+      tables[u].addRow(
         row._id.n,
         family.dimensions.map((d) => row._id[d]),
-        cellValueOfRow(row, deviceIndex(row._id.d)),
+        statesOfRow(row),
+        deviceIndex(row._id.d),
       );
     },
     pages() {

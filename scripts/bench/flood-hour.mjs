@@ -44,10 +44,9 @@ const { isBuilt } = dist('rollups/mark-document');
 const { unitId } = dist('rollups/rollup-units');
 const { pageId } = dist('rollups/page-layout');
 const { DecodedPage } = dist('rollups/page-reader');
-const { FAMILIES } = dist('rollups/families');
 // the service's default ROLLUP_MAX_CELLS_PER_OWNER, from its configuration schema
 const DEFAULT_MAX_CELLS_PER_OWNER = dist('config').loadEventsConfig({}).ROLLUP_MAX_CELLS_PER_OWNER;
-const { buildHourPipeline, readHourRow } = dist('rollups/hour-pipeline');
+const { addHourRow, buildHourPipeline, readHourRow } = dist('rollups/hour-pipeline');
 const { FamilyTable } = dist('rollups/cell-table');
 const { FAMILIES } = dist('rollups/families');
 const { writePages } = dist('rollups/page-writer');
@@ -232,12 +231,7 @@ async function breakdown(db, hour) {
     const row = readHourRow(doc);
     if (row.owner !== FLOOD_OWNER) continue;
     rows++;
-    for (const family of FAMILIES)
-      tables.get(family.id).add(
-        row.name,
-        family.dimensions.map((d) => row.dims[d]),
-        row.value,
-      );
+    addHourRow(tables, row);
   }
   const withTables = await heap();
   const g = `${unitId({ level: 0, start: hour })}@breakdown`;

@@ -50,11 +50,13 @@ export function emptyCellValue(): CellValue {
   return value as CellValue;
 }
 
-/** One `$group` row of the hour pipeline as a cell: its device gets the row's states. */
-export function cellValueOfRow(row: Document, device: number): CellValue {
-  const value = emptyCellValue() as Record<AggregateName, unknown[]>;
-  for (const name of AGGREGATE_NAMES) value[name][device] = aggregateOf(name).fromRow(row);
-  return value as CellValue;
+/** One `$group` row of the hour pipeline: each aggregate's state of it (on the row's one device). */
+export type RowStates = { [K in AggregateName]: StateOf<Registry[K]> };
+
+export function statesOfRow(row: Document): RowStates {
+  const states = {} as Record<AggregateName, unknown>;
+  for (const name of AGGREGATE_NAMES) states[name] = aggregateOf(name).fromRow(row);
+  return states as RowStates;
 }
 
 /** `part` merged into `into`, which the caller owns (its states were made by `own` or `mergeInto`). */
@@ -65,6 +67,17 @@ export function mergeCellInto(into: CellValue, part: CellValue): void {
     const aggregate = aggregateOf(name);
     for (let d = 0; d < 3; d++) target[name][d] = aggregate.mergeInto(target[name][d], source[name][d]);
   }
+}
+
+/**
+ * One hour-pipeline row's states merged into `into` (the caller's) under the row's device: the
+ * builder's hot loop, so the two other devices are neither built nor merged.
+ */
+export function mergeRowInto(into: CellValue, states: RowStates, device: number): void {
+  const target = into as Record<AggregateName, unknown[]>;
+  const source = states as Record<AggregateName, unknown>;
+  for (const name of AGGREGATE_NAMES)
+    target[name][device] = aggregateOf(name).mergeInto(target[name][device], source[name]);
 }
 
 /** The hour pipeline's `$group` accumulators and `_id` fields of every aggregate. */

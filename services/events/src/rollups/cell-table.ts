@@ -1,4 +1,4 @@
-import { emptyCellValue, mergeCellInto, type CellValue } from '../metrics/registry';
+import { emptyCellValue, mergeCellInto, mergeRowInto, type CellValue, type RowStates } from '../metrics/registry';
 import type { Family } from './families';
 import { compare, type CellEntry } from './page-writer';
 
@@ -30,20 +30,29 @@ export class FamilyTable {
   }
 
   add(name: string, keys: readonly string[], part: CellValue): void {
-    if (this.over) return;
+    const into = this.entry(name, keys);
+    if (into) mergeCellInto(into, part);
+  }
+
+  /** One hour-pipeline row's states, on its device (the builder's hot loop: nothing built for the other devices). */
+  addRow(name: string, keys: readonly string[], states: RowStates, device: number): void {
+    const into = this.entry(name, keys);
+    if (into) mergeRowInto(into, states, device);
+  }
+
+  /** The value of the entry (name, keys), new and empty if it was not there; undefined once over the cap. */
+  private entry(name: string, keys: readonly string[]): CellValue | undefined {
+    if (this.over) return undefined;
     const key = entryKey(name, keys);
     const seen = this.cells.get(key);
-    if (seen) {
-      mergeCellInto(seen.value, part);
-      return;
-    }
+    if (seen) return seen.value;
     if (this.cells.size >= this.maxCells) {
       this.overflow();
-      return;
+      return undefined;
     }
     const value = emptyCellValue();
-    mergeCellInto(value, part);
     this.cells.set(key, { name, keys: [...keys], value });
+    return value;
   }
 
   overflow(): void {

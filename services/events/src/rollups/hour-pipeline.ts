@@ -1,8 +1,9 @@
 import type { Document } from 'mongodb';
 import { deviceIndex } from '../metrics/aggregate';
-import { cellValueOfRow, hourRowParts, type CellValue } from '../metrics/registry';
+import { hourRowParts, statesOfRow, type RowStates } from '../metrics/registry';
 import { pipelineValue, storedOf, type Dimension } from '../storage/dimensions';
-import { FAMILY_DIMENSIONS } from './families';
+import type { FamilyTable } from './cell-table';
+import { FAMILIES, FAMILY_DIMENSIONS } from './families';
 
 /**
  * One pass over a day bucket for the hours being built: every non-bot event of [from, to) grouped
@@ -30,19 +31,34 @@ export interface HourRow {
   name: string;
   /** The row's value of every family dimension, as stored ("" when the events had none). */
   dims: Record<Dimension, string>;
-  /** The row's states under its device, the other devices empty. */
-  value: CellValue;
+  /** The row's device (an index into DEVICE_ORDER). */
+  device: number;
+  /** Each aggregate's state of the row (on its device). */
+  states: RowStates;
 }
 
 export function readHourRow(row: Document): HourRow {
   const id = row._id as Record<string, unknown>;
   const dims = {} as Record<Dimension, string>;
   for (const dimension of FAMILY_DIMENSIONS) dims[dimension] = storedOf(id[dimension]);
+  const device = deviceIndex(id.d);
   return {
     owner: String(id.o),
     hour: Number(id.h),
     name: String(id.n),
     dims,
-    value: cellValueOfRow(row, deviceIndex(id.d)),
+    device,
+    states: statesOfRow(row),
   };
+}
+
+/** One hour-pipeline row into an owner's family tables of its hour (each family keyed by its dimensions). */
+export function addHourRow(tables: ReadonlyMap<string, FamilyTable>, row: HourRow): void {
+  for (const family of FAMILIES)
+    tables.get(family.id)!.addRow(
+      row.name,
+      family.dimensions.map((d) => row.dims[d]),
+      row.states,
+      row.device,
+    );
 }

@@ -6,7 +6,7 @@ import { currentChildren, mergeChildPages } from './child-pages';
 import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
 import type { GenerationWriter } from './generation-writer';
-import { buildHourPipeline, readHourRow } from './hour-pipeline';
+import { addHourRow, buildHourPipeline, readHourRow } from './hour-pipeline';
 import type { MarkDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
 import type { CellPageDocument } from './page-layout';
@@ -91,13 +91,7 @@ export class UnitBuilders {
         }
         let byFamily = tables.get(row.hour);
         if (!byFamily) tables.set(row.hour, (byFamily = this.tables()));
-        for (const family of FAMILIES) {
-          byFamily.get(family.id)!.add(
-            row.name,
-            family.dimensions.map((d) => row.dims[d]),
-            row.value,
-          );
-        }
+        addHourRow(byFamily, row);
       }
       if (owner !== undefined) await flush();
     } catch (err) {

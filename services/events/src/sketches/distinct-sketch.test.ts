@@ -115,6 +115,22 @@ describe('distinct sketch laws', () => {
     );
   });
 
+  test('when small sets (cell entries of a few visitors) merge one by one into an owned set, overlapping, then it is the sketch of them all, past the exact limit too, and no input changes', () => {
+    const next = seededHashes(77);
+    const pool = Array.from({ length: LIMIT + 600 }, next);
+    const parts = Array.from({ length: 2500 }, (_, i) => {
+      const size = 1 + (i % 9);
+      const start = next() % (pool.length - size);
+      return pool.slice(start, start + size).sort((a, b) => a - b);
+    });
+    const sketches = parts.map((p) => sketchOfHashes(p));
+    const copies = sketches.map((s) => (s.kind === 'exact' ? [...s.hashes] : []));
+    let target = mergeInto(emptySketch(), sketches[0]!);
+    for (const part of sketches.slice(1)) target = mergeInto(target, part);
+    expectSame(target, sketchOfHashes(union(...parts)));
+    sketches.forEach((s, i) => expect(s.kind === 'exact' ? s.hashes : []).toEqual(copies[i]));
+  });
+
   test('when the pure merge meets a single visitor, then the exact set it was given is unchanged', () => {
     const a = sketchOfHashes([5, 9, 12]);
     expect(mergeSketches(a, sketchOfHashes([7]))).toEqual(sketchOfHashes([5, 7, 9, 12]));

@@ -57,11 +57,15 @@ export function emptySample(): VisitorSample {
   };
 }
 
-/** Room for `needed` visitors: the arrays double (at least 16), up to K. */
+/**
+ * Room for `needed` visitors: a sample's first arrays hold exactly that many (most samples are
+ * one hour-pipeline row's single visitor, built and merged away in the builder's hot loop), then
+ * they double (at least 16), up to K.
+ */
 export function ensureCapacity(s: VisitorSample, needed: number): void {
   const capacity = s.hashes.length;
   if (needed <= capacity) return;
-  const grown = Math.max(needed, Math.min(VISITOR_SAMPLE.k, Math.max(16, 2 * capacity)));
+  const grown = capacity === 0 ? needed : Math.max(needed, Math.min(VISITOR_SAMPLE.k, Math.max(16, 2 * capacity)));
   resize(s, grown);
 }
 
