@@ -66,6 +66,11 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
   /** Reads what `write` wrote; StoredFormatError on damaged bytes. */
   read(r: ByteReader): S;
   /**
+   * Steps over what `write` wrote without decoding it, for large states (a visitor sample): a
+   * report reads only the entries its filters keep. Absent: `read` is used, and its result dropped.
+   */
+  skip?(r: ByteReader): void;
+  /**
    * A `foldedWithDevices` aggregate's per-device states of an entry with several devices, when it
    * can store them in fewer bytes than one state each knowing their union (`folded`, read first):
    * e.g. a device mark per visitor of an exact set. Default: `write` per device present.

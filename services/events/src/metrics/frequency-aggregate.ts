@@ -51,6 +51,8 @@ export const frequencyAggregate: Aggregate<VisitorSample> = {
       throw err;
     }
   },
+  // a sample is one length-prefixed blob: stepping over it reads its length only
+  skip: (r) => void r.blob(),
   asked: (ask) => ask.metrics.has('r'),
   parseMetric: (name) => (name === 'frequency' ? ({ metric: 'frequency' } satisfies ParsedMetric) : undefined),
   bytes: sampleBytes,

@@ -23,6 +23,12 @@ export class DecodedPage {
   readonly dims: number;
   /** Per aggregate: entry i's state over its devices (folded[i]) and per device (perDevice[3 * i + d]). */
   private readonly folded = new Map<string, readonly unknown[]>();
+  /**
+   * Folded columns decoded for some entries only (an aggregate with `skip`, loaded for a report's
+   * filters): which entries. A later load for other entries decodes those too, into a new array
+   * holding every entry decoded before, so a report that loaded its entries always finds them.
+   */
+  private readonly decodedOf = new Map<string, Uint8Array>();
   private readonly perDevice = new Map<string, readonly unknown[]>();
   bytes: number;
   /** The unit's start: what the columns' times are relative to. */
@@ -57,19 +63,40 @@ export class DecodedPage {
     this.bytes = 200 + this.count * (9 + 4 * this.dims) + sumLengths(this.names) + sumLengths(this.strings);
   }
 
-  /** Whether `load` was given the columns of this aggregate (folded, and per device when asked). */
-  has(name: AggregateName, devices: boolean): boolean {
+  /**
+   * Whether `load` was given the columns of this aggregate (folded, and per device when asked),
+   * for the entries `wanted` keeps (every entry when absent).
+   */
+  has(name: AggregateName, devices: boolean, wanted?: (i: number) => boolean): boolean {
     const storage = aggregateOf(name).storage;
     if (storage === 'perDevice' || (storage === 'foldedWithDevices' && devices)) return this.perDevice.has(name);
-    return this.folded.has(name);
+    if (!this.folded.has(name)) return false;
+    const decoded = this.decodedOf.get(name);
+    if (!decoded) return true;
+    for (let i = 0; i < this.count; i++) if (!decoded[i] && (!wanted || wanted(i))) return false;
+    return true;
   }
 
-  /** Decodes an aggregate's columns from a document holding them (the page's own or a later projection). */
-  load(name: AggregateName, devices: boolean, doc: Record<string, unknown>, sizeOf: (state: unknown) => number): void {
+  /**
+   * Decodes an aggregate's columns from a document holding them (the page's own or a later
+   * projection). `wanted`: the entries a report keeps; an aggregate that can `skip` decodes only
+   * those (the others stay undefined), every other aggregate decodes every entry.
+   */
+  load(
+    name: AggregateName,
+    devices: boolean,
+    doc: Record<string, unknown>,
+    sizeOf: (state: unknown) => number,
+    wanted?: (i: number) => boolean,
+  ): void {
     const aggregate = aggregateOf(name);
+    if (aggregate.storage === 'folded' && aggregate.skip && wanted) {
+      if (!this.has(name, devices, wanted)) this.loadSome(name, doc, sizeOf, wanted);
+      return;
+    }
     if (aggregate.storage === 'perDevice') {
       if (this.perDevice.has(name)) return;
-      const r = columnReader(doc[aggregate.column], this.base);
+      const r = this.column(doc, aggregate.column);
       const states = new Array<unknown>(3 * this.count);
       const empty = aggregate.empty();
       for (let i = 0; i < this.count; i++) {
@@ -83,8 +110,8 @@ export class DecodedPage {
       this.perDevice.set(name, states);
       return;
     }
-    if (!this.folded.has(name)) {
-      const r = columnReader(doc[aggregate.column], this.base);
+    if (!this.folded.has(name) || this.decodedOf.has(name)) {
+      const r = this.column(doc, aggregate.column);
       const states = new Array<unknown>(this.count);
       for (let i = 0; i < this.count; i++) {
         states[i] = r ? aggregate.read(r) : aggregate.empty();
@@ -92,6 +119,7 @@ export class DecodedPage {
       }
       finish(r);
       this.folded.set(name, states);
+      this.decodedOf.delete(name);
     }
     if (aggregate.storage === 'foldedWithDevices' && devices && !this.perDevice.has(name)) {
       const folded = this.folded.get(name)!;
@@ -116,6 +144,46 @@ export class DecodedPage {
       finish(r);
       this.perDevice.set(name, states);
     }
+  }
+
+  /** A folded column's wanted entries decoded (and those decoded before kept), the others stepped over. */
+  private loadSome(
+    name: AggregateName,
+    doc: Record<string, unknown>,
+    sizeOf: (state: unknown) => number,
+    wanted: (i: number) => boolean,
+  ): void {
+    const aggregate = aggregateOf(name);
+    const before = this.folded.get(name);
+    const decodedBefore = this.decodedOf.get(name);
+    const r = this.column(doc, aggregate.column);
+    const states = new Array<unknown>(this.count);
+    const decoded = new Uint8Array(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const known = before !== undefined && decodedBefore !== undefined && decodedBefore[i] === 1;
+      if (!r) states[i] = aggregate.empty();
+      else if (known || !wanted(i)) aggregate.skip!(r);
+      else {
+        states[i] = aggregate.read(r);
+        this.bytes += sizeOf(states[i]);
+      }
+      if (known) states[i] = before[i];
+      decoded[i] = known || !r || wanted(i) ? 1 : 0;
+    }
+    finish(r);
+    this.folded.set(name, states);
+    this.decodedOf.set(name, decoded);
+  }
+
+  /**
+   * An aggregate's column of this page: every page with entries has one for each aggregate its
+   * family keeps, so one missing (a page replaced by another document since its keys were read,
+   * or written by something else) is damage, never a column of empty states.
+   */
+  private column(doc: Record<string, unknown>, column: string): ByteReader | undefined {
+    const r = columnReader(doc[column], this.base);
+    if (!r && this.count > 0) throw new StoredFormatError(`stored page lacks its column ${column}`);
+    return r;
   }
 
   /** Every entry's state over its devices (index i), as loaded. */

@@ -126,3 +126,70 @@ describe('the stored page layout', () => {
     expect(() => new DecodedPage(truncated).load('count', true, truncated, () => 0)).toThrow(/stored/);
   });
 });
+
+describe('a visitor-sample column read for some entries', () => {
+  const frequency = aggregateOf('frequency');
+  const sampleOf = (visitors: number[]) =>
+    visitors.reduce((s, v) => frequency.add(s, { visitor: v, country: 'DE' } as never), frequency.empty());
+  const samples = [sampleOf([1]), sampleOf([2, 3]), sampleOf([4, 5, 6])];
+  const entries: CellEntry[] = samples.map((sample, i) => ({
+    name: 'impression',
+    keys: ['', `https://a.example/${i}`],
+    value: cell((v) => {
+      v.count[0] = i + 1;
+      v.frequency[0] = sample;
+    }),
+  }));
+  const doc = writePages('1:0@g', '7001', pages, entries)[0]!;
+  const only =
+    (...kept: number[]) =>
+    (i: number) =>
+      kept.includes(i);
+  // a sample's visitors and counts (its arrays may hold room to grow)
+  const view = (s: unknown) => {
+    const sample = s as { size: number; hashes: Float64Array; counts: Uint32Array } | undefined;
+    return (
+      sample && {
+        hashes: [...sample.hashes.subarray(0, sample.size)],
+        counts: [...sample.counts.subarray(0, sample.size)],
+      }
+    );
+  };
+
+  test('when a report loads the entries its filters keep, then only those are decoded, and a later report for others finds every entry decoded before still there', () => {
+    const page = new DecodedPage(doc);
+    page.load('frequency', false, doc, () => 0, only(0));
+    expect(page.has('frequency', false, only(0))).toBe(true);
+    expect(page.has('frequency', false, only(1))).toBe(false);
+    expect(page.has('frequency', false)).toBe(false);
+    expect(view(page.foldedState('frequency', 0))).toEqual(view(samples[0]));
+    expect(page.foldedState('frequency', 1)).toBeUndefined();
+    const first = page.foldedStates('frequency');
+
+    page.load('frequency', false, doc, () => 0, only(2));
+    expect(page.foldedState('frequency', 0)).toBe(first[0]);
+    expect(view(page.foldedState('frequency', 2))).toEqual(view(samples[2]));
+    expect(page.foldedState('frequency', 1)).toBeUndefined();
+    // the array an earlier report holds is never changed
+    expect(first[2]).toBeUndefined();
+
+    page.load('frequency', false, doc, () => 0);
+    expect(page.has('frequency', false)).toBe(true);
+    expect(samples.map((_, i) => view(page.foldedState('frequency', i)))).toEqual(samples.map(view));
+  });
+
+  test('when an entry a report does not keep is damaged, then its report still reads the others, and a report that keeps it is refused', () => {
+    const full = new DecodedPage(doc);
+    full.load('frequency', false, doc, () => 0);
+    // the last entry's sample cut short: its blob's length still frames it, its contents do not decode
+    const bytes = Buffer.from((doc.r as Binary).buffer.subarray(0, (doc.r as Binary).position));
+    const damagedDoc = { ...doc, r: new Binary(bytes) };
+    const sampleBytes = (damagedDoc.r as Binary).buffer;
+    sampleBytes[sampleBytes.length - 1] = 0xff;
+    sampleBytes[sampleBytes.length - 2] = 0xff;
+    const page = new DecodedPage(damagedDoc);
+    page.load('frequency', false, damagedDoc, () => 0, only(0, 1));
+    expect([0, 1].map((i) => view(page.foldedState('frequency', i)))).toEqual(samples.slice(0, 2).map(view));
+    expect(() => page.load('frequency', false, damagedDoc, () => 0, only(2))).toThrow();
+  });
+});

@@ -80,7 +80,8 @@ async function loadPages(
   const missing: string[] = [];
   for (const id of ids) {
     const page = cache.get(id);
-    if (page && plan.aggregates.every((a) => page.has(a, !plan.ask.allDevices))) out.push(page);
+    if (page && plan.aggregates.every((a) => page.has(a, !plan.ask.allDevices, keptEntries(page, plan))))
+      out.push(page);
     else missing.push(id);
   }
   if (missing.length === 0) return out;
@@ -90,7 +91,9 @@ async function loadPages(
     let page = cache.get(doc._id);
     const failed = decodeOrDamaged(doc._id, () => {
       page ??= new DecodedPage(doc);
-      for (const name of plan.aggregates) page.load(name, !plan.ask.allDevices, doc, (s) => sizeOf(name, s));
+      // large states (visitor samples) are decoded only for the entries the report keeps
+      const kept = keptEntries(page, plan);
+      for (const name of plan.aggregates) page.load(name, !plan.ask.allDevices, doc, (s) => sizeOf(name, s), kept);
     });
     if (failed) damaged.push(failed);
     else {
@@ -113,11 +116,9 @@ function sizeOf(name: AggregateName, state: unknown): number {
  * rather than by its urls' text.
  */
 function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, groups: ReportGroups): void {
-  const { deviceMask, aggregates, groupKeyAt } = plan;
+  const { aggregates, groupKeyAt } = plan;
   const allDevices = plan.ask.allDevices;
-  const names = plan.names ? page.names.map((n) => plan.names!.has(n)) : undefined;
-  const keyOk = plan.keyFilters.map((filter) => (filter ? page.strings.map((s) => filter.has(s)) : undefined));
-  const filtered = keyOk.some((k) => k !== undefined);
+  const kept = keptEntries(page, plan);
   const nameIds = page.names.map((n) => groups.intern(n));
   const stringIds = groupKeyAt.length > 0 ? page.strings.map((s) => groups.intern(s)) : [];
   const prefix = `${time ?? ''}|`;
@@ -129,16 +130,9 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
   );
   const dims = page.dims;
   for (let i = 0; i < page.count; i++) {
-    const present = page.mask[i]! & deviceMask;
-    if (present === 0) continue;
+    if (!kept(i)) continue;
+    const present = page.mask[i]! & plan.deviceMask;
     const nameIndex = page.nameOf[i]!;
-    if (names && !names[nameIndex]) continue;
-    if (filtered) {
-      let kept = true;
-      for (let k = 0; k < keyOk.length && kept; k++)
-        kept = keyOk[k] === undefined || keyOk[k]![page.keyOf[i * dims + k]!]!;
-      if (!kept) continue;
-    }
     let key = prefix + nameIds[nameIndex]!;
     for (let j = 0; j < groupKeyAt.length; j++) key += `,${stringIds[page.keyOf[i * dims + groupKeyAt[j]!]!]!}`;
     const slot =
@@ -155,4 +149,23 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
       else for (let d = 0; d < 3; d++) if (present & (1 << d)) groups.merge(slot, a, devices![3 * i + d]);
     }
   }
+}
+
+/**
+ * The entries of a page a report keeps, as its raw `$match` keeps events: on a counted device, of
+ * a counted name, with each filtered dimension's value among the given ones.
+ */
+function keptEntries(page: DecodedPage, plan: ReadPlan): (i: number) => boolean {
+  const names = plan.names ? page.names.map((n) => plan.names!.has(n)) : undefined;
+  const keyOk = plan.keyFilters.map((filter) => (filter ? page.strings.map((s) => filter.has(s)) : undefined));
+  const filtered = keyOk.some((k) => k !== undefined);
+  const dims = page.dims;
+  return (i) => {
+    if ((page.mask[i]! & plan.deviceMask) === 0) return false;
+    if (names && !names[page.nameOf[i]!]) return false;
+    if (!filtered) return true;
+    for (let k = 0; k < keyOk.length; k++)
+      if (keyOk[k] !== undefined && !keyOk[k]![page.keyOf[i * dims + k]!]) return false;
+    return true;
+  };
 }
