@@ -193,3 +193,15 @@ describe('a visitor-sample column read for some entries', () => {
     expect(() => page.load('frequency', false, damagedDoc, () => 0, only(2))).toThrow();
   });
 });
+
+describe('a page whose document was replaced after its keys were read', () => {
+  test('when a later read of more columns finds them missing, then the page is damaged, never a page of empty states', () => {
+    const doc = writePages('1:0@g', '7001', pages, ENTRIES)[0]!;
+    const page = new DecodedPage(doc);
+    page.load('count', false, doc, () => 0);
+    // the stored document replaced since (by one of another format): the projection of the next columns holds none
+    const replaced = { _id: doc._id, g: doc.g, o: doc.o, f: doc.f, p: doc.p, cells: [] };
+    for (const name of ['sums', 'quantiles', 'uniques', 'latest'] as const)
+      expect(() => page.load(name, false, replaced, () => 0)).toThrow(/lacks its column/);
+  });
+});
