@@ -137,7 +137,7 @@ describe('a visitor-sample column read for some entries', () => {
     keys: ['', `https://a.example/${i}`],
     value: cell((v) => {
       v.count[0] = i + 1;
-      v.frequency[0] = sample;
+      v.frequency[0] = sample as CellValue['frequency'][0];
     }),
   }));
   const doc = writePages('1:0@g', '7001', pages, entries)[0]!;
