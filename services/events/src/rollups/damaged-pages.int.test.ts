@@ -64,14 +64,14 @@ function observed(rawRetentionDays?: number) {
     prefix: PREFIX,
     maxRangeDays: 400,
     concurrency: 4,
-    queryTimeoutMs: 30_000,
+    queryTimeoutMs: 600_000,
     rawRetentionDays,
     onPlan: (plan) => usedUnits.push(...plan.rollup.map((s) => unitId(s.unit))),
     rollups: { marks: f.marks.collection, cells: f.cells, broken },
   });
   const service = new ReportService(source, {
     maxRangeDays: 400,
-    deadlineMs: 60_000,
+    deadlineMs: 600_000,
     maxGroups: 100_000,
     maxRankedGroups: 1_000_000,
   });

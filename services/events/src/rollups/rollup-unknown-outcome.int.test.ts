@@ -229,12 +229,12 @@ test('when a page of a built unit is gone, then reports equal raw events and the
     prefix: PREFIX,
     maxRangeDays: 400,
     concurrency: 4,
-    queryTimeoutMs: 30_000,
+    queryTimeoutMs: 600_000,
     rollups: { marks: f.marks.collection, cells: f.cells, broken },
   });
   const service = new ReportService(source, {
     maxRangeDays: 400,
-    deadlineMs: 60_000,
+    deadlineMs: 600_000,
     maxGroups: 100_000,
     maxRankedGroups: 1_000_000,
   });

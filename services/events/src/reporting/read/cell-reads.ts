@@ -153,19 +153,33 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
 
 /**
  * The entries of a page a report keeps, as its raw `$match` keeps events: on a counted device, of
- * a counted name, with each filtered dimension's value among the given ones.
+ * a counted name, with each filtered dimension's value among the given ones. Worked out once per
+ * page and report (a page's strings may number thousands): the loads and the merge ask it again.
  */
 function keptEntries(page: DecodedPage, plan: ReadPlan): (i: number) => boolean {
+  let byPage = KEPT.get(plan);
+  if (!byPage) KEPT.set(plan, (byPage = new WeakMap()));
+  let kept = byPage.get(page);
+  if (!kept) byPage.set(page, (kept = keptBitmap(page, plan)));
+  const bits = kept;
+  return (i) => bits[i] === 1;
+}
+
+/** Per read plan (one report), per page: which entries it keeps. */
+const KEPT = new WeakMap<ReadPlan, WeakMap<DecodedPage, Uint8Array>>();
+
+function keptBitmap(page: DecodedPage, plan: ReadPlan): Uint8Array {
   const names = plan.names ? page.names.map((n) => plan.names!.has(n)) : undefined;
   const keyOk = plan.keyFilters.map((filter) => (filter ? page.strings.map((s) => filter.has(s)) : undefined));
-  const filtered = keyOk.some((k) => k !== undefined);
   const dims = page.dims;
-  return (i) => {
-    if ((page.mask[i]! & plan.deviceMask) === 0) return false;
-    if (names && !names[page.nameOf[i]!]) return false;
-    if (!filtered) return true;
-    for (let k = 0; k < keyOk.length; k++)
-      if (keyOk[k] !== undefined && !keyOk[k]![page.keyOf[i * dims + k]!]) return false;
-    return true;
-  };
+  const out = new Uint8Array(page.count);
+  for (let i = 0; i < page.count; i++) {
+    if ((page.mask[i]! & plan.deviceMask) === 0) continue;
+    if (names && !names[page.nameOf[i]!]) continue;
+    let kept = true;
+    for (let k = 0; k < keyOk.length && kept; k++)
+      kept = keyOk[k] === undefined || keyOk[k]![page.keyOf[i * dims + k]!]!;
+    if (kept) out[i] = 1;
+  }
+  return out;
 }
