@@ -8,19 +8,16 @@
 // countries with fewer distinct visitors in a row fold into one `below_floor` row per name and
 // other group fields (`unknown` never folds), so the tally folds them the same way.
 
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+
 const UNIQUES_ERROR = 0.03;
-// what a report may filter and group by besides the name (services/events/src/storage/dimensions.ts)
-const DIMENSIONS = [
-  'content_id',
-  'url',
-  'country',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_content',
-  'utm_term',
-  'referrer',
-];
+// what a report may filter and group by besides the name (services/events/dist/storage/dimensions.js)
+const { DIMENSIONS } = require(path.join(root, 'services/events/dist/storage/dimensions'));
 const asList = (v) => (v === undefined ? [] : Array.isArray(v) ? v : String(v).split(','));
 // a stored event's value as a report shows it: an event without a country is "unknown"
 const shown = (doc, d) => (d === 'country' ? (doc.country ?? 'unknown') : (doc[d] ?? ''));

@@ -2,20 +2,17 @@
 // answer against ours. Exact functions throughout (uniqExact, quantileExact), so where ours is
 // exact the answers must be equal, and where ours is a sketch the difference is its error.
 
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const require = createRequire(import.meta.url);
+
 const DAY_MS = 86_400_000;
 const quote = (s) => `'${String(s).replace(/[\\']/g, (c) => `\\${c}`)}'`;
 // what a report filters and groups by besides the name, each a column of the table (peer/clickhouse.mjs)
-const DIMENSIONS = [
-  'content_id',
-  'url',
-  'country',
-  'utm_source',
-  'utm_medium',
-  'utm_campaign',
-  'utm_content',
-  'utm_term',
-  'referrer',
-];
+const { DIMENSIONS } = require(path.join(root, 'services/events/dist/storage/dimensions'));
 // the report names an event without a country "unknown"; the table holds ""
 const stored = (dimension, value) => (dimension === 'country' && value === 'unknown' ? '' : value);
 const asList = (v) => (v === undefined ? [] : Array.isArray(v) ? v : String(v).split(','));
