@@ -1,12 +1,11 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { firstKeptDay } from '../../retention/expired-buckets';
 import type { BrokenUnits } from '../../rollups/broken-units';
 import type { CellStore } from '../../rollups/cell-store';
-import type { MarkDocument } from '../../rollups/mark-document';
 import { LEVELS } from '../../rollups/rollup-units';
 import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
-import { RollupCoverage, type CoverageScope } from '../plan/rollup-coverage';
+import { RollupCoverage, type CoverageMarks, type CoverageScope } from '../plan/rollup-coverage';
 import type { BudgetTerms, CountSource } from './count-source';
 import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
@@ -39,7 +38,7 @@ export interface PlannedCountOptions {
   rawRetentionDays?: number;
   /** Without rollups every report is answered from raw events (the reference the differential test compares with). */
   rollups?: {
-    marks: Collection<MarkDocument>;
+    marks: CoverageMarks;
     cells: CellStore;
     broken?: Pick<BrokenUnits, 'reset' | 'damaged'>;
     /** Decoded pages kept between reports (default: 64 MiB). */
