@@ -1,7 +1,7 @@
 import { aggregateOf } from '../../metrics/registry';
 import { metadataValues, type Latest } from '../../metrics/latest-aggregate';
 import { shownValue } from '../../storage/dimensions';
-import { formatZoned } from '../request/time-zone';
+import { formatZoned } from '../request/zoned-time';
 import { conversionRates } from './conversion-rates';
 import { applyCountryFloor, namesCountry } from './country-floor';
 import type { ReadPlan } from './read-plan';

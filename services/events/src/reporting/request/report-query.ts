@@ -2,7 +2,7 @@ import type { DeviceType } from '@cm/contracts';
 import type { ParsedMetric } from '../../metrics/aggregate';
 import type { AggregateName } from '../../metrics/registry';
 import type { Dimension } from '../../storage/dimensions';
-import type { Interval, TimeBucket } from './time-buckets';
+import type { Interval, TimeBucket } from './zoned-time';
 
 /**
  * Metrics that no aggregate answers alone: `conversion_rate` (the share of one name in another,
