@@ -1,6 +1,6 @@
 import { bucketName } from '../../storage/bucket-naming';
 import { DAY_MS, utcDayStart } from '../../storage/time-units';
-import type { CreatedBounds } from './read-plan';
+import type { CreatedBounds } from './raw-pipeline';
 import type { RawStep } from '../plan/plan-report';
 import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from '../plan/sliced-work';
 
