@@ -9,7 +9,8 @@ import { validateReportBody } from '../request/report-schema';
 import { campaignOf } from '../request/campaign-scope';
 import { readPlanOf, type ReadPlan } from '../read/read-plan';
 import type { ReportGroup } from '../read/report-groups';
-import { toReportRows, type ReportRow } from '../read/report-rows';
+import { toReportRows } from '../read/report-rows';
+import type { ReportRow } from '../read/report-row';
 
 export interface ReportServiceLimits extends ReportLimits {
   /** One overall deadline per report (REPORT_DEADLINE_MS). */
