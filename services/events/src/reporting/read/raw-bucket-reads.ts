@@ -21,7 +21,8 @@ export function rawBucketReads(
   prefix: string,
   existing: ReadonlySet<string>,
 ): RawBucketRead[] {
-  return runAtOnce(readSteps(steps, prefix, existing));
+  const work = readSteps(steps, prefix, existing);
+  return runAtOnce(work);
 }
 
 /** rawBucketReads, giving the event loop a turn every STEPS_PER_SLICE parts. */
@@ -30,7 +31,8 @@ export function rawBucketReadsYielding(
   prefix: string,
   existing: ReadonlySet<string>,
 ): Promise<RawBucketRead[]> {
-  return runYielding(readSteps(steps, prefix, existing));
+  const work = readSteps(steps, prefix, existing);
+  return runYielding(work);
 }
 
 function* readSteps(

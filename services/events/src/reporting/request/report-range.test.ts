@@ -1,6 +1,6 @@
 import { ValidationError } from '@cm/platform';
 import { loadEventsConfig } from '../../config';
-import { checkPlanSize, MAX_PLAN_HOURS } from '../plan/plan-limits';
+import { checkPlanSize, MAX_PLAN_HOURS } from '../plan/plan-report';
 import { clampReportRange, FUTURE_SKEW_MS } from './report-range';
 
 const T = (s: string) => Date.parse(s);
