@@ -1,7 +1,14 @@
 import type { Collection } from 'mongodb';
 import { isBuilt, isLostFor, type MarkDocument } from '../../rollups/mark-document';
 import { DAY_LEVEL, LEVELS, unitId, unitSizeMs } from '../../rollups/rollup-units';
-import { checkPlanSize, planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
+import {
+  checkPlanSize,
+  planReportYielding,
+  spansToLookUp,
+  type Coverage,
+  type PlanSpan,
+  type RollupStep,
+} from './plan-report';
 
 const ID_CHUNK = 2000;
 

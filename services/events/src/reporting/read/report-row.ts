@@ -17,7 +17,11 @@ export interface ReportRow {
 }
 
 /** One group as a response row: its time in the report's zone, group fields as shown, each metric's fields, its rate, its metadata. */
-export function reportRow(group: ReportGroup, plan: ReadPlan, rates?: (g: ReportGroup) => number | null | undefined): ReportRow {
+export function reportRow(
+  group: ReportGroup,
+  plan: ReadPlan,
+  rates?: (g: ReportGroup) => number | null | undefined,
+): ReportRow {
   const { query } = plan;
   // withheld by the country floor: every field that comes from its events null (below)
   const hide = group.belowFloor === true;

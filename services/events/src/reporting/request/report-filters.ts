@@ -1,5 +1,5 @@
 import { canonicalPageUrl, EVENT_LIMITS, referrerHost } from '@cm/contracts';
-import { DIMENSIONS, storedValue, type Dimension } from '../../storage/dimensions';
+import { DIMENSIONS, storedValue } from '../../storage/dimensions';
 import type { CampaignScope } from './campaign-scope';
 import type { ReportQuery } from './report-query';
 import type { ReportBody } from './report-schema';

@@ -14,10 +14,10 @@ export interface StoredDays {
   newest: number;
 }
 
-export type RangeField = 'created__gte' | 'created__lte' | 'campaign';
+type RangeField = 'created__gte' | 'created__lte' | 'campaign';
 
 /** The range cap (REPORT_MAX_RANGE_DAYS): a 400 naming `field` when [from, to] touches more UTC days. */
-export function checkRangeCap(from: number, to: number, maxRangeDays: number, field: RangeField, detail = ''): void {
+function checkRangeCap(from: number, to: number, maxRangeDays: number, field: RangeField, detail = ''): void {
   const days = utcDayIndex(new Date(to)) - utcDayIndex(new Date(from)) + 1;
   if (days > maxRangeDays) {
     throw new ValidationError('invalid body', [

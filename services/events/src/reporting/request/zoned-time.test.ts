@@ -1,4 +1,12 @@
-import { intervalStart, nextIntervalStart, timeBuckets, formatZoned, isTimeZone, offsetMs, zonedInstant } from './zoned-time';
+import {
+  intervalStart,
+  nextIntervalStart,
+  timeBuckets,
+  formatZoned,
+  isTimeZone,
+  offsetMs,
+  zonedInstant,
+} from './zoned-time';
 
 const iso = (t: number) => new Date(t).toISOString();
 const at = (s: string) => Date.parse(s);
