@@ -38,7 +38,7 @@ export interface ReportQuery {
   /**
    * Per dimension: the stored values the report keeps (a country's "unknown" is ""; a url's
    * canonical form and the form given, since events from before canonical URLs hold the latter:
-   * url-filter.ts).
+   * report-filters.ts).
    */
   filters: Partial<Record<Dimension, string[]>>;
   deviceTypes?: DeviceType[];
