@@ -1,6 +1,5 @@
 import type { ReadPlan } from './read-plan';
-import { emptyStates, TooManyGroupsError, type ReportGroup } from './report-groups';
-import { identity } from './report-rank';
+import { emptyStates, identity, TooManyGroupsError, type ReportGroup } from './report-groups';
 import { namesCountry } from './country-floor';
 
 /**

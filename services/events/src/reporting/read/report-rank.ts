@@ -1,12 +1,7 @@
 import { aggregateOf } from '../../metrics/registry';
 import type { Conversion, ReportQuery } from '../request/report-query';
 import type { ReadPlan } from './read-plan';
-import { groupKey, mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
-
-/** A group without its time: what top-N ranks and a series fills. */
-export function identity(g: Pick<ReportGroup, 'name' | 'dims'>): string {
-  return groupKey(undefined, g.name, g.dims);
-}
+import { groupKey, identity, mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
 
 /** Name, then the group fields in request order (code-unit order). */
 export function byFields(a: ReportGroup, b: ReportGroup): number {

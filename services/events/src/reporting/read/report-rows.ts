@@ -2,9 +2,9 @@ import { conversionRates } from './conversion-rates';
 import { applyCountryFloor } from './country-floor';
 import { fillZeros } from './fill-zeros';
 import type { ReadPlan } from './read-plan';
-import { byFields, identity, rankGroups } from './report-rank';
+import { byFields, rankGroups } from './report-rank';
 import { reportRow, type ReportRow } from './report-row';
-import { TooManyGroupsError, type ReportGroup } from './report-groups';
+import { identity, TooManyGroupsError, type ReportGroup } from './report-groups';
 
 /**
  * Shapes merged groups into the response: the country floor first (country-floor.ts: small
