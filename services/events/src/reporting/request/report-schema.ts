@@ -5,8 +5,8 @@ import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportDate, type ReportDate } from './report-dates';
 import { parseMetric } from '../../metrics/registry';
 import { DIMENSIONS, type Dimension } from '../../storage/dimensions';
-import { DERIVED_METRICS, type Conversion } from './report-query';
-import { INTERVALS, type Interval, isTimeZone } from './zoned-time';
+import { DERIVED_METRICS, INTERVALS, type Conversion, type Interval } from './report-query';
+import { isTimeZone } from './zoned-time';
 
 /** Bound on the values of one list filter: keeps the $in (and the request) small. */
 const MAX_FILTER_VALUES = 100;

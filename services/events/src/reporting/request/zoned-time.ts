@@ -1,5 +1,6 @@
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../storage/time-units';
 import type { ReportDate } from './report-dates';
+import type { Interval, TimeBucket } from './report-query';
 
 /**
  * A report's zoned time, in one place: IANA time zone arithmetic with Intl only (no dependency):
@@ -103,17 +104,6 @@ export function zonedStart(date: ReportDate, zone: string): Date {
 /** A bare date ends at the next midnight in the report's zone (inclusive ms). */
 export function zonedEnd(date: ReportDate, zone: string): Date {
   return date.date ? new Date(zonedInstant(zone, date.date.year, date.date.month, date.date.day + 1) - 1) : date.end;
-}
-
-export type Interval = 'hour' | 'day' | 'week' | 'month';
-export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month'];
-
-/** One row time of a series: [start, end) in epoch ms, clipped to the report's range. */
-export interface TimeBucket {
-  /** The bucket's true start in the zone (what `time` shows, even when the range starts later). */
-  time: number;
-  start: number;
-  end: number;
 }
 
 /** The start of the interval that contains `at`, in the zone. Weeks start on Monday (ISO 8601). */
