@@ -1,8 +1,14 @@
 import type { RollupMarks } from '../../rollups/rollup-marks';
 import { isBuilt, isLostFor } from '../../rollups/unit-mark';
 import { DAY_LEVEL, LEVELS, unitId, unitSizeMs } from '../../rollups/rollup-units';
-import { checkPlanSize } from './plan-limits';
-import { planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
+import {
+  checkPlanSize,
+  planReportYielding,
+  spansToLookUp,
+  type Coverage,
+  type PlanSpan,
+  type RollupStep,
+} from './plan-report';
 
 const ID_CHUNK = 2000;
 
