@@ -1,4 +1,5 @@
 import {
+  arraysOf,
   countryOfCode,
   COUNTRY_CODES,
   ensureCapacity,
@@ -163,13 +164,6 @@ export function readSample(bytes: Uint8Array, into: VisitorSample | null): Visit
 }
 
 function emptyOfCapacity(n: number): VisitorSample {
-  return {
-    size: 0,
-    sampled: false,
-    events: 0,
-    hashes: new Float64Array(n),
-    counts: new Uint32Array(n),
-    countries: new Uint16Array(n * SLOTS),
-    more: new Uint8Array(n),
-  };
+  const { hashes, counts, countries, more } = arraysOf(n);
+  return { size: 0, sampled: false, events: 0, hashes, counts, countries, more };
 }
