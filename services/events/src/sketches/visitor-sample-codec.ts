@@ -1,5 +1,4 @@
 import {
-  arraysOf,
   countryOfCode,
   COUNTRY_CODES,
   ensureCapacity,
@@ -164,6 +163,13 @@ export function readSample(bytes: Uint8Array, into: VisitorSample | null): Visit
 }
 
 function emptyOfCapacity(n: number): VisitorSample {
-  const { hashes, counts, countries, more } = arraysOf(n);
-  return { size: 0, sampled: false, events: 0, hashes, counts, countries, more };
+  return {
+    size: 0,
+    sampled: false,
+    events: 0,
+    hashes: new Float64Array(n),
+    counts: new Uint32Array(n),
+    countries: new Uint16Array(n * SLOTS),
+    more: new Uint8Array(n),
+  };
 }

@@ -69,24 +69,12 @@ export function ensureCapacity(s: VisitorSample, needed: number): void {
   resize(s, grown);
 }
 
-/**
- * A sample's four arrays for `capacity` visitors, views of one buffer (21 bytes a visitor, the
- * hashes first for their alignment): four buffers of their own cost a small sample about 900 bytes
- * of heap, one shared about 570, and a builder's unit holds one sample per page entry.
- */
-export function arraysOf(capacity: number): Pick<VisitorSample, 'hashes' | 'counts' | 'countries' | 'more'> {
-  const buffer = new ArrayBuffer(capacity * (8 + 4 + 2 * SLOTS + 1));
-  return {
-    hashes: new Float64Array(buffer, 0, capacity),
-    counts: new Uint32Array(buffer, 8 * capacity, capacity),
-    countries: new Uint16Array(buffer, 12 * capacity, capacity * SLOTS),
-    more: new Uint8Array(buffer, (12 + 2 * SLOTS) * capacity, capacity),
-  };
-}
-
 function resize(s: VisitorSample, capacity: number): void {
   const n = s.size;
-  const { hashes, counts, countries, more } = arraysOf(capacity);
+  const hashes = new Float64Array(capacity);
+  const counts = new Uint32Array(capacity);
+  const countries = new Uint16Array(capacity * SLOTS);
+  const more = new Uint8Array(capacity);
   // native copies (a view each, only when growing)
   hashes.set(s.hashes.subarray(0, n));
   counts.set(s.counts.subarray(0, n));
