@@ -50,11 +50,18 @@ export function emptyCellValue(): CellValue {
   return value as CellValue;
 }
 
-/** One `$group` row of the hour pipeline: each aggregate's state of it (on the row's one device). */
-export type RowStates = { [K in AggregateName]: StateOf<Registry[K]> };
+/**
+ * One `$group` row of the hour pipeline: each aggregate's state of it (on the row's one device),
+ * made for this row alone. `unclaimed`: a bit per aggregate (registry order) whose state no cell
+ * has taken yet: the first cell that needs a new state takes the row's own instead of a copy
+ * (mergeRowInto), every other merges it as a part.
+ */
+export type RowStates = { [K in AggregateName]: StateOf<Registry[K]> } & { unclaimed: number };
+
+const BIT = Object.fromEntries(AGGREGATE_NAMES.map((name, i) => [name, 1 << i])) as Record<AggregateName, number>;
 
 export function statesOfRow(row: Document): RowStates {
-  const states = {} as Record<AggregateName, unknown>;
+  const states = { unclaimed: (1 << AGGREGATE_NAMES.length) - 1 } as Record<string, unknown>;
   for (const name of AGGREGATE_NAMES) states[name] = aggregateOf(name).fromRow(row);
   return states as RowStates;
 }
@@ -92,7 +99,8 @@ export function untouchedCellValue(): CellValue {
 
 /**
  * `part` (on device `device`; not empty) merged into the states of `into` (made by
- * untouchedCellValue): its first state there is `own(part)`, later ones are merged into it. An
+ * untouchedCellValue): its first state there is `part` itself when `take` (the caller gives it
+ * up) or else `own(part)`, later ones are merged into it. Returns whether `part` was taken. An
  * aggregate stored as the union of its devices (`folded`) keeps that union in one slot (the
  * first device an event reached, which the entry's counts mark): only the union is ever read.
  */
@@ -102,7 +110,8 @@ function mergeStateInto(
   aggregate: Aggregate<unknown>,
   part: unknown,
   device: number,
-): void {
+  take: boolean,
+): boolean {
   const empty = SHARED_EMPTY[name];
   let devices = into[name];
   if (devices === UNTOUCHED[name]) into[name] = devices = [empty, empty, empty];
@@ -114,7 +123,12 @@ function mergeStateInto(
         break;
       }
   const held = devices[d];
-  devices[d] = held === empty ? aggregate.own(part) : aggregate.mergeInto(held, part);
+  if (held === empty) {
+    devices[d] = take ? part : aggregate.own(part);
+    return take;
+  }
+  devices[d] = aggregate.mergeInto(held, part);
+  return false;
 }
 
 /**
@@ -129,7 +143,7 @@ export function mergeCellInto(into: CellValue, part: CellValue, kept: readonly A
     const states = source[name];
     for (let d = 0; d < 3; d++) {
       const state = states[d];
-      if (!aggregate.isEmpty(state)) mergeStateInto(target, name, aggregate, state, d);
+      if (!aggregate.isEmpty(state)) mergeStateInto(target, name, aggregate, state, d, false);
     }
   }
 }
@@ -137,7 +151,8 @@ export function mergeCellInto(into: CellValue, part: CellValue, kept: readonly A
 /**
  * One hour-pipeline row's states merged into `into` (made by untouchedCellValue) under the row's
  * device, for the aggregates `kept`: the builder's hot loop, so nothing is made or merged for the
- * other devices, an aggregate the family does not keep, or a state the row does not have.
+ * other devices, an aggregate the family does not keep, or a state the row does not have, and a
+ * new state takes the row's own when no other cell took it (one allocation fewer per new entry).
  */
 export function mergeRowInto(into: CellValue, states: RowStates, device: number, kept: readonly AggregateName[]): void {
   const target = into as Record<AggregateName, unknown[]>;
@@ -145,7 +160,9 @@ export function mergeRowInto(into: CellValue, states: RowStates, device: number,
   for (const name of kept) {
     const aggregate = aggregateOf(name);
     const state = source[name];
-    if (!aggregate.isEmpty(state)) mergeStateInto(target, name, aggregate, state, device);
+    if (aggregate.isEmpty(state)) continue;
+    const bit = BIT[name];
+    if (mergeStateInto(target, name, aggregate, state, device, (states.unclaimed & bit) !== 0)) states.unclaimed &= ~bit;
   }
 }
 
