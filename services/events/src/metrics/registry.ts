@@ -162,7 +162,8 @@ export function mergeRowInto(into: CellValue, states: RowStates, device: number,
     const state = source[name];
     if (aggregate.isEmpty(state)) continue;
     const bit = BIT[name];
-    if (mergeStateInto(target, name, aggregate, state, device, (states.unclaimed & bit) !== 0)) states.unclaimed &= ~bit;
+    if (mergeStateInto(target, name, aggregate, state, device, (states.unclaimed & bit) !== 0))
+      states.unclaimed &= ~bit;
   }
 }
 
