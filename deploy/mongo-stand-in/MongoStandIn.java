@@ -1,13 +1,20 @@
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.Cursor;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerError;
+import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -156,7 +163,7 @@ public class MongoStandIn {
             if (GROWING.contains(name)) guard.checkRoom();
             Document result = super.handleCommand(channel, database, command, query);
             if (WRITES.contains(name) && !GROWING.contains(name)) guard.roomMayHaveChanged();
-            return result;
+            return name.equals("aggregate") ? Batches.of(getCursorRegistry(), query, result) : result;
         }
     }
 
@@ -176,6 +183,8 @@ public class MongoStandIn {
 
         @Override
         public Document handleCommand(Channel channel, String database, String command, Document query) {
+            if (command.equalsIgnoreCase("aggregate"))
+                return Batches.of(getCursorRegistry(), query, super.handleCommand(channel, database, command, query));
             if (!WRITES.contains(command.toLowerCase())) return super.handleCommand(channel, database, command, query);
             try {
                 Document result = super.handleCommand(channel, database, command, query);
@@ -197,6 +206,91 @@ public class MongoStandIn {
                 if (m.contains("No space left on device") || m.contains("Disk quota exceeded")) return true;
             }
             return false;
+        }
+    }
+
+    /**
+     * An aggregate's result in MongoDB's batches: the library answers with the whole result in the
+     * first reply, so a client read a large result (an hour's rows for the rollup builder) as one
+     * buffer of tens of MB and held every document of it at once, where MongoDB sends the first
+     * `cursor.batchSize` documents (101 when not given) and the rest through getMore, each batch
+     * at most 16 MiB (or getMore's `batchSize` documents). The rest waits here as a cursor of the
+     * library's registry, which its getMore and killCursors serve.
+     */
+    static final class Batches implements Cursor {
+        static final int FIRST_BATCH = 101;
+        static final int MAX_BATCH_BYTES = 16 * 1024 * 1024;
+        private final long id;
+        private final List<Document> docs;
+        /** The next document to send; those before it are released (null). */
+        private int next;
+
+        private Batches(long id, List<Document> docs, int next) {
+            this.id = id;
+            this.docs = docs;
+            this.next = next;
+        }
+
+        @SuppressWarnings("unchecked")
+        static Document of(CursorRegistry registry, Document query, Document result) {
+            if (!(result.get("cursor") instanceof Document cursor)) return result;
+            if (!(cursor.get("firstBatch") instanceof List<?> all)) return result;
+            if (!(cursor.get("id") instanceof Number id) || id.longValue() != 0) return result;
+            int asked = FIRST_BATCH;
+            if (query.get("cursor") instanceof Document options && options.get("batchSize") instanceof Number n)
+                asked = n.intValue();
+            List<Document> docs = new ArrayList<>((List<Document>) all);
+            int first = batchEnd(docs, 0, asked);
+            if (first >= docs.size()) return result;
+            Batches rest = new Batches(registry.generateCursorId(), docs, first);
+            registry.add(rest);
+            cursor.put("firstBatch", new ArrayList<>(docs.subList(0, first)));
+            cursor.put("id", rest.id);
+            for (int i = 0; i < first; i++) docs.set(i, null);
+            return result;
+        }
+
+        /** Where a batch from `from` ends: at most `count` documents (any number when negative) and 16 MiB, at least one. */
+        private static int batchEnd(List<Document> docs, int from, int count) {
+            int end = from;
+            long bytes = 0;
+            while (end < docs.size() && (count < 0 || end - from < count)) {
+                bytes += bsonSize(docs.get(end));
+                // a single document is at most 16 MiB itself: a batch holds at least one, as MongoDB's
+                if (bytes > MAX_BATCH_BYTES && end > from) break;
+                end++;
+            }
+            return end;
+        }
+
+        private static int bsonSize(Document doc) {
+            ByteBuf buf = Unpooled.buffer();
+            try {
+                BsonEncoder.encodeDocument(doc, buf);
+                return buf.writerIndex();
+            } finally {
+                buf.release();
+            }
+        }
+
+        @Override
+        public long getId() {
+            return id;
+        }
+
+        @Override
+        public synchronized boolean isEmpty() {
+            return next >= docs.size();
+        }
+
+        /** getMore: `count` documents (0: as many as fit in 16 MiB). */
+        @Override
+        public synchronized List<Document> takeDocuments(int count) {
+            int end = batchEnd(docs, next, count > 0 ? count : -1);
+            List<Document> batch = new ArrayList<>(docs.subList(next, end));
+            for (int i = next; i < end; i++) docs.set(i, null);
+            next = end;
+            return batch;
         }
     }
 }

@@ -55,11 +55,14 @@ function latestOfReportRow(row: Document, keys: readonly string[]): Latest | nul
   return [latest.c.getTime(), String(latest.i), metadata];
 }
 
+/** Metadata without string values: one shared object (a builder's unit holds a latest event per entry). */
+const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
+
 /** A stored latest event keeps the string values of the event's metadata only. */
 function latestOf(id: unknown, created: Date, metadata: RawEvent['metadata']): Latest {
-  const strings: Record<string, string> = {};
-  for (const [k, v] of Object.entries(metadata ?? {})) if (typeof v === 'string') strings[k] = v;
-  return [created.getTime(), String(id), strings];
+  let strings: Record<string, string> | undefined;
+  for (const [k, v] of Object.entries(metadata ?? {})) if (typeof v === 'string') (strings ??= {})[k] = v;
+  return [created.getTime(), String(id), strings ?? NO_METADATA];
 }
 
 /** The later of two latest events (isLaterEvent: the same order as the pipelines' `$max`). */

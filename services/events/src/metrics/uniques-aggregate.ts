@@ -6,6 +6,7 @@ import {
   mergeSketches,
   sketchBytes,
   sketchCount,
+  sketchOfHash,
   sketchOfHashes,
   type DistinctSketch,
 } from '../sketches/distinct-sketch';
@@ -58,7 +59,7 @@ export const uniquesAggregate: Aggregate<DistinctSketch> = {
 };
 
 function sketchOfVisitor(value: unknown): DistinctSketch {
-  return isVisitorHash(value) ? sketchOfHashes([value]) : emptySketch();
+  return isVisitorHash(value) ? sketchOfHash(value) : emptySketch();
 }
 
 /**

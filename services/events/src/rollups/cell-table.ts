@@ -1,4 +1,4 @@
-import { emptyCellValue, mergeCellInto, mergeRowInto, type CellValue, type RowStates } from '../metrics/registry';
+import { mergeCellInto, mergeRowInto, untouchedCellValue, type CellValue, type RowStates } from '../metrics/registry';
 import type { Family } from './families';
 import { compare, type CellEntry } from './page-writer';
 
@@ -29,18 +29,22 @@ export class FamilyTable {
     return this.cells.size;
   }
 
+  /** `part` (a page's entry, left as it is) into entry (name, keys); `keys` is kept: a new array the caller leaves alone. */
   add(name: string, keys: readonly string[], part: CellValue): void {
     const into = this.entry(name, keys);
-    if (into) mergeCellInto(into, part);
+    if (into) mergeCellInto(into, part, this.family.aggregates);
   }
 
-  /** One hour-pipeline row's states, on its device (the builder's hot loop: nothing built for the other devices). */
+  /** One hour-pipeline row's states, on its device (the builder's hot loop: nothing made for the other devices). */
   addRow(name: string, keys: readonly string[], states: RowStates, device: number): void {
     const into = this.entry(name, keys);
-    if (into) mergeRowInto(into, states, device);
+    if (into) mergeRowInto(into, states, device, this.family.aggregates);
   }
 
-  /** The value of the entry (name, keys), new and empty if it was not there; undefined once over the cap. */
+  /**
+   * The value of the entry (name, keys), new and untouched if it was not there (its states are
+   * made as events reach them); undefined once over the cap.
+   */
   private entry(name: string, keys: readonly string[]): CellValue | undefined {
     if (this.over) return undefined;
     const key = entryKey(name, keys);
@@ -50,8 +54,9 @@ export class FamilyTable {
       this.overflow();
       return undefined;
     }
-    const value = emptyCellValue();
-    this.cells.set(key, { name, keys: [...keys], value });
+    const value = untouchedCellValue();
+    // every caller hands a keys array of its own, made for this row or entry: kept, not copied
+    this.cells.set(key, { name, keys, value });
     return value;
   }
 

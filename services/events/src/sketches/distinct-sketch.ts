@@ -32,6 +32,12 @@ export function emptySketch(): DistinctSketch {
   return EMPTY_SKETCH;
 }
 
+/** One hash's sketch (a pipeline row's visitor, made per row): no set built to hold one hash. */
+export function sketchOfHash(hash: number): DistinctSketch {
+  checkHash(hash);
+  return exactSketch([hash]);
+}
+
 export function sketchOfHashes(hashes: Iterable<number>): DistinctSketch {
   const seen = new Set<number>();
   let registers: Uint8Array | null = null;
