@@ -106,7 +106,8 @@ test.each([
     const g = await writeFormat3Day(events);
     // before the builder ran: the format-3 cells answer (the raw events are gone)
     const used = f.usage.rollupUnits;
-    for (const [i, body] of bodies.entries()) expect([i, await f.rolled.report(caller, body)]).toEqual([i, expected[i]]);
+    for (const [i, body] of bodies.entries())
+      expect([i, await f.rolled.report(caller, body)]).toEqual([i, expected[i]]);
     expect(f.usage.rollupUnits).toBeGreaterThan(used);
 
     await f.builder({ rawRetentionDays }).runOnce();
@@ -117,7 +118,8 @@ test.each([
     expect(head?.v).toBe(4);
     expect(await f.db.collection('rollup_cells').countDocuments({ g })).toBe(0);
     expect(await sampleBytes(mark.b!.g)).toBeLessThan(0.6 * (await sampleBytesOfFormat3(events)));
-    for (const [i, body] of bodies.entries()) expect([i, await f.rolled.report(caller, body)]).toEqual([i, expected[i]]);
+    for (const [i, body] of bodies.entries())
+      expect([i, await f.rolled.report(caller, body)]).toEqual([i, expected[i]]);
   },
   120_000,
 );
