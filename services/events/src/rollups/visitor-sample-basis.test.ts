@@ -1,5 +1,5 @@
 import { Binary } from 'mongodb';
-import { aggregateOf, emptyCellValue, type CellValue } from '../metrics/registry';
+import { AGGREGATE_NAMES, aggregateOf, emptyCellValue, type AggregateName, type CellValue } from '../metrics/registry';
 import { seededHashes } from '../../test/support/seeded-hashes';
 import { sketchOfHashes, type DistinctSketch } from '../sketches/distinct-sketch';
 import { addVisitor, emptySample, VISITOR_SAMPLE, type VisitorSample } from '../sketches/visitor-sample';
@@ -100,4 +100,15 @@ describe('visitor samples stored without the hashes of their visitor sets', () =
     const frequency = aggregateOf('frequency');
     expect(frequency.basis).toBe('uniques');
   });
+});
+
+test('when an aggregate leans on a basis, then the basis is a folded aggregate written and read before it', () => {
+  for (const name of AGGREGATE_NAMES) {
+    const basis = aggregateOf(name).basis as AggregateName | undefined;
+    if (basis === undefined) continue;
+    // the page writer keeps the unions in registry order; the reader decodes the basis first
+    expect(AGGREGATE_NAMES.indexOf(basis)).toBeGreaterThanOrEqual(0);
+    expect(AGGREGATE_NAMES.indexOf(basis)).toBeLessThan(AGGREGATE_NAMES.indexOf(name));
+    expect(aggregateOf(basis).storage).not.toBe('perDevice');
+  }
 });
