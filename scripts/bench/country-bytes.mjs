@@ -111,7 +111,7 @@ async function timeFloor(db, marks) {
     concurrency: 4,
     queryTimeoutMs: 60_000,
     deadlineMs: 120_000,
-    rollups: { marks: marks.collection, cells: new CellStore(db) },
+    rollups: { marks, cells: new CellStore(db) },
   });
   const limits = {
     maxRangeDays: 400,

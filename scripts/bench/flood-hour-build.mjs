@@ -43,7 +43,7 @@ const builder = new RollupBuilder(handle.db, marks, new CellStore(handle.db), {
 const units = builder.builders;
 for (const [method, levelOf] of [
   ['buildHours', () => 0],
-  ['buildMerged', ([mark]) => mark.l],
+  ['buildMerged', ([mark]) => mark.level],
 ]) {
   const original = units[method].bind(units);
   units[method] = async (...args) => {

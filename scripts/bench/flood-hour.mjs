@@ -40,7 +40,8 @@ const { BucketWriter } = dist('consumer/bucket-writer');
 const { RollupMarks } = dist('rollups/rollup-marks');
 const { HeldMarks } = dist('rollups/held-marks');
 const { bucketName } = dist('storage/bucket-naming');
-const { isBuilt } = dist('rollups/mark-document');
+const { markFromDocument } = dist('rollups/mark-document');
+const { isBuilt } = dist('rollups/unit-mark');
 const { unitId } = dist('rollups/rollup-units');
 const { pageId } = dist('rollups/page-layout');
 const { DecodedPage } = dist('rollups/page-reader');
@@ -255,9 +256,10 @@ async function breakdown(db, hour) {
 
 /** The flood owner's pages of the hour: built or not, its entries per family, `over` families. */
 async function floodPages(db, hour) {
-  const mark = await db.collection('rollup_marks').findOne({ _id: unitId({ level: 0, start: hour }) });
+  const doc = await db.collection('rollup_marks').findOne({ _id: unitId({ level: 0, start: hour }) });
+  const mark = doc && markFromDocument(doc);
   if (!mark || !isBuilt(mark)) return { built: false };
-  const g = mark.b.g;
+  const g = mark.built.generation;
   const families = {};
   for (const f of FAMILIES.map((family) => family.id)) {
     const first = await db.collection('rollup_cells').findOne({ _id: pageId(g, FLOOD_OWNER, f, 0) });

@@ -141,8 +141,8 @@ export async function catchUp(db, marks, { say }) {
   const seconds = (Date.now() - started) / 1000;
   // every unit left dirty, and why: the builder builds a unit once it has ended (a block reaching
   // past now waits, and reports read its span from smaller units); anything else is a defect
-  for (const m of await marks.collection.find({ dirty: true }, { projection: { l: 1, t: 1 } }).toArray()) {
-    const unit = { level: m.l, start: m.t };
+  for (const m of await marks.dirtyUnits()) {
+    const unit = { level: m.level, start: m.start };
     const ended = unitEnd(unit) <= Date.now();
     say(
       `unit ${unitId(unit)} not built: ${ended ? 'UNEXPLAINED (it has ended)' : `it ends ${new Date(unitEnd(unit)).toISOString()}, after now (built once it has ended; reports read its span from smaller units)`}`,

@@ -115,10 +115,7 @@ async function main() {
 
     const limits = { maxRangeDays: 400, deadlineMs: 60_000, maxGroups: 100_000, maxRankedGroups: 1_000_000 };
     const options = { prefix: 'events', maxRangeDays: 400, concurrency: 4, queryTimeoutMs: 30_000, deadlineMs: 60_000 };
-    const rolled = new ReportService(
-      new PlannedCountSource(db, { ...options, rollups: { marks: marks.collection, cells } }),
-      limits,
-    );
+    const rolled = new ReportService(new PlannedCountSource(db, { ...options, rollups: { marks, cells } }), limits);
     const raw = new ReportService(new PlannedCountSource(db, options), limits);
     const caller = { id: 'repro', ownerIds: new Set([OWNER]) };
     const body = {

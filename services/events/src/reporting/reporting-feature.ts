@@ -81,7 +81,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     onPlan: (plan) => metrics.observePlan(plan),
     rawRetentionDays: config.RETENTION_DAYS,
     rollups: {
-      marks: marks.collection,
+      marks,
       cells,
       broken: deps.broken,
       cache: new PageCache(config.REPORT_PAGE_CACHE_MB * 1024 * 1024),

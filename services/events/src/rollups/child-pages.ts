@@ -1,9 +1,9 @@
 import type { FamilyTable } from './cell-table';
 import { checkPageFields, decodeOrDamaged, type DamagedPage } from './damaged-pages';
-import { isBuilt, type MarkDocument } from './mark-document';
 import { forEachStoredEntry } from './page-reader';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
+import { isBuilt, type UnitMark } from './unit-mark';
 
 /** The children a parent is merged from: their current generations, and the owners any of them lacks. */
 export interface CurrentChildren {
@@ -14,23 +14,23 @@ export interface CurrentChildren {
 
 /** The current generations of these units, or undefined when one of them is not built for its marks. */
 export async function currentChildren(
-  marks: RollupMarks,
+  marks: Pick<RollupMarks, 'byIds'>,
   ids: readonly string[],
 ): Promise<CurrentChildren | undefined> {
-  const docs = await marks.collection.find({ _id: { $in: [...ids] } }).toArray();
+  const docs = await marks.byIds(ids);
   const gens: string[] = [];
   const lost = new Set<string>();
-  for (const mark of docs.sort((a, b) => a.t - b.t)) {
+  for (const mark of docs.sort((a, b) => a.start - b.start)) {
     if (!isBuilt(mark)) return undefined;
-    gens.push(mark.b!.g);
+    gens.push(mark.built!.generation);
     for (const owner of lostOwners(mark)) lost.add(owner);
   }
   return { gens, lost };
 }
 
 /** The owners a built mark lists as lost, when the list is one (anything else on a mark is ignored). */
-function lostOwners(mark: MarkDocument): string[] {
-  const lost = mark.b?.lost;
+function lostOwners(mark: UnitMark): string[] {
+  const lost = mark.built?.lost;
   return Array.isArray(lost) ? lost.filter((o): o is string => typeof o === 'string') : [];
 }
 

@@ -15,7 +15,8 @@ import {
   type RollupFixture,
 } from '../../test/support/rollup-fixture';
 import { BrokenUnits } from './broken-units';
-import { isBuilt, type MarkDocument } from './mark-document';
+import { markFromDocument, type MarkDocument } from './mark-document';
+import { isBuilt as isBuiltMark } from './unit-mark';
 import { LEVEL_NAMES, unitAt, unitEnd, unitId, unitsContaining, type UnitRef } from './rollup-units';
 
 // A rollup page that does not decode (cut short, a wrong leading byte, noise, a document of
@@ -67,7 +68,7 @@ function observed(rawRetentionDays?: number) {
     queryTimeoutMs: 600_000,
     rawRetentionDays,
     onPlan: (plan) => usedUnits.push(...plan.rollup.map((s) => unitId(s.unit))),
-    rollups: { marks: f.marks.collection, cells: f.cells, broken },
+    rollups: { marks: f.marks, cells: f.cells, broken },
   });
   const service = new ReportService(source, {
     maxRangeDays: 400,
@@ -85,6 +86,11 @@ function over(unit: UnitRef, owner: string, extra: Record<string, unknown>): Rec
     created__lte: new Date(unitEnd(unit) - 1).toISOString(),
     ...extra,
   };
+}
+
+/** Whether a stored mark is built for its marks. */
+function isBuilt(doc: MarkDocument): boolean {
+  return isBuiltMark(markFromDocument(doc));
 }
 
 async function markOf(unit: UnitRef): Promise<MarkDocument> {

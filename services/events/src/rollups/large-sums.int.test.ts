@@ -2,7 +2,7 @@ import path from 'node:path';
 import { v7 } from 'uuid';
 import { OpenApiContract } from '@cm/testkit';
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
-import type { ReportRow } from '../reporting/read/report-rows';
+import type { ReportRow } from '../reporting/read/report-row';
 import type { EventDocument } from '../storage/event-document';
 import { startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
 

@@ -7,12 +7,13 @@ import { FAMILIES } from './families';
 import { format2Tables } from './format-2-pages';
 import { format3Tables } from './format-3-pages';
 import { legacyEntries } from './legacy-cells';
-import type { MarkDocument } from './mark-document';
+import { markFromDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
 import { PAGE_FORMAT, type CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { DROPPED_LEVELS } from './rollup-units';
 import type { UnitCommit } from './unit-commit';
+import type { UnitMark } from './unit-mark';
 
 export interface LegacyMigrationDeps {
   marks: RollupMarks;
@@ -65,11 +66,13 @@ export class LegacyMigration {
 
   private async rebuildLegacy(): Promise<{ reset: number; converted: number }> {
     const { marks, cells } = this.deps;
-    const built = await marks.collection
-      .find({ b: { $exists: true }, retired: { $exists: false } }, { projection: { pending: 0 } })
-      .toArray();
+    const built = (
+      await marks.collection
+        .find({ b: { $exists: true }, retired: { $exists: false } }, { projection: { pending: 0 } })
+        .toArray()
+    ).map(markFromDocument);
     if (built.length === 0) return { reset: 0, converted: 0 };
-    const gens = built.map((m) => m.b!.g);
+    const gens = built.map((m) => m.built!.generation);
     const { legacy } = await cells.unusableGenerations(gens);
     const old = new Set(legacy);
     const formats = await cells.generationFormats(gens);
@@ -77,37 +80,38 @@ export class LegacyMigration {
     let reset = 0;
     let converted = 0;
     for (const mark of built) {
-      const format = formats.get(mark.b!.g);
+      const g = mark.built!.generation;
+      const format = formats.get(g);
       // a format reports still read: converted whether or not its raw events are kept (decoding
       // and writing its pages again costs far less than building it from raw events)
-      if (format !== undefined && format !== PAGE_FORMAT && !old.has(mark.b!.g)) {
+      if (format !== undefined && format !== PAGE_FORMAT && !old.has(g)) {
         if (await this.convert(mark, format)) converted++;
         continue;
       }
-      if (!old.has(mark.b!.g)) continue;
-      if (mark.t >= firstRaw) {
+      if (!old.has(g)) continue;
+      if (mark.start >= firstRaw) {
         const res = await marks.collection.updateOne(
-          { _id: mark._id, 'b.g': mark.b!.g },
+          { _id: mark.id, 'b.g': g },
           { $unset: { b: '' }, $set: { dirty: true } },
         );
         if (res.modifiedCount === 1) {
           reset++;
-          await cells.dropGenerations([mark.b!.g]).catch(() => undefined);
+          await cells.dropGenerations([g]).catch(() => undefined);
         }
-      } else if (await this.convert(mark, formats.get(mark.b!.g) ?? 1)) converted++;
+      } else if (await this.convert(mark, formats.get(g) ?? 1)) converted++;
     }
     if (reset + converted > 0)
       this.deps.logger?.info('rollup units of an earlier cell format rebuilt or converted', { reset, converted });
     return { reset, converted };
   }
 
-  private async convert(mark: MarkDocument, format: number): Promise<boolean> {
+  private async convert(mark: UnitMark, format: number): Promise<boolean> {
     const { cells, commit, now } = this.deps;
     const g = await commit.reserve(mark, now());
     if (!g) return false;
     try {
       const writer = cells.writer(g);
-      for await (const { owner, docs } of cells.documentsByOwner(mark.b!.g)) {
+      for await (const { owner, docs } of cells.documentsByOwner(mark.built!.generation)) {
         const tables =
           format === 3
             ? format3Tables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
@@ -124,7 +128,7 @@ export class LegacyMigration {
       await writer.finish();
       return await commit.publish(mark, g);
     } catch (err) {
-      await commit.abandon(mark._id, g).catch(() => undefined);
+      await commit.abandon(mark.id, g).catch(() => undefined);
       throw err;
     }
   }

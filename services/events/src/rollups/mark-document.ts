@@ -1,49 +1,92 @@
+import type { Filter, UpdateFilter } from 'mongodb';
+import type { UnitMark } from './unit-mark';
+
 /**
- * One rollup unit's write marks (collection `rollup_marks`, `_id` = unitId). The writer bumps
- * `s` (started) before every insert that touches the unit and `f` (finished) once the insert's
- * outcome is known; `b` records the (s, f) the unit's cells were built for and which generation
- * of cells holds them. A unit's cells equal its raw events exactly when `b.s == s && b.f == f`.
+ * How a unit's marks (unit-mark.ts) are stored in `rollup_marks`, `_id` = unitId. The names are
+ * short because the consumer upserts a mark per touched unit on every held write and every
+ * report reads thousands of them; only the store files (this one, rollup-marks.ts, unit-commit.ts,
+ * broken-units.ts, rollup-retention.ts, legacy-migration.ts) see them. Everything else works on
+ * UnitMark (markFromDocument). Changing a name here is a data migration.
  */
 export interface MarkDocument {
   _id: string;
-  /** Level (0 hour, 1 day, 2..6 blocks) and start (epoch ms) of the unit. */
+  /** level */
   l: number;
+  /** start */
   t: number;
+  /** started */
   s: number;
+  /** finished */
   f: number;
-  /** Time of the last mark change: a write in flight longer than ROLLUP_ABANDON_MS is presumed dead. */
   at: Date;
-  /** Set by every write, cleared by the build that caught up: what the builder scans for. */
   dirty: boolean;
-  b?: BuiltSnapshot;
-  /** Generations being written by builders (removed on success or failure; swept when abandoned). */
+  /** built */
+  b?: BuiltDocument;
+  /** pending generations: `g` the generation, `at` when it was reserved */
   pending?: Array<{ g: string; at: Date }>;
-  /**
-   * Set by retention on a unit that reaches past its cutoff: some of the days it covers are gone,
-   * so it is never built or used again (writes only bump s/f); it is deleted once wholly past.
-   */
   retired?: true;
 }
 
-interface BuiltSnapshot {
+interface BuiltDocument {
+  /** started, finished and generation the cells were built for */
   s: number;
   f: number;
-  /** Cell generation id (`<unitId>@<gen>`): the `g` of this unit's current cells. */
   g: string;
-  /**
-   * Owners whose cells this generation lacks: a page of theirs here, or in a child it was merged
-   * from, did not decode and could not be computed again (its raw events were past retention).
-   * Their reports never use this unit; every other owner's do. Cleared by the next publish.
-   */
   lost?: string[];
 }
 
-/** The cells of a unit may answer a report only when no write happened since they were built and retention left it whole. */
-export function isBuilt(mark: Pick<MarkDocument, 's' | 'f' | 'b' | 'retired'>): boolean {
-  return !mark.retired && mark.b !== undefined && mark.b.s === mark.s && mark.b.f === mark.f;
+/** A stored mark in domain names (a field a projection left out stays undefined). */
+export function markFromDocument(doc: MarkDocument): UnitMark {
+  const mark: UnitMark = {
+    id: doc._id,
+    level: doc.l,
+    start: doc.t,
+    started: doc.s,
+    finished: doc.f,
+    at: doc.at,
+    dirty: doc.dirty,
+  };
+  if (doc.b) {
+    const { s, f, g, lost } = doc.b;
+    mark.built =
+      lost === undefined
+        ? { started: s, finished: f, generation: g }
+        : { started: s, finished: f, generation: g, lost };
+  }
+  if (doc.pending) mark.pending = doc.pending.map((p) => ({ generation: p.g, at: p.at }));
+  if (doc.retired) mark.retired = true;
+  return mark;
 }
 
-/** Whether a built unit lacks this owner's cells (BuiltSnapshot.lost). */
-export function isLostFor(mark: Pick<MarkDocument, 'b'>, owner: string): boolean {
-  return mark.b?.lost?.includes(owner) ?? false;
+/** A mark still at this snapshot (no write started or finished since) and not retired: what a build may reserve on. */
+export function reserveFilter(snapshot: UnitMark): Filter<MarkDocument> {
+  return { _id: snapshot.id, s: snapshot.started, f: snapshot.finished, retired: { $exists: false } };
+}
+
+/**
+ * A mark a build of generation `g` may publish on: still at the snapshot, `g` still reserved,
+ * not retired, and the generation it replaces still current.
+ */
+export function publishFilter(snapshot: UnitMark, g: string): Filter<MarkDocument> {
+  const filter: Filter<MarkDocument> = {
+    _id: snapshot.id,
+    s: snapshot.started,
+    f: snapshot.finished,
+    'pending.g': g,
+    retired: { $exists: false },
+  };
+  if (snapshot.built) filter['b.g'] = snapshot.built.generation;
+  else filter.b = { $exists: false };
+  return filter;
+}
+
+/** Generation `g` current for the snapshot (its owners `lost` left out), its reservation gone, the unit clean. */
+export function publishUpdate(snapshot: UnitMark, g: string, lost: readonly string[]): UpdateFilter<MarkDocument> {
+  return {
+    $set: {
+      b: { s: snapshot.started, f: snapshot.finished, g, ...(lost.length > 0 ? { lost: [...lost] } : {}) },
+      dirty: false,
+    },
+    $pull: { pending: { g } },
+  };
 }

@@ -1,6 +1,6 @@
 import { MEASURE_NAMES, type MeasureName } from '@cm/contracts';
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
-import type { ReportRow } from '../reporting/read/report-rows';
+import type { ReportRow } from '../reporting/read/report-row';
 import { parseReportRequest } from '../reporting/request/parse-report-request';
 import { QUANTILE_SKETCH } from '../sketches/quantile-sketch';
 import type { EventDocument } from '../storage/event-document';

@@ -4,13 +4,13 @@ import { BrokenUnits } from './broken-units';
 import { LegacyMigration } from './legacy-migration';
 import { isExpiredDay } from '../retention/expired-buckets';
 import type { CellStore } from './cell-store';
-import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
 import { utcDayStart } from '../storage/time-units';
 import { LEVELS, MAX_LEVEL, unitEnd } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
+import type { UnitMark } from './unit-mark';
 
 /** The default cap of cells per owner, family and unit (operations.md: ROLLUP_MAX_CELLS_PER_OWNER). */
 const DEFAULT_MAX_CELLS_PER_OWNER = 100_000;
@@ -85,8 +85,8 @@ export class RollupBuilder {
     this.commit = new UnitCommit(marks.collection, cells, opts.hooks);
     const failures = (this.failures = new UnitFailures(opts.failureBackoff));
     const outcomes = {
-      built: (mark: MarkDocument) => failures.built(mark._id),
-      failed: (mark: MarkDocument, err: unknown) => failures.failed(mark, err, this.now().getTime()),
+      built: (mark: UnitMark) => failures.built(mark.id),
+      failed: (mark: UnitMark, err: unknown) => failures.failed(mark, err, this.now().getTime()),
       overCap: (level: number, owner: string, family: string) => this.overCap.push({ level, owner, family }),
     };
     this.legacy = new LegacyMigration({
@@ -140,18 +140,18 @@ export class RollupBuilder {
     let oldestReady: number | undefined;
     // one scan of the marks per pass (a query by level would scan them again on the stand-in)
     // a retired unit (retention removed some of its days) is dirty after a late write but never built
-    const dirty = (await this.marks.collection.find({ dirty: true }).toArray()).filter((m) => !m.retired);
+    const dirty = (await this.marks.dirty()).filter((m) => !m.retired);
     // a unit whose build fails is given up alone: the pass goes on with every other unit
-    this.failures.begin(new Set(dirty.map((m) => m._id)));
+    this.failures.begin(new Set(dirty.map((m) => m.id)));
     for (const level of LEVELS) {
-      const atLevel = dirty.filter((m) => m.l === level).sort((a, b) => a.t - b.t);
+      const atLevel = dirty.filter((m) => m.level === level).sort((a, b) => a.start - b.start);
       const due = atLevel.filter((m) => this.isReady(m, now));
-      const ready = due.filter((m) => !this.failures.waiting(m._id, now.getTime())).slice(0, this.opts.batchUnits);
+      const ready = due.filter((m) => !this.failures.waiting(m.id, now.getTime())).slice(0, this.opts.batchUnits);
       waiting += atLevel.length - ready.length;
       if (level === 0) {
         // an hour waiting after a failed build still counts as lag
         for (const m of due)
-          oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.t }) + this.opts.graceMs);
+          oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.start }) + this.opts.graceMs);
         for (const [day, hours] of byDay(ready)) built[0]! += await this.builders.buildHours(day, hours);
         continue;
       }
@@ -163,20 +163,21 @@ export class RollupBuilder {
   }
 
   /** Ended past the grace, no write in flight (or one presumed dead), and its raw events still kept. */
-  private isReady(mark: MarkDocument, now: Date): boolean {
+  private isReady(mark: UnitMark, now: Date): boolean {
     const t = now.getTime();
-    if (unitEnd({ level: mark.l, start: mark.t }) + this.opts.graceMs > t) return false;
-    if (mark.s !== mark.f && t - mark.at.getTime() < this.opts.abandonMs) return false;
+    if (unitEnd({ level: mark.level, start: mark.start }) + this.opts.graceMs > t) return false;
+    if (mark.started !== mark.finished && t - mark.at.getTime() < this.opts.abandonMs) return false;
     // only hours read raw events; larger units merge children that are still exact
-    if (mark.l === 0 && isExpiredDay(new Date(utcDayStart(mark.t)), now, this.opts.rawRetentionDays)) return false;
+    if (mark.level === 0 && isExpiredDay(new Date(utcDayStart(mark.start)), now, this.opts.rawRetentionDays))
+      return false;
     return true;
   }
 }
 
-function byDay(marks: readonly MarkDocument[]): Map<number, MarkDocument[]> {
-  const out = new Map<number, MarkDocument[]>();
+function byDay(marks: readonly UnitMark[]): Map<number, UnitMark[]> {
+  const out = new Map<number, UnitMark[]>();
   for (const m of marks) {
-    const day = utcDayStart(m.t);
+    const day = utcDayStart(m.start);
     out.set(day, [...(out.get(day) ?? []), m]);
   }
   return out;

@@ -12,7 +12,8 @@ import {
   type RollupFixture,
 } from '../../test/support/rollup-fixture';
 import { DAMAGES, damagePages } from '../../test/support/damage-pages';
-import { isBuilt } from './mark-document';
+import { markFromDocument } from './mark-document';
+import { isBuilt } from './unit-mark';
 import { RollupRebuild } from './rollup-rebuild';
 import { RollupRetention } from './rollup-retention';
 import { LEVELS, unitAt, unitEnd, unitId, type UnitRef } from './rollup-units';
@@ -162,7 +163,7 @@ async function differentialRun(events: number): Promise<number> {
  */
 async function damageRandomPages(): Promise<{ generations: string[]; underDirtyParent?: string }> {
   const marks = await f.marks.collection.find({}).toArray();
-  const built = marks.filter(isBuilt);
+  const built = marks.filter((m) => isBuilt(markFromDocument(m)));
   const dirtyParents = new Set(marks.filter((m) => m.dirty && !m.retired && m.l > 0).map((m) => m._id));
   const underDirty = built.find((m) => dirtyParents.has(unitId(parentOf({ level: m.l, start: m.t }))));
   const chosen = built.filter((m) => m === underDirty || random() < 0.125);

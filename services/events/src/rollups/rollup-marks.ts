@@ -1,7 +1,8 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { ensureIndexes, type IndexDefinition } from '@cm/platform';
-import type { MarkDocument } from './mark-document';
+import { markFromDocument, type MarkDocument } from './mark-document';
 import { parseUnitId, touchedUnits, unitId, type UnitRef } from './rollup-units';
+import type { UnitMark } from './unit-mark';
 
 const MARKS_COLLECTION = 'rollup_marks';
 
@@ -34,8 +35,12 @@ interface Pending {
  * so it waits for the next `begin` (at most FINISH_DELAY_MS): under load the finish of one batch
  * and the start of the next touch the same units and go out as one upsert per unit, one small
  * bulk write per batch instead of two.
+ *
+ * Also the marks' reads for the builder, the operator and the report planner, in domain names
+ * (unit-mark.ts): the stored names are short (mark-document.ts) and stay in the store files.
  */
 export class RollupMarks {
+  /** For the store files only (unit-commit.ts, broken-units.ts, rollup-retention.ts, legacy-migration.ts). */
   readonly collection: Collection<MarkDocument>;
   private queue: Pending[] = [];
   private flushing?: Promise<void>;
@@ -77,6 +82,57 @@ export class RollupMarks {
   /** Stores a fresh `at` on these units (their writes are still in flight), counting nothing; goes out at once. */
   touch(units: readonly UnitRef[]): Promise<void> {
     return this.enqueue(units, 'a');
+  }
+
+  /** Every dirty unit's mark (retired ones too). */
+  async dirty(): Promise<UnitMark[]> {
+    return (await this.collection.find({ dirty: true }).toArray()).map(markFromDocument);
+  }
+
+  /**
+   * The marks of these units that have one, by `_id` only (hash lookups: a query by level and
+   * time would scan the marks on the stand-in). `withoutPending`: their `pending` left out.
+   */
+  async byIds(
+    ids: readonly string[],
+    opts: { withoutPending?: boolean; maxTimeMS?: number } = {},
+  ): Promise<UnitMark[]> {
+    const docs = await this.collection
+      .find(
+        { _id: { $in: [...ids] } },
+        {
+          ...(opts.withoutPending ? { projection: { pending: 0 } } : {}),
+          ...(opts.maxTimeMS !== undefined ? { maxTimeMS: opts.maxTimeMS } : {}),
+        },
+      )
+      .toArray();
+    return docs.map(markFromDocument);
+  }
+
+  /** The current generation of each of these units that is built (whether for its marks or not). */
+  async builtGenerations(ids: readonly string[], maxTimeMS: number): Promise<Map<string, string>> {
+    const docs = await this.collection.find({ _id: { $in: [...ids] } }, { projection: { b: 1 }, maxTimeMS }).toArray();
+    const out = new Map<string, string>();
+    for (const doc of docs) if (doc.b) out.set(doc._id, doc.b.g);
+    return out;
+  }
+
+  /** Dirty units, their level, start and whether retired only (the operator's status). */
+  async dirtyUnits(): Promise<Array<Pick<UnitMark, 'id' | 'level' | 'start' | 'retired'>>> {
+    const docs = await this.collection.find({ dirty: true }, { projection: { l: 1, t: 1, retired: 1 } }).toArray();
+    return docs.map((m) => ({ id: m._id, level: m.l, start: m.t, ...(m.retired ? { retired: true } : {}) }));
+  }
+
+  async countDirtyHours(): Promise<number> {
+    return this.collection.countDocuments({ dirty: true, l: 0 });
+  }
+
+  /** Generations being written now (or left by a builder that died), over every unit. */
+  async countPendingGenerations(): Promise<number> {
+    const docs = await this.collection
+      .find({ 'pending.0': { $exists: true } }, { projection: { pending: 1 } })
+      .toArray();
+    return docs.reduce((n, m) => n + (m.pending?.length ?? 0), 0);
   }
 
   /** Waits until every mark asked for is stored (graceful stop). */

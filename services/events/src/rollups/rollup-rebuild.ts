@@ -58,23 +58,19 @@ export class RollupRebuild {
 
   async status(): Promise<RollupStatus> {
     // retired units (retention removed some of their days) are never built: not counted as waiting
-    const dirty = (
-      await this.marks.collection.find({ dirty: true }, { projection: { l: 1, t: 1, retired: 1 } }).toArray()
-    ).filter((m) => !m.retired);
-    const pending = await this.marks.collection
-      .find({ 'pending.0': { $exists: true } }, { projection: { pending: 1 } })
-      .toArray();
+    const dirty = (await this.marks.dirtyUnits()).filter((m) => !m.retired);
+    const pending = await this.marks.countPendingGenerations();
     // the kept sizes always; a size no longer kept only while units of it wait for the upgrade's drop
     const counts = Object.fromEntries(LEVELS.map((level) => [LEVEL_NAMES[level]!, 0]));
     let oldest: number | undefined;
     for (const m of dirty) {
-      counts[LEVEL_NAMES[m.l] ?? String(m.l)] = (counts[LEVEL_NAMES[m.l] ?? String(m.l)] ?? 0) + 1;
-      if (m.l === 0) oldest = Math.min(oldest ?? Infinity, m.t);
+      counts[LEVEL_NAMES[m.level] ?? String(m.level)] = (counts[LEVEL_NAMES[m.level] ?? String(m.level)] ?? 0) + 1;
+      if (m.level === 0) oldest = Math.min(oldest ?? Infinity, m.start);
     }
     return {
       dirty_units: counts,
       oldest_dirty_hour: oldest === undefined ? null : new Date(oldest).toISOString(),
-      pending_generations: pending.reduce((n, m) => n + (m.pending?.length ?? 0), 0),
+      pending_generations: pending,
     };
   }
 }

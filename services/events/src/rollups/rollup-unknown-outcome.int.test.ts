@@ -9,8 +9,8 @@ import {
   startRollupFixture,
   type RollupFixture,
 } from '../../test/support/rollup-fixture';
-import type { MarkDocument } from './mark-document';
-import { isBuilt } from './mark-document';
+import { markFromDocument, type MarkDocument } from './mark-document';
+import { isBuilt } from './unit-mark';
 import { RollupBuilder } from './rollup-builder';
 import { FAMILIES } from './families';
 import { writePages } from './page-writer';
@@ -86,7 +86,7 @@ async function expectSpanEqualsRaw(owner: string): Promise<void> {
 
 /** Every built mark points at a generation whose manifest exists. */
 async function expectNoBuiltMarkWithoutCells(): Promise<void> {
-  const built = (await f.marks.collection.find({}).toArray()).filter(isBuilt);
+  const built = (await f.marks.collection.find({}).toArray()).filter((m) => isBuilt(markFromDocument(m)));
   const manifests = new Set(
     (
       await f.db
@@ -117,7 +117,7 @@ describe.each([
     for (let pass = 0; pass < 3; pass++) await builder.runOnce();
     expect(faults).toBeGreaterThan(0);
 
-    expect(isBuilt((await f.marks.collection.findOne({ _id: id }))!)).toBe(true);
+    expect(isBuilt(markFromDocument((await f.marks.collection.findOne({ _id: id }))!))).toBe(true);
     expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
     await expectNoBuiltMarkWithoutCells();
     for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
@@ -173,7 +173,7 @@ async function breakBuiltDay(random: () => number): Promise<MarkDocument> {
   for (let pass = 0; pass < 2; pass++) await f.builder().runOnce();
   expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
   const broken = (await f.marks.collection.findOne({ _id: unitId(DAY) }))!;
-  expect(isBuilt(broken)).toBe(true);
+  expect(isBuilt(markFromDocument(broken))).toBe(true);
   await f.cells.dropGenerations([broken.b!.g]);
   return broken;
 }
@@ -184,7 +184,7 @@ test('when a built mark points at a generation whose cells are gone, then report
   for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
   expect(await expectRandomReportsEqualRaw(f, random, FROM - 2 * DAY_MS, TO, 60)).toBeGreaterThan(0);
   const reset = (await f.marks.collection.findOne({ _id: unitId(DAY) }))!;
-  expect(isBuilt(reset)).toBe(false);
+  expect(isBuilt(markFromDocument(reset))).toBe(false);
   expect(reset.dirty).toBe(true);
 
   for (let pass = 0; pass < 4; pass++) await f.builder().runOnce();
@@ -206,7 +206,7 @@ test('when a parent is built from a child whose cells are gone, then the child i
   expect(await f.marks.collection.countDocuments({ dirty: true })).toBe(0);
   await expectNoBuiltMarkWithoutCells();
   expect((await f.marks.collection.findOne({ _id: unitId(DAY) }))!.b!.g).not.toBe(broken.b!.g);
-  expect(isBuilt((await f.marks.collection.findOne({ _id: parent }))!)).toBe(true);
+  expect(isBuilt(markFromDocument((await f.marks.collection.findOne({ _id: parent }))!))).toBe(true);
   for (const owner of OWNERS) await expectSpanEqualsRaw(owner);
 }, 120_000);
 
@@ -230,7 +230,7 @@ test('when a page of a built unit is gone, then reports equal raw events and the
     maxRangeDays: 400,
     concurrency: 4,
     queryTimeoutMs: 600_000,
-    rollups: { marks: f.marks.collection, cells: f.cells, broken },
+    rollups: { marks: f.marks, cells: f.cells, broken },
   });
   const service = new ReportService(source, {
     maxRangeDays: 400,
@@ -253,7 +253,7 @@ test('when a page of a built unit is gone, then reports equal raw events and the
   expect(resets).toEqual(['1d/report']);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toContain(unitId(DAY));
-  expect(isBuilt((await f.marks.collection.findOne({ _id: unitId(DAY) }))!)).toBe(false);
+  expect(isBuilt(markFromDocument((await f.marks.collection.findOne({ _id: unitId(DAY) }))!))).toBe(false);
   // what was left of the generation went with the reset
   expect(await f.cells.collection.countDocuments({ g: mark.b!.g })).toBe(0);
 }, 120_000);

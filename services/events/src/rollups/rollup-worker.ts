@@ -42,7 +42,7 @@ export class RollupWorker {
   /** One pass; true when it built something (so another may follow at once). */
   async pass(): Promise<boolean> {
     const pass = await this.builder.runOnce();
-    const dirtyHours = await this.marks.collection.countDocuments({ dirty: true, l: 0 });
+    const dirtyHours = await this.marks.countDirtyHours();
     this.metrics.observe(pass, dirtyHours);
     // once per unit until it builds again: a unit that keeps failing is retried, not logged again
     for (const f of pass.failed) {

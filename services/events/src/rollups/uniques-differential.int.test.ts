@@ -1,5 +1,5 @@
 import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
-import type { ReportRow } from '../reporting/read/report-rows';
+import type { ReportRow } from '../reporting/read/report-row';
 import { parseReportRequest } from '../reporting/request/parse-report-request';
 import type { ReportQuery } from '../reporting/request/report-query';
 import { DISTINCT_SKETCH } from '../sketches/distinct-sketch';

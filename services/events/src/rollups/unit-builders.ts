@@ -7,18 +7,18 @@ import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
 import type { GenerationWriter } from './generation-writer';
 import { addHourRow, buildHourPipeline, readHourRow } from './hour-pipeline';
-import type { MarkDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS } from '../storage/time-units';
 import { childrenOf, unitId } from './rollup-units';
 import { isKilled, type UnitCommit } from './unit-commit';
+import type { UnitMark } from './unit-mark';
 
 /** Where a unit's outcome goes (rollup-builder.ts keeps failures apart from the rest of the pass). */
 interface UnitOutcomes {
-  built(mark: MarkDocument): void;
-  failed(mark: MarkDocument, err: unknown): void;
+  built(mark: UnitMark): void;
+  failed(mark: UnitMark, err: unknown): void;
   /** An owner's family in a unit passed its cell cap: kept as a marked first page only. */
   overCap(level: number, owner: string, family: string): void;
 }
@@ -55,19 +55,19 @@ export class UnitBuilders {
    * Hours of one UTC day; the snapshots were read before anything below reads raw events. A
    * failure of one hour's pages gives up that hour only; a failure of the shared read, every hour.
    */
-  async buildHours(dayStart: number, snapshots: readonly MarkDocument[]): Promise<number> {
+  async buildHours(dayStart: number, snapshots: readonly UnitMark[]): Promise<number> {
     const { commit, now, cells } = this.deps;
-    const hours = new Map<number, { mark: MarkDocument; g: string; writer: GenerationWriter; error?: unknown }>();
-    let reserving: MarkDocument | undefined;
+    const hours = new Map<number, { mark: UnitMark; g: string; writer: GenerationWriter; error?: unknown }>();
+    let reserving: UnitMark | undefined;
     try {
       for (const mark of snapshots) {
         reserving = mark;
         const g = await commit.reserve(mark, now());
-        if (g) hours.set(Math.round((mark.t - dayStart) / HOUR_MS), { mark, g, writer: cells.writer(g) });
+        if (g) hours.set(Math.round((mark.start - dayStart) / HOUR_MS), { mark, g, writer: cells.writer(g) });
       }
       reserving = undefined;
       if (hours.size === 0) return 0;
-      const marks = [...hours.values()].map((h) => h.mark.t);
+      const marks = [...hours.values()].map((h) => h.mark.start);
       const from = new Date(Math.min(...marks));
       const to = new Date(Math.max(...marks) + HOUR_MS);
       let owner: string | undefined;
@@ -77,7 +77,7 @@ export class UnitBuilders {
           const h = hours.get(hour)!;
           if (h.error !== undefined) continue;
           // one hour's pages failing gives up that hour alone
-          await h.writer.add(this.pages(h.g, h.mark.l, owner!, byFamily)).catch((err: unknown) => (h.error = err));
+          await h.writer.add(this.pages(h.g, h.mark.level, owner!, byFamily)).catch((err: unknown) => (h.error = err));
         }
         tables = new Map();
       };
@@ -124,9 +124,9 @@ export class UnitBuilders {
    * here. The children's generations are checked again after reading, since a replaced
    * generation's pages may have been dropped while they were read. A child's page that does not
    * decode never fails the parent for every owner: BrokenUnits.damaged resets a child that can
-   * be rebuilt (the parent waits), or leaves the owner out of both (`b.lost`) when it cannot.
+   * be rebuilt (the parent waits), or leaves the owner out of both (`built.lost`) when it cannot.
    */
-  async buildMerged(snapshot: MarkDocument): Promise<boolean> {
+  async buildMerged(snapshot: UnitMark): Promise<boolean> {
     let g: string | undefined;
     try {
       const built = await this.merge(snapshot, (reserved) => (g = reserved));
@@ -140,9 +140,9 @@ export class UnitBuilders {
     }
   }
 
-  private async merge(snapshot: MarkDocument, onReserved: (g: string) => void): Promise<boolean> {
+  private async merge(snapshot: UnitMark, onReserved: (g: string) => void): Promise<boolean> {
     const { marks, cells, commit, now } = this.deps;
-    const unit = { level: snapshot.l, start: snapshot.t };
+    const unit = { level: snapshot.level, start: snapshot.start };
     const childIds = childrenOf(unit).map(unitId);
     const children = await currentChildren(marks, childIds);
     if (!children) return false;
@@ -168,12 +168,12 @@ export class UnitBuilders {
           lost.add(owner);
           continue;
         }
-        await writer.add(this.pages(g, snapshot.l, owner, byFamily));
+        await writer.add(this.pages(g, snapshot.level, owner, byFamily));
       }
     } catch (err) {
       // a child of the first format: the parent waits until the migration rebuilt or converted it
       if (err instanceof LegacyGenerationError) {
-        await commit.abandon(snapshot._id, g);
+        await commit.abandon(snapshot.id, g);
         return false;
       }
       if (!(err instanceof GenerationGoneError)) throw err;
@@ -184,7 +184,7 @@ export class UnitBuilders {
     }
     const again = gone ? undefined : await currentChildren(marks, childIds);
     if (!again || again.gens.join() !== children.gens.join()) {
-      await commit.abandon(snapshot._id, g);
+      await commit.abandon(snapshot.id, g);
       return false;
     }
     await writer.finish();
@@ -192,9 +192,9 @@ export class UnitBuilders {
   }
 
   /** A failed build: its reservation goes (else the unit would wait for the sweep), and the failure is reported. */
-  private async giveUp(mark: MarkDocument, g: string, err: unknown): Promise<void> {
+  private async giveUp(mark: UnitMark, g: string, err: unknown): Promise<void> {
     // if this fails too, the sweep drops the generation after ROLLUP_ABANDON_MS
-    await this.deps.commit.abandon(mark._id, g).catch(() => undefined);
+    await this.deps.commit.abandon(mark.id, g).catch(() => undefined);
     this.deps.outcomes.failed(mark, err);
   }
 

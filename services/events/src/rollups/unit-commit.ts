@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection, Filter } from 'mongodb';
+import type { Collection } from 'mongodb';
 import type { CellStore } from './cell-store';
-import type { MarkDocument } from './mark-document';
+import { publishFilter, publishUpdate, reserveFilter, type MarkDocument } from './mark-document';
+import type { UnitMark } from './unit-mark';
 import { unitOfGeneration } from './broken-units';
 
 /** Fault injection for the crash tests: a hook that throws stops the build there, like a killed process. */
@@ -41,14 +42,11 @@ export class UnitCommit {
   ) {}
 
   /** A new generation id reserved on the unit's mark, or undefined when the mark moved on already. */
-  async reserve(snapshot: MarkDocument, now: Date): Promise<string | undefined> {
-    const g = generationId(snapshot._id, now);
-    const res = await this.marks.updateOne(
-      { _id: snapshot._id, s: snapshot.s, f: snapshot.f, retired: { $exists: false } },
-      { $push: { pending: { g, at: now } } },
-    );
+  async reserve(snapshot: UnitMark, now: Date): Promise<string | undefined> {
+    const g = generationId(snapshot.id, now);
+    const res = await this.marks.updateOne(reserveFilter(snapshot), { $push: { pending: { g, at: now } } });
     if (res.modifiedCount !== 1) return undefined;
-    await runHook(() => this.hooks.afterReserve?.(snapshot._id));
+    await runHook(() => this.hooks.afterReserve?.(snapshot.id));
     return g;
   }
 
@@ -59,38 +57,26 @@ export class UnitCommit {
    * failed, and whatever happens after, the clean-up never drops cells a mark may point at (abandon).
    * `lost`: owners left out of these cells (their pages below did not decode and cannot be computed again).
    */
-  async publish(snapshot: MarkDocument, g: string, lost: readonly string[] = []): Promise<boolean> {
-    await runHook(() => this.hooks.afterCells?.(snapshot._id));
-    const filter: Filter<MarkDocument> = {
-      _id: snapshot._id,
-      s: snapshot.s,
-      f: snapshot.f,
-      'pending.g': g,
-      retired: { $exists: false },
-    };
-    if (snapshot.b) filter['b.g'] = snapshot.b.g;
-    else filter.b = { $exists: false };
+  async publish(snapshot: UnitMark, g: string, lost: readonly string[] = []): Promise<boolean> {
+    await runHook(() => this.hooks.afterCells?.(snapshot.id));
     let published: boolean;
     try {
-      const res = await this.marks.updateOne(filter, {
-        $set: { b: { s: snapshot.s, f: snapshot.f, g, ...(lost.length > 0 ? { lost: [...lost] } : {}) }, dirty: false },
-        $pull: { pending: { g } },
-      });
+      const res = await this.marks.updateOne(publishFilter(snapshot, g), publishUpdate(snapshot, g, lost));
       published = res.modifiedCount === 1;
     } catch (err) {
       // unknown outcome: published if the mark says so; if asking fails too, the caller's
       // clean-up (abandon) is still safe, since it only drops what can no longer be published
-      if (!(await this.isCurrent(snapshot._id, g).catch(() => false))) throw err;
+      if (!(await this.isCurrent(snapshot.id, g).catch(() => false))) throw err;
       published = true;
     }
     if (published) {
       // a failure from here on must not be taken for a failed build (whose cleanup would drop
       // these cells); the replaced generation is unreachable, a failed drop only leaves its
       // documents behind
-      if (snapshot.b) await this.cells.dropGenerations([snapshot.b.g]).catch(() => undefined);
+      if (snapshot.built) await this.cells.dropGenerations([snapshot.built.generation]).catch(() => undefined);
       return true;
     }
-    await this.abandon(snapshot._id, g);
+    await this.abandon(snapshot.id, g);
     return false;
   }
 

@@ -1,4 +1,4 @@
-import type { MarkDocument } from './mark-document';
+import type { UnitMark } from './unit-mark';
 
 /** A unit whose build failed in a pass. */
 export interface UnitFailure {
@@ -46,15 +46,15 @@ export class UnitFailures {
     return seen !== undefined && now < seen.retryAt;
   }
 
-  failed(mark: MarkDocument, err: unknown, now: number): void {
-    const count = (this.failing.get(mark._id)?.count ?? 0) + 1;
-    this.failing.set(mark._id, {
+  failed(mark: UnitMark, err: unknown, now: number): void {
+    const count = (this.failing.get(mark.id)?.count ?? 0) + 1;
+    this.failing.set(mark.id, {
       count,
       retryAt: now + Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(count - 1, 30)),
     });
     this.pass.push({
-      unit: mark._id,
-      level: mark.l,
+      unit: mark.id,
+      level: mark.level,
       error: err instanceof Error ? err.message : String(err),
       first: count === 1,
     });

@@ -1,5 +1,5 @@
 /**
- * Hour buckets of a zone computed another way than reporting/request/time-buckets.ts, for tests: every
+ * Hour buckets of a zone computed another way than reporting/request/zoned-time.ts, for tests: every
  * minute's local wall time and offset straight from Intl (`longOffset`), a bucket being a run of
  * minutes with the same local hour and the same offset. Slow (one Intl call per minute), exact.
  */

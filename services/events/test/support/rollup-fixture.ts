@@ -117,7 +117,7 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
       new PlannedCountSource(db, {
         ...options,
         onPlan,
-        rollups: { marks: marks.collection, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
+        rollups: { marks, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
       }),
       serviceLimits,
       limits.campaigns,

@@ -4,11 +4,13 @@ import type { ApiKeyPrincipal } from '../../api-keys/api-key-service';
 import type { CampaignLookup } from '../../registry/campaign-registry-watcher';
 import type { CountSource } from '../read/count-source';
 import type { InFlightWork } from '../read/in-flight-work';
-import { normaliseReport, validateReportBody, type ReportLimits } from '../request/parse-report-request';
+import { normaliseReport, type ReportLimits } from '../request/parse-report-request';
+import { validateReportBody } from '../request/report-schema';
 import { campaignOf } from '../request/campaign-scope';
 import { readPlanOf, type ReadPlan } from '../read/read-plan';
 import type { ReportGroup } from '../read/report-groups';
-import { toReportRows, type ReportRow } from '../read/report-rows';
+import { toReportRows } from '../read/report-rows';
+import type { ReportRow } from '../read/report-row';
 
 export interface ReportServiceLimits extends ReportLimits {
   /** One overall deadline per report (REPORT_DEADLINE_MS). */
@@ -52,8 +54,10 @@ export class ReportService {
   ): Promise<ReportRow[]> {
     const input = validateReportBody(body);
     const campaign = this.scope(caller, input.owner_id, input.campaign);
-    const plan = readPlanOf(normaliseReport(input, this.limits, campaign), { countryFloor: this.limits.countryFloor });
-    return toReportRows(await this.read(plan, { signal, work }), plan, this.limits.maxGroups);
+    const query = normaliseReport(input, this.limits, campaign);
+    const plan = readPlanOf(query, { countryFloor: this.limits.countryFloor });
+    const groups = await this.read(plan, { signal, work });
+    return toReportRows(groups, plan, this.limits.maxGroups);
   }
 
   /**

@@ -1,8 +1,14 @@
 import { ValidationError } from '@cm/platform';
 import { LEVELS, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import { HOUR_MS } from '../../storage/time-units';
-import { MAX_PLAN_HOURS } from './plan-limits';
-import { planReport, planReportYielding, type Coverage, type PlanSpan, type ReportPlan } from './plan-report';
+import {
+  MAX_PLAN_HOURS,
+  planReport,
+  planReportYielding,
+  type Coverage,
+  type PlanSpan,
+  type ReportPlan,
+} from './plan-report';
 import { STEPS_PER_SLICE } from './sliced-work';
 
 const T = (s: string) => Date.parse(s);

@@ -1,5 +1,6 @@
+import { ValidationError } from '@cm/platform';
 import { LEVELS, MAX_LEVEL, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
-import { checkPlanSize } from './plan-limits';
+import { HOUR_MS } from '../../storage/time-units';
 import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from './sliced-work';
 
 /** A span a report counts: [start, end) in epoch ms, tagged with the row time it belongs to. */
@@ -36,6 +37,30 @@ export interface ReportPlan {
 export const EMPTY_COVERAGE: Coverage = { built: new Map() };
 
 /**
+ * Hard bounds on what one report may plan, whatever its bounds and settings: the spans together
+ * cover at most this many hours (about 11 years; REPORT_MAX_RANGE_DAYS is at most 4,000 days, so
+ * an allowed range always fits), and there are at most this many spans (series buckets; the most
+ * REPORT_MAX_BUCKETS allows). Checked before any loop walks hours, units or ids, so a bad bound
+ * is a 400 in microseconds instead of seconds of blocked event loop or a RangeError.
+ */
+export const MAX_PLAN_HOURS = 100_000;
+const MAX_PLAN_SPANS = 100_000;
+
+export function checkPlanSize(spans: ReadonlyArray<{ start: number; end: number }>): void {
+  let ms = 0;
+  for (const s of spans) ms += Math.max(0, s.end - s.start);
+  const hours = Math.ceil(ms / HOUR_MS);
+  if (hours > MAX_PLAN_HOURS || spans.length > MAX_PLAN_SPANS) {
+    throw new ValidationError('invalid body', [
+      {
+        field: 'created__gte',
+        message: `the range is too long to plan (${hours} hours in ${spans.length} parts; at most ${MAX_PLAN_HOURS} hours)`,
+      },
+    ]);
+  }
+}
+
+/**
  * Which parts of a report come from which rollup unit and which from raw events.
  * Each span is walked from its start: at every point the largest aligned unit that fits in the
  * span and is built is taken (32-day block down to one hour); where none is, raw events are read
@@ -45,12 +70,14 @@ export const EMPTY_COVERAGE: Coverage = { built: new Map() };
  * of the range, and the spans' size is checked first (checkPlanSize).
  */
 export function planReport(spans: readonly PlanSpan[], coverage: Coverage): ReportPlan {
-  return runAtOnce(planSteps(spans, coverage));
+  const work = planSteps(spans, coverage);
+  return runAtOnce(work);
 }
 
 /** planReport, giving the event loop a turn every STEPS_PER_SLICE steps (a series of 10,000 buckets). */
 export function planReportYielding(spans: readonly PlanSpan[], coverage: Coverage): Promise<ReportPlan> {
-  return runYielding(planSteps(spans, coverage));
+  const work = planSteps(spans, coverage);
+  return runYielding(work);
 }
 
 function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<ReportPlan> {

@@ -21,7 +21,7 @@ afterAll(async () => {
 describe('RollupCoverage.load', () => {
   test('when the report must stop (deadline, client gone) while marks are loaded, then no further query is issued', async () => {
     const db = client.db(uniqueName('coverage'));
-    const coverage = new RollupCoverage(new RollupMarks(db).collection);
+    const coverage = new RollupCoverage(new RollupMarks(db));
     const stop = new Error('the report took longer than its deadline');
     let checks = 0;
     const budget = {
@@ -40,7 +40,7 @@ describe('RollupCoverage.load', () => {
 
   test('when a span reaches the year 9999, then loading is a 400 before any query', async () => {
     const db = client.db(uniqueName('coverage'));
-    const coverage = new RollupCoverage(new RollupMarks(db).collection);
+    const coverage = new RollupCoverage(new RollupMarks(db));
     finds.length = 0;
     await expect(
       coverage.load([{ start: 0, end: Date.parse('9999-12-31T23:59:59Z') }], {

@@ -1,8 +1,14 @@
-import type { Collection } from 'mongodb';
-import { isBuilt, isLostFor, type MarkDocument } from '../../rollups/mark-document';
+import type { RollupMarks } from '../../rollups/rollup-marks';
+import { isBuilt, isLostFor } from '../../rollups/unit-mark';
 import { DAY_LEVEL, LEVELS, unitId, unitSizeMs } from '../../rollups/rollup-units';
-import { checkPlanSize } from './plan-limits';
-import { planReportYielding, spansToLookUp, type Coverage, type PlanSpan, type RollupStep } from './plan-report';
+import {
+  checkPlanSize,
+  planReportYielding,
+  spansToLookUp,
+  type Coverage,
+  type PlanSpan,
+  type RollupStep,
+} from './plan-report';
 
 const ID_CHUNK = 2000;
 
@@ -33,6 +39,9 @@ function* unitIdChunks(
   if (chunk.length > 0) yield chunk;
 }
 
+/** The marks' reads a coverage makes (RollupMarks). */
+export type CoverageMarks = Pick<RollupMarks, 'byIds' | 'builtGenerations'>;
+
 /** Whose report a coverage is for (RollupCoverage.load). */
 export interface CoverageScope {
   owner?: string;
@@ -53,10 +62,10 @@ export interface OwnerCoverage extends Coverage {
  * that do not align with UTC days, units not built).
  */
 export class RollupCoverage {
-  constructor(private readonly marks: Collection<MarkDocument>) {}
+  constructor(private readonly marks: CoverageMarks) {}
 
   /**
-   * `scope`: the report's owner, whose units built without its cells (`b.lost`) are not covered
+   * `scope`: the report's owner, whose units built without its cells (`built.lost`) are not covered
    * and come back in `lost`, and generations the report found unusable (never covered). `written`:
    * the starts of the hours looked up that have a mark (some write reached them), which a span
    * the report must read raw past retention is checked against (reporting/read/lost-spans.ts).
@@ -91,10 +100,7 @@ export class RollupCoverage {
   async stillCurrent(steps: readonly RollupStep[], maxTimeMS: number): Promise<boolean> {
     if (steps.length === 0) return true;
     const ids = [...new Set(steps.map((s) => unitId(s.unit)))];
-    const now = new Map<string, string>();
-    for (const mark of await this.marks.find({ _id: { $in: ids } }, { projection: { b: 1 }, maxTimeMS }).toArray()) {
-      if (mark.b) now.set(mark._id, mark.b.g);
-    }
+    const now = await this.marks.builtGenerations(ids, maxTimeMS);
     return steps.every((s) => now.get(unitId(s.unit)) === s.g);
   }
 
@@ -110,15 +116,13 @@ export class RollupCoverage {
   ): Promise<void> {
     for (const ids of chunks) {
       const marks = await budget.run(() =>
-        this.marks
-          .find({ _id: { $in: ids } }, { projection: { pending: 0 }, maxTimeMS: budget.remainingMs() })
-          .toArray(),
+        this.marks.byIds(ids, { withoutPending: true, maxTimeMS: budget.remainingMs() }),
       );
       for (const mark of marks) {
-        if (mark.l === 0) found.written.push(mark.t);
-        if (!isBuilt(mark) || found.unusable?.has(mark.b!.g)) continue;
-        if (found.owner !== undefined && isLostFor(mark, found.owner)) found.lost.push(mark._id);
-        else found.built.set(mark._id, mark.b!.g);
+        if (mark.level === 0) found.written.push(mark.start);
+        if (!isBuilt(mark) || found.unusable?.has(mark.built!.generation)) continue;
+        if (found.owner !== undefined && isLostFor(mark, found.owner)) found.lost.push(mark.id);
+        else found.built.set(mark.id, mark.built!.generation);
       }
     }
   }

@@ -21,20 +21,3 @@ export function conversionRates(
     return (converted.get(groupKey(g.time, '', g.dims)) ?? 0) / countOf(g);
   };
 }
-
-/** Per group (its group fields, every row time together): both counts and their rate (null without `from` events). */
-export function conversionTotals(
-  groups: readonly ReportGroup[],
-  conversion: Conversion,
-): Map<string, { dims: readonly string[]; from: number; to: number; rate: number | null }> {
-  const totals = new Map<string, { dims: readonly string[]; from: number; to: number; rate: number | null }>();
-  for (const g of groups) {
-    const key = groupKey(undefined, '', g.dims);
-    let t = totals.get(key);
-    if (!t) totals.set(key, (t = { dims: g.dims, from: 0, to: 0, rate: null }));
-    if (g.name === conversion.from) t.from += countOf(g);
-    if (g.name === conversion.to) t.to += countOf(g);
-  }
-  for (const t of totals.values()) t.rate = t.from === 0 ? null : t.to / t.from;
-  return totals;
-}

@@ -4,7 +4,8 @@ import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportRequest } from '../request/parse-report-request';
 import { readPlanOf } from './read-plan';
 import type { ReportGroup } from './report-groups';
-import { toReportRows, type ReportRow } from './report-rows';
+import { toReportRows } from './report-rows';
+import type { ReportRow } from './report-row';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-11-02T00:00:00Z');

@@ -27,7 +27,7 @@ export class LostCellsError extends UnavailableError {
 
 /** What a plan's raw reads are checked against (all of it gathered while planning). */
 export interface LostSpanTerms {
-  /** Units the report could not use for this owner: damaged pages, or the owner left out (`b.lost`). */
+  /** Units the report could not use for this owner: damaged pages, or the owner left out (`built.lost` on its mark). */
   refused: ReadonlyMap<string, UnitRef>;
   /** Starts of the hours the planner found marked (written at some time): an hour without one never held an event. */
   written: ReadonlySet<number>;

@@ -1,12 +1,11 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { firstKeptDay } from '../../retention/expired-buckets';
 import type { BrokenUnits } from '../../rollups/broken-units';
 import type { CellStore } from '../../rollups/cell-store';
-import type { MarkDocument } from '../../rollups/mark-document';
 import { LEVELS } from '../../rollups/rollup-units';
-import { EMPTY_COVERAGE, planReportYielding, type PlanSpan, type ReportPlan } from '../plan/plan-report';
+import { EMPTY_COVERAGE, planReportYielding, type Coverage, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
-import { RollupCoverage, type CoverageScope } from '../plan/rollup-coverage';
+import { RollupCoverage, type CoverageMarks } from '../plan/rollup-coverage';
 import type { BudgetTerms, CountSource } from './count-source';
 import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
@@ -39,7 +38,7 @@ export interface PlannedCountOptions {
   rawRetentionDays?: number;
   /** Without rollups every report is answered from raw events (the reference the differential test compares with). */
   rollups?: {
-    marks: Collection<MarkDocument>;
+    marks: CoverageMarks;
     cells: CellStore;
     broken?: Pick<BrokenUnits, 'reset' | 'damaged'>;
     /** Decoded pages kept between reports (default: 64 MiB). */
@@ -100,7 +99,14 @@ export class PlannedCountSource implements CountSource {
       let damagedRounds = 0;
       for (;;) {
         const useRollups = this.coverage !== undefined && plan.family !== undefined && races < PLAN_ATTEMPTS - 1;
-        const steps = await this.plan(spans, useRollups, budget, { owner, unusable }, lost);
+        // which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw
+        let coverage: Coverage = EMPTY_COVERAGE;
+        if (useRollups) {
+          const loaded = await budget.run(() => this.coverage!.load(spans, budget, { owner, unusable }));
+          lost.noteCoverage(loaded.lost, loaded.written);
+          coverage = loaded;
+        }
+        const steps = await planReportYielding(spans, coverage);
         lost.check(steps.raw);
         const read = await readPlanned(this.reads, plan, steps, existing, budget);
         if (read.damaged) {
@@ -125,7 +131,9 @@ export class PlannedCountSource implements CountSource {
           races++;
           continue;
         }
-        if (!useRollups || (await this.stillCurrent(steps, budget))) return read.groups;
+        // the rollup units read must still be the generations planned with (a rebuild in between: plan again)
+        if (!useRollups) return read.groups;
+        if (await budget.run(() => this.coverage!.stillCurrent(steps.rollup, budget.remainingMs()))) return read.groups;
         races++;
       }
     } catch (err) {
@@ -140,29 +148,10 @@ export class PlannedCountSource implements CountSource {
     return (await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name);
   }
 
-  /** Which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw. */
-  private async plan(
-    spans: readonly PlanSpan[],
-    useRollups: boolean,
-    budget: ReportBudget,
-    scope: Required<CoverageScope>,
-    lost: LostSpans,
-  ): Promise<ReportPlan> {
-    if (!useRollups) return planReportYielding(spans, EMPTY_COVERAGE);
-    const coverage = await budget.run(() => this.coverage!.load(spans, budget, scope));
-    lost.noteCoverage(coverage.lost, coverage.written);
-    return planReportYielding(spans, coverage);
-  }
-
   /** The first day whose raw events are kept (undefined: all are). */
   private rawKeptFrom(): number | undefined {
     const days = this.opts.rawRetentionDays;
     return days === undefined ? undefined : firstKeptDay(new Date((this.opts.now ?? Date.now)()), days);
-  }
-
-  /** Whether the rollup units read are still the generations planned with (a rebuild in between means: plan again). */
-  private stillCurrent(plan: ReportPlan, budget: ReportBudget): Promise<boolean> {
-    return budget.run(() => this.coverage!.stillCurrent(plan.rollup, budget.remainingMs()));
   }
 
   private get deadlineMs(): number {

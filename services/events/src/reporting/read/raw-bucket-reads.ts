@@ -1,6 +1,6 @@
 import { bucketName } from '../../storage/bucket-naming';
 import { DAY_MS, utcDayStart } from '../../storage/time-units';
-import type { CreatedBounds } from './read-plan';
+import type { CreatedBounds } from './raw-pipeline';
 import type { RawStep } from '../plan/plan-report';
 import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from '../plan/sliced-work';
 
@@ -21,7 +21,8 @@ export function rawBucketReads(
   prefix: string,
   existing: ReadonlySet<string>,
 ): RawBucketRead[] {
-  return runAtOnce(readSteps(steps, prefix, existing));
+  const work = readSteps(steps, prefix, existing);
+  return runAtOnce(work);
 }
 
 /** rawBucketReads, giving the event loop a turn every STEPS_PER_SLICE parts. */
@@ -30,7 +31,8 @@ export function rawBucketReadsYielding(
   prefix: string,
   existing: ReadonlySet<string>,
 ): Promise<RawBucketRead[]> {
-  return runYielding(readSteps(steps, prefix, existing));
+  const work = readSteps(steps, prefix, existing);
+  return runYielding(work);
 }
 
 function* readSteps(

@@ -1,7 +1,8 @@
 import { BSON, type Document } from 'mongodb';
 import { parseReportRequest } from '../request/parse-report-request';
 import type { ReportQuery } from '../request/report-query';
-import { RAW_URL_FILTER_BYTES, readPlanOf } from './read-plan';
+import { RAW_URL_FILTER_BYTES } from './raw-pipeline';
+import { readPlanOf } from './read-plan';
 
 // A campaign's url filter has no cap on its values (up to the registry's 10,000 URLs): the rollup
 // key filter takes them all, and the raw pipeline carries them in slices under a command's size.

@@ -175,3 +175,8 @@ export function groupKey(time: number | undefined, name: string, dims: readonly 
   for (const d of dims) key += `${d.length}:${d}`;
   return key;
 }
+
+/** A group without its time: what top-N ranks and a series fills. */
+export function identity(g: Pick<ReportGroup, 'name' | 'dims'>): string {
+  return groupKey(undefined, g.name, g.dims);
+}

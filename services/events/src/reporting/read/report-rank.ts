@@ -1,13 +1,7 @@
 import { aggregateOf } from '../../metrics/registry';
-import type { ReportQuery } from '../request/report-query';
-import { conversionTotals } from './conversion-rates';
+import type { Conversion, ReportQuery } from '../request/report-query';
 import type { ReadPlan } from './read-plan';
-import { groupKey, mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
-
-/** A group without its time: what top-N ranks and a series fills. */
-export function identity(g: Pick<ReportGroup, 'name' | 'dims'>): string {
-  return groupKey(undefined, g.name, g.dims);
-}
+import { groupKey, identity, mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
 
 /** Name, then the group fields in request order (code-unit order). */
 export function byFields(a: ReportGroup, b: ReportGroup): number {
@@ -109,6 +103,27 @@ function ranked(
       return sign * (a.m < b.m ? -1 : a.m > b.m ? 1 : 0) || byFields(a.g, b.g);
     });
   return new Map(ordered.map(({ key }, i) => [key, i]));
+}
+
+/** Per group (its group fields, every row time together): both counts and their rate (null without `from` events). */
+function conversionTotals(
+  groups: readonly ReportGroup[],
+  conversion: Conversion,
+): Map<string, { dims: readonly string[]; from: number; to: number; rate: number | null }> {
+  const totals = new Map<string, { dims: readonly string[]; from: number; to: number; rate: number | null }>();
+  for (const g of groups) {
+    const key = groupKey(undefined, '', g.dims);
+    let t = totals.get(key);
+    if (!t) totals.set(key, (t = { dims: g.dims, from: 0, to: 0, rate: null }));
+    if (g.name === conversion.from) t.from += countOf(g);
+    if (g.name === conversion.to) t.to += countOf(g);
+  }
+  for (const t of totals.values()) t.rate = t.from === 0 ? null : t.to / t.from;
+  return totals;
+}
+
+function countOf(g: ReportGroup): number {
+  return (g.states.count as number | undefined) ?? 0;
 }
 
 /** Code-unit order: stable across locales and servers. */

@@ -7,7 +7,8 @@ import { parseReportRequest } from '../request/parse-report-request';
 import type { ReportQuery } from '../request/report-query';
 import { readPlanOf } from './read-plan';
 import type { ReportGroup } from './report-groups';
-import { toReportRows as shape, type ReportRow } from './report-rows';
+import { toReportRows as shape } from './report-rows';
+import type { ReportRow } from './report-row';
 
 const base: ReportQuery = parseReportRequest({ owner_id: '1' }, { maxRangeDays: 31 });
 

@@ -1,7 +1,7 @@
 import { UnavailableError, ValidationError } from '@cm/platform';
 import type { CampaignRecord } from '@cm/contracts';
 import type { CampaignLookup } from '../../registry/campaign-registry-watcher';
-import { campaignFlight, campaignOf, campaignUrls, flightDays } from './campaign-scope';
+import { campaignFlight, campaignOf, flightDays } from './campaign-scope';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const scope = (over: Partial<CampaignRecord> = {}) => ({
@@ -34,25 +34,6 @@ describe('campaignFlight', () => {
     expect(flightDays({ start_date: '2026-03-28', end_date: '2026-03-29' })).toBe(2);
     expect(flightDays({ start_date: '2026-01-01', end_date: '2026-12-31' })).toBe(365);
     expect(flightDays({ start_date: '2026-06-15', end_date: '2026-06-15' })).toBe(1);
-  });
-});
-
-describe('campaignUrls', () => {
-  test('when no url filter is given, then every campaign URL an event can hold is kept (one past 2,048 characters is not)', () => {
-    expect(campaignUrls(scope(), undefined)).toEqual(['https://a.example/1', 'https://a.example/2?x=1']);
-  });
-
-  test('when a url filter is given, then only the campaign URLs it names are kept', () => {
-    expect(campaignUrls(scope(), ['https://a.example/2?x=1', 'https://b.example/'])).toEqual([
-      'https://a.example/2?x=1',
-    ]);
-    expect(campaignUrls(scope(), ['https://b.example/'])).toEqual([]);
-  });
-
-  test('when the campaign has 10,000 URLs, then all are kept, and a filter picks among them', () => {
-    const urls = Array.from({ length: 10_000 }, (_, i) => `https://shop.example/p/${i}`);
-    expect(campaignUrls(scope({ urls }), undefined)).toHaveLength(10_000);
-    expect(campaignUrls(scope({ urls }), [urls[9_999]!, urls[0]!])).toEqual([urls[0], urls[9_999]]);
   });
 });
 

@@ -1,7 +1,7 @@
-import { EVENT_LIMITS, type CampaignRecord } from '@cm/contracts';
+import type { CampaignRecord } from '@cm/contracts';
 import { UnavailableError, ValidationError } from '@cm/platform';
 import type { CampaignLookup } from '../../registry/campaign-registry-watcher';
-import { zonedInstant } from './time-zone';
+import { zonedInstant } from './zoned-time';
 
 /** What a report takes from a campaign: its content URLs, its flight and its owner's zone. */
 export type CampaignScope = Pick<CampaignRecord, 'urls' | 'start_date' | 'end_date' | 'timezone'>;
@@ -38,15 +38,4 @@ export function flightDays(campaign: Pick<CampaignRecord, 'start_date' | 'end_da
   const days =
     (Date.parse(`${campaign.end_date}T00:00:00Z`) - Date.parse(`${campaign.start_date}T00:00:00Z`)) / 86_400_000;
   return Math.max(0, days + 1);
-}
-
-/**
- * The url values a campaign report keeps: the campaign's URLs (canonical, as every event since
- * canonical URLs holds them), only those the given filter also names when there is one (`given`:
- * its values normalised by urlFilterValues). Any number of them: the 100-value cap is for lists
- * in a request. A URL longer than an event's url can hold matches no event and is left out.
- */
-export function campaignUrls(campaign: CampaignScope, given: readonly string[] | undefined): string[] {
-  const wanted = given ? new Set(given) : undefined;
-  return campaign.urls.filter((url) => url.length <= EVENT_LIMITS.urlMax && (!wanted || wanted.has(url)));
 }

@@ -1,5 +1,6 @@
 import { ValidationError } from '@cm/platform';
-import { normaliseReport, validateReportBody } from './parse-report-request';
+import { normaliseReport } from './parse-report-request';
+import { validateReportBody } from './report-schema';
 import type { CampaignScope } from './campaign-scope';
 
 // A campaign in New York (-04:00 in October): its flight is 2026-10-05T04:00Z .. 2026-10-08T03:59:59.999Z.

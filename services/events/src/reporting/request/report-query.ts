@@ -2,7 +2,17 @@ import type { DeviceType } from '@cm/contracts';
 import type { ParsedMetric } from '../../metrics/aggregate';
 import type { AggregateName } from '../../metrics/registry';
 import type { Dimension } from '../../storage/dimensions';
-import type { Interval, TimeBucket } from './time-buckets';
+
+export type Interval = 'hour' | 'day' | 'week' | 'month';
+export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month'];
+
+/** One row time of a series: [start, end) in epoch ms, clipped to the report's range. */
+export interface TimeBucket {
+  /** The bucket's true start in the zone (what `time` shows, even when the range starts later). */
+  time: number;
+  start: number;
+  end: number;
+}
 
 /**
  * Metrics that no aggregate answers alone: `conversion_rate` (the share of one name in another,
@@ -38,7 +48,7 @@ export interface ReportQuery {
   /**
    * Per dimension: the stored values the report keeps (a country's "unknown" is ""; a url's
    * canonical form and the form given, since events from before canonical URLs hold the latter:
-   * url-filter.ts).
+   * report-filters.ts).
    */
   filters: Partial<Record<Dimension, string[]>>;
   deviceTypes?: DeviceType[];

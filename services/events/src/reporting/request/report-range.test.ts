@@ -1,7 +1,7 @@
 import { ValidationError } from '@cm/platform';
 import { loadEventsConfig } from '../../config';
-import { checkPlanSize, MAX_PLAN_HOURS } from '../plan/plan-limits';
-import { clampReportRange, FUTURE_SKEW_MS } from './report-range';
+import { checkPlanSize, MAX_PLAN_HOURS } from '../plan/plan-report';
+import { clampReportRange, FUTURE_SKEW_MS, reportRange } from './report-range';
 
 const T = (s: string) => Date.parse(s);
 const D = (s: string) => new Date(s);
@@ -108,5 +108,77 @@ describe('checkPlanSize', () => {
     const most = loadEventsConfig({ REPORT_MAX_RANGE_DAYS: '4000' }).REPORT_MAX_RANGE_DAYS;
     expect(() => checkPlanSize([{ start: 0, end: (most + 1) * DAY }])).not.toThrow();
     expect(() => loadEventsConfig({ REPORT_MAX_RANGE_DAYS: '4001' })).toThrow(/REPORT_MAX_RANGE_DAYS/);
+  });
+});
+
+describe('reportRange', () => {
+  const flight = { from: T('2026-03-01T00:00:00Z'), to: T('2026-03-31T23:59:59.999Z') };
+  const isoOf = (r: { from?: Date; to?: Date }) => [r.from?.toISOString(), r.to?.toISOString()];
+
+  test.each([
+    [
+      'both bounds, no campaign',
+      { from: D('2026-01-01T00:00:00Z'), to: D('2026-01-02T00:00:00Z') },
+      undefined,
+      ['2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z'],
+      false,
+    ],
+    [
+      'an open range, no campaign',
+      { from: D('2026-01-01T00:00:00Z') },
+      undefined,
+      ['2026-01-01T00:00:00.000Z', undefined],
+      false,
+    ],
+    ['no bound within a flight', {}, flight, ['2026-03-01T00:00:00.000Z', '2026-03-31T23:59:59.999Z'], false],
+    [
+      'a range across the flight start',
+      { from: D('2026-02-20T00:00:00Z'), to: D('2026-03-05T12:00:00Z') },
+      flight,
+      ['2026-03-01T00:00:00.000Z', '2026-03-05T12:00:00.000Z'],
+      false,
+    ],
+    [
+      'a range before the flight',
+      { from: D('2026-01-01T00:00:00Z'), to: D('2026-01-31T00:00:00Z') },
+      flight,
+      ['2026-01-01T00:00:00.000Z', '2026-01-31T00:00:00.000Z'],
+      true,
+    ],
+  ])('when %s, then the range is %j', (_, given, f, expected, outside) => {
+    const { range, outside: out } = reportRange(given, f, 400);
+    expect(isoOf(range)).toEqual(expected);
+    expect(out).toBe(outside);
+  });
+
+  test.each([
+    [
+      'created__lte before created__gte',
+      { from: D('2026-01-02T00:00:00Z'), to: D('2026-01-01T00:00:00Z') },
+      undefined,
+      'created__lte',
+    ],
+    [
+      'both bounds over the cap',
+      { from: D('2026-01-01T00:00:00Z'), to: D('2026-01-11T00:00:00Z') },
+      undefined,
+      'created__gte',
+    ],
+    [
+      'both bounds over the cap within a flight',
+      { from: D('2026-03-01T00:00:00Z'), to: D('2026-03-20T00:00:00Z') },
+      flight,
+      'created__gte',
+    ],
+    ['an open range whose flight is over the cap', {}, flight, 'campaign'],
+  ])('when %s, then it is a 400 naming %s', (_, given, f, field) => {
+    let err: unknown;
+    try {
+      reportRange(given, f, 10);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).details?.[0]?.field).toBe(field);
   });
 });

@@ -14,16 +14,42 @@ export interface StoredDays {
   newest: number;
 }
 
-export type RangeField = 'created__gte' | 'created__lte' | 'campaign';
+type RangeField = 'created__gte' | 'created__lte' | 'campaign';
 
 /** The range cap (REPORT_MAX_RANGE_DAYS): a 400 naming `field` when [from, to] touches more UTC days. */
-export function checkRangeCap(from: number, to: number, maxRangeDays: number, field: RangeField, detail = ''): void {
+function checkRangeCap(from: number, to: number, maxRangeDays: number, field: RangeField, detail = ''): void {
   const days = utcDayIndex(new Date(to)) - utcDayIndex(new Date(from)) + 1;
   if (days > maxRangeDays) {
     throw new ValidationError('invalid body', [
       { field, message: `the range${detail} touches ${days} days; at most ${maxRangeDays} are allowed` },
     ]);
   }
+}
+
+/**
+ * The range a report reads: the given bounds (bare dates already read in the report's zone),
+ * within the campaign's flight when there is one (`outside`: they do not meet). The range cap
+ * applies to the result: a 400 naming `created__gte` when both bounds made it too long, else
+ * `campaign` (the flight did).
+ */
+export function reportRange(
+  given: TimeRange,
+  flight: { from: number; to: number } | undefined,
+  maxRangeDays: number,
+): { range: TimeRange; outside: boolean } {
+  const { from, to } = given;
+  if (from && to && from > to)
+    throw new ValidationError('invalid body', [{ field: 'created__lte', message: 'must not be before created__gte' }]);
+  if (!flight) {
+    if (from && to) checkRangeCap(from.getTime(), to.getTime(), maxRangeDays, 'created__gte');
+    return { range: { from, to }, outside: false };
+  }
+  const start = Math.max(from?.getTime() ?? -Infinity, flight.from);
+  const end = Math.min(to?.getTime() ?? Infinity, flight.to);
+  if (start > end) return { range: { from, to }, outside: true };
+  if (from && to) checkRangeCap(start, end, maxRangeDays, 'created__gte', " within the campaign's flight");
+  else checkRangeCap(start, end, maxRangeDays, 'campaign', " of the campaign's flight");
+  return { range: { from: new Date(start), to: new Date(end) }, outside: false };
 }
 
 export interface ClampOptions {

@@ -1,13 +1,12 @@
 import Joi from 'joi';
-import { ValidationError } from '@cm/platform';
+import { ValidationError, validate } from '@cm/platform';
 import { CAMPAIGN_TOKEN_PATTERN, EVENT_LIMITS } from '@cm/contracts';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportDate, type ReportDate } from './report-dates';
 import { parseMetric } from '../../metrics/registry';
 import { DIMENSIONS, type Dimension } from '../../storage/dimensions';
-import { DERIVED_METRICS, type Conversion } from './report-query';
-import { INTERVALS, type Interval } from './time-buckets';
-import { isTimeZone } from './time-zone';
+import { DERIVED_METRICS, INTERVALS, type Conversion, type Interval } from './report-query';
+import { isTimeZone } from './zoned-time';
 
 /** Bound on the values of one list filter: keeps the $in (and the request) small. */
 const MAX_FILTER_VALUES = 100;
@@ -102,7 +101,7 @@ const metadataKey = Joi.string()
  * The report request. Request data is only ever compared as values (never spread into a query), and a
  * value of the wrong type, e.g. `{"$gt": ""}`, fails here with 400.
  */
-export const reportBodySchema = Joi.object<ReportBody>({
+const reportBodySchema = Joi.object<ReportBody>({
   owner_id: ownerId.required(),
   campaign: campaignToken,
   ...Object.fromEntries(DIMENSIONS.map((d) => [d, oneOrMany(DIMENSION_VALUES[d])])),
@@ -144,7 +143,7 @@ export function refuseOwnProto(body: unknown): void {
  * is split (items trimmed) before validation so both forms meet the same item rules; "" is an
  * empty list.
  */
-export function splitCommaLists(body: unknown): unknown {
+function splitCommaLists(body: unknown): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
   const out: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   for (const field of ['metadata', 'group_by', 'metrics']) {
@@ -152,4 +151,10 @@ export function splitCommaLists(body: unknown): unknown {
     if (typeof value === 'string') out[field] = value.trim() === '' ? [] : value.split(',').map((s) => s.trim());
   }
   return out;
+}
+
+/** The body's shape (400 naming each bad field): no campaign, clock or limit is consulted. */
+export function validateReportBody(body: unknown): ReportBody {
+  refuseOwnProto(body);
+  return validate(reportBodySchema, splitCommaLists(body), 'body', { convert: true });
 }

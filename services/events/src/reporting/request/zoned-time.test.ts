@@ -1,5 +1,12 @@
-import { intervalStart, nextIntervalStart, timeBuckets } from './time-buckets';
-import { formatZoned, isTimeZone, offsetMs, zonedInstant } from './time-zone';
+import {
+  intervalStart,
+  nextIntervalStart,
+  timeBuckets,
+  formatZoned,
+  isTimeZone,
+  offsetMs,
+  zonedInstant,
+} from './zoned-time';
 
 const iso = (t: number) => new Date(t).toISOString();
 const at = (s: string) => Date.parse(s);

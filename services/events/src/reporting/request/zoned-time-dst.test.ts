@@ -1,6 +1,5 @@
 import { countByBucket, referenceHourBuckets } from '../../../test/support/reference-hours';
-import { timeBuckets } from './time-buckets';
-import { formatZoned } from './time-zone';
+import { timeBuckets, formatZoned } from './zoned-time';
 
 const at = (s: string) => Date.parse(s);
 const H = 3_600_000;

@@ -1,0 +1,53 @@
+import { aggregateOf } from '../../metrics/registry';
+import { metadataValues, type Latest } from '../../metrics/latest-aggregate';
+import { shownValue } from '../../storage/dimensions';
+import { formatZoned } from '../request/zoned-time';
+import type { ReadPlan } from './read-plan';
+import type { ReportGroup } from './report-groups';
+
+/** One element of the response array (`time` only for a series). */
+export interface ReportRow {
+  time?: string;
+  name: string;
+  /** Null only in a row withheld by the country floor (`below_floor: true`). */
+  value: number | null;
+  /** The group_by dimensions, each metric's fields (`uniques`, `engaged_ms_p90`, `<metric>_exact`, `conversion_rate`). */
+  [field: string]: string | number | boolean | null | Record<string, string | null> | undefined;
+  metadata?: Record<string, string | null>;
+}
+
+/** One group as a response row: its time in the report's zone, group fields as shown, each metric's fields, its rate, its metadata. */
+export function reportRow(
+  group: ReportGroup,
+  plan: ReadPlan,
+  rates?: (g: ReportGroup) => number | null | undefined,
+): ReportRow {
+  const { query } = plan;
+  // withheld by the country floor: every field that comes from its events null (below)
+  const hide = group.belowFloor === true;
+  // built in response order: time, name, group fields, value, metrics, conversion_rate, metadata, below_floor
+  const row = {} as ReportRow;
+  if (query.series) row.time = formatZoned(query.timeZone ?? 'UTC', group.time ?? 0);
+  row.name = group.name;
+  query.groupBy.forEach((dimension, i) => (row[dimension] = shownValue(dimension, group.dims[i] ?? '')));
+  row.value = hide ? null : ((group.states.count as number | undefined) ?? 0);
+  const states = group.states as Record<string, unknown>;
+  for (const { aggregate, metric } of query.aggregateMetrics) {
+    if (aggregate === 'count') continue;
+    const fields: Record<string, unknown> = {};
+    aggregateOf(aggregate).fields?.(states[aggregate] ?? aggregateOf(aggregate).empty(), metric, fields);
+    for (const [field, value] of Object.entries(fields)) row[field] = hide ? null : (value as ReportRow[string]);
+  }
+  if (rates) {
+    const rate = rates(group);
+    if (hide && group.name === query.conversion!.from) row.conversion_rate = null;
+    else if (rate !== undefined) row.conversion_rate = rate;
+  }
+  if (query.metadataKeys.length > 0) {
+    const values = metadataValues((group.states.latest as Latest | null | undefined) ?? null, plan.ask.metadataKeys);
+    // fromEntries defines own properties, so even a key like "__proto__" is just a key
+    row.metadata = Object.fromEntries(query.metadataKeys.map((key, i) => [key, hide ? null : (values[i] ?? '')]));
+  }
+  if (hide) row.below_floor = true;
+  return row;
+}
