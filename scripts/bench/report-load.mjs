@@ -84,8 +84,8 @@ export const UNIT_LEVELS = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d
 /**
  * Runs builder passes until one builds nothing (units still open at the newest end stay dirty).
  * Returns the seconds it took, the cell pages, the bytes of their binary columns by column, by
- * family, by family and column (`"a u"`) and by unit level, and of the whole pages as BSON
- * (`cellBytes`).
+ * family, by family and column (`"a u"`), by unit level, by level, family and column
+ * (`"1d p u"`), and of the whole pages as BSON (`cellBytes`).
  */
 export async function catchUp(db, marks, { say }) {
   const cells = new CellStore(db);
@@ -98,10 +98,13 @@ export async function catchUp(db, marks, { say }) {
   // `${family} ${column}`: which column of which family grows
   const byFamilyColumn = {};
   const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, bytes: 0 }));
+  // `${level} ${family} ${column}` (level by name): what each level keeps of each family
+  const byLevelFamilyColumn = {};
   let cellBytes = 0;
   const writePages = cells.writePages.bind(cells);
   cells.writePages = (g, parts, docs) => {
-    const level = byLevel[Number(g.slice(0, g.indexOf(':')))];
+    const levelNumber = Number(g.slice(0, g.indexOf(':')));
+    const level = byLevel[levelNumber];
     for (const doc of docs) {
       level.docs++;
       for (const [field, value] of Object.entries(doc)) {
@@ -109,6 +112,8 @@ export async function catchUp(db, marks, { say }) {
         bytes[field] = (bytes[field] ?? 0) + value.position;
         byFamily[doc.f] = (byFamily[doc.f] ?? 0) + value.position;
         byFamilyColumn[`${doc.f} ${field}`] = (byFamilyColumn[`${doc.f} ${field}`] ?? 0) + value.position;
+        const cell = `${UNIT_LEVELS[levelNumber]} ${doc.f} ${field}`;
+        byLevelFamilyColumn[cell] = (byLevelFamilyColumn[cell] ?? 0) + value.position;
         level.bytes += value.position;
       }
       cellBytes += BSON.calculateObjectSize(doc);
@@ -151,7 +156,7 @@ export async function catchUp(db, marks, { say }) {
       .map(([l, name]) => `${name} ${l.docs}/${(l.bytes / 1e6).toFixed(1)}`)
       .join(', ')}`,
   );
-  return { seconds, cellDocs, bytes, byFamily, byFamilyColumn, byLevel, cellBytes };
+  return { seconds, cellDocs, bytes, byFamily, byFamilyColumn, byLevel, byLevelFamilyColumn, cellBytes };
 }
 
 /** The BSON size of a raw event document as the bucket stores it (before any storage engine compression). */

@@ -62,9 +62,17 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
   reportRowGroup?(ask: ReportAsk): Document;
   fromReportRow?(row: Document, ask: ReportAsk): S;
 
-  write(w: ByteWriter, state: S): void;
-  /** Reads what `write` wrote; StoredFormatError on damaged bytes. */
-  read(r: ByteReader): S;
+  /**
+   * Another aggregate (by its registry name) of the same entry whose union over the entry's devices
+   * this one's stored form may lean on, to leave out what that one stores already: `write` and
+   * `read` are given it (undefined in a family that does not keep it). The visitor sample's exact
+   * visitors are the visitor sketch's.
+   */
+  readonly basis?: string;
+  /** `basis`: the union of the basis aggregate's states of the entry, when it declares one. */
+  write(w: ByteWriter, state: S, basis?: unknown): void;
+  /** Reads what `write` wrote (given the same `basis`); StoredFormatError on damaged bytes. */
+  read(r: ByteReader, basis?: unknown): S;
   /**
    * Steps over what `write` wrote without decoding it, for large states (a visitor sample): a
    * report reads only the entries its filters keep. Absent: `read` is used, and its result dropped.

@@ -4,6 +4,8 @@ import {
   decodeSample,
   emptySample,
   encodeSample,
+  encodeSampleWithoutHashes,
+  needsKnownHashes,
   frequencyOf,
   mergeSampleInto,
   mergeSamples,
@@ -11,6 +13,7 @@ import {
   sampleBytes,
   type VisitorSample,
 } from '../sketches/visitor-sample';
+import type { DistinctSketch } from '../sketches/distinct-sketch';
 import { StoredFormatError } from './byte-codec';
 import type { Aggregate, ParsedMetric } from './aggregate';
 import { isVisitorHash } from './uniques-aggregate';
@@ -42,10 +45,16 @@ export const frequencyAggregate: Aggregate<VisitorSample> = {
   rowKey: () => ({ v: '$visitor', fc: { $ifNull: ['$country', ''] } }),
   rowGroup: () => ({ fe: { $sum: 1 } }),
   fromRow: sampleOfRow,
-  write: (w, s) => w.blob(encodeSample(s)),
-  read: (r) => {
+  // in the pages family an exact sample's visitors are the entry's exact visitor set, stored in `u`
+  write: (w, s, visitors) => w.blob(sameVisitors(s, visitors) ? encodeSampleWithoutHashes(s) : encodeSample(s)),
+  read: (r, visitors) => {
     try {
-      return decodeSample(r.blob());
+      const bytes = r.blob();
+      if (!needsKnownHashes(bytes)) return decodeSample(bytes);
+      const sketch = visitors as DistinctSketch | undefined;
+      if (sketch?.kind !== 'exact')
+        throw new SampleFormatError("a visitor sample without its hashes lacks its entry's exact visitors");
+      return decodeSample(bytes, sketch.hashes);
     } catch (err) {
       if (err instanceof SampleFormatError) throw new StoredFormatError(err.message);
       throw err;
@@ -53,6 +62,7 @@ export const frequencyAggregate: Aggregate<VisitorSample> = {
   },
   // a sample is one length-prefixed blob: stepping over it reads its length only
   skip: (r) => void r.blob(),
+  basis: 'uniques',
   asked: (ask) => ask.metrics.has('r'),
   parseMetric: (name) => (name === 'frequency' ? ({ metric: 'frequency' } satisfies ParsedMetric) : undefined),
   bytes: sampleBytes,
@@ -65,6 +75,14 @@ export const frequencyAggregate: Aggregate<VisitorSample> = {
   },
   rank: (state) => frequencyOf(state).averageFrequency,
 };
+
+/** Whether an unsampled sample holds exactly the visitors of an exact visitor sketch (the entry's `u`). */
+function sameVisitors(s: VisitorSample, visitors: unknown): boolean {
+  const sketch = visitors as DistinctSketch | undefined;
+  if (s.sampled || sketch?.kind !== 'exact' || sketch.hashes.length !== s.size || s.size === 0) return false;
+  for (let i = 0; i < s.size; i++) if (s.hashes[i] !== sketch.hashes[i]) return false;
+  return true;
+}
 
 /** One `$group` row: its visitor with its events and country (a row without a visitor: nothing). */
 function sampleOfRow(row: Document): VisitorSample {

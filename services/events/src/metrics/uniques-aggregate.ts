@@ -10,7 +10,7 @@ import {
   sketchOfHashes,
   type DistinctSketch,
 } from '../sketches/distinct-sketch';
-import { readSketch, writeSketch } from '../sketches/sketch-binary';
+import { readSketch, skipSketch, writeSketch } from '../sketches/sketch-binary';
 import type { Aggregate, ParsedMetric, PerDevice } from './aggregate';
 import { StoredFormatError, type ByteReader, type ByteWriter } from './byte-codec';
 
@@ -45,6 +45,8 @@ export const uniquesAggregate: Aggregate<DistinctSketch> = {
   fromRow: (row) => sketchOfVisitor((row._id as Document).v),
   write: writeSketch,
   read: readSketch,
+  // a visitor sample leaning on these sets reads only its wanted entries' (page-reader.ts)
+  skip: skipSketch,
   writeDevices,
   readDevices,
   asked: (ask) => ask.metrics.has('u'),

@@ -1,7 +1,7 @@
 import type { Collection, Db, Document } from 'mongodb';
 import { CellManifests, GenerationGoneError, type ManifestDocument, type ManifestLimits } from './cell-manifests';
 import { GenerationWriter } from './generation-writer';
-import { PAGE_FORMAT, parsePageId, type CellPageDocument } from './page-layout';
+import { PAGE_FORMAT, parsePageId, READ_FORMATS, type CellPageDocument } from './page-layout';
 
 export { GenerationGoneError } from './cell-manifests';
 
@@ -74,8 +74,8 @@ export class CellStore {
 
   /**
    * Of these generations, those a report must not use: `missing` without a manifest head (never
-   * completed, dropped, or lost: broken if a mark points at one), `legacy` of the first page
-   * format (written by an earlier release: the builder rebuilds or converts them).
+   * completed, dropped, or lost: broken if a mark points at one), `legacy` of a page format this
+   * release does not read (written by an earlier release: the builder rebuilds or converts them).
    */
   async unusableGenerations(
     gens: readonly string[],
@@ -85,7 +85,7 @@ export class CellStore {
     const unique = [...new Set(gens)];
     return {
       missing: unique.filter((g) => !formats.has(g)),
-      legacy: unique.filter((g) => formats.has(g) && formats.get(g) !== PAGE_FORMAT),
+      legacy: unique.filter((g) => formats.has(g) && !READ_FORMATS.includes(formats.get(g)!)),
     };
   }
 

@@ -17,7 +17,7 @@ import {
 import { BrokenUnits } from './broken-units';
 import { markFromDocument, type MarkDocument } from './mark-document';
 import { isBuilt as isBuiltMark } from './unit-mark';
-import { LEVEL_NAMES, unitEnd, unitId, unitsContaining, type UnitRef } from './rollup-units';
+import { LEVEL_NAMES, unitAt, unitEnd, unitId, unitsContaining, type UnitRef } from './rollup-units';
 
 // A rollup page that does not decode (cut short, a wrong leading byte, noise, a document of
 // another format) is contained: reports answer its span from smaller units or raw events and the
@@ -188,7 +188,7 @@ test('when a child merged into a parent has a page that does not decode, then th
   await writeAndBuild(311);
   const child = await markOf(DAY);
   await damagePages(f.cells, { g: child.b!.g, owner: DAMAGED_OWNER }, 'u', 'version', prng(8));
-  const parent: UnitRef = { level: 5, start: FROM };
+  const parent: UnitRef = unitAt(6, FROM);
   await f.marks.collection.updateOne({ _id: unitId(parent) }, { $set: { dirty: true } });
 
   const seen = observed();

@@ -5,10 +5,11 @@ import type { CellStore } from './cell-store';
 import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
 import { format2Tables } from './format-2-pages';
+import { format3Tables } from './format-3-pages';
 import { legacyEntries } from './legacy-cells';
 import { markFromDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
-import type { CellPageDocument } from './page-layout';
+import { PAGE_FORMAT, type CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { DROPPED_LEVELS } from './rollup-units';
 import type { UnitCommit } from './unit-commit';
@@ -29,7 +30,8 @@ export interface LegacyMigrationDeps {
  * levels no longer kept are dropped. Units built by a release whose cells were of an earlier
  * format (the first: documents, legacy-cells.ts; the second: pages with the six-field attribution
  * family `a`, format-2-pages.ts): reports do not read them, so each is rebuilt once, at the
- * builder's first pass. A unit whose raw events are all kept is reset to be built again the usual
+ * builder's first pass. Units of format 3 (visitor samples holding their hashes,
+ * format-3-pages.ts), which reports still read, are all converted at that pass. A unit whose raw events are all kept is reset to be built again the usual
  * way (hours from raw events, blocks from their children); one that starts before the raw
  * retention (rollups kept longer than raw events) is converted: its cells read in their format
  * and written as pages of this one, published like any build (compare-and-set on its marks and
@@ -73,12 +75,19 @@ export class LegacyMigration {
     const gens = built.map((m) => m.built!.generation);
     const { legacy } = await cells.unusableGenerations(gens);
     const old = new Set(legacy);
-    const formats = old.size > 0 ? await cells.generationFormats(legacy) : new Map<string, number>();
+    const formats = await cells.generationFormats(gens);
     const firstRaw = firstKeptDay(this.deps.now(), this.deps.rawRetentionDays);
     let reset = 0;
     let converted = 0;
     for (const mark of built) {
       const g = mark.built!.generation;
+      const format = formats.get(g);
+      // a format reports still read: converted whether or not its raw events are kept (decoding
+      // and writing its pages again costs far less than building it from raw events)
+      if (format !== undefined && format !== PAGE_FORMAT && !old.has(g)) {
+        if (await this.convert(mark, format)) converted++;
+        continue;
+      }
       if (!old.has(g)) continue;
       if (mark.start >= firstRaw) {
         const res = await marks.collection.updateOne(
@@ -104,9 +113,11 @@ export class LegacyMigration {
       const writer = cells.writer(g);
       for await (const { owner, docs } of cells.documentsByOwner(mark.built!.generation)) {
         const tables =
-          format === 2
-            ? format2Tables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
-            : this.firstFormatTables(docs);
+          format === 3
+            ? format3Tables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
+            : format === 2
+              ? format2Tables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
+              : this.firstFormatTables(docs);
         const pages: CellPageDocument[] = [];
         for (const table of tables.values()) {
           if (table.over) pages.push(overflowPage(g, owner, table.family));

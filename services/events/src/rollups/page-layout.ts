@@ -32,11 +32,19 @@ export interface CellPageDocument {
 }
 
 /**
- * Format of the pages (in the generation's manifest): a reader refuses a generation of another.
- * 2: the first binary pages; 3: the attribution family `c` in place of `a` (families.ts), the
- * builder converting format-2 units (legacy-migration.ts).
+ * Format of the pages (in the generation's manifest): a reader refuses a generation of a format
+ * it does not read. 2: the first binary pages; 3: the attribution family `c` in place of `a`
+ * (families.ts), the builder converting format-2 units (legacy-migration.ts); 4: a visitor
+ * sample (`r`) whose visitors are its entry's exact visitor set (`u`) leaves their hashes out
+ * (metrics/aggregate.ts `basis`), the builder converting format-3 units.
  */
-export const PAGE_FORMAT = 3;
+export const PAGE_FORMAT = 4;
+/**
+ * The formats reports and builds read as they are: format 3 differs only in the visitor samples
+ * holding their hashes, which this reader reads too, so reports keep using format-3 units until
+ * the builder has converted them.
+ */
+export const READ_FORMATS: readonly number[] = [3, PAGE_FORMAT];
 
 /** `_id` of a page: JSON, so no owner or generation can make two ids collide. */
 export function pageId(g: string, owner: string, family: string, page = 0): string {

@@ -1,5 +1,6 @@
 import type { Binary } from 'mongodb';
 import { ByteReader, readStringTable, StoredFormatError } from '../metrics/byte-codec';
+import type { Aggregate } from '../metrics/aggregate';
 import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue } from '../metrics/registry';
 import { checkPageFields } from './damaged-pages';
 import { deviceColumn, type CellPageDocument } from './page-layout';
@@ -111,10 +112,11 @@ export class DecodedPage {
       return;
     }
     if (!this.folded.has(name) || this.decodedOf.has(name)) {
+      const basis = this.basisOf(aggregate, doc, sizeOf);
       const r = this.column(doc, aggregate.column);
       const states = new Array<unknown>(this.count);
       for (let i = 0; i < this.count; i++) {
-        states[i] = r ? aggregate.read(r) : aggregate.empty();
+        states[i] = r ? aggregate.read(r, basis?.[i]) : aggregate.empty();
         this.bytes += sizeOf(states[i]);
       }
       finish(r);
@@ -156,23 +158,56 @@ export class DecodedPage {
     const aggregate = aggregateOf(name);
     const before = this.folded.get(name);
     const decodedBefore = this.decodedOf.get(name);
+    const isKnown = (i: number): boolean =>
+      before !== undefined && decodedBefore !== undefined && decodedBefore[i] === 1;
+    const basis = this.basisOf(aggregate, doc, sizeOf, (i) => wanted(i) && !isKnown(i));
     const r = this.column(doc, aggregate.column);
     const states = new Array<unknown>(this.count);
     const decoded = new Uint8Array(this.count);
     for (let i = 0; i < this.count; i++) {
-      const known = before !== undefined && decodedBefore !== undefined && decodedBefore[i] === 1;
+      const known = isKnown(i);
       if (!r) states[i] = aggregate.empty();
       else if (known || !wanted(i)) aggregate.skip!(r);
       else {
-        states[i] = aggregate.read(r);
+        states[i] = aggregate.read(r, basis?.[i]);
         this.bytes += sizeOf(states[i]);
       }
-      if (known) states[i] = before[i];
+      if (known) states[i] = before![i];
       decoded[i] = known || !r || wanted(i) ? 1 : 0;
     }
     finish(r);
     this.folded.set(name, states);
     this.decodedOf.set(name, decoded);
+  }
+
+  /**
+   * The unions of an aggregate's `basis` (the states its stored form leans on), when its family
+   * keeps that: those decoded already, else the basis column decoded for the entries `needed`
+   * keeps (undefined for the others; every entry when absent), stepping over the rest.
+   */
+  private basisOf(
+    aggregate: Aggregate<unknown>,
+    doc: Record<string, unknown>,
+    sizeOf: (state: unknown) => number,
+    needed?: (i: number) => boolean,
+  ): readonly unknown[] | undefined {
+    const name = aggregate.basis as AggregateName | undefined;
+    if (name === undefined || !familyById(this.doc.f)?.aggregates.includes(name)) return undefined;
+    if (this.folded.has(name) && !this.decodedOf.has(name)) return this.folded.get(name);
+    const basis = aggregateOf(name);
+    if (!needed || !basis.skip) {
+      this.load(name, false, doc, sizeOf);
+      return this.folded.get(name);
+    }
+    const r = this.column(doc, basis.column);
+    const states = new Array<unknown>(this.count);
+    for (let i = 0; i < this.count; i++) {
+      if (!r) break;
+      if (needed(i)) states[i] = basis.read(r);
+      else basis.skip(r);
+    }
+    finish(r);
+    return states;
   }
 
   /**

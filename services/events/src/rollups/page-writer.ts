@@ -5,7 +5,7 @@ import { aggregateOf, type CellValue } from '../metrics/registry';
 import { unitOfGeneration } from './broken-units';
 import type { Family } from './families';
 import { parseUnitId } from './rollup-units';
-import { deviceColumn, MAX_PAGE_BYTES, pageId, type CellPageDocument } from './page-layout';
+import { deviceColumn, MAX_PAGE_BYTES, PAGE_FORMAT, pageId, type CellPageDocument } from './page-layout';
 
 /** One entry to store: its name, the family's dimension values in order, its states per device. */
 export interface CellEntry {
@@ -25,7 +25,8 @@ const POPCOUNT = [0, 1, 1, 2, 1, 2, 2, 3];
 
 /**
  * Packs one owner's entries of one family (sorted by name, then keys) into pages of at most
- * about `maxBytes` encoded bytes each. Entries without events are left out.
+ * about `maxBytes` encoded bytes each. Entries without events are left out. `format`: the page
+ * format (PAGE_FORMAT; 3, the one before aggregates leaned on a `basis`, for tests of its migration).
  */
 export function writePages(
   g: string,
@@ -33,13 +34,14 @@ export function writePages(
   family: Family,
   entries: readonly CellEntry[],
   maxBytes = MAX_PAGE_BYTES,
+  format = PAGE_FORMAT,
 ): CellPageDocument[] {
   const pages: CellPageDocument[] = [];
   let page: PageBuilder | undefined;
   for (const entry of entries) {
     const mask = deviceMask(entry.value);
     if (mask === 0) continue;
-    page ??= new PageBuilder(unitStartOf(g), family);
+    page ??= new PageBuilder(unitStartOf(g), family, format >= 4);
     page.add(entry, mask);
     if (page.bytes >= maxBytes) {
       pages.push(page.document(g, owner, family, pages.length));
@@ -47,14 +49,14 @@ export function writePages(
     }
   }
   if (page || pages.length === 0)
-    pages.push((page ?? new PageBuilder(unitStartOf(g), family)).document(g, owner, family, pages.length));
+    pages.push((page ?? new PageBuilder(unitStartOf(g), family, true)).document(g, owner, family, pages.length));
   pages[0]!.x = pages.length;
   return pages;
 }
 
 /** The page 0 of an owner's family whose cells passed the cap: no entries, marked. */
 export function overflowPage(g: string, owner: string, family: Family): CellPageDocument {
-  const doc = new PageBuilder(unitStartOf(g), family).document(g, owner, family, 0);
+  const doc = new PageBuilder(unitStartOf(g), family, true).document(g, owner, family, 0);
   doc.x = 1;
   doc.over = true;
   return doc;
@@ -65,10 +67,14 @@ class PageBuilder {
   private readonly columns = new Map<string, ByteWriter>();
   bytes = 0;
 
-  /** `base`: the unit's start, what the columns' times are relative to; only the family's aggregates are kept. */
+  /**
+   * `base`: the unit's start, what the columns' times are relative to; only the family's
+   * aggregates are kept; `bases`: whether an aggregate's stored form may lean on its `basis`.
+   */
   constructor(
     private readonly base: number,
     private readonly family: Family,
+    private readonly bases: boolean,
   ) {}
 
   add(entry: CellEntry, mask: number): void {
@@ -76,6 +82,8 @@ class PageBuilder {
     this.bytes += 8;
     for (const k of entry.keys) this.bytes += k.length;
     const states = entry.value as Record<string, readonly unknown[]>;
+    // each folded aggregate's union, for an aggregate whose stored form leans on it (`basis`)
+    const folds = new Map<string, unknown>();
     for (const name of this.family.aggregates) {
       const aggregate = aggregateOf(name);
       const devices = states[name]!;
@@ -92,7 +100,8 @@ class PageBuilder {
         const before = w.length;
         fold = aggregate.empty();
         for (let d = 0; d < 3; d++) if (mask & (1 << d)) fold = aggregate.merge(fold, devices[d]);
-        aggregate.write(w, fold);
+        aggregate.write(w, fold, aggregate.basis === undefined || !this.bases ? undefined : folds.get(aggregate.basis));
+        folds.set(name, fold);
         this.bytes += w.length - before;
       }
       if (aggregate.storage === 'foldedWithDevices' && POPCOUNT[mask]! > 1) {

@@ -57,13 +57,13 @@ async function expectNoOrphans(): Promise<void> {
 }
 
 describe('rollup builder crashes', () => {
-  // unit ids are `<level>:<start>`: level 0 hours (built from raw), 4 days (merged from 8-hour blocks)
+  // unit ids are `<level>:<start>`: level 0 hours (built from raw), 4 days (merged from 4-hour blocks), 6 4-day blocks
   test.each([
     ['after reserving an hour’s generation', 'afterReserve', '0:', 1],
     ['after reserving the 5th hour', 'afterReserve', '0:', 5],
     ['after writing an hour’s cells, before publishing', 'afterCells', '0:', 1],
     ['after writing a day’s merged cells, before publishing', 'afterCells', '4:', 1],
-    ['after reserving a 2-day block', 'afterReserve', '5:', 1],
+    ['after reserving a 4-day block', 'afterReserve', '6:', 1],
   ] as const)(
     'when the builder is killed %s, then answers stay exact and the next run repairs everything',
     async (_label, hook, level, nth) => {

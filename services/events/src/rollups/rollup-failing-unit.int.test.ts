@@ -48,8 +48,8 @@ test.each([
   [0, '1h'],
   [2, '4h'],
   [4, '1d'],
-  [5, '2d'],
-  [7, '8d'],
+  [6, '4d'],
+  [8, '16d'],
 ])(
   'when one unit (level %i, %s) fails on every attempt, then every other unit is built, reports equal raw events, and the failure is counted each time but logged once',
   async (level, size) => {

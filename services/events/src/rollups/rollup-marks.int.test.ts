@@ -27,7 +27,7 @@ describe('RollupMarks', () => {
     await Promise.all(writes);
     await marks.drain();
     const docs = await marks.collection.find({}).toArray();
-    expect(docs).toHaveLength(8); // one unit per level: 1h, 4h, 1d, 2d .. 32d
+    expect(docs).toHaveLength(6); // one unit per level: 1h, 4h, 1d, 4d, 16d, 32d
     for (const d of docs) expect([d.s, d.f, d.dirty]).toEqual([20, 20, true]);
   });
 

@@ -2,19 +2,21 @@ import { DAY_MS, HOUR_MS, utcHourStart } from '../storage/time-units';
 
 /**
  * Rollup units: aligned UTC time spans whose counts are pre-aggregated. Level 0 is an hour, level
- * 2 a block of 4 hours, level 4 one UTC day (six 4-hour blocks), levels 5..9 blocks of 2, 4, 8, 16
+ * 2 a block of 4 hours, level 4 one UTC day (six 4-hour blocks), levels 6, 8 and 9 blocks of 4, 16
  * and 32 days, all aligned to the epoch (a block of 2^k hours or days starts on a multiple of its
  * size). Levels 1 and 3 (2 and 8 hours) are not kept: they held about 30 % of the cells' bytes for
- * a few reads saved (a day in a whole-hour zone is 6 to 9 units instead of 4 to 6). Any range
- * decomposes into O(log) units: a 30-day report reads a handful whatever the traffic.
+ * a few reads saved (a day in a whole-hour zone is 6 to 9 units instead of 4 to 6). Nor are 5 and
+ * 7 (2 and 8 days): 21 % of the bytes at 1M events of the report bench, for a 30-day report
+ * reading up to 6 more units (bench:page-bytes, docs/benchmarks.md). Any range decomposes into
+ * O(log) units: a 30-day report reads a handful whatever the traffic.
  */
 /** The level of one UTC day: below it sub-day blocks, above it multi-day blocks. */
 export const DAY_LEVEL = 4;
 export const MAX_LEVEL = 9;
-export const LEVELS: readonly number[] = [0, 2, 4, 5, 6, 7, 8, 9];
+export const LEVELS: readonly number[] = [0, 2, 4, 6, 8, 9];
 /** Levels of earlier releases no longer kept (their marks and cells are dropped at start). */
-export const DROPPED_LEVELS: readonly number[] = [1, 3];
-/** By level number (1 and 3 are not kept any more). */
+export const DROPPED_LEVELS: readonly number[] = [1, 3, 5, 7];
+/** By level number (1, 3, 5 and 7 are not kept any more). */
 export const LEVEL_NAMES: readonly string[] = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'];
 
 /** One unit: its level and the first millisecond it covers. */

@@ -18,7 +18,7 @@ import { BrokenUnits } from './broken-units';
 import { PlannedCountSource } from '../reporting/read/planned-count-source';
 import { ReportService } from '../reporting/http/report-service';
 import { DAY_MS } from '../storage/time-units';
-import { unitId, type UnitRef } from './rollup-units';
+import { unitAt, unitId, type UnitRef } from './rollup-units';
 
 // Writes whose outcome is unknown: the database applied the publishing compare-and-set but its
 // answer never came back (a connection dropped, a driver timeout during a long pause), or the
@@ -199,7 +199,7 @@ test('when a built mark points at a generation whose cells are gone, then report
 test('when a parent is built from a child whose cells are gone, then the child is reset and rebuilt and the parent built after it', async () => {
   const random = prng(234);
   const broken = await breakBuiltDay(random);
-  const parent = unitId({ level: 5, start: FROM });
+  const parent = unitId(unitAt(6, FROM));
   await f.marks.collection.updateOne({ _id: parent }, { $set: { dirty: true } });
 
   for (let pass = 0; pass < 4; pass++) await f.builder().runOnce();

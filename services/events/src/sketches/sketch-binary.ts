@@ -64,6 +64,19 @@ export function readSketch(r: ByteReader): DistinctSketch {
   }
 }
 
+/** Steps over what writeSketch wrote without building the sketch (its values are checked when read). */
+export function skipSketch(r: ByteReader): void {
+  const kind = r.byte();
+  if (kind === 0) return;
+  if (kind === 1) {
+    const n = r.count(1);
+    if (n === 0 || n > DISTINCT_SKETCH.exactLimit) throw new StoredFormatError('stored exact sketch size out of range');
+    for (let i = 0; i < n; i++) r.uint();
+  } else if (kind === 2) r.blob();
+  else if (kind === 3) r.skip(DENSE_BYTES);
+  else throw new StoredFormatError(`unknown stored sketch kind ${kind}`);
+}
+
 function raiseBytes(raise: (registers: Uint8Array, bytes: Uint8Array) => Uint8Array, bytes: Uint8Array): Uint8Array {
   try {
     return raise(new Uint8Array(M), bytes);

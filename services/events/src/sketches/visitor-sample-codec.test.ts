@@ -6,9 +6,11 @@ import {
   decodeSample,
   emptySample,
   encodeSample,
+  encodeSampleWithoutHashes,
   mergeSampleInto,
   mergeSamples,
   mergeStoredSampleInto,
+  needsKnownHashes,
   SampleFormatError,
   VISITOR_SAMPLE,
 } from './visitor-sample';
@@ -139,5 +141,28 @@ describe('stored visitor sample v1', () => {
     expect(() => mergeStoredSampleInto(target, bytes(SMALL + '00'))).toThrow(SampleFormatError);
     expect(plain(target)).toEqual(before);
     expect(plain(mergeSampleInto(emptySample(), target))).toEqual(before);
+  });
+});
+
+describe('stored visitor sample v2 (its hashes stored elsewhere)', () => {
+  // v1 of small() without the hash varints 05, a702 and bc05
+  const SMALL_V2 = '02 00 03 07 02 4445 4652' + ' 01 01' + ' 1a 0001' + ' 08';
+
+  test('when an exact sample is stored without its hashes, then the bytes are v1 without them, and it reads back equal given them', () => {
+    expect(hex(encodeSampleWithoutHashes(small()))).toBe(SMALL_V2.replace(/ /g, ''));
+    expect(plain(decodeSample(bytes(SMALL_V2), [5, 300, 1000]))).toEqual(plain(small()));
+    expect(needsKnownHashes(bytes(SMALL_V2))).toBe(true);
+    expect(needsKnownHashes(encodeSample(small()))).toBe(false);
+  });
+
+  test('when it is read without its hashes, with another number of them or out of order, or a sampled one is stored so, then that is refused', () => {
+    expect(() => decodeSample(bytes(SMALL_V2))).toThrow(SampleFormatError);
+    expect(() => decodeSample(bytes(SMALL_V2), [5, 300])).toThrow(SampleFormatError);
+    expect(() => decodeSample(bytes(SMALL_V2), [5, 1000, 300])).toThrow(SampleFormatError);
+    expect(() => decodeSample(bytes(SMALL_V2), [5, 300, 2 ** 52])).toThrow(SampleFormatError);
+    const full = emptySample();
+    for (let h = 0; h <= K; h++) addVisitor(full, h * 1000, 1);
+    expect(full.sampled).toBe(true);
+    expect(() => encodeSampleWithoutHashes(full)).toThrow(RangeError);
   });
 });

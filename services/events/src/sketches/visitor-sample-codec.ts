@@ -15,9 +15,14 @@ import { readVarint, SampleFormatError, writeVarint, type Reader } from './visit
  * (the first) or its gap to the previous one (at least 1), head = (count - 1) * 8 + tag (tag 0..4
  * kept countries, 5: four kept and more), and the kept countries as ascending table indexes of
  * 0 (T <= 1: implied), 1 (T <= 256) or 2 bytes (big-endian). One sample, one stored form.
+ *
+ * Stored form v2: v1 without the hashes, for a sample whose visitors are an exact set stored next
+ * to it (a rollup entry's visitor sketch, which holds the same hashes while both are exact): the
+ * reader is given those hashes. The hashes are most of a v1 sample's bytes.
  */
 
 const VERSION = 1;
+const VERSION_KNOWN_HASHES = 2;
 const K = VISITOR_SAMPLE.k;
 const MAX_COUNT = VISITOR_SAMPLE.maxCount;
 const HASH_SPAN = 2 ** 52;
@@ -31,7 +36,18 @@ const TABLE_USED = new Uint8Array(COUNTRY_CODES);
 /** Room for the largest stored form (21 bytes a visitor at most, the table, the header). */
 const OUT = new Uint8Array(24 + 2 * COUNTRY_CODES + 21 * K);
 
+/** The stored form v1 of `s`. */
 export function encodeSample(s: VisitorSample): Uint8Array {
+  return encode(s, false);
+}
+
+/** The stored form v2 of `s`: its hashes left out (the caller stores them and gives them back to readSample). */
+export function encodeSampleWithoutHashes(s: VisitorSample): Uint8Array {
+  if (s.sampled) throw new RangeError('only an exact visitor sample is stored without its hashes');
+  return encode(s, true);
+}
+
+function encode(s: VisitorSample, knownHashes: boolean): Uint8Array {
   const n = s.size;
   if (!(n <= K)) throw new RangeError(`a visitor sample holds at most ${K} visitors, got ${n}`);
   const { hashes, counts, countries, more } = s;
@@ -45,7 +61,7 @@ export function encodeSample(s: VisitorSample): Uint8Array {
   codes.forEach((code, index) => (TABLE_INDEX[code] = index + 1));
   const out = OUT;
   let o = 0;
-  out[o++] = VERSION;
+  out[o++] = knownHashes ? VERSION_KNOWN_HASHES : VERSION;
   o = writeVarint(out, o, s.sampled ? 1 : 0);
   o = writeVarint(out, o, n);
   o = writeVarint(out, o, s.events);
@@ -58,7 +74,7 @@ export function encodeSample(s: VisitorSample): Uint8Array {
   const width = tableSize <= 1 ? 0 : tableSize <= 256 ? 1 : 2;
   for (let i = 0, previous = 0; i < n; i++) {
     const hash = hashes[i]!;
-    o = writeVarint(out, o, i === 0 ? hash : hash - previous);
+    if (!knownHashes) o = writeVarint(out, o, i === 0 ? hash : hash - previous);
     previous = hash;
     const d = i * SLOTS;
     let kept = 0;
@@ -74,31 +90,46 @@ export function encodeSample(s: VisitorSample): Uint8Array {
   return out.slice(0, o);
 }
 
-export function decodeSample(bytes: Uint8Array): VisitorSample {
-  return readSample(bytes, null);
+export function decodeSample(bytes: Uint8Array, knownHashes?: ArrayLike<number>): VisitorSample {
+  return readSample(bytes, null, knownHashes);
+}
+
+/** Whether stored bytes are of the form that leaves the hashes out (v2): its reader needs them. */
+export function needsKnownHashes(bytes: Uint8Array): boolean {
+  return bytes[0] === VERSION_KNOWN_HASHES;
 }
 
 /**
  * Reads `bytes` into `into` (reusing its arrays, growing them if needed) or, when null, into a
  * new sample of exactly the stored size. Everything is checked; a damaged value throws
  * SampleFormatError. Work and memory are bounded by the byte length and K, whatever it declares.
+ * `knownHashes`: the ascending hashes of a v2 value (a v2 value without them, or with another
+ * number of them than it declares, is damage).
  */
-export function readSample(bytes: Uint8Array, into: VisitorSample | null): VisitorSample {
+export function readSample(
+  bytes: Uint8Array,
+  into: VisitorSample | null,
+  knownHashes?: ArrayLike<number>,
+): VisitorSample {
   if (!(bytes instanceof Uint8Array) || bytes.length === 0) {
     throw new SampleFormatError('a stored visitor sample is a non-empty byte array');
   }
-  if (bytes[0] !== VERSION) {
+  if (bytes[0] !== VERSION && bytes[0] !== VERSION_KNOWN_HASHES) {
     throw new SampleFormatError(
-      `unknown visitor-sample format version ${bytes[0]} (this build reads version ${VERSION}; written by a newer build?)`,
+      `unknown visitor-sample format version ${bytes[0]} (this build reads versions ${VERSION} and ${VERSION_KNOWN_HASHES}; written by a newer build?)`,
     );
   }
+  const known = bytes[0] === VERSION_KNOWN_HASHES;
+  if (known && !knownHashes) throw new SampleFormatError('a visitor sample without its hashes was read without them');
   const r: Reader = { bytes, at: 1 };
   const sampled = readVarint(r);
   const n = readVarint(r);
   const events = readVarint(r);
   const tableSize = readVarint(r);
   if (sampled > 1 || n > K || (sampled === 1 && n !== K)) throw new SampleFormatError('bad visitor-sample header');
-  if (tableSize > COUNTRY_CODES || bytes.length - r.at < 2 * tableSize + 2 * n) {
+  if (known && (sampled !== 0 || knownHashes!.length !== n))
+    throw new SampleFormatError("a visitor sample without its hashes does not match its entry's visitors");
+  if (tableSize > COUNTRY_CODES || bytes.length - r.at < 2 * tableSize + (known ? 1 : 2) * n) {
     throw new SampleFormatError('visitor sample declares more than its bytes hold');
   }
   for (let t = 0, previous = 0; t < tableSize; t++) {
@@ -120,8 +151,13 @@ export function readSample(bytes: Uint8Array, into: VisitorSample | null): Visit
   let sum = 0;
   let saturated = false;
   for (let i = 0; i < n; i++) {
-    const step = readVarint(r);
-    hash = i === 0 ? step : step === 0 ? HASH_SPAN : hash + step;
+    if (known) {
+      const next = knownHashes![i]!;
+      hash = next > hash ? next : HASH_SPAN;
+    } else {
+      const step = readVarint(r);
+      hash = i === 0 ? step : step === 0 ? HASH_SPAN : hash + step;
+    }
     if (hash >= HASH_SPAN) throw new SampleFormatError('visitor-sample hashes out of order or range');
     const head = readVarint(r);
     const tag = head % 8;

@@ -12,7 +12,7 @@ import { cloneSample, emptySample, VISITOR_SAMPLE, type VisitorSample } from './
 // One import path for the whole API.
 export { VISITOR_SAMPLE, emptySample, type VisitorSample } from './visitor-sample-model';
 export { addVisitor, mergeSampleInto } from './visitor-sample-merge';
-export { decodeSample, encodeSample } from './visitor-sample-codec';
+export { decodeSample, encodeSample, encodeSampleWithoutHashes, needsKnownHashes } from './visitor-sample-codec';
 export { SampleFormatError } from './visitor-sample-varint';
 export {
   FREQUENCY_BINS,

@@ -41,10 +41,11 @@ describe('planReport', () => {
   });
 
   test('when aligned blocks are built, then the largest that fit are taken', () => {
-    // 2026-09-28 is epoch day 20724 (divisible by 4); 20728 (2026-10-02) by 8; 20736 (2026-10-10) by 16
+    // 2026-09-28 is epoch day 20724 (divisible by 4); 20736 (2026-10-10) by 16
     const blocks: UnitRef[] = [
       { level: 6, start: T('2026-09-28T00:00:00Z') },
-      { level: 7, start: T('2026-10-02T00:00:00Z') },
+      { level: 6, start: T('2026-10-02T00:00:00Z') },
+      { level: 6, start: T('2026-10-06T00:00:00Z') },
       { level: 8, start: T('2026-10-10T00:00:00Z') },
       day('2026-10-26'),
       ...[...Array(31)].map((_, i) => ({ level: DAY_LEVEL, start: T('2026-09-28T00:00:00Z') + i * DAY_MS })),
@@ -53,7 +54,8 @@ describe('planReport', () => {
     expect(plan.raw).toEqual([]);
     expect(plan.rollup.map((s) => [s.unit.level, iso(s.unit.start)])).toEqual([
       [6, '2026-09-28T00:00:00.000Z'],
-      [7, '2026-10-02T00:00:00.000Z'],
+      [6, '2026-10-02T00:00:00.000Z'],
+      [6, '2026-10-06T00:00:00.000Z'],
       [8, '2026-10-10T00:00:00.000Z'],
       [DAY_LEVEL, '2026-10-26T00:00:00.000Z'],
     ]);

@@ -77,6 +77,10 @@ export function readPlanOf(query: ReportQuery, options: ReadPlanOptions = {}): R
     const aggregate = aggregateOf(name);
     columns.push(aggregate.column);
     if (aggregate.storage === 'foldedWithDevices' && !ask.allDevices) columns.push(deviceColumn(aggregate.column));
+    // a stored form that leans on another aggregate's states is read with that one's column
+    const basis = aggregate.basis as AggregateName | undefined;
+    if (basis !== undefined && family?.aggregates.includes(basis) && !columns.includes(aggregateOf(basis).column))
+      columns.push(aggregateOf(basis).column);
   }
   const dims = family?.dimensions ?? [];
   return {
