@@ -5,7 +5,7 @@ import type { CellStore } from '../../rollups/cell-store';
 import { LEVELS } from '../../rollups/rollup-units';
 import { EMPTY_COVERAGE, planReportYielding, type Coverage, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
-import { RollupCoverage, type CoverageMarks } from '../plan/rollup-coverage';
+import { RollupCoverage, type CoverageMarks, type OwnerCoverage } from '../plan/rollup-coverage';
 import type { BudgetTerms, CountSource } from './count-source';
 import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
@@ -100,14 +100,11 @@ export class PlannedCountSource implements CountSource {
       for (;;) {
         const useRollups = this.coverage !== undefined && plan.family !== undefined && races < PLAN_ATTEMPTS - 1;
         // which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw
-        let coverage: Coverage = EMPTY_COVERAGE;
-        if (useRollups) {
-          const loaded = await budget.run(() => this.coverage!.load(spans, budget, { owner, unusable }));
-          lost.noteCoverage(loaded.lost, loaded.written);
-          coverage = loaded;
-        }
+        const coverage: Coverage & Partial<OwnerCoverage> = useRollups
+          ? await budget.run(() => this.coverage!.load(spans, budget, { owner, unusable }))
+          : EMPTY_COVERAGE;
         const steps = await planReportYielding(spans, coverage);
-        lost.check(steps.raw);
+        lost.check(steps.raw, coverage);
         const read = await readPlanned(this.reads, plan, steps, existing, budget);
         if (read.damaged) {
           // contained like a unit pointing at missing cells: reset when it can be rebuilt, else
