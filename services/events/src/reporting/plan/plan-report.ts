@@ -86,7 +86,8 @@ export function planReportYielding(spans: readonly PlanSpan[], coverage: Coverag
   return runYielding(work);
 }
 
-function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<ReportPlan> {
+/** planReport as sliced work, for a caller that runs it together with more (a report's round: its raw reads too). */
+export function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<ReportPlan> {
   checkPlanSize(spans);
   const starts = builtStartsByLevel(coverage);
   yield;

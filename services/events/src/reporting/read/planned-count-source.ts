@@ -3,13 +3,15 @@ import { firstKeptDay } from '../../retention/expired-buckets';
 import type { BrokenUnits } from '../../rollups/broken-units';
 import type { CellStore } from '../../rollups/cell-store';
 import { LEVELS } from '../../rollups/rollup-units';
-import { EMPTY_COVERAGE, planReportYielding, type Coverage, type ReportPlan } from '../plan/plan-report';
+import { EMPTY_COVERAGE, planSteps, type Coverage, type PlanSpan, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
 import { RollupCoverage, type CoverageMarks, type OwnerCoverage } from '../plan/rollup-coverage';
+import { runYielding, type SlicedWork } from '../plan/sliced-work';
 import type { BudgetTerms, CountSource } from './count-source';
 import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
 import { readPlanned, type PlannedReadDeps } from './planned-read';
+import { rawBucketReadSteps, type RawBucketRead } from './raw-bucket-reads';
 import type { ReadPlan } from './read-plan';
 import { ReportBudget } from './report-budget';
 import type { ReportGroup } from './report-groups';
@@ -56,6 +58,20 @@ const PLAN_ATTEMPTS = 3;
 const DAMAGED_ROUNDS = LEVELS.length + 1;
 
 /**
+ * A round's planning as one sliced work (the event loop gets its turns throughout): the plan over
+ * the coverage, then its raw steps as day-bucket reads of the buckets that exist.
+ */
+function* roundPlan(
+  spans: readonly PlanSpan[],
+  coverage: Coverage,
+  prefix: string,
+  buckets: ReadonlySet<string>,
+): SlicedWork<{ steps: ReportPlan; reads: RawBucketRead[] }> {
+  const steps = yield* planSteps(spans, coverage);
+  return { steps, reads: yield* rawBucketReadSteps(steps.raw, prefix, buckets) };
+}
+
+/**
  * Counts a report: plans it over the rollup units that are built right now (planReport), reads
  * their pages and the raw parts (edges, dirty hours, what is not rolled up) and merges both as
  * they stream in, within the report's budget (deadline, client gone, group cap).
@@ -69,10 +85,9 @@ export class PlannedCountSource implements CountSource {
     private readonly opts: PlannedCountOptions,
   ) {
     this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks) : undefined;
-    const { prefix, concurrency, onBuckets, onPlan, rollups } = opts;
+    const { concurrency, onBuckets, onPlan, rollups } = opts;
     this.reads = {
       db,
-      prefix,
       concurrency,
       onBuckets,
       onPlan,
@@ -84,6 +99,7 @@ export class PlannedCountSource implements CountSource {
     const budget = new ReportBudget(terms, { deadlineMs: this.deadlineMs, perQueryMs: this.opts.queryTimeoutMs });
     try {
       const existing = await budget.run(() => this.listBuckets());
+      const buckets = new Set(existing);
       const spans = reportSpans(plan.query, existing, {
         prefix: this.opts.prefix,
         maxRangeDays: this.opts.maxRangeDays,
@@ -95,6 +111,7 @@ export class PlannedCountSource implements CountSource {
       // are read from smaller units, or from raw events only while those are kept
       const lost = new LostSpans(this.rawKeptFrom());
       const owner = plan.query.ownerId;
+      const prefix = this.opts.prefix;
       let races = 0;
       let damagedRounds = 0;
       for (;;) {
@@ -103,9 +120,9 @@ export class PlannedCountSource implements CountSource {
         const coverage: Coverage & Partial<OwnerCoverage> = useRollups
           ? await budget.run(() => this.coverage!.load(spans, budget, { owner, unusable }))
           : EMPTY_COVERAGE;
-        const steps = await planReportYielding(spans, coverage);
+        const { steps, reads } = await runYielding(roundPlan(spans, coverage, prefix, buckets));
         lost.check(steps.raw, coverage);
-        const read = await readPlanned(this.reads, plan, steps, existing, budget);
+        const read = await readPlanned(this.reads, plan, steps, reads, budget);
         if (read.damaged) {
           // contained like a unit pointing at missing cells: reset when it can be rebuilt, else
           // this owner is left out of it (BrokenUnits.damaged); planned again without it
