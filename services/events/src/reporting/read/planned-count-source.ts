@@ -3,17 +3,17 @@ import { firstKeptDay } from '../../retention/expired-buckets';
 import type { BrokenUnits } from '../../rollups/broken-units';
 import type { CellStore } from '../../rollups/cell-store';
 import { LEVELS } from '../../rollups/rollup-units';
-import { EMPTY_COVERAGE, planSteps, type Coverage, type PlanSpan, type ReportPlan } from '../plan/plan-report';
+import { EMPTY_COVERAGE, type Coverage, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
 import { RollupCoverage, type CoverageMarks, type OwnerCoverage } from '../plan/rollup-coverage';
-import { runYielding, type SlicedWork } from '../plan/sliced-work';
+import { runYielding } from '../plan/sliced-work';
 import type { BudgetTerms, CountSource } from './count-source';
 import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
 import { readPlanned, type PlannedReadDeps } from './planned-read';
-import { rawBucketReadSteps, type RawBucketRead } from './raw-bucket-reads';
 import type { ReadPlan } from './read-plan';
 import { ReportBudget } from './report-budget';
+import { roundPlan } from './round-plan';
 import type { ReportGroup } from './report-groups';
 import { asUnavailable } from './storage-errors';
 
@@ -56,20 +56,6 @@ const PLAN_ATTEMPTS = 3;
  * that a round counts as a rebuild race.
  */
 const DAMAGED_ROUNDS = LEVELS.length + 1;
-
-/**
- * A round's planning as one sliced work (the event loop gets its turns throughout): the plan over
- * the coverage, then its raw steps as day-bucket reads of the buckets that exist.
- */
-function* roundPlan(
-  spans: readonly PlanSpan[],
-  coverage: Coverage,
-  prefix: string,
-  buckets: ReadonlySet<string>,
-): SlicedWork<{ steps: ReportPlan; reads: RawBucketRead[] }> {
-  const steps = yield* planSteps(spans, coverage);
-  return { steps, reads: yield* rawBucketReadSteps(steps.raw, prefix, buckets) };
-}
 
 /**
  * Counts a report: plans it over the rollup units that are built right now (planReport), reads
@@ -120,9 +106,9 @@ export class PlannedCountSource implements CountSource {
         const coverage: Coverage & Partial<OwnerCoverage> = useRollups
           ? await budget.run(() => this.coverage!.load(spans, budget, { owner, unusable }))
           : EMPTY_COVERAGE;
-        const { steps, reads } = await runYielding(roundPlan(spans, coverage, prefix, buckets));
-        lost.check(steps.raw, coverage);
-        const read = await readPlanned(this.reads, plan, steps, reads, budget);
+        const round = await runYielding(roundPlan(spans, coverage, prefix, buckets));
+        lost.check(round.steps.raw, coverage);
+        const read = await readPlanned(this.reads, plan, round.steps, round.reads, budget);
         if (read.damaged) {
           // contained like a unit pointing at missing cells: reset when it can be rebuilt, else
           // this owner is left out of it (BrokenUnits.damaged); planned again without it
@@ -147,7 +133,7 @@ export class PlannedCountSource implements CountSource {
         }
         // the rollup units read must still be the generations planned with (a rebuild in between: plan again)
         if (!useRollups) return read.groups;
-        if (await budget.run(() => this.coverage!.stillCurrent(steps.rollup, budget.remainingMs()))) return read.groups;
+        if (await budget.run(() => this.coverage!.stillCurrent(round.steps.rollup, budget.remainingMs()))) return read.groups;
         races++;
       }
     } catch (err) {
