@@ -102,9 +102,10 @@ export class PlannedCountSource implements CountSource {
       let damagedRounds = 0;
       for (;;) {
         const useRollups = this.coverage !== undefined && plan.family !== undefined && races < PLAN_ATTEMPTS - 1;
-        // which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw
+        // which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw.
+        // The load spends each of its queries through the budget itself (LoadBudget): no wrapper around it
         const coverage: Coverage & Partial<OwnerCoverage> = useRollups
-          ? await budget.run(() => this.coverage!.load(spans, budget, { owner, unusable }))
+          ? await this.coverage!.load(spans, budget, { owner, unusable })
           : EMPTY_COVERAGE;
         const round = await runYielding(roundPlan(spans, coverage, prefix, buckets));
         lost.check(round.steps.raw, coverage);
@@ -133,7 +134,8 @@ export class PlannedCountSource implements CountSource {
         }
         // the rollup units read must still be the generations planned with (a rebuild in between: plan again)
         if (!useRollups) return read.groups;
-        if (await budget.run(() => this.coverage!.stillCurrent(round.steps.rollup, budget.remainingMs()))) return read.groups;
+        if (await budget.run(() => this.coverage!.stillCurrent(round.steps.rollup, budget.remainingMs())))
+          return read.groups;
         races++;
       }
     } catch (err) {

@@ -24,12 +24,7 @@ export interface ReportGroup {
 }
 
 /** A group of the answer, its keys made from its name and group fields. */
-export function reportGroup(
-  name: string,
-  dims: readonly string[],
-  states: GroupStates,
-  time?: number,
-): ReportGroup {
+export function reportGroup(name: string, dims: readonly string[], states: GroupStates, time?: number): ReportGroup {
   const dimsId = dimsIdOf(dims);
   const group: ReportGroup = { name, dims, states, id: idOf(name, dimsId), dimsId };
   if (time !== undefined) group.time = time;

@@ -20,8 +20,7 @@ export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, max
   const rank = query.orderBy ? rankGroups(groups, plan) : undefined;
   // from every group, before top-N keeps some: a kept row's rate needs its `from` row even when that one is cut
   const rates = query.conversion ? conversionRates(groups, query.conversion) : undefined;
-  let kept =
-    query.limit !== undefined && rank ? groups.filter((g) => rank.get(g.id)! < query.limit!) : [...groups];
+  let kept = query.limit !== undefined && rank ? groups.filter((g) => rank.get(g.id)! < query.limit!) : [...groups];
   if (query.series && query.fillZeros) kept = fillZeros(kept, plan, maxRows);
   if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
   const sorted = rank
