@@ -97,8 +97,8 @@ export function rangeUnits(from, to) {
   for (const level of LEVELS) {
     const size = unitSizeMs(level);
     for (let start = Math.floor(from / size) * size; start < to; start += size) {
-      const id = unitId({ level, start });
-      built.set(id, `${id}@1`);
+      const unit = { level, start };
+      built.set(unitId(unit), { unit, g: `${unitId(unit)}@1` });
     }
   }
   const plan = planReport([{ start: from, end: to }], { built });

@@ -5,6 +5,7 @@ import {
   MAX_PLAN_HOURS,
   planReport,
   planReportYielding,
+  type BuiltUnit,
   type Coverage,
   type PlanSpan,
   type ReportPlan,
@@ -29,7 +30,7 @@ function referencePlan(spans: readonly PlanSpan[], coverage: Coverage): ReportPl
       if (taken) {
         plan.rollup.push({
           unit: taken,
-          g: coverage.built.get(unitId(taken))!,
+          g: coverage.built.get(unitId(taken))!.g,
           ...(span.time === undefined ? {} : { time: span.time }),
         });
         at += unitSizeMs(taken.level);
@@ -59,9 +60,9 @@ function random(seed: number): () => number {
  * Built units that count the planner's lookups: the cost of a plan, counted instead of timed (a
  * walk hour by hour looks up every level at every hour; the planner pays per unit and raw part).
  */
-class CountedUnits extends Map<string, string> {
+class CountedUnits extends Map<string, BuiltUnit> {
   lookups = 0;
-  override get(id: string): string | undefined {
+  override get(id: string): BuiltUnit | undefined {
     this.lookups++;
     return super.get(id);
   }
@@ -90,11 +91,11 @@ describe('planReport bounds', () => {
     (seed) => {
       const rnd = random(seed);
       const base = T('2026-09-01T00:00:00Z');
-      const built = new Map<string, string>();
+      const built = new Map<string, BuiltUnit>();
       for (const level of LEVELS) {
         const size = unitSizeMs(level);
         for (let start = base; start < base + 70 * 86_400_000; start += size)
-          if (rnd() < 0.3) built.set(unitId({ level, start }), `g${level}:${start}`);
+          if (rnd() < 0.3) built.set(unitId({ level, start }), { unit: { level, start }, g: `g${level}:${start}` });
       }
       const spans: PlanSpan[] = Array.from({ length: 6 }, (_, i) => {
         const start = base + Math.floor(rnd() * 60 * 86_400_000) + (rnd() < 0.5 ? 0 : Math.floor(rnd() * HOUR_MS));
@@ -117,7 +118,7 @@ describe('planReport bounds', () => {
     const start = T('2020-01-01T00:00:00Z');
     const span = { start, end: start + MAX_PLAN_HOURS * HOUR_MS };
     const unit = { level: 0, start: start + 50_000 * HOUR_MS };
-    const built = new CountedUnits([[unitId(unit), 'g1']]);
+    const built = new CountedUnits([[unitId(unit), { unit, g: 'g1' }]]);
     const plan = planReport([span], { built });
     expect(plan).toEqual({
       rollup: [{ unit, g: 'g1' }],

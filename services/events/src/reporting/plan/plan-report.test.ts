@@ -4,7 +4,7 @@ import { EMPTY_COVERAGE, planReport, type Coverage } from './plan-report';
 
 const T = (s: string) => Date.parse(s);
 const covered = (...units: UnitRef[]): Coverage => ({
-  built: new Map(units.map((u) => [unitId(u), `${unitId(u)}@g`])),
+  built: new Map(units.map((unit) => [unitId(unit), { unit, g: `${unitId(unit)}@g` }])),
 });
 const hours = (from: string, n: number): UnitRef[] =>
   Array.from({ length: n }, (_, i) => ({ level: 0, start: T(from) + i * HOUR_MS }));

@@ -1,5 +1,5 @@
 import { ValidationError } from '@cm/platform';
-import { LEVELS, MAX_LEVEL, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { LEVELS, MAX_LEVEL, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import { HOUR_MS } from '../../storage/time-units';
 import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from './sliced-work';
 
@@ -11,9 +11,15 @@ export interface PlanSpan {
   time?: number;
 }
 
-/** Rollup units whose cells equal their raw events right now: unit id -> cell generation (`g`). */
+/** A built unit: the unit, parsed once where its mark was read, and its cell generation (`g`). */
+export interface BuiltUnit {
+  unit: UnitRef;
+  g: string;
+}
+
+/** Rollup units whose cells equal their raw events right now, by unit id. */
 export interface Coverage {
-  built: ReadonlyMap<string, string>;
+  built: ReadonlyMap<string, BuiltUnit>;
 }
 
 export interface RollupStep {
@@ -80,7 +86,8 @@ export function planReportYielding(spans: readonly PlanSpan[], coverage: Coverag
   return runYielding(work);
 }
 
-function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<ReportPlan> {
+/** planReport as sliced work, for a caller that runs it together with more (a report's round: its raw reads too). */
+export function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<ReportPlan> {
   checkPlanSize(spans);
   const starts = builtStartsByLevel(coverage);
   yield;
@@ -107,14 +114,13 @@ function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<
   return plan;
 }
 
-function largestBuiltUnit(at: number, end: number, coverage: Coverage): { unit: UnitRef; g: string } | undefined {
+function largestBuiltUnit(at: number, end: number, coverage: Coverage): BuiltUnit | undefined {
   for (let i = LEVELS.length - 1; i >= 0; i--) {
     const level = LEVELS[i]!;
     const size = unitSizeMs(level);
     if (at % size !== 0 || at + size > end) continue;
-    const unit = { level, start: at };
-    const g = coverage.built.get(unitId(unit));
-    if (g !== undefined) return { unit, g };
+    const built = coverage.built.get(unitId({ level, start: at }));
+    if (built) return built;
   }
   return undefined;
 }
@@ -122,10 +128,7 @@ function largestBuiltUnit(at: number, end: number, coverage: Coverage): { unit: 
 /** The starts of the built units of each level, ascending. */
 function builtStartsByLevel(coverage: Coverage): number[][] {
   const starts: number[][] = Array.from({ length: MAX_LEVEL + 1 }, () => []);
-  for (const id of coverage.built.keys()) {
-    const unit = parseUnitId(id);
-    if (unit) starts[unit.level]!.push(unit.start);
-  }
+  for (const { unit } of coverage.built.values()) starts[unit.level]!.push(unit.start);
   for (const list of starts) list.sort((a, b) => a - b);
   return starts;
 }

@@ -1,10 +1,11 @@
 import type { RollupMarks } from '../../rollups/rollup-marks';
 import { isBuilt, isLostFor } from '../../rollups/unit-mark';
-import { DAY_LEVEL, LEVELS, unitId, unitSizeMs } from '../../rollups/rollup-units';
+import { DAY_LEVEL, LEVELS, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import {
   checkPlanSize,
   planReportYielding,
   spansToLookUp,
+  type BuiltUnit,
   type Coverage,
   type PlanSpan,
   type RollupStep,
@@ -49,8 +50,8 @@ export interface CoverageScope {
 }
 
 export interface OwnerCoverage extends Coverage {
-  /** Units built without the owner's cells (their spans come from smaller units, or are refused). */
-  lost: string[];
+  /** Units built without the owner's cells, by id (their spans come from smaller units, or are refused). */
+  lost: Map<string, UnitRef>;
   /** Starts of the hours looked up that have a mark. */
   written: number[];
 }
@@ -72,8 +73,8 @@ export class RollupCoverage {
    */
   async load(spans: readonly PlanSpan[], budget: LoadBudget, scope: CoverageScope = {}): Promise<OwnerCoverage> {
     checkPlanSize(spans);
-    const built = new Map<string, string>();
-    const found = { built, lost: [] as string[], written: [] as number[], ...scope };
+    const built = new Map<string, BuiltUnit>();
+    const found = { built, lost: new Map<string, UnitRef>(), written: [] as number[], ...scope };
     if (spans.length === 0) return found;
     let from = Infinity;
     let to = -Infinity;
@@ -110,7 +111,7 @@ export class RollupCoverage {
    * whose client left) issues no further query.
    */
   private async find(
-    found: OwnerCoverage & CoverageScope & { built: Map<string, string> },
+    found: OwnerCoverage & CoverageScope & { built: Map<string, BuiltUnit> },
     chunks: Iterable<string[]>,
     budget: LoadBudget,
   ): Promise<void> {
@@ -121,8 +122,9 @@ export class RollupCoverage {
       for (const mark of marks) {
         if (mark.level === 0) found.written.push(mark.start);
         if (!isBuilt(mark) || found.unusable?.has(mark.built!.generation)) continue;
-        if (found.owner !== undefined && isLostFor(mark, found.owner)) found.lost.push(mark.id);
-        else found.built.set(mark.id, mark.built!.generation);
+        const unit = { level: mark.level, start: mark.start };
+        if (found.owner !== undefined && isLostFor(mark, found.owner)) found.lost.set(mark.id, unit);
+        else found.built.set(mark.id, { unit, g: mark.built!.generation });
       }
     }
   }

@@ -1,5 +1,5 @@
 import type { Conversion } from '../request/report-query';
-import { groupKey, type ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-groups';
 
 function countOf(g: ReportGroup): number {
   return (g.states.count as number | undefined) ?? 0;
@@ -15,9 +15,9 @@ export function conversionRates(
   conversion: Conversion,
 ): (g: ReportGroup) => number | undefined {
   const converted = new Map<string, number>();
-  for (const g of groups) if (g.name === conversion.to) converted.set(groupKey(g.time, '', g.dims), countOf(g));
+  for (const g of groups) if (g.name === conversion.to) converted.set(`${g.time ?? ''}|${g.dimsId}`, countOf(g));
   return (g) => {
     if (g.name !== conversion.from || countOf(g) === 0) return undefined;
-    return (converted.get(groupKey(g.time, '', g.dims)) ?? 0) / countOf(g);
+    return (converted.get(`${g.time ?? ''}|${g.dimsId}`) ?? 0) / countOf(g);
   };
 }

@@ -3,7 +3,7 @@ import { DISTINCT_SKETCH, sketchCount, sketchOfHashes } from '../../sketches/dis
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportRequest } from '../request/parse-report-request';
 import { readPlanOf } from './read-plan';
-import type { ReportGroup } from './report-groups';
+import { reportGroup, type ReportGroup } from './report-groups';
 import { toReportRows } from './report-rows';
 import type { ReportRow } from './report-row';
 
@@ -33,9 +33,7 @@ function group(
       `id-${name}-${dims.join('-')}`,
       { [encodeMetadataKey('campaign')]: opts.campaign },
     ] as Latest;
-  const g: ReportGroup = { name, dims, states };
-  if (opts.time !== undefined) g.time = opts.time;
-  return g;
+  return reportGroup(name, dims, states, opts.time);
 }
 
 /** The report's rows under a floor, as the service shapes them after the merge. */

@@ -1,7 +1,7 @@
 import type { DistinctSketch } from '../../sketches/distinct-sketch';
 import { sketchCount } from '../../sketches/distinct-sketch';
 import type { ReadPlan } from './read-plan';
-import { emptyStates, groupKey, mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
+import { groupId, mergeStatesInto, ownStates, reportGroup, type ReportGroup } from './report-groups';
 
 /**
  * The country a report shows for the countries folded together under the floor. Never a stored
@@ -50,12 +50,11 @@ export function applyCountryFloor(groups: readonly ReportGroup[], plan: ReadPlan
         continue;
       }
       const dims = g.dims.map((d, i) => (i === at ? BELOW_FLOOR : d));
-      const key = groupKey(g.time, g.name, dims);
+      const key = `${g.time ?? ''}|${groupId(g.name, dims)}`;
       const into = folded.get(key);
       if (into) mergeStatesInto(into.states, g.states);
       else {
-        const row: ReportGroup = { name: g.name, dims, states: ownStates(g.states) };
-        if (g.time !== undefined) row.time = g.time;
+        const row = reportGroup(g.name, dims, ownStates(g.states), g.time);
         folded.set(key, row);
         out.push(row);
       }
@@ -66,9 +65,7 @@ export function applyCountryFloor(groups: readonly ReportGroup[], plan: ReadPlan
   return out.map((g) => {
     if (at >= 0 && g.dims[at] !== BELOW_FLOOR) return g;
     if (!small.has(unitOf(g))) return g;
-    const row: ReportGroup = { name: g.name, dims: g.dims, states: emptyStates(plan.aggregates), belowFloor: true };
-    if (g.time !== undefined) row.time = g.time;
-    return row;
+    return { ...g, states: plan.emptyStates, belowFloor: true };
   });
 }
 
@@ -83,8 +80,8 @@ function floorUnits(plan: ReadPlan): (g: ReportGroup) => string {
   const conversion = plan.query.conversion;
   return (g) =>
     conversion && (g.name === conversion.from || g.name === conversion.to)
-      ? `pair ${groupKey(g.time, '', g.dims)}`
-      : `row ${groupKey(g.time, g.name, g.dims)}`;
+      ? `pair ${g.time ?? ''}|${g.dimsId}`
+      : `row ${g.time ?? ''}|${g.id}`;
 }
 
 function smallUnits(groups: readonly ReportGroup[], floor: number, unitOf: (g: ReportGroup) => string): Set<string> {

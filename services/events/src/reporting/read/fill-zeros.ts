@@ -1,5 +1,5 @@
 import type { ReadPlan } from './read-plan';
-import { emptyStates, identity, TooManyGroupsError, type ReportGroup } from './report-groups';
+import { reportGroup, TooManyGroupsError, type ReportGroup } from './report-groups';
 import { namesCountry } from './country-floor';
 
 /**
@@ -11,19 +11,29 @@ import { namesCountry } from './country-floor';
 export function fillZeros(groups: ReportGroup[], plan: ReadPlan, maxRows: number): ReportGroup[] {
   const { query } = plan;
   const at = plan.countryFloor > 0 ? query.groupBy.indexOf('country') : -1;
-  const zero = (name: string, dims: readonly string[]): ReportGroup => ({ name, dims, states: { count: 0 } });
+  // every identity once: a group seen (its first row), or a name asked without group_by
   const ids = new Map<string, ReportGroup>();
-  for (const g of groups) ids.set(identity(g), zero(g.name, g.dims));
+  for (const g of groups) if (!ids.has(g.id)) ids.set(g.id, g);
   if (query.groupBy.length === 0)
-    for (const name of query.names ?? []) ids.set(identity({ name, dims: [] }), zero(name, []));
+    for (const name of query.names ?? []) {
+      const named = reportGroup(name, [], plan.emptyStates);
+      if (!ids.has(named.id)) ids.set(named.id, named);
+    }
   // checked before filling: buckets x groups can be far more than the cap
   if ((query.series?.length ?? 0) * ids.size > maxRows) throw new TooManyGroupsError(maxRows, false);
-  const present = new Set(groups.map((g) => `${g.time}|${identity(g)}`));
+  const present = new Set(groups.map((g) => `${g.time}|${g.id}`));
   const out = [...groups];
   for (const bucket of query.series ?? []) {
-    for (const [key, z] of ids) {
-      if (present.has(`${bucket.time}|${key}`)) continue;
-      const filled: ReportGroup = { ...z, states: emptyStates(plan.aggregates), time: bucket.time };
+    for (const [id, z] of ids) {
+      if (present.has(`${bucket.time}|${id}`)) continue;
+      const filled: ReportGroup = {
+        name: z.name,
+        dims: z.dims,
+        id,
+        dimsId: z.dimsId,
+        states: plan.emptyStates,
+        time: bucket.time,
+      };
       if (at >= 0 && namesCountry(z.dims[at]!)) filled.belowFloor = true;
       out.push(filled);
     }

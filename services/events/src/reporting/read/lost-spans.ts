@@ -57,6 +57,12 @@ export function refuseLostSpans(raw: readonly RawStep[], terms: LostSpanTerms): 
   }
 }
 
+/** What a planning round's coverage found (RollupCoverage.load): none without rollups. */
+export interface RoundCoverage {
+  lost?: ReadonlyMap<string, UnitRef>;
+  written?: readonly number[];
+}
+
 /**
  * What one report learns about the units it cannot use for its owner (listed lost on their
  * marks, or met with pages that do not decode) and the hours its coverage found written, kept
@@ -69,18 +75,19 @@ export class LostSpans {
   /** `rawKeptFrom`: the first day whose raw events are kept (undefined: all are). */
   constructor(private readonly rawKeptFrom: number | undefined) {}
 
-  /** What a coverage found: units built without this owner's cells, and the written hours it looked up. */
-  noteCoverage(lost: readonly string[], written: readonly number[]): void {
-    for (const id of lost) this.refuse(id);
-    for (const hour of written) this.written.add(hour);
-  }
-
   /** The units of pages that did not decode. */
   noteDamaged(pages: readonly DamagedPage[]): void {
     for (const page of pages) this.refuse(unitOfGeneration(page.g));
   }
 
-  check(raw: readonly RawStep[]): void {
+  /**
+   * Refuses a round's plan against all the report learnt, this round's coverage included: the
+   * units built without this owner's cells (parsed where their marks were read) and the written
+   * hours it looked up. Without rollups there is no coverage, and nothing to add.
+   */
+  check(raw: readonly RawStep[], found: RoundCoverage = {}): void {
+    for (const [id, unit] of found.lost ?? []) this.refused.set(id, unit);
+    for (const hour of found.written ?? []) this.written.add(hour);
     refuseLostSpans(raw, { refused: this.refused, written: this.written, rawKeptFrom: this.rawKeptFrom });
   }
 

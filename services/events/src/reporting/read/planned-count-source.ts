@@ -3,15 +3,17 @@ import { firstKeptDay } from '../../retention/expired-buckets';
 import type { BrokenUnits } from '../../rollups/broken-units';
 import type { CellStore } from '../../rollups/cell-store';
 import { LEVELS } from '../../rollups/rollup-units';
-import { EMPTY_COVERAGE, planReportYielding, type Coverage, type ReportPlan } from '../plan/plan-report';
+import { EMPTY_COVERAGE, type Coverage, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
-import { RollupCoverage, type CoverageMarks } from '../plan/rollup-coverage';
+import { RollupCoverage, type CoverageMarks, type OwnerCoverage } from '../plan/rollup-coverage';
+import { runYielding } from '../plan/sliced-work';
 import type { BudgetTerms, CountSource } from './count-source';
 import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
 import { readPlanned, type PlannedReadDeps } from './planned-read';
 import type { ReadPlan } from './read-plan';
 import { ReportBudget } from './report-budget';
+import { roundPlan } from './round-plan';
 import type { ReportGroup } from './report-groups';
 import { asUnavailable } from './storage-errors';
 
@@ -69,10 +71,9 @@ export class PlannedCountSource implements CountSource {
     private readonly opts: PlannedCountOptions,
   ) {
     this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks) : undefined;
-    const { prefix, concurrency, onBuckets, onPlan, rollups } = opts;
+    const { concurrency, onBuckets, onPlan, rollups } = opts;
     this.reads = {
       db,
-      prefix,
       concurrency,
       onBuckets,
       onPlan,
@@ -84,6 +85,7 @@ export class PlannedCountSource implements CountSource {
     const budget = new ReportBudget(terms, { deadlineMs: this.deadlineMs, perQueryMs: this.opts.queryTimeoutMs });
     try {
       const existing = await budget.run(() => this.listBuckets());
+      const buckets = new Set(existing);
       const spans = reportSpans(plan.query, existing, {
         prefix: this.opts.prefix,
         maxRangeDays: this.opts.maxRangeDays,
@@ -95,20 +97,19 @@ export class PlannedCountSource implements CountSource {
       // are read from smaller units, or from raw events only while those are kept
       const lost = new LostSpans(this.rawKeptFrom());
       const owner = plan.query.ownerId;
+      const prefix = this.opts.prefix;
       let races = 0;
       let damagedRounds = 0;
       for (;;) {
         const useRollups = this.coverage !== undefined && plan.family !== undefined && races < PLAN_ATTEMPTS - 1;
-        // which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw
-        let coverage: Coverage = EMPTY_COVERAGE;
-        if (useRollups) {
-          const loaded = await budget.run(() => this.coverage!.load(spans, budget, { owner, unusable }));
-          lost.noteCoverage(loaded.lost, loaded.written);
-          coverage = loaded;
-        }
-        const steps = await planReportYielding(spans, coverage);
-        lost.check(steps.raw);
-        const read = await readPlanned(this.reads, plan, steps, existing, budget);
+        // which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw.
+        // The load spends each of its queries through the budget itself (LoadBudget): no wrapper around it
+        const coverage: Coverage & Partial<OwnerCoverage> = useRollups
+          ? await this.coverage!.load(spans, budget, { owner, unusable })
+          : EMPTY_COVERAGE;
+        const round = await runYielding(roundPlan(spans, coverage, prefix, buckets));
+        lost.check(round.steps.raw, coverage);
+        const read = await readPlanned(this.reads, plan, round.steps, round.reads, budget);
         if (read.damaged) {
           // contained like a unit pointing at missing cells: reset when it can be rebuilt, else
           // this owner is left out of it (BrokenUnits.damaged); planned again without it
@@ -133,7 +134,8 @@ export class PlannedCountSource implements CountSource {
         }
         // the rollup units read must still be the generations planned with (a rebuild in between: plan again)
         if (!useRollups) return read.groups;
-        if (await budget.run(() => this.coverage!.stillCurrent(steps.rollup, budget.remainingMs()))) return read.groups;
+        if (await budget.run(() => this.coverage!.stillCurrent(round.steps.rollup, budget.remainingMs())))
+          return read.groups;
         races++;
       }
     } catch (err) {

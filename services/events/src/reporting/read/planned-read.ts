@@ -4,7 +4,7 @@ import { DamagedPagesError, type DamagedPage } from '../../rollups/damaged-pages
 import type { ReportPlan } from '../plan/plan-report';
 import { readCells, UnitNotUsableError } from './cell-reads';
 import type { PageCache } from './page-cache';
-import { rawBucketReadsYielding } from './raw-bucket-reads';
+import type { RawBucketRead } from './raw-bucket-reads';
 import { readRaw } from './raw-reads';
 import type { ReadPlan } from './read-plan';
 import type { ReportBudget } from './report-budget';
@@ -13,7 +13,6 @@ import { ReportGroups, type ReportGroup } from './report-groups';
 /** What one planned read needs (PlannedCountSource holds it). */
 export interface PlannedReadDeps {
   db: Db;
-  prefix: string;
   /** Day buckets aggregated at the same time. */
   concurrency: number;
   onBuckets?: (count: number) => void;
@@ -44,7 +43,7 @@ export async function readPlanned(
   deps: PlannedReadDeps,
   plan: ReadPlan,
   steps: ReportPlan,
-  existing: readonly string[],
+  reads: readonly RawBucketRead[],
   budget: ReportBudget,
 ): Promise<PlannedRead> {
   const groups = new ReportGroups(
@@ -53,7 +52,6 @@ export async function readPlanned(
     plan.query.limit !== undefined,
     budget.maxGroupBytes,
   );
-  const reads = await rawBucketReadsYielding(steps.raw, deps.prefix, new Set(existing));
   deps.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
   deps.onPlan?.(steps);
   const rollups = deps.rollups;

@@ -2,7 +2,7 @@ import { bucketName } from '../../storage/bucket-naming';
 import { DAY_MS, utcDayStart } from '../../storage/time-units';
 import type { CreatedBounds } from './raw-pipeline';
 import type { RawStep } from '../plan/plan-report';
-import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from '../plan/sliced-work';
+import { runAtOnce, STEPS_PER_SLICE, type SlicedWork } from '../plan/sliced-work';
 
 /** One aggregation of raw events: a day bucket, the created ranges it needs (none: the whole day), the row time. */
 export interface RawBucketRead {
@@ -21,21 +21,12 @@ export function rawBucketReads(
   prefix: string,
   existing: ReadonlySet<string>,
 ): RawBucketRead[] {
-  const work = readSteps(steps, prefix, existing);
+  const work = rawBucketReadSteps(steps, prefix, existing);
   return runAtOnce(work);
 }
 
-/** rawBucketReads, giving the event loop a turn every STEPS_PER_SLICE parts. */
-export function rawBucketReadsYielding(
-  steps: readonly RawStep[],
-  prefix: string,
-  existing: ReadonlySet<string>,
-): Promise<RawBucketRead[]> {
-  const work = readSteps(steps, prefix, existing);
-  return runYielding(work);
-}
-
-function* readSteps(
+/** rawBucketReads as sliced work (a yield every STEPS_PER_SLICE parts), run with the plan it reads. */
+export function* rawBucketReadSteps(
   steps: readonly RawStep[],
   prefix: string,
   existing: ReadonlySet<string>,

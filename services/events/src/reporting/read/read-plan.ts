@@ -1,6 +1,6 @@
 import type { Document } from 'mongodb';
 import { DEVICE_ORDER, type ParsedMetric, type ReportAsk } from '../../metrics/aggregate';
-import { aggregateOf, askedAggregates, type AggregateName } from '../../metrics/registry';
+import { aggregateOf, askedAggregates, type AggregateName, type GroupStates } from '../../metrics/registry';
 import { familyFor, type Family } from '../../rollups/families';
 import { deviceColumn } from '../../rollups/page-layout';
 import type { Dimension } from '../../storage/dimensions';
@@ -19,6 +19,11 @@ export interface ReadPlan {
   ask: ReportAsk;
   /** The aggregates the report merges (registry order); `count` always. */
   aggregates: AggregateName[];
+  /**
+   * The states of no events, every aggregate empty: a row withheld by the country floor, a
+   * series' filled row. Frozen and shared by those rows: nothing merges into them.
+   */
+  emptyStates: GroupStates;
   /** Undefined when no family keeps every dimension the report filters or groups by. */
   family?: Family;
   /** The page columns to read (the aggregates' folded or per-device columns). */
@@ -87,6 +92,9 @@ export function readPlanOf(query: ReportQuery, options: ReadPlanOptions = {}): R
     query,
     ask,
     aggregates,
+    emptyStates: Object.freeze(
+      Object.fromEntries(aggregates.map((name) => [name, aggregateOf(name).empty()])),
+    ) as GroupStates,
     family,
     columns,
     deviceMask: devices.reduce((m, d) => m | (1 << d), 0),

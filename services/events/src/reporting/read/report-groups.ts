@@ -3,17 +3,51 @@ import type { Aggregate } from '../../metrics/aggregate';
 import { aggregateOf, type AggregateName, type GroupStates } from '../../metrics/registry';
 import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
 
-/** One group of a report: its row time (series), name, group_by values (as stored) and the merged states. */
+/**
+ * One group of a report: its row time (series), name, group_by values (as stored) and the merged
+ * states, with the keys the answer's steps find it by, made once with the group (reportGroup).
+ */
 export interface ReportGroup {
   time?: number;
   name: string;
   dims: readonly string[];
   states: GroupStates;
+  /** Its name and group fields as one string: what top-N ranks and a series fills (a row is `time|id`). */
+  id: string;
+  /** Its group fields alone: a set of group fields over every name (conversion rates, their ranks). */
+  dimsId: string;
   /**
    * Its numbers are withheld under the country floor (country-floor.ts): its states are empty
    * and its row shows `below_floor: true` with null numbers.
    */
   belowFloor?: true;
+}
+
+/** A group of the answer, its keys made from its name and group fields. */
+export function reportGroup(name: string, dims: readonly string[], states: GroupStates, time?: number): ReportGroup {
+  const dimsId = dimsIdOf(dims);
+  const group: ReportGroup = { name, dims, states, id: idOf(name, dimsId), dimsId };
+  if (time !== undefined) group.time = time;
+  return group;
+}
+
+/** The `id` a group of this name and these group fields has (reportGroup). */
+export function groupId(name: string, dims: readonly string[]): string {
+  return idOf(name, dimsIdOf(dims));
+}
+
+/**
+ * Length-prefixed parts, so no value (a NUL or a separator inside a url) can make two groups
+ * collide; a time before them is followed by `|`, which no number holds.
+ */
+function dimsIdOf(dims: readonly string[]): string {
+  let key = '';
+  for (const d of dims) key += `${d.length}:${d}`;
+  return key;
+}
+
+function idOf(name: string, dimsId: string): string {
+  return `${name.length}:${name}|${dimsId}`;
 }
 
 /** States the caller owns, equal to `states` (whose own may be shared). */
@@ -30,13 +64,6 @@ export function mergeStatesInto(into: GroupStates, part: GroupStates): void {
     const aggregate = aggregateOf(name as AggregateName);
     states[name] = states[name] === undefined ? aggregate.own(state) : aggregate.mergeInto(states[name], state);
   }
-}
-
-/** The states of no events: every named aggregate empty. */
-export function emptyStates(names: readonly AggregateName[]): GroupStates {
-  const out: Record<string, unknown> = {};
-  for (const name of names) out[name] = aggregateOf(name).empty();
-  return out as GroupStates;
 }
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
@@ -76,9 +103,9 @@ class GroupsTooLargeError extends ValidationError {
  * TooManyGroupsError as soon as it would hold more than `maxGroups` groups, or with
  * GroupsTooLargeError once their estimated size passes `maxBytes`.
  */
-/** A group being merged: the group, and the bytes last counted for each aggregate's state. */
+/** A group being merged (its keys are made once it is done), and the bytes last counted for each aggregate's state. */
 export interface GroupSlot {
-  group: ReportGroup;
+  group: Pick<ReportGroup, 'time' | 'name' | 'dims' | 'states'>;
   sizes: number[];
 }
 
@@ -120,7 +147,7 @@ export class ReportGroups {
     let bytes = GROUP_OVERHEAD_BYTES + 2 * key.length + name.length;
     for (const d of dims) bytes += d.length;
     this.hold(bytes);
-    const group: ReportGroup = { name, dims: [...dims], states: {} };
+    const group: GroupSlot['group'] = { name, dims: [...dims], states: {} };
     if (time !== undefined) group.time = time;
     const slot = { group, sizes: new Array<number>(this.names.length).fill(0) };
     this.merged.set(key, slot);
@@ -155,7 +182,7 @@ export class ReportGroups {
     for (const { group } of this.merged.values()) {
       const states = group.states as Record<string, unknown>;
       this.names.forEach((name, i) => (states[name] ??= this.aggregates[i]!.empty()));
-      out.push(group);
+      out.push(reportGroup(group.name, group.dims, group.states, group.time));
     }
     return out;
   }
@@ -164,19 +191,4 @@ export class ReportGroups {
     if (this.held + bytes > this.maxBytes) throw new GroupsTooLargeError(this.maxBytes);
     this.held += bytes;
   }
-}
-
-/**
- * A group's identity as one string: length-prefixed parts, so no value (a NUL or a separator
- * inside a url) can make two groups collide (rows: top-N and series fills).
- */
-export function groupKey(time: number | undefined, name: string, dims: readonly string[]): string {
-  let key = `${time ?? ''}|${name.length}:${name}`;
-  for (const d of dims) key += `${d.length}:${d}`;
-  return key;
-}
-
-/** A group without its time: what top-N ranks and a series fills. */
-export function identity(g: Pick<ReportGroup, 'name' | 'dims'>): string {
-  return groupKey(undefined, g.name, g.dims);
 }

@@ -1,10 +1,13 @@
 import { aggregateOf } from '../../metrics/registry';
 import type { Conversion, ReportQuery } from '../request/report-query';
 import type { ReadPlan } from './read-plan';
-import { groupKey, identity, mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
+import { mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
+
+/** What a rank compares: a name and group fields. */
+type Named = Pick<ReportGroup, 'name' | 'dims'>;
 
 /** Name, then the group fields in request order (code-unit order). */
-export function byFields(a: ReportGroup, b: ReportGroup): number {
+export function byFields(a: Named, b: Named): number {
   const c = compare(a.name, b.name);
   if (c !== 0) return c;
   for (let i = 0; i < a.dims.length; i++) {
@@ -27,15 +30,9 @@ export function rankGroups(groups: readonly ReportGroup[], plan: ReadPlan): Map<
   if (field === 'conversion_rate') return rankByRate(groups, query);
   const totals = new Map<string, ReportGroup>();
   for (const g of groups) {
-    const key = identity(g);
-    const seen = totals.get(key);
-    if (!seen)
-      totals.set(key, {
-        name: g.name,
-        dims: g.dims,
-        states: ownStates(g.states),
-        ...(g.belowFloor && { belowFloor: true }),
-      });
+    const seen = totals.get(g.id);
+    // `belowFloor` comes along: a total is withheld while every row of it is
+    if (!seen) totals.set(g.id, { ...g, states: ownStates(g.states) });
     else {
       // a withheld row's states are empty: merging them adds nothing
       mergeStatesInto(seen.states, g.states);
@@ -64,32 +61,29 @@ export function rankGroups(groups: readonly ReportGroup[], plan: ReadPlan): Map<
 function rankByBestRow(groups: readonly ReportGroup[], byRow: Map<string, number>): Map<string, number> {
   const best = new Map<string, number>();
   for (const g of groups) {
-    const key = groupKey(undefined, '', g.dims);
-    const rank = byRow.get(identity(g))!;
-    if (!(best.get(key)! <= rank)) best.set(key, rank);
+    const rank = byRow.get(g.id)!;
+    if (!(best.get(g.dimsId)! <= rank)) best.set(g.dimsId, rank);
   }
   const place = new Map([...best.entries()].sort((a, b) => a[1] - b[1]).map(([key], i) => [key, i]));
-  return new Map(groups.map((g) => [identity(g), place.get(groupKey(undefined, '', g.dims))!]));
+  return new Map(groups.map((g) => [g.id, place.get(g.dimsId)!]));
 }
 
 /** Ranks by the conversion rate of each group's totals (its group fields, every name; withheld rows count 0). */
 function rankByRate(groups: readonly ReportGroup[], query: ReportQuery): Map<string, number> {
   const totals = conversionTotals(groups, query.conversion!);
-  const entries = [...totals.entries()].map(
-    ([key, t]) => [key, { name: '', dims: t.dims, states: {} }] as [string, ReportGroup],
-  );
+  const entries = [...totals.entries()].map(([key, t]) => [key, { name: '', dims: t.dims }] as [string, Named]);
   const rates = new Map(entries.map(([key, g]) => [g, totals.get(key)!.rate]));
   const byGroup = ranked(entries, (g) => rates.get(g)!, query.orderBy!.direction, false);
   // every row of a group, whatever its name, takes the group's rank
   const out = new Map<string, number>();
-  for (const g of groups) out.set(identity(g), byGroup.get(groupKey(undefined, '', g.dims))!);
+  for (const g of groups) out.set(g.id, byGroup.get(g.dimsId)!);
   return out;
 }
 
 /** Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by the group fields. */
-function ranked(
-  entries: Array<[string, ReportGroup]>,
-  metric: (g: ReportGroup) => number | bigint | null,
+function ranked<G extends Named>(
+  entries: Array<[string, G]>,
+  metric: (g: G) => number | bigint | null,
   direction: 'asc' | 'desc',
   byNameOnly: boolean,
 ): Map<string, number> {
@@ -112,9 +106,8 @@ function conversionTotals(
 ): Map<string, { dims: readonly string[]; from: number; to: number; rate: number | null }> {
   const totals = new Map<string, { dims: readonly string[]; from: number; to: number; rate: number | null }>();
   for (const g of groups) {
-    const key = groupKey(undefined, '', g.dims);
-    let t = totals.get(key);
-    if (!t) totals.set(key, (t = { dims: g.dims, from: 0, to: 0, rate: null }));
+    let t = totals.get(g.dimsId);
+    if (!t) totals.set(g.dimsId, (t = { dims: g.dims, from: 0, to: 0, rate: null }));
     if (g.name === conversion.from) t.from += countOf(g);
     if (g.name === conversion.to) t.to += countOf(g);
   }

@@ -6,7 +6,7 @@ import type { SumsState } from '../../metrics/sums-aggregate';
 import { parseReportRequest } from '../request/parse-report-request';
 import type { ReportQuery } from '../request/report-query';
 import { readPlanOf } from './read-plan';
-import type { ReportGroup } from './report-groups';
+import { reportGroup, type ReportGroup } from './report-groups';
 import { toReportRows as shape } from './report-rows';
 import type { ReportRow } from './report-row';
 
@@ -37,13 +37,8 @@ function toReportRows(groups: GroupCount[], query: ReportQuery, maxRows?: number
         bins.addSketch(sketch);
         return bins;
       });
-    const group: ReportGroup = {
-      name: g.name,
-      dims: query.groupBy.map((d) => (d === 'url' ? g.url : g.content_id) ?? ''),
-      states,
-    };
-    if (g.time !== undefined) group.time = g.time;
-    return group;
+    const dims = query.groupBy.map((d) => (d === 'url' ? g.url : g.content_id) ?? '');
+    return reportGroup(g.name, dims, states, g.time);
   });
   return shape(reportGroups, plan, maxRows);
 }

@@ -4,7 +4,7 @@ import { fillZeros } from './fill-zeros';
 import type { ReadPlan } from './read-plan';
 import { byFields, rankGroups } from './report-rank';
 import { reportRow, type ReportRow } from './report-row';
-import { identity, TooManyGroupsError, type ReportGroup } from './report-groups';
+import { TooManyGroupsError, type ReportGroup } from './report-groups';
 
 /**
  * Shapes merged groups into the response: the country floor first (country-floor.ts: small
@@ -20,13 +20,12 @@ export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, max
   const rank = query.orderBy ? rankGroups(groups, plan) : undefined;
   // from every group, before top-N keeps some: a kept row's rate needs its `from` row even when that one is cut
   const rates = query.conversion ? conversionRates(groups, query.conversion) : undefined;
-  let kept =
-    query.limit !== undefined && rank ? groups.filter((g) => rank.get(identity(g))! < query.limit!) : [...groups];
+  let kept = query.limit !== undefined && rank ? groups.filter((g) => rank.get(g.id)! < query.limit!) : [...groups];
   if (query.series && query.fillZeros) kept = fillZeros(kept, plan, maxRows);
   if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
   const sorted = rank
     ? kept
-        .map((g) => ({ g, r: rank.get(identity(g))! }))
+        .map((g) => ({ g, r: rank.get(g.id)! }))
         // rows of one rank (a group's names, ranked by conversion rate) by name
         .sort((a, b) => (a.g.time ?? 0) - (b.g.time ?? 0) || a.r - b.r || byFields(a.g, b.g))
         .map((x) => x.g)

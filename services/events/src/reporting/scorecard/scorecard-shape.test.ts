@@ -2,7 +2,7 @@ import type { CampaignRecord } from '@cm/contracts';
 import { aggregateOf } from '../../metrics/registry';
 import { addVisitor, emptySample, VISITOR_SAMPLE, type VisitorSample } from '../../sketches/visitor-sample';
 import { seededHashes } from '../../../test/support/seeded-hashes';
-import type { ReportGroup } from '../read/report-groups';
+import { reportGroup, type ReportGroup } from '../read/report-groups';
 import { scorecardQuery } from './scorecard-query';
 import { validateScorecardBody } from './scorecard-schema';
 import { shapeScorecard } from './scorecard-shape';
@@ -50,7 +50,7 @@ function group(
     s = sums.add(s, event);
     q = quantiles.add(q, event);
   }
-  return { time: dayStart(day), name, dims: [], states: { count, frequency, sums: s as never, quantiles: q as never } };
+  return reportGroup(name, [], { count, frequency, sums: s as never, quantiles: q as never }, dayStart(day));
 }
 
 describe('shapeScorecard', () => {
