@@ -6,7 +6,7 @@ import { currentChildren, mergeChildPages } from './child-pages';
 import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
 import type { GenerationWriter } from './generation-writer';
-import { addHourRow, buildHourPipeline, readHourRow } from './hour-pipeline';
+import { addHourRow, hourEventRead, readHourRow } from './hour-pipeline';
 import type { MarkDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
 import type { CellPageDocument } from './page-layout';
@@ -82,8 +82,9 @@ export class UnitBuilders {
         tables = new Map();
       };
       const bucket = this.deps.db.collection(bucketName(this.deps.prefix, new Date(dayStart)));
-      for await (const doc of bucket.aggregate(buildHourPipeline(from, to), { allowDiskUse: true })) {
-        const row = readHourRow(doc);
+      const read = hourEventRead(from, to);
+      for await (const event of bucket.find(read.filter, read.options)) {
+        const row = readHourRow(read.rowOf(event));
         if (!hours.has(row.hour)) continue;
         if (row.owner !== owner) {
           if (owner !== undefined) await flush();
