@@ -63,7 +63,7 @@ export class UnitBuilders {
       for (const mark of snapshots) {
         reserving = mark;
         const g = await commit.reserve(mark, now());
-        if (g) hours.set(Math.round((mark.t - dayStart) / HOUR_MS), { mark, g, writer: cells.writer(g) });
+        if (g) hours.set(Math.round((mark.t - dayStart) / HOUR_MS), { mark, g, writer: cells.writer(g, true) });
       }
       reserving = undefined;
       if (hours.size === 0) return 0;
@@ -97,7 +97,7 @@ export class UnitBuilders {
       if (owner !== undefined) await flush();
     } catch (err) {
       if (isKilled(err)) throw err;
-      for (const h of hours.values()) await this.giveUp(h.mark, h.g, err);
+      for (const h of hours.values()) await this.giveUp(h.mark, h.g, err, h.writer);
       if (reserving) this.deps.outcomes.failed(reserving, err);
       return 0;
     }
@@ -112,7 +112,7 @@ export class UnitBuilders {
         }
       } catch (err) {
         if (isKilled(err)) throw err;
-        await this.giveUp(mark, g, err);
+        await this.giveUp(mark, g, err, writer);
       }
     }
     return built;
@@ -129,19 +129,26 @@ export class UnitBuilders {
    */
   async buildMerged(snapshot: MarkDocument): Promise<boolean> {
     let g: string | undefined;
+    let writer: GenerationWriter | undefined;
     try {
-      const built = await this.merge(snapshot, (reserved) => (g = reserved));
+      const built = await this.merge(snapshot, (reserved, w) => {
+        g = reserved;
+        writer = w;
+      });
       if (built) this.deps.outcomes.built(snapshot);
       return built;
     } catch (err) {
       if (isKilled(err)) throw err;
-      if (g) await this.giveUp(snapshot, g, err);
+      if (g) await this.giveUp(snapshot, g, err, writer);
       else this.deps.outcomes.failed(snapshot, err);
       return false;
     }
   }
 
-  private async merge(snapshot: MarkDocument, onReserved: (g: string) => void): Promise<boolean> {
+  private async merge(
+    snapshot: MarkDocument,
+    onReserved: (g: string, writer: GenerationWriter) => void,
+  ): Promise<boolean> {
     const { marks, cells, commit, now } = this.deps;
     const unit = { level: snapshot.l, start: snapshot.t };
     const childIds = childrenOf(unit).map(unitId);
@@ -149,8 +156,8 @@ export class UnitBuilders {
     if (!children) return false;
     const g = await commit.reserve(snapshot, now());
     if (!g) return false;
-    onReserved(g);
-    const writer = cells.writer(g);
+    const writer = cells.writer(g, true);
+    onReserved(g, writer);
     // owners whose cells a child lacks, or whose pages in a child that cannot be rebuilt do not decode
     const lost = new Set(children.lost);
     let gone = false;
@@ -174,6 +181,7 @@ export class UnitBuilders {
     } catch (err) {
       // a child of the first format: the parent waits until the migration rebuilt or converted it
       if (err instanceof LegacyGenerationError) {
+        await writer.settled();
         await commit.abandon(snapshot._id, g);
         return false;
       }
@@ -185,6 +193,7 @@ export class UnitBuilders {
     }
     const again = gone ? undefined : await currentChildren(marks, childIds);
     if (!again || again.gens.join() !== children.gens.join()) {
+      await writer.settled();
       await commit.abandon(snapshot._id, g);
       return false;
     }
@@ -193,7 +202,9 @@ export class UnitBuilders {
   }
 
   /** A failed build: its reservation goes (else the unit would wait for the sweep), and the failure is reported. */
-  private async giveUp(mark: MarkDocument, g: string, err: unknown): Promise<void> {
+  private async giveUp(mark: MarkDocument, g: string, err: unknown, writer?: GenerationWriter): Promise<void> {
+    // no page of it may land after it is dropped
+    await writer?.settled();
     // if this fails too, the sweep drops the generation after ROLLUP_ABANDON_MS
     await this.deps.commit.abandon(mark._id, g).catch(() => undefined);
     this.deps.outcomes.failed(mark, err);
