@@ -38,7 +38,10 @@ const s = (ms) => (ms / 1000).toFixed(1);
 /** Wall milliseconds and calls per named step, filled by wrapped functions. */
 class Steps {
   times = new Map();
+  /** The builder's unit being built (hours or merged): nested steps are told apart by it. */
+  within = '';
   add(name, ms) {
+    if (!name.startsWith('level')) name = `${this.within}${name}`;
     const t = this.times.get(name) ?? { ms: 0, calls: 0 };
     t.ms += ms;
     t.calls++;
@@ -98,7 +101,27 @@ function instrument(dist, steps) {
   const builders = mod('rollups/unit-builders').UnitBuilders.prototype;
   w(builders, 'buildHours', 'level 1h: buildHours (all of it)');
   w(builders, 'buildMerged', 'levels >= 4h: buildMerged (all of it)');
-  return () => undo.forEach((u) => u());
+  for (const [key, label] of [
+    ['buildHours', '1h: '],
+    ['buildMerged', '>= 4h: '],
+  ]) {
+    const fn = builders[key];
+    builders[key] = function (...args) {
+      steps.within = label;
+      return fn.apply(this, args).finally(() => (steps.within = ''));
+    };
+    undo.push(() => (builders[key] = fn));
+  }
+  if (typeof hour.hourEventRead === 'function') {
+    const read = hour.hourEventRead;
+    hour.hourEventRead = (...args) => {
+      const r = read(...args);
+      w(r, 'rowOf', 'rowOf (the $group in Node)');
+      return r;
+    };
+    undo.push(() => (hour.hourEventRead = read));
+  }
+  return () => undo.reverse().forEach((u) => u());
 }
 
 async function dissectDay(db, dist) {
@@ -151,6 +174,14 @@ async function dissectDay(db, dist) {
     return pages;
   });
   await timed('raw events fetched with find (no projection)', () => bucket.find(match.$match).toArray());
+  const { hourEventRead } = mod('rollups/hour-pipeline');
+  if (hourEventRead) {
+    const read = hourEventRead(from, to);
+    const { out: events } = await timed("this build's read: find, projected, sorted by owner", () =>
+      bucket.find(read.filter, read.options).toArray(),
+    );
+    await timed(`rowOf + readHourRow of ${events.length} events`, async () => events.map((e) => readHourRow(read.rowOf(e))));
+  }
 }
 
 /** The marks as loaded: each catch-up starts from them, with no cells. */
