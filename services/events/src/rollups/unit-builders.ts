@@ -1,12 +1,12 @@
 import type { Db } from 'mongodb';
-import { bucketName } from '../storage/bucket-naming';
 import type { BrokenUnits } from './broken-units';
 import { GenerationGoneError, LegacyGenerationError, type CellStore } from './cell-store';
 import { currentChildren, mergeChildPages } from './child-pages';
 import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
 import type { GenerationWriter } from './generation-writer';
-import { addHourRow, hourEventRead, readHourRow } from './hour-pipeline';
+import { addHourRow } from './hour-pipeline';
+import { HourRead } from './hour-reads';
 import type { MarkDocument } from './mark-document';
 import { overflowPage, writePages } from './page-writer';
 import type { CellPageDocument } from './page-layout';
@@ -55,7 +55,24 @@ export class UnitBuilders {
    * Hours of one UTC day; the snapshots were read before anything below reads raw events. A
    * failure of one hour's pages gives up that hour only; a failure of the shared read, every hour.
    */
-  async buildHours(dayStart: number, snapshots: readonly MarkDocument[]): Promise<number> {
+  async buildHours(
+    dayStart: number,
+    snapshots: readonly MarkDocument[],
+    read = this.openHours(dayStart, snapshots),
+  ): Promise<number> {
+    try {
+      return await this.hoursFrom(dayStart, snapshots, read);
+    } finally {
+      await read.close();
+    }
+  }
+
+  /** The raw read of these hours, started now (the builder opens the next day's while it builds this one). */
+  openHours(dayStart: number, snapshots: readonly MarkDocument[]): HourRead {
+    return new HourRead(this.deps.db, this.deps.prefix, dayStart, snapshots);
+  }
+
+  private async hoursFrom(dayStart: number, snapshots: readonly MarkDocument[], read: HourRead): Promise<number> {
     const { commit, now, cells } = this.deps;
     const hours = new Map<number, { mark: MarkDocument; g: string; writer: GenerationWriter; error?: unknown }>();
     let reserving: MarkDocument | undefined;
@@ -67,9 +84,6 @@ export class UnitBuilders {
       }
       reserving = undefined;
       if (hours.size === 0) return 0;
-      const marks = [...hours.values()].map((h) => h.mark.t);
-      const from = new Date(Math.min(...marks));
-      const to = new Date(Math.max(...marks) + HOUR_MS);
       let owner: string | undefined;
       let tables = new Map<number, OwnerTables>();
       const flush = async () => {
@@ -81,10 +95,7 @@ export class UnitBuilders {
         }
         tables = new Map();
       };
-      const bucket = this.deps.db.collection(bucketName(this.deps.prefix, new Date(dayStart)));
-      const read = hourEventRead(from, to);
-      for await (const event of bucket.find(read.filter, read.options)) {
-        const row = readHourRow(read.rowOf(event));
+      for await (const row of read.rows()) {
         if (!hours.has(row.hour)) continue;
         if (row.owner !== owner) {
           if (owner !== undefined) await flush();
