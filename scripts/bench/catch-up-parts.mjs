@@ -11,7 +11,7 @@
 //    the builder's steps timed by wrapping the built modules' exports: hours and merged units by
 //    level, the hour read, the merge loop, encode, page writes, child reads and merges,
 //    marks/commit round trips; plus the stand-in's CPU seconds.
-// BENCH_COMPARE_DIST=<another checkout's services/events/dist>: the catch-up of that build too, on
+// BENCH_DISSECT=0 skips part 1. BENCH_COMPARE_DIST=<another checkout's services/events/dist>: the catch-up of that build too, on
 // the same data (the marks restored and the cells dropped before each run), alternating
 // BENCH_ROUNDS (1) times. BENCH_CPU_PROF=<dir>: a Node CPU profile of each catch-up.
 import { randomBytes } from 'node:crypto';
@@ -180,7 +180,9 @@ async function dissectDay(db, dist) {
     const { out: events } = await timed("this build's read: find, projected, sorted by owner", () =>
       bucket.find(read.filter, read.options).toArray(),
     );
-    await timed(`rowOf + readHourRow of ${events.length} events`, async () => events.map((e) => readHourRow(read.rowOf(e))));
+    await timed(`rowOf + readHourRow of ${events.length} events`, async () =>
+      events.map((e) => readHourRow(read.rowOf(e))),
+    );
   }
 }
 
@@ -270,7 +272,8 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
-    if (process.env.BENCH_PARTS !== '0') for (const dist of BUILDS) await dissectDay(handle.db, dist);
+    if (process.env.BENCH_PARTS !== '0' && process.env.BENCH_DISSECT !== '0')
+      for (const dist of BUILDS) await dissectDay(handle.db, dist);
     const plain = BUILDS.map(() => []);
     if (BUILDS.length > 1 || process.env.BENCH_PLAIN === '1')
       for (let round = 0; round < ROUNDS; round++)
