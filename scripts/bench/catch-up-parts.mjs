@@ -51,20 +51,20 @@ class Steps {
   wrap(obj, key, name) {
     const fn = obj?.[key];
     if (typeof fn !== 'function') return;
-    const steps = this;
+    const add = (ms) => this.add(name, ms);
     obj[key] = function (...args) {
       const t0 = performance.now();
       const out = fn.apply(this, args);
-      if (out && typeof out.then === 'function') return out.finally(() => steps.add(name, performance.now() - t0));
+      if (out && typeof out.then === 'function') return out.finally(() => add(performance.now() - t0));
       if (out && typeof out[Symbol.asyncIterator] === 'function' && typeof out.next === 'function') {
         const next = out.next.bind(out);
         out.next = (...a) => {
           const t1 = performance.now();
-          return next(...a).finally(() => steps.add(name, performance.now() - t1));
+          return next(...a).finally(() => add(performance.now() - t1));
         };
         return out;
       }
-      steps.add(name, performance.now() - t0);
+      add(performance.now() - t0);
       return out;
     };
     return () => (obj[key] = fn);
