@@ -5,15 +5,16 @@
 // 1. one day bucket alone (the middle day): the stand-in's scan ($match + $count), its hour
 //    `$group` (+ $count: no rows sent), the hour pipeline's rows fetched and parsed, the Node
 //    merge of those rows (readHourRow / addHourRow into one owner's family tables) and the page
-//    encode; beside it, the same events fetched raw (find, projected) and grouped in Node when the
-//    build has that path (hour-rows.ts).
+//    encode; beside it, the same events fetched raw with find, and, for a build that reads hours
+//    that way (hourEventRead), its projected, sorted find and its rows made in Node.
 // 2. the whole catch-up, builder passes until one builds nothing (as bench:report times it), with
 //    the builder's steps timed by wrapping the built modules' exports: hours and merged units by
 //    level, the hour read, the merge loop, encode, page writes, child reads and merges,
 //    marks/commit round trips; plus the stand-in's CPU seconds.
-// BENCH_DISSECT=0 skips part 1. BENCH_COMPARE_DIST=<another checkout's services/events/dist>: the catch-up of that build too, on
-// the same data (the marks restored and the cells dropped before each run), alternating
-// BENCH_ROUNDS (1) times. BENCH_CPU_PROF=<dir>: a Node CPU profile of each catch-up.
+// BENCH_DISSECT=0 skips part 1, BENCH_PARTS=0 parts 1 and 2. BENCH_COMPARE_DIST=<another
+// checkout's services/events/dist>: that build too, on the same data (the marks restored and the
+// cells dropped before each catch-up): part 2 for each build, and BENCH_ROUNDS (1) plain
+// catch-ups of each, alternating A B B A. BENCH_CPU_PROF=<dir>: a Node CPU profile of each.
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -82,12 +83,6 @@ function instrument(dist, steps) {
   const hour = mod('rollups/hour-pipeline');
   w(hour, 'readHourRow', 'hours: readHourRow');
   w(hour, 'addHourRow', 'hours: addHourRow');
-  try {
-    const rows = mod('rollups/hour-rows');
-    for (const key of Object.keys(rows)) w(rows, key, `hours: ${key}`);
-  } catch {
-    /* a build without it */
-  }
   w(mod('rollups/page-writer'), 'writePages', 'encode pages (writePages)');
   const store = mod('rollups/cell-store').CellStore.prototype;
   w(store, 'writePages', 'write pages + manifest parts');
