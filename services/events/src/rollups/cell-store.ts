@@ -26,8 +26,9 @@ export class CellStore {
     this.manifests = new CellManifests(db.collection<ManifestDocument>(`${CELLS_COLLECTION}_manifests`), limits);
   }
 
-  writer(g: string): GenerationWriter {
-    return new GenerationWriter(this, g);
+  /** `behind`: each batch written while the caller makes the next (generation-writer.ts). */
+  writer(g: string, behind = false): GenerationWriter {
+    return new GenerationWriter(this, g, behind);
   }
 
   /** A whole generation at once (its manifest part, its pages, its head). */

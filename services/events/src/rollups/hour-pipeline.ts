@@ -1,8 +1,9 @@
-import type { Document } from 'mongodb';
+import type { Document, FindOptions } from 'mongodb';
 import { deviceIndex } from '../metrics/aggregate';
 import { hourRowParts, statesOfRow, type RowStates } from '../metrics/registry';
 import { pipelineValue, storedOf, type Dimension } from '../storage/dimensions';
 import type { FamilyTable } from './cell-table';
+import { eventRowOf, fieldsRead } from './event-rows';
 import { FAMILIES, FAMILY_DIMENSIONS } from './families';
 
 /**
@@ -14,15 +15,46 @@ import { FAMILIES, FAMILY_DIMENSIONS } from './families';
  * the hour of the day is enough.
  */
 export function buildHourPipeline(from: Date, to: Date): Document[] {
+  return [{ $match: hourMatch(from, to) }, { $group: hourGroup() }, { $sort: { '_id.o': 1 } }];
+}
+
+function hourMatch(from: Date, to: Date): Document {
+  return { created: { $gte: from, $lt: to }, bot: { $ne: true } };
+}
+
+function hourGroup(): Document {
   const { key, group } = hourRowParts();
   const id: Document = { o: '$owner_id', h: { $hour: '$created' }, n: '$name', d: '$device_type' };
   for (const dimension of FAMILY_DIMENSIONS) id[dimension] = pipelineValue(dimension);
   Object.assign(id, key);
-  return [
-    { $match: { created: { $gte: from, $lt: to }, bot: { $ne: true } } },
-    { $group: { _id: id, ...group } },
-    { $sort: { '_id.o': 1 } },
-  ];
+  return { _id: id, ...group };
+}
+
+/** The raw read of the hours being built: what the hour pipeline matches, sorted by owner, only the fields its `$group` reads. */
+export interface HourEventRead {
+  filter: Document;
+  options: FindOptions;
+  /** One event's row, as the hour pipeline's `$group` would output it for that event alone. */
+  rowOf(event: Document): Document;
+}
+
+/**
+ * The builder's read of raw events for [from, to): a plain `find`, grouped in Node (event-rows.ts)
+ * instead of by the server. Sorted by owner so one owner's cells are held at a time; the sort may
+ * spill to disk on MongoDB (an index on owner_id leads every bucket index), and the stand-in sorts
+ * the day's events in memory either way.
+ */
+export function hourEventRead(from: Date, to: Date): HourEventRead {
+  const group = hourGroup();
+  return {
+    filter: hourMatch(from, to),
+    options: {
+      projection: Object.fromEntries(fieldsRead(group).map((f) => [f, 1])),
+      sort: { owner_id: 1 },
+      allowDiskUse: true,
+    },
+    rowOf: eventRowOf(group),
+  };
 }
 
 export interface HourRow {

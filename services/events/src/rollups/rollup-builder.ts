@@ -152,7 +152,7 @@ export class RollupBuilder {
         // an hour waiting after a failed build still counts as lag
         for (const m of due)
           oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.start }) + this.opts.graceMs);
-        for (const [day, hours] of byDay(ready)) built[0]! += await this.builders.buildHours(day, hours);
+        built[0] = await this.buildDays([...byDay(ready)]);
         continue;
       }
       // children built earlier in this pass are current now; a unit whose children are not waits
@@ -160,6 +160,24 @@ export class RollupBuilder {
     }
     const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);
     return { built, waiting, lagSeconds, swept, orphans, failed: this.failures.end(), overCap: this.overCap };
+  }
+
+  /** The hours of each day, the next day's raw read started before this day is built (hour-reads.ts). */
+  private async buildDays(days: readonly [number, UnitMark[]][]): Promise<number> {
+    let built = 0;
+    const open = (i: number) => (i < days.length ? this.builders.openHours(...days[i]!) : undefined);
+    let ahead = open(0);
+    try {
+      for (let i = 0; i < days.length; i++) {
+        const read = ahead!;
+        ahead = open(i + 1);
+        built += await this.builders.buildHours(...days[i]!, read);
+      }
+    } finally {
+      // a build killed midway leaves the read opened ahead
+      await ahead?.close();
+    }
+    return built;
   }
 
   /** Ended past the grace, no write in flight (or one presumed dead), and its raw events still kept. */

@@ -1,12 +1,12 @@
 import type { Db } from 'mongodb';
-import { bucketName } from '../storage/bucket-naming';
 import type { BrokenUnits } from './broken-units';
 import { GenerationGoneError, LegacyGenerationError, type CellStore } from './cell-store';
 import { currentChildren, mergeChildPages } from './child-pages';
 import { FamilyTable } from './cell-table';
 import { FAMILIES } from './families';
 import type { GenerationWriter } from './generation-writer';
-import { addHourRow, buildHourPipeline, readHourRow } from './hour-pipeline';
+import { addHourRow } from './hour-pipeline';
+import { HourRead } from './hour-reads';
 import { overflowPage, writePages } from './page-writer';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
@@ -55,7 +55,24 @@ export class UnitBuilders {
    * Hours of one UTC day; the snapshots were read before anything below reads raw events. A
    * failure of one hour's pages gives up that hour only; a failure of the shared read, every hour.
    */
-  async buildHours(dayStart: number, snapshots: readonly UnitMark[]): Promise<number> {
+  async buildHours(
+    dayStart: number,
+    snapshots: readonly UnitMark[],
+    read = this.openHours(dayStart, snapshots),
+  ): Promise<number> {
+    try {
+      return await this.hoursFrom(dayStart, snapshots, read);
+    } finally {
+      await read.close();
+    }
+  }
+
+  /** The raw read of these hours, started now (the builder opens the next day's while it builds this one). */
+  openHours(dayStart: number, snapshots: readonly UnitMark[]): HourRead {
+    return new HourRead(this.deps.db, this.deps.prefix, dayStart, snapshots);
+  }
+
+  private async hoursFrom(dayStart: number, snapshots: readonly UnitMark[], read: HourRead): Promise<number> {
     const { commit, now, cells } = this.deps;
     const hours = new Map<number, { mark: UnitMark; g: string; writer: GenerationWriter; error?: unknown }>();
     let reserving: UnitMark | undefined;
@@ -63,13 +80,10 @@ export class UnitBuilders {
       for (const mark of snapshots) {
         reserving = mark;
         const g = await commit.reserve(mark, now());
-        if (g) hours.set(Math.round((mark.start - dayStart) / HOUR_MS), { mark, g, writer: cells.writer(g) });
+        if (g) hours.set(Math.round((mark.start - dayStart) / HOUR_MS), { mark, g, writer: cells.writer(g, true) });
       }
       reserving = undefined;
       if (hours.size === 0) return 0;
-      const marks = [...hours.values()].map((h) => h.mark.start);
-      const from = new Date(Math.min(...marks));
-      const to = new Date(Math.max(...marks) + HOUR_MS);
       let owner: string | undefined;
       let tables = new Map<number, OwnerTables>();
       const flush = async () => {
@@ -81,9 +95,7 @@ export class UnitBuilders {
         }
         tables = new Map();
       };
-      const bucket = this.deps.db.collection(bucketName(this.deps.prefix, new Date(dayStart)));
-      for await (const doc of bucket.aggregate(buildHourPipeline(from, to), { allowDiskUse: true })) {
-        const row = readHourRow(doc);
+      for await (const row of read.rows()) {
         if (!hours.has(row.hour)) continue;
         if (row.owner !== owner) {
           if (owner !== undefined) await flush();
@@ -96,7 +108,7 @@ export class UnitBuilders {
       if (owner !== undefined) await flush();
     } catch (err) {
       if (isKilled(err)) throw err;
-      for (const h of hours.values()) await this.giveUp(h.mark, h.g, err);
+      for (const h of hours.values()) await this.giveUp(h.mark, h.g, err, h.writer);
       if (reserving) this.deps.outcomes.failed(reserving, err);
       return 0;
     }
@@ -111,7 +123,7 @@ export class UnitBuilders {
         }
       } catch (err) {
         if (isKilled(err)) throw err;
-        await this.giveUp(mark, g, err);
+        await this.giveUp(mark, g, err, writer);
       }
     }
     return built;
@@ -128,19 +140,23 @@ export class UnitBuilders {
    */
   async buildMerged(snapshot: UnitMark): Promise<boolean> {
     let g: string | undefined;
+    let writer: GenerationWriter | undefined;
     try {
-      const built = await this.merge(snapshot, (reserved) => (g = reserved));
+      const built = await this.merge(snapshot, (reserved, w) => {
+        g = reserved;
+        writer = w;
+      });
       if (built) this.deps.outcomes.built(snapshot);
       return built;
     } catch (err) {
       if (isKilled(err)) throw err;
-      if (g) await this.giveUp(snapshot, g, err);
+      if (g) await this.giveUp(snapshot, g, err, writer);
       else this.deps.outcomes.failed(snapshot, err);
       return false;
     }
   }
 
-  private async merge(snapshot: UnitMark, onReserved: (g: string) => void): Promise<boolean> {
+  private async merge(snapshot: UnitMark, onReserved: (g: string, writer: GenerationWriter) => void): Promise<boolean> {
     const { marks, cells, commit, now } = this.deps;
     const unit = { level: snapshot.level, start: snapshot.start };
     const childIds = childrenOf(unit).map(unitId);
@@ -148,8 +164,8 @@ export class UnitBuilders {
     if (!children) return false;
     const g = await commit.reserve(snapshot, now());
     if (!g) return false;
-    onReserved(g);
-    const writer = cells.writer(g);
+    const writer = cells.writer(g, true);
+    onReserved(g, writer);
     // owners whose cells a child lacks, or whose pages in a child that cannot be rebuilt do not decode
     const lost = new Set(children.lost);
     let gone = false;
@@ -173,6 +189,7 @@ export class UnitBuilders {
     } catch (err) {
       // a child of the first format: the parent waits until the migration rebuilt or converted it
       if (err instanceof LegacyGenerationError) {
+        await writer.settled();
         await commit.abandon(snapshot.id, g);
         return false;
       }
@@ -184,6 +201,7 @@ export class UnitBuilders {
     }
     const again = gone ? undefined : await currentChildren(marks, childIds);
     if (!again || again.gens.join() !== children.gens.join()) {
+      await writer.settled();
       await commit.abandon(snapshot.id, g);
       return false;
     }
@@ -192,7 +210,9 @@ export class UnitBuilders {
   }
 
   /** A failed build: its reservation goes (else the unit would wait for the sweep), and the failure is reported. */
-  private async giveUp(mark: UnitMark, g: string, err: unknown): Promise<void> {
+  private async giveUp(mark: UnitMark, g: string, err: unknown, writer?: GenerationWriter): Promise<void> {
+    // no page of it may land after it is dropped
+    await writer?.settled();
     // if this fails too, the sweep drops the generation after ROLLUP_ABANDON_MS
     await this.deps.commit.abandon(mark.id, g).catch(() => undefined);
     this.deps.outcomes.failed(mark, err);
