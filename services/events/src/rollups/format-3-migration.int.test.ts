@@ -1,5 +1,3 @@
-import { AGGREGATE_NAMES, aggregateOf, emptyCellValue, type AggregateName, type CellValue } from '../metrics/registry';
-import { DEVICE_ORDER, type RawEvent } from '../metrics/aggregate';
 import { bucketName } from '../storage/bucket-naming';
 import type { EventDocument } from '../storage/event-document';
 import { DAY_MS } from '../storage/time-units';
@@ -11,11 +9,10 @@ import {
   startRollupFixture,
   type RollupFixture,
 } from '../../test/support/rollup-fixture';
-import { FamilyTable } from './cell-table';
+import { familyPages, writeOldFormatDay } from '../../test/support/old-format-day';
 import { FAMILIES } from './families';
 import { markFromDocument } from './mark-document';
 import { isBuilt } from './unit-mark';
-import { writePages } from './page-writer';
 import { unitId } from './rollup-units';
 
 // Pages of format 3 stored each visitor sample with its hashes; format 4 leaves out those of an
@@ -32,47 +29,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await f.stop();
 });
-
-/** An event's cell: each aggregate's state of that event alone, on its device. */
-function cellOf(event: EventDocument): CellValue {
-  const value = emptyCellValue() as Record<AggregateName, unknown[]>;
-  const device = DEVICE_ORDER.indexOf(event.device_type as (typeof DEVICE_ORDER)[number]);
-  for (const name of AGGREGATE_NAMES) {
-    const aggregate = aggregateOf(name);
-    value[name][device] = aggregate.add(aggregate.empty(), event as unknown as RawEvent);
-  }
-  return value as CellValue;
-}
-
-/** The day unit as the release before wrote it: format-3 pages of every family. */
-async function writeFormat3Day(events: readonly EventDocument[]): Promise<string> {
-  const unit = unitId({ level: 4, start: OLD_DAY });
-  const g = `${unit}@format3-0001`;
-  const pages = [];
-  for (const owner of OWNERS) {
-    const mine = events.filter((e) => e.owner_id === owner && !e.bot);
-    for (const family of FAMILIES) {
-      const table = new FamilyTable(family, 100_000);
-      for (const e of mine)
-        table.add(
-          e.name,
-          family.dimensions.map((d) => (e[d as keyof EventDocument] as string | undefined) ?? ''),
-          cellOf(e),
-        );
-      if (table.size > 0) pages.push(...writePages(g, owner, family, table.sorted(), undefined, 3));
-    }
-  }
-  await f.db.collection('rollup_cells').insertMany(pages as never[]);
-  await f.db
-    .collection('rollup_cells_manifests')
-    .insertOne({ _id: g, g, ids: pages.map((p) => p._id), parts: 1, v: 3 } as never);
-  await f.marks.collection.updateOne(
-    { _id: unit },
-    { $set: { l: 4, t: OLD_DAY, s: 1, f: 1, at: new Date(OLD_DAY), dirty: false, b: { s: 1, f: 1, g } } },
-    { upsert: true },
-  );
-  return g;
-}
 
 /** The bytes of the visitor samples of a generation's pages. */
 async function sampleBytes(g: string): Promise<number> {
@@ -104,7 +60,12 @@ test.each([
     expect(expected.flat().length).toBeGreaterThan(50);
     await bucket.drop();
 
-    const g = await writeFormat3Day(events);
+    const g = await writeOldFormatDay(f, events, {
+      day: OLD_DAY,
+      families: FAMILIES,
+      pageFormat: 3,
+      manifestFormat: 3,
+    });
     // before the builder ran: the format-3 cells answer (the raw events are gone)
     const used = f.usage.rollupUnits;
     for (const [i, body] of bodies.entries())
@@ -118,7 +79,7 @@ test.each([
     const head = await f.db.collection('rollup_cells_manifests').findOne({ _id: mark.b!.g as never });
     expect(head?.v).toBe(4);
     expect(await f.db.collection('rollup_cells').countDocuments({ g })).toBe(0);
-    expect(await sampleBytes(mark.b!.g)).toBeLessThan(0.6 * (await sampleBytesOfFormat3(events)));
+    expect(await sampleBytes(mark.b!.g)).toBeLessThan(0.6 * sampleBytesOfFormat3(events));
     for (const [i, body] of bodies.entries())
       expect([i, await f.rolled.report(caller, body)]).toEqual([i, expected[i]]);
   },
@@ -126,16 +87,10 @@ test.each([
 );
 
 /** The same pages' sample bytes in format 3, written aside (never stored). */
-async function sampleBytesOfFormat3(events: readonly EventDocument[]): Promise<number> {
-  let n = 0;
+function sampleBytesOfFormat3(events: readonly EventDocument[]): number {
   const family = FAMILIES.find((x) => x.id === 'p')!;
-  for (const owner of OWNERS) {
-    const table = new FamilyTable(family, 100_000);
-    for (const e of events.filter((x) => x.owner_id === owner && !x.bot))
-      table.add(e.name, [e.content_id ?? '', e.url ?? ''], cellOf(e));
-    if (table.size > 0)
-      for (const p of writePages('x', owner, family, table.sorted(), undefined, 3))
-        n += (p.r as { position: number }).position;
-  }
-  return n;
+  return OWNERS.flatMap((owner) => familyPages('x', owner, family, events, 3)).reduce(
+    (n, p) => n + (p.r as { position: number }).position,
+    0,
+  );
 }
