@@ -3,12 +3,17 @@ import { reportGroup, TooManyGroupsError, type ReportGroup } from './report-grou
 import { namesCountry } from './country-floor';
 
 /**
- * Every group seen (and, without group_by, every requested name) in every row time. Under the
+ * Every group seen (and, without group_by, every requested name top-N keeps) in every row time. Under the
  * country floor a country's missing rows are withheld rather than 0: a country with no row in a
  * bucket may have been folded there, and a 0 would be false (and tell a folded country from one
  * with no visitors at all).
  */
-export function fillZeros(groups: ReportGroup[], plan: ReadPlan, maxRows: number): ReportGroup[] {
+export function fillZeros(
+  groups: ReportGroup[],
+  plan: ReadPlan,
+  maxRows: number,
+  inTop: (id: string) => boolean,
+): ReportGroup[] {
   const { query } = plan;
   const at = plan.countryFloor > 0 ? query.groupBy.indexOf('country') : -1;
   // every identity once: a group seen (its first row), or a name asked without group_by
@@ -17,7 +22,8 @@ export function fillZeros(groups: ReportGroup[], plan: ReadPlan, maxRows: number
   if (query.groupBy.length === 0)
     for (const name of query.names ?? []) {
       const named = reportGroup(name, [], plan.emptyStates);
-      if (!ids.has(named.id)) ids.set(named.id, named);
+      // a name top-N cut stays cut, events or not
+      if (!ids.has(named.id) && inTop(named.id)) ids.set(named.id, named);
     }
   // checked before filling: buckets x groups can be far more than the cap
   if ((query.series?.length ?? 0) * ids.size > maxRows) throw new TooManyGroupsError(maxRows, false);

@@ -128,6 +128,32 @@ describe('toReportRows: series and top-N', () => {
     ]);
   });
 
+  test.each([
+    ['asc', ['nothing', 'view'], [0, 12]],
+    ['desc', ['click', 'view'], [16, 12]],
+  ] as const)(
+    'when fill_zeros, order_by value %s and a limit are asked, then a requested name without events ranks by its total of 0 in either order of the groups',
+    (direction, names, values) => {
+      const seen: GroupCount[] = [
+        { name: 'view', value: 12, time: t1 },
+        { name: 'click', value: 16, time: t1 },
+      ];
+      const query = {
+        ...q,
+        series: q.series!.slice(0, 1),
+        fillZeros: true,
+        names: ['click', 'view', 'nothing'],
+        orderBy: { field: 'value', direction },
+        limit: 2,
+      } as ReportQuery;
+      for (const groups of [seen, [...seen].reverse()])
+        expect(toReportRows(groups, query).map((r) => [r.name, r.value])).toEqual([
+          [names[0], values[0]],
+          [names[1], values[1]],
+        ]);
+    },
+  );
+
   test('when filling zeros would pass the cap, then it is refused before anything is filled', () => {
     expect(() =>
       toReportRows(

@@ -4,7 +4,7 @@ import { fillZeros } from './fill-zeros';
 import type { ReadPlan } from './read-plan';
 import { byFields, rankGroups } from './report-rank';
 import { reportRow, type ReportRow } from './report-row';
-import { TooManyGroupsError, type ReportGroup } from './report-groups';
+import { reportGroup, TooManyGroupsError, type ReportGroup } from './report-groups';
 
 /**
  * Shapes merged groups into the response: the country floor first (country-floor.ts: small
@@ -17,11 +17,17 @@ import { TooManyGroupsError, type ReportGroup } from './report-groups';
 export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, maxRows = Infinity): ReportRow[] {
   const { query } = plan;
   const groups = applyCountryFloor(merged, plan);
-  const rank = query.orderBy ? rankGroups(groups, plan) : undefined;
+  const filling = query.series !== undefined && query.fillZeros;
+  // a requested name without events takes part in the rank with its total of 0, so top-N and the
+  // row order place it as they place any group (never a missing rank compared as NaN)
+  const rank = query.orderBy
+    ? rankGroups(filling ? [...groups, ...unseenNames(groups, plan)] : groups, plan)
+    : undefined;
   // from every group, before top-N keeps some: a kept row's rate needs its `from` row even when that one is cut
   const rates = query.conversion ? conversionRates(groups, query.conversion) : undefined;
-  let kept = query.limit !== undefined && rank ? groups.filter((g) => rank.get(g.id)! < query.limit!) : [...groups];
-  if (query.series && query.fillZeros) kept = fillZeros(kept, plan, maxRows);
+  const inTop = (id: string) => query.limit === undefined || !rank || rank.get(id)! < query.limit;
+  let kept = groups.filter((g) => inTop(g.id));
+  if (filling) kept = fillZeros(kept, plan, maxRows, inTop);
   if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
   const sorted = rank
     ? kept
@@ -31,4 +37,11 @@ export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, max
         .map((x) => x.g)
     : kept.sort((a, b) => (a.time ?? 0) - (b.time ?? 0) || byFields(a, b));
   return sorted.map((group) => reportRow(group, plan, rates));
+}
+
+/** The names asked without group_by that no group has: the groups fill_zeros adds, empty. */
+function unseenNames(groups: readonly ReportGroup[], plan: ReadPlan): ReportGroup[] {
+  if (plan.query.groupBy.length > 0) return [];
+  const seen = new Set(groups.map((g) => g.name));
+  return (plan.query.names ?? []).filter((n) => !seen.has(n)).map((n) => reportGroup(n, [], plan.emptyStates));
 }
