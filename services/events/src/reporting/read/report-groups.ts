@@ -66,6 +66,33 @@ export function mergeStatesInto(into: GroupStates, part: GroupStates): void {
   }
 }
 
+/** The group of each name, without group fields, with `states` (empty): the rows fill_zeros adds for names asked without events. */
+export function namedGroups(names: readonly string[], states: GroupStates): ReportGroup[] {
+  return names.map((name) => reportGroup(name, [], states));
+}
+
+/**
+ * Each group's total over the row times: one group per `id`, its states owned and merged with
+ * each aggregate's own merge (visitors and quantiles: the union, never a sum), withheld
+ * (`belowFloor`) while every row of it is; then each of `named` without a row, as it is (a total
+ * of 0). What a rank compares.
+ */
+export function groupTotals(groups: readonly ReportGroup[], named: readonly ReportGroup[] = []): ReportGroup[] {
+  const totals = new Map<string, ReportGroup>();
+  for (const g of groups) {
+    const seen = totals.get(g.id);
+    // `belowFloor` comes along: a total is withheld while every row of it is
+    if (!seen) totals.set(g.id, { ...g, states: ownStates(g.states) });
+    else {
+      // a withheld row's states are empty: merging them adds nothing
+      mergeStatesInto(seen.states, g.states);
+      if (!g.belowFloor) delete seen.belowFloor;
+    }
+  }
+  for (const g of named) if (!totals.has(g.id)) totals.set(g.id, g);
+  return [...totals.values()];
+}
+
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
 export class TooManyGroupsError extends ValidationError {
   constructor(
