@@ -47,12 +47,7 @@ export async function readPlanned(
   reads: readonly RawBucketRead[],
   budget: ReportBudget,
 ): Promise<PlannedRead> {
-  const groups = new ReportGroups(
-    plan.aggregates,
-    budget.maxGroups,
-    plan.query.limit !== undefined,
-    budget.maxGroupBytes,
-  );
+  const groups = new ReportGroups(plan.aggregates, plan.maxGroups, plan.query.limit !== undefined, plan.maxGroupBytes);
   deps.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
   deps.onPlan?.(steps);
   const rollups = deps.rollups;
