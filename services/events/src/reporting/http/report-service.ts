@@ -8,7 +8,7 @@ import { normaliseReport, type ReportLimits } from '../request/parse-report-requ
 import { validateReportBody } from '../request/report-schema';
 import { campaignOf } from '../request/campaign-scope';
 import { readPlanOf, type ReadPlan } from '../read/read-plan';
-import type { ReportGroup } from '../read/report-groups';
+import type { ReportGroup } from '../read/report-group';
 import { toReportRows } from '../read/report-rows';
 import type { ReportRow } from '../read/report-row';
 

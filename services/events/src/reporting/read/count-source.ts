@@ -1,6 +1,6 @@
 import type { InFlightWork } from './in-flight-work';
 import type { ReadPlan } from './read-plan';
-import type { ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
 
 /**
  * What bounds one report's database work (its deadline, the caller going away): the terms of its

@@ -1,5 +1,6 @@
 import type { ReadPlan } from './read-plan';
-import { TooManyGroupsError, type ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
+import { TooManyGroupsError } from './report-groups';
 import { namesCountry } from './country-floor';
 
 /**

@@ -8,7 +8,8 @@ import type { RawBucketRead } from './raw-bucket-reads';
 import { readRaw } from './raw-reads';
 import type { ReadPlan } from './read-plan';
 import type { ReportBudget } from './report-budget';
-import { ReportGroups, type ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
+import { ReportGroups } from './report-groups';
 
 /** What one planned read needs (PlannedCountSource holds it). */
 export interface PlannedReadDeps {

@@ -1,7 +1,7 @@
 import { aggregateOf } from '../../metrics/registry';
 import type { Conversion, ReportQuery } from '../request/report-query';
 import type { ReadPlan } from './read-plan';
-import type { ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
 
 /** What a rank compares: a name and group fields. */
 type Named = Pick<ReportGroup, 'name' | 'dims'>;

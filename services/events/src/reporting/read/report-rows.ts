@@ -4,7 +4,8 @@ import { fillZeros } from './fill-zeros';
 import type { ReadPlan } from './read-plan';
 import { byFields, rankGroups } from './report-rank';
 import { reportRow, type ReportRow } from './report-row';
-import { groupTotals, namedGroups, TooManyGroupsError, type ReportGroup } from './report-groups';
+import { groupTotals, namedGroups, type ReportGroup } from './report-group';
+import { TooManyGroupsError } from './report-groups';
 
 /**
  * Shapes merged groups into the response: the country floor first (country-floor.ts: small
