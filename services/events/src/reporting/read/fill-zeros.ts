@@ -5,10 +5,9 @@ import { namesCountry } from './country-floor';
 
 /**
  * Every group seen (and `named`, the group of each name asked without group_by, where top-N keeps
- * it) in every row time. Under the
- * country floor a country's missing rows are withheld rather than 0: a country with no row in a
- * bucket may have been folded there, and a 0 would be false (and tell a folded country from one
- * with no visitors at all).
+ * it) in every row time. Under the country floor a country's missing rows are withheld rather
+ * than 0: a country with no row in a bucket may have been folded there, and a 0 would be false
+ * (and tell a folded country from one with no visitors at all).
  */
 export function fillZeros(
   groups: ReportGroup[],

@@ -69,21 +69,27 @@ export function namedGroups(names: readonly string[], states: GroupStates): Repo
 }
 
 /**
- * Each group's total over the row times: one group per `id`, its states owned and merged with
- * each aggregate's own merge (visitors and quantiles: the union, never a sum), withheld
- * (`belowFloor`) while every row of it is; then each of `named` without a row, as it is (a total
- * of 0). What a rank compares.
+ * Each group's total over the row times, what a rank compares: one group per `id`, the states of
+ * its rows merged into states of its own with each aggregate's own merge (visitors and
+ * quantiles: the union, never a sum; `groups` are left as they are), withheld (`belowFloor`)
+ * while every row of it is; then each of `named` without a row, as it is (a total of 0).
  */
-export function groupTotals(groups: readonly ReportGroup[], named: readonly ReportGroup[] = []): ReportGroup[] {
+export function groupTotals(groups: readonly ReportGroup[], named: readonly ReportGroup[]): ReportGroup[] {
   const totals = new Map<string, ReportGroup>();
+  // a group of one row is its own total (nothing merges into it); a second row makes it owned
+  const owned = new Set<string>();
   for (const g of groups) {
-    const seen = totals.get(g.id);
+    let total = totals.get(g.id);
     // `belowFloor` comes along: a total is withheld while every row of it is
-    if (!seen) totals.set(g.id, { ...g, states: ownStates(g.states) });
+    if (!total) totals.set(g.id, g);
     else {
+      if (!owned.has(g.id)) {
+        totals.set(g.id, (total = { ...total, states: ownStates(total.states) }));
+        owned.add(g.id);
+      }
       // a withheld row's states are empty: merging them adds nothing
-      mergeStatesInto(seen.states, g.states);
-      if (!g.belowFloor) delete seen.belowFloor;
+      mergeStatesInto(total.states, g.states);
+      if (!g.belowFloor) delete total.belowFloor;
     }
   }
   for (const g of named) if (!totals.has(g.id)) totals.set(g.id, g);

@@ -11,10 +11,11 @@ import { TooManyGroupsError } from './report-groups';
  * Shapes merged groups into the response: the country floor first (country-floor.ts: small
  * countries folded, small filtered rows withheld, so nothing after it sees a hidden number);
  * grouped fields as requested, metadata under the caller's keys. Top-N (`limit`) keeps the first
- * groups in `orderBy` order, ranked by their total over the whole range (report-groups.ts
+ * groups in `orderBy` order, ranked by their total over the whole range (report-group.ts
  * `groupTotals`; with a conversion rate: sets of group fields, every name); a series fills the
  * missing (time, group) rows with 0 when asked. Rows sort by time, then by `orderBy` rank, or by
- * name then the group fields. The story of the answer, each step a file asked once.
+ * name then the group fields. The story of the answer, told here top to bottom, each step asked
+ * once.
  */
 export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, maxRows = Infinity): ReportRow[] {
   const { query } = plan;
