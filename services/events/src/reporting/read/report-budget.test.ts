@@ -44,10 +44,7 @@ describe('ReportBudget.stream', () => {
   test('when the client leaves during a read, then stream stops at once but the work settles only when the read and the close have', async () => {
     const gone = new AbortController();
     const work = new InFlightWork();
-    const budget = new ReportBudget(
-      { deadline: Date.now() + 60_000, signal: gone.signal, work },
-      BOUNDS,
-    );
+    const budget = new ReportBudget({ deadline: Date.now() + 60_000, signal: gone.signal, work }, BOUNDS);
     const c = pendingCursor();
     const drained = budget.stream(c.cursor, () => undefined);
     gone.abort();
