@@ -18,6 +18,9 @@ export const latestAggregate: Aggregate<Latest | null> = {
   merge: laterOf,
   mergeInto: laterOf,
   own: (s) => s,
+  // an event of no string metadata whose UUIDv7 id carries its time (what ingest assigns): its id alone
+  compact: (s) => (s && noKeys(s[2]) && UUID.test(s[1]) && uuidTime(s[1]) === s[0] ? s[1] : undefined),
+  expand: (id) => [uuidTime(id as string), id as string, NO_METADATA],
   // `$max` over {c: created, i: _id, m: metadata}: documents compare field by field, so this is
   // the newest event (ties broken by the time-ordered id) without a sort
   rowGroup: () => ({ l: { $max: { c: '$created', i: '$_id', m: { $ifNull: ['$metadata', {}] } } } }),
@@ -57,6 +60,13 @@ function latestOfReportRow(row: Document, keys: readonly string[]): Latest | nul
 
 /** Metadata without string values: one shared object (a builder's unit holds a latest event per entry). */
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
+
+/** Whether metadata has no value (a page's decoded metadata is an object of its own). */
+function noKeys(metadata: Readonly<Record<string, string>>): boolean {
+  if (metadata === NO_METADATA) return true;
+  for (const _ in metadata) return false;
+  return true;
+}
 
 /** A stored latest event keeps the string values of the event's metadata only. */
 function latestOf(id: unknown, created: Date, metadata: RawEvent['metadata']): Latest {
