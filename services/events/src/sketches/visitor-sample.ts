@@ -71,10 +71,10 @@ export function oneVisitorOf(s: VisitorSample): OneVisitor | undefined {
   return new OneVisitor(s.hashes[0]!, s.counts[0]!, s.countries[0]!);
 }
 
-/** The sample a OneVisitor stands for, owned by the caller. */
+/** The sample a OneVisitor stands for, owned by the caller, with room for one more visitor (what is merged into it next). */
 export function sampleOfOne(one: OneVisitor): VisitorSample {
   const s = emptySample();
-  ensureCapacity(s, 1);
+  ensureCapacity(s, 2);
   writeNew(s, 0, one.hash, one.count, one.country);
   s.size = 1;
   s.events = one.count;
