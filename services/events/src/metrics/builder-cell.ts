@@ -103,7 +103,13 @@ export class BuilderCell {
    * compact form, else `part` itself when `take` (the caller gives it up), else `own(part)`;
    * later ones are merged into it. Returns whether `part` was taken.
    */
-  private mergeState(name: AggregateName, aggregate: Aggregate<unknown>, part: unknown, d: number, take: boolean): boolean {
+  private mergeState(
+    name: AggregateName,
+    aggregate: Aggregate<unknown>,
+    part: unknown,
+    d: number,
+    take: boolean,
+  ): boolean {
     const slots = this as unknown as Slots;
     if (aggregate.storage !== 'folded') {
       if (this.device === NONE) this.device = d;

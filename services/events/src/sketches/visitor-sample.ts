@@ -67,7 +67,8 @@ export class OneVisitor {
 
 /** `s` as a OneVisitor, or undefined when it is not one visitor of at most one country. */
 export function oneVisitorOf(s: VisitorSample): OneVisitor | undefined {
-  if (s.size !== 1 || s.sampled || s.more[0] !== 0 || s.countries[1] !== 0 || s.events !== s.counts[0]) return undefined;
+  if (s.size !== 1 || s.sampled || s.more[0] !== 0 || s.countries[1] !== 0 || s.events !== s.counts[0])
+    return undefined;
   return new OneVisitor(s.hashes[0]!, s.counts[0]!, s.countries[0]!);
 }
 
