@@ -40,6 +40,9 @@ export const uniquesAggregate: Aggregate<DistinctSketch> = {
   merge: mergeSketches,
   mergeInto,
   own: (s) => mergeSketches(s, emptySketch()),
+  // one visitor: its hash
+  compact: (s) => (s.kind === 'exact' && s.hashes.length === 1 ? s.hashes[0] : undefined),
+  expand: (hash) => sketchOfHash(hash as number),
   rowKey: () => ({ v: '$visitor' }),
   rowGroup: () => ({}),
   fromRow: (row) => sketchOfVisitor((row._id as Document).v),
