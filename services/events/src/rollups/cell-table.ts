@@ -17,7 +17,7 @@ function entryKey(name: string, keys: readonly string[]): string {
  * costs a bounded amount of memory and never fails the unit for the other owners.
  */
 export class FamilyTable {
-  private readonly cells = new Map<string, CellEntry>();
+  private cells = new Map<string, CellEntry>();
   over = false;
 
   constructor(
@@ -58,6 +58,30 @@ export class FamilyTable {
     // every caller hands a keys array of its own, made for this row or entry: kept, not copied
     this.cells.set(key, { name, keys, value });
     return value;
+  }
+
+  /**
+   * Every entry of `other` (the same owner and family in a smaller unit this one covers, its pages
+   * written already) merged in, its entries and states taken rather than copied: `other` is left
+   * empty. What merging its pages gives, without encoding and decoding them (aggregate merges do
+   * not depend on the order of the parts, and a state's stored form holds all of it).
+   */
+  absorb(other: FamilyTable): void {
+    const taken = other.cells;
+    const over = other.over;
+    other.cells = new Map();
+    if (this.over) return;
+    if (over) return this.overflow();
+    const kept = this.family.aggregates;
+    for (const [key, entry] of taken) {
+      const seen = this.cells.get(key);
+      if (seen) {
+        mergeCellInto(seen.value, entry.value, kept);
+        continue;
+      }
+      if (this.cells.size >= this.maxCells) return this.overflow();
+      this.cells.set(key, entry);
+    }
   }
 
   overflow(): void {
