@@ -161,10 +161,17 @@ class PageBuilder {
 
   /** Names and key strings once each (sorted; key strings front-coded), then per entry their indexes and device mask. */
   private keys(family: Family): Binary {
-    const names = [...new Set(this.entries.map((e) => e.entry.name))].sort(compare);
-    const strings = [...new Set(this.entries.flatMap((e) => e.entry.keys))].sort(compare);
-    const nameIndex = new Map(names.map((n, i) => [n, i]));
-    const stringIndex = new Map(strings.map((s, i) => [s, i]));
+    // one map per table: each distinct string once, then its index in the sorted table
+    const nameIndex = new Map<string, number>();
+    const stringIndex = new Map<string, number>();
+    for (const { entry } of this.entries) {
+      nameIndex.set(entry.name, 0);
+      for (const key of entry.keys) stringIndex.set(key, 0);
+    }
+    const names = [...nameIndex.keys()].sort(compare);
+    const strings = [...stringIndex.keys()].sort(compare);
+    for (let i = 0; i < names.length; i++) nameIndex.set(names[i]!, i);
+    for (let i = 0; i < strings.length; i++) stringIndex.set(strings[i]!, i);
     const w = new ByteWriter(64 + this.entries.length * (2 + family.dimensions.length));
     w.uint(family.dimensions.length);
     writeStringTable(w, names);
