@@ -201,9 +201,12 @@ async function resetRollups(db, marksSnapshot) {
 async function pagesDigest(db) {
   const { BSON } = require(path.join(root, 'services/events/node_modules/mongodb'));
   const current = new Set(
-    (await db.collection('rollup_marks').find({ b: { $exists: true } }, { projection: { b: 1 } }).toArray()).map(
-      (m) => m.b.g,
-    ),
+    (
+      await db
+        .collection('rollup_marks')
+        .find({ b: { $exists: true } }, { projection: { b: 1 } })
+        .toArray()
+    ).map((m) => m.b.g),
   );
   const lines = [];
   for await (const { _id, g, ...page } of db.collection('rollup_cells').find({})) {
@@ -318,7 +321,9 @@ async function main() {
         printSteps(`${SIZE.toLocaleString('en')} events, ${dist} (steps timed)`, r, steps);
       }
     if (digests.length > 1)
-      console.log(`\npages of every build the same, byte for byte: ${digests.every((d) => d === digests[0]) ? 'yes' : 'NO'}`);
+      console.log(
+        `\npages of every build the same, byte for byte: ${digests.every((d) => d === digests[0]) ? 'yes' : 'NO'}`,
+      );
     if (plain[0].length > 0) {
       console.log(
         `\n${SIZE.toLocaleString('en')} events: catch-up, same data, alternating (s; Node / stand-in CPU s)\n`,

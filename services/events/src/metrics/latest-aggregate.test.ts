@@ -16,7 +16,8 @@ function expected(s: Latest): string {
   };
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id);
   const time = parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
-  if (uuid && created >= BASE && time === created) return `03${varint(created - BASE)}${id.slice(14).replace(/-/g, '')}00`;
+  if (uuid && created >= BASE && time === created)
+    return `03${varint(created - BASE)}${id.slice(14).replace(/-/g, '')}00`;
   if (uuid) return `01${varint(created)}${id.replace(/-/g, '')}00`;
   return `02${varint(created)}${varint(Buffer.byteLength(id))}${Buffer.from(id).toString('hex')}00`;
 }

@@ -59,8 +59,7 @@ export async function writeOwnerDay(
     // an owner without events in the parent's hours has no pages there
     if (within.length === 0) continue;
     const tables = io.tables();
-    for (const piece of within)
-      for (const [family, table] of tables) table.absorb(piece.tables.get(family)!);
+    for (const piece of within) for (const [family, table] of tables) table.absorb(piece.tables.get(family)!);
     const rest = pieces.filter((p) => p.first < parent.first || p.first >= end);
     // the pieces stay in hour order: the parent's takes the place of the first it absorbed
     const at = rest.findIndex((p) => p.first > parent.first);

@@ -109,7 +109,10 @@ export class UnitBuilders {
       reserving = undefined;
       let owner: string | undefined;
       let tables = new Map<number, OwnerTables>();
-      const io = { tables: () => this.tables(), pages: (u: DayUnit, o: string, t: OwnerTables) => this.pages(u.g, u.mark.level, o, t) };
+      const io = {
+        tables: () => this.tables(),
+        pages: (u: DayUnit, o: string, t: OwnerTables) => this.pages(u.g, u.mark.level, o, t),
+      };
       const flush = async () => {
         await writeOwnerDay(owner!, tables, hours, parents, io);
         tables = new Map();
