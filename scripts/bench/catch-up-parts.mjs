@@ -93,6 +93,9 @@ function instrument(dist, steps) {
   const child = mod('rollups/child-pages');
   w(child, 'mergeChildPages', 'merge child pages');
   w(child, 'currentChildren', 'children marks read');
+  // builds whose 4-hour units and days absorb the hours' tables (their encode counts under 1h:)
+  const table = mod('rollups/cell-table').FamilyTable.prototype;
+  if (typeof table.absorb === 'function') w(table, 'absorb', "4h and days: the hours' tables absorbed");
   const commit = mod('rollups/unit-commit').UnitCommit.prototype;
   for (const k of ['reserve', 'publish', 'abandon', 'sweep', 'sweepOrphans']) w(commit, k, `commit: ${k}`);
   const builders = mod('rollups/unit-builders').UnitBuilders.prototype;
