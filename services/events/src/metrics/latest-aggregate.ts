@@ -104,18 +104,6 @@ function writeUuidBytes(w: ByteWriter, id: string, from: number): void {
 }
 
 /**
- * Each metadata object's JSON: a builder writes one latest event in its hour, 4-hour unit and
- * day, and a page's entries share the metadata objects it decoded (a state is never changed).
- */
-const metadataJson = new WeakMap<object, string>();
-
-function jsonOf(metadata: Readonly<Record<string, string>>): string {
-  let json = metadataJson.get(metadata);
-  if (json === undefined) metadataJson.set(metadata, (json = JSON.stringify(metadata)));
-  return json;
-}
-
-/**
  * Stored: a flag byte, then 0 none; 3 an event whose id is a UUIDv7 carrying its created time
  * (what ingest assigns): the time relative to the unit's start and the id's other 10 bytes; 1
  * another UUID: the created time and the id's 16 bytes; 2 any other id: the time and the id as
@@ -139,7 +127,7 @@ function writeLatest(w: ByteWriter, s: Latest | null): void {
     w.uint(created);
     w.string(id);
   }
-  w.intern(jsonOf(s[2]));
+  w.intern(JSON.stringify(s[2]));
 }
 
 function readLatest(r: ByteReader): Latest | null {
