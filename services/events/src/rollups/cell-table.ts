@@ -35,7 +35,7 @@ function entryKey(name: string, keys: readonly string[]): string {
  * owners.
  */
 export class FamilyTable {
-  private readonly cells = new Map<string, BuilderCell>();
+  private cells = new Map<string, BuilderCell>();
   over = false;
 
   constructor(
@@ -73,6 +73,30 @@ export class FamilyTable {
     key.charCodeAt(0);
     this.cells.set(key, cell);
     return cell;
+  }
+
+  /**
+   * Every entry of `other` (the same owner and family in a smaller unit this one covers, its pages
+   * written already) merged in, its entries and states taken rather than copied: `other` is left
+   * empty. What merging its pages gives, without encoding and decoding them (aggregate merges do
+   * not depend on the order of the parts, and a state's stored form holds all of it).
+   */
+  absorb(other: FamilyTable): void {
+    const taken = other.cells;
+    const over = other.over;
+    other.cells = new Map();
+    if (this.over) return;
+    if (over) return this.overflow();
+    const kept = this.family.aggregates;
+    for (const [key, cell] of taken) {
+      const seen = this.cells.get(key);
+      if (seen) {
+        seen.mergeCell(cell.value(), kept);
+        continue;
+      }
+      if (this.cells.size >= this.maxCells) return this.overflow();
+      this.cells.set(key, cell);
+    }
   }
 
   overflow(): void {
