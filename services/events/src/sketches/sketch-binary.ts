@@ -7,7 +7,11 @@ import { DISTINCT_SKETCH, EMPTY_SKETCH, exactSketch, hllSketch, type DistinctSke
  * a kind byte, then 0 empty; 1 exact: the count, then the ascending hashes, the first as a
  * varint and each next as its difference to the one before; 2 sparse registers and 3 dense
  * registers in the byte layouts of the text form (s1, d1), the sparse ones length-prefixed.
- * Registers are written in whichever is shorter, so one set has one stored form.
+ * Registers are written in whichever is shorter, so one set has one stored form. 4 (page format
+ * 5): an exact set whose every hash is in the page's visitor dictionary (visitor-dictionary.ts),
+ * as the count, then the ascending indexes into it, the first as a varint and each next as its
+ * difference to the one before; written in place of 1 whenever the writer has a dictionary
+ * holding the whole set.
  */
 
 const M = DISTINCT_SKETCH.registers;
@@ -17,6 +21,7 @@ const HASH_LIMIT = 2 ** 52;
 export function writeSketch(w: ByteWriter, s: DistinctSketch): void {
   if (s.kind === 'exact') {
     if (s.hashes.length === 0) return w.byte(0);
+    if (w.visitors && writeIndexes(w, s.hashes, w.visitors)) return;
     w.byte(1);
     w.uint(s.hashes.length);
     let previous = 0;
@@ -55,6 +60,8 @@ export function readSketch(r: ByteReader): DistinctSketch {
       }
       return exactSketch(hashes);
     }
+    case 4:
+      return readIndexes(r);
     case 2:
       return hllSketch(raiseBytes(raiseSparse, r.blob()));
     case 3:
@@ -68,13 +75,48 @@ export function readSketch(r: ByteReader): DistinctSketch {
 export function skipSketch(r: ByteReader): void {
   const kind = r.byte();
   if (kind === 0) return;
-  if (kind === 1) {
+  if (kind === 1 || kind === 4) {
     const n = r.count(1);
     if (n === 0 || n > DISTINCT_SKETCH.exactLimit) throw new StoredFormatError('stored exact sketch size out of range');
     for (let i = 0; i < n; i++) r.uint();
   } else if (kind === 2) r.blob();
   else if (kind === 3) r.skip(DENSE_BYTES);
   else throw new StoredFormatError(`unknown stored sketch kind ${kind}`);
+}
+
+/** Kind 4, when every hash is in the dictionary (false, nothing written, when one is not). */
+function writeIndexes(w: ByteWriter, hashes: readonly number[], visitors: ReadonlyMap<number, number>): boolean {
+  const indexes = new Array<number>(hashes.length);
+  for (let i = 0; i < hashes.length; i++) {
+    const index = visitors.get(hashes[i]!);
+    if (index === undefined) return false;
+    indexes[i] = index;
+  }
+  w.byte(4);
+  w.uint(indexes.length);
+  let previous = 0;
+  for (let i = 0; i < indexes.length; i++) {
+    w.uint(indexes[i]! - previous);
+    previous = indexes[i]!;
+  }
+  return true;
+}
+
+function readIndexes(r: ByteReader): DistinctSketch {
+  const visitors = r.visitors;
+  if (!visitors) throw new StoredFormatError('stored visitor indexes without a visitor dictionary');
+  const n = r.count(1);
+  if (n === 0 || n > DISTINCT_SKETCH.exactLimit) throw new StoredFormatError('stored exact sketch size out of range');
+  const hashes = new Array<number>(n);
+  let previous = -1;
+  for (let i = 0; i < n; i++) {
+    const index = (i === 0 ? 0 : previous) + r.uint();
+    if (index <= previous || index >= visitors.length)
+      throw new StoredFormatError('stored visitor indexes out of order or range');
+    hashes[i] = visitors[index]!;
+    previous = index;
+  }
+  return exactSketch(hashes);
 }
 
 function raiseBytes(raise: (registers: Uint8Array, bytes: Uint8Array) => Uint8Array, bytes: Uint8Array): Uint8Array {
