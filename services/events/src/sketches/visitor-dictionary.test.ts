@@ -24,6 +24,7 @@ function roundTrip(s: DistinctSketch, hashes?: Float64Array): { kind: number; by
   const back = readSketch(r);
   expect(r.done).toBe(true);
   const skipper = new ByteReader(bytes);
+  skipper.visitors = r.visitors;
   skipSketch(skipper);
   expect(skipper.done).toBe(true);
   return { kind: bytes[0]!, bytes: bytes.length, back };
@@ -72,6 +73,21 @@ describe('visitor dictionary', () => {
     expect(() => readVisitorDictionary(Uint8Array.from(bytes))).toThrow(StoredFormatError);
   });
 
+  test('when random bytes are read as a set with a dictionary, then each reads or is damage, never anything else', () => {
+    const next = seededHashes(98);
+    const visitors = Float64Array.from({ length: 50 }, (_, i) => i * 3);
+    for (let trial = 0; trial < 2000; trial++) {
+      const r = new ByteReader(Uint8Array.from([4 + (trial % 2), ...Array.from({ length: next() % 12 }, () => next() % 256)]));
+      r.visitors = visitors;
+      try {
+        const s = readSketch(r);
+        expect(s.kind).toBe('exact');
+      } catch (err) {
+        expect(err).toBeInstanceOf(StoredFormatError);
+      }
+    }
+  });
+
   test('when random bytes are read as a dictionary, then each reads or is damage, never anything else', () => {
     const next = seededHashes(99);
     for (let trial = 0; trial < 2000; trial++) {
@@ -89,13 +105,20 @@ describe('visitor dictionary', () => {
 describe('exact visitor sets as indexes into the dictionary (kind 4)', () => {
   const dictionary = visitorIndexOf([pool])!.hashes;
 
-  test.each([1, 2, 100, LIMIT])(
-    'when a set of %i visitors is in the dictionary, then it is stored as indexes, in fewer bytes, and reads back the same',
-    (n) => {
-      const set = sketchOfHashes(pool.slice(LIMIT - 1, LIMIT - 1 + n));
+  test.each([
+    [1, 4],
+    [2, 4],
+    [100, 4],
+    [1000, 4],
+    // more than an eighth of the dictionary: a bitmap over it
+    [LIMIT, 5],
+  ])(
+    'when a set of %i visitors is in the dictionary, then it is stored as kind %i, in fewer bytes, and reads back the same',
+    (n, kind) => {
+      const set = sketchOfHashes(pool.filter((_, i) => i % 3 === 0).slice(0, n));
       const indexed = roundTrip(set, dictionary);
       const hashed = roundTrip(set);
-      expect([indexed.kind, hashed.kind]).toEqual([4, 1]);
+      expect([indexed.kind, hashed.kind]).toEqual([kind, 1]);
       expect(indexed.back).toEqual(set);
       expect(hashed.back).toEqual(set);
       expect(indexed.bytes).toBeLessThan(hashed.bytes);
@@ -128,6 +151,11 @@ describe('exact visitor sets as indexes into the dictionary (kind 4)', () => {
     ['an empty set', [4, 0], 3],
     ['more visitors than an exact set holds', [4, 0x81, 0x20, ...new Array<number>(LIMIT + 1).fill(1)], LIMIT + 5],
     ['bytes cut short', [4, 3, 0, 1], 3],
+    ['a bitmap without a dictionary', [5, 1], undefined],
+    ['an empty bitmap', [5, 0], 3],
+    ['a bitmap bit past the dictionary', [5, 0b1001], 3],
+    ['a bitmap cut short', [5, 1], 9],
+    ['a bitmap of more visitors than an exact set holds', [5, ...new Array<number>(513).fill(0xff)], 4104],
   ])('when stored indexes are read %s, then it is damage, not a crash', (_what, bytes, size) => {
     const r = new ByteReader(Uint8Array.from(bytes));
     if (size !== undefined) r.visitors = Float64Array.from({ length: size }, (_, i) => i);
