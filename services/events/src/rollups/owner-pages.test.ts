@@ -72,9 +72,9 @@ function expected(byFamily: Map<string, FamilyTable>): Map<string, unknown[]> {
 const bytesOf = (docs: readonly CellPageDocument[], column: string) =>
   docs.reduce((n, d) => n + ((d[column] as Binary | undefined)?.position ?? 0), 0);
 
-describe('an owner\'s pages with a visitor dictionary', () => {
+describe("an owner's pages with a visitor dictionary", () => {
   test.each([1, LIMIT, LIMIT + 1])(
-    'when an owner has %i visitors, then every family\'s visitor sets read back the same through the dictionary on its first totals page',
+    "when an owner has %i visitors, then every family's visitor sets read back the same through the dictionary on its first totals page",
     (n) => {
       const byFamily = tables(n);
       const docs = ownerPages(G, OWNER, byFamily);
@@ -115,7 +115,11 @@ describe('an owner\'s pages with a visitor dictionary', () => {
     for (const table of byFamily.values()) {
       const value = emptyCellValue();
       value.count[0] = 2;
-      table.add('impression', table.family.dimensions.map(() => ''), value);
+      table.add(
+        'impression',
+        table.family.dimensions.map(() => ''),
+        value,
+      );
     }
     const docs = ownerPages(G, OWNER, byFamily);
     expect(docs.some((d) => d[VISITORS_COLUMN] !== undefined)).toBe(false);
@@ -125,16 +129,13 @@ describe('an owner\'s pages with a visitor dictionary', () => {
 
 describe('a parent merged from children with visitor dictionaries', () => {
   test('when two children are merged, then the tables hold their visitors, each child read through its own dictionary', () => {
-    const children = [
-      ownerPages('1:0@a', OWNER, tables(200)),
-      ownerPages('1:3600000@b', OWNER, tables(120)),
-    ].flat();
+    const children = [ownerPages('1:0@a', OWNER, tables(200)), ownerPages('1:3600000@b', OWNER, tables(120))].flat();
     const merged = new Map(FAMILIES.map((f) => [f.id, new FamilyTable(f, 100_000)]));
     expect(mergeChildPages(children, merged)).toEqual([]);
     expect(expected(merged)).toEqual(expected(tables(200)));
   });
 
-  test('when a child\'s dictionary is damaged, then its totals page and the pages leaning on it are damaged, never merged wrong', () => {
+  test("when a child's dictionary is damaged, then its totals page and the pages leaning on it are damaged, never merged wrong", () => {
     const docs = ownerPages(G, OWNER, tables(60));
     const totals = docs.find((d) => d.f === 't' && d.p === 0)!;
     const bytes = Buffer.from((totals[VISITORS_COLUMN] as Binary).buffer.subarray(0, 8));

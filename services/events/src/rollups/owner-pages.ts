@@ -22,7 +22,8 @@ export function ownerPages(
   const docs: CellPageDocument[] = [];
   for (const [id, table] of tables) {
     if (table.over) docs.push(overflowPage(g, owner, table.family));
-    else if (table.size > 0) docs.push(...writePages(g, owner, table.family, entries.get(id)!, maxBytes, undefined, visitors));
+    else if (table.size > 0)
+      docs.push(...writePages(g, owner, table.family, entries.get(id)!, maxBytes, undefined, visitors));
   }
   return docs;
 }
