@@ -51,7 +51,14 @@ const HASHES = 2 ** 52;
 /** (g, owner) -> { level, families: Map(family -> [{ sets: Float64Array[], hll: bytes, now: bytes }]) } */
 const units = new Map();
 
+/** `${g} ${owner}` -> the visitor dictionary of that owner's unit (format 5), from its first totals page. */
+const dictionaries = new Map();
+
 function collect(docs) {
+  for (const doc of docs) {
+    const dictionary = visitorDictionary(doc);
+    if (dictionary) dictionaries.set(`${doc.g} ${doc.o}`, dictionary);
+  }
   for (const doc of docs) {
     if (doc.o === OWNERS[0] && !doc.over) owned.set(doc.g, [...(owned.get(doc.g) ?? []), doc]);
     if (!doc.u || doc.over) continue;
@@ -60,6 +67,7 @@ function collect(docs) {
     let unit = units.get(key);
     if (!unit) units.set(key, (unit = { level, families: new Map() }));
     const page = new DecodedPage(doc);
+    page.visitors = dictionaries.get(key);
     page.load('uniques', false, doc, () => 0);
     const sets = [];
     let hllBytes = 0;
@@ -238,6 +246,7 @@ async function main() {
   try {
     for (const size of SETTINGS.sizes) {
       units.clear();
+      dictionaries.clear();
       const handle = await platform.connectMongo(mongoServer.url, `bench_dict_${randomBytes(4).toString('hex')}`);
       try {
         const loaded = await loadEvents(handle.db, size, SETTINGS, { logger, say });
