@@ -97,8 +97,12 @@ export class ByteReader {
   table: readonly string[] = [];
   /** The time the column's times are relative to (as ByteWriter.base). */
   base = 0;
-  /** The page's visitor dictionary, when it has one: what exact sets written as indexes point at. */
-  visitors?: Float64Array;
+  /**
+   * The page's visitor dictionary, when it has one: what exact sets written as indexes point at;
+   * or a function decoding it, called (once) by the first such set read (a page whose sets all
+   * keep their hashes never decodes it).
+   */
+  visitors?: Float64Array | (() => Float64Array);
   private readonly made = new Map<number, unknown>();
 
   constructor(

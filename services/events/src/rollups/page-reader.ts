@@ -40,7 +40,7 @@ export class DecodedPage {
    * page), which its exact visitor sets may index into: given before a column holding them is
    * loaded (one whose sets index into it and is loaded without it is damage).
    */
-  visitors?: Float64Array;
+  visitors?: Float64Array | (() => Float64Array);
 
   constructor(readonly doc: Pick<CellPageDocument, '_id' | 'g' | 'o' | 'f' | 'p' | 'x' | 'over' | 'k'>) {
     checkPageFields(doc);
@@ -250,7 +250,11 @@ export class DecodedPage {
 }
 
 /** A stored column: its table of interned strings, then its entries. */
-function columnReader(value: unknown, base: number, visitors: Float64Array | undefined): ByteReader | undefined {
+function columnReader(
+  value: unknown,
+  base: number,
+  visitors: Float64Array | (() => Float64Array) | undefined,
+): ByteReader | undefined {
   if (value === undefined || value === null) return undefined;
   const r = new ByteReader(binaryBytes(value));
   r.base = base;

@@ -87,8 +87,9 @@ export function skipSketch(r: ByteReader): void {
     if (n === 0 || n > DISTINCT_SKETCH.exactLimit) throw new StoredFormatError('stored exact sketch size out of range');
     for (let i = 0; i < n; i++) r.uint();
   } else if (kind === 5) {
-    if (!r.visitors) throw new StoredFormatError('stored visitor bitmap without a visitor dictionary');
-    r.skip(Math.ceil(r.visitors.length / 8));
+    const visitors = dictionaryOf(r);
+    if (!visitors) throw new StoredFormatError('stored visitor bitmap without a visitor dictionary');
+    r.skip(Math.ceil(visitors.length / 8));
   } else if (kind === 2) r.blob();
   else if (kind === 3) r.skip(DENSE_BYTES);
   else throw new StoredFormatError(`unknown stored sketch kind ${kind}`);
@@ -124,8 +125,14 @@ function writeIndexes(w: ByteWriter, hashes: readonly number[], visitors: Readon
   return true;
 }
 
+/** The reader's visitor dictionary, decoded now if it was given as a function. */
+function dictionaryOf(r: ByteReader): Float64Array | undefined {
+  if (typeof r.visitors === 'function') r.visitors = r.visitors();
+  return r.visitors;
+}
+
 function readBitmap(r: ByteReader): DistinctSketch {
-  const visitors = r.visitors;
+  const visitors = dictionaryOf(r);
   if (!visitors) throw new StoredFormatError('stored visitor bitmap without a visitor dictionary');
   const bits = r.raw(Math.ceil(visitors.length / 8));
   const hashes: number[] = [];
@@ -145,7 +152,7 @@ function readBitmap(r: ByteReader): DistinctSketch {
 }
 
 function readIndexes(r: ByteReader): DistinctSketch {
-  const visitors = r.visitors;
+  const visitors = dictionaryOf(r);
   if (!visitors) throw new StoredFormatError('stored visitor indexes without a visitor dictionary');
   const n = r.count(1);
   if (n === 0 || n > DISTINCT_SKETCH.exactLimit) throw new StoredFormatError('stored exact sketch size out of range');

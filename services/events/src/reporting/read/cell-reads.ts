@@ -102,13 +102,12 @@ async function loadPages(
       : Promise.resolve([]),
   ]);
   const damaged: DamagedPage[] = [];
-  const dictionaries = new Map<string, Float64Array>();
+  // decoded by the first page that needs it (a page whose sets keep their hashes never does)
+  const dictionaries = new Map<string, () => Float64Array>();
   for (const doc of visitors ? [...dictionaryDocs, ...docs] : []) {
-    const failed = decodeOrDamaged(doc._id, () => {
-      const dictionary = visitorDictionary(doc);
-      if (dictionary) dictionaries.set(doc.g, dictionary);
-    });
-    if (failed) damaged.push(failed);
+    if (doc.f !== VISITORS_FAMILY || doc.p !== 0 || doc[VISITORS_COLUMN] === undefined) continue;
+    let decoded: Float64Array | undefined;
+    dictionaries.set(doc.g, () => (decoded ??= visitorDictionary(doc)!));
   }
   for (const doc of docs) {
     let page = cache.get(doc._id);
@@ -118,6 +117,8 @@ async function loadPages(
       // large states (visitor samples) are decoded only for the entries the report keeps
       const kept = keptEntries(page, plan);
       for (const name of plan.aggregates) page.load(name, !plan.ask.allDevices, doc, (s) => sizeOf(name, s), kept);
+      // the cached page keeps its decoded states, not the totals page the dictionary came from
+      page.visitors = undefined;
     });
     if (failed) {
       if (!damaged.some((d) => d.g === failed.g && d.family === failed.family && d.page === failed.page))
