@@ -15,7 +15,9 @@
 // checkout's services/events/dist>: that build too, on the same data (the marks restored and the
 // cells dropped before each catch-up): part 2 for each build, and BENCH_ROUNDS (1) plain
 // catch-ups of each, alternating A B B A. BENCH_CPU_PROF=<dir>: a Node CPU profile of each.
-import { randomBytes } from 'node:crypto';
+// BENCH_PAGES_DIGEST=1: after each build's first plain catch-up, a digest of every current unit's
+// pages (generation ids left out), so two builds of the same data are shown to store the same bytes.
+import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +93,9 @@ function instrument(dist, steps) {
   const child = mod('rollups/child-pages');
   w(child, 'mergeChildPages', 'merge child pages');
   w(child, 'currentChildren', 'children marks read');
+  // builds whose 4-hour units and days absorb the hours' tables (their encode counts under 1h:)
+  const table = mod('rollups/cell-table').FamilyTable.prototype;
+  if (typeof table.absorb === 'function') w(table, 'absorb', "4h and days: the hours' tables absorbed");
   const commit = mod('rollups/unit-commit').UnitCommit.prototype;
   for (const k of ['reserve', 'publish', 'abandon', 'sweep', 'sweepOrphans']) w(commit, k, `commit: ${k}`);
   const builders = mod('rollups/unit-builders').UnitBuilders.prototype;
@@ -191,6 +196,31 @@ async function resetRollups(db, marksSnapshot) {
   await db.collection('rollup_marks').insertMany(marksSnapshot.map((m) => ({ ...m })));
 }
 
+/**
+ * A digest of the pages of every current unit, each by unit, owner, family and page number
+ * without its generation id (random per build): two builds of the same data agree byte for byte.
+ * One scan of the cells (the stand-in has no index on the generation).
+ */
+async function pagesDigest(db) {
+  const { BSON } = require(path.join(root, 'services/events/node_modules/mongodb'));
+  const current = new Set(
+    (
+      await db
+        .collection('rollup_marks')
+        .find({ b: { $exists: true } }, { projection: { b: 1 } })
+        .toArray()
+    ).map((m) => m.b.g),
+  );
+  const lines = [];
+  for await (const { _id, g, ...page } of db.collection('rollup_cells').find({})) {
+    if (!current.has(g)) continue;
+    const bytes = createHash('sha256').update(BSON.serialize(page)).digest('hex');
+    lines.push(`${g.split('@')[0]} ${page.o} ${page.f} ${page.p} ${bytes}`);
+  }
+  lines.sort();
+  return { pages: lines.length, digest: createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16) };
+}
+
 async function catchUpWith(db, dist, standInPid, { steps }) {
   const mod = (p) => require(path.join(dist, p));
   const { RollupMarks } = mod('rollups/rollup-marks');
@@ -270,11 +300,17 @@ async function main() {
     if (process.env.BENCH_PARTS !== '0' && process.env.BENCH_DISSECT !== '0')
       for (const dist of BUILDS) await dissectDay(handle.db, dist);
     const plain = BUILDS.map(() => []);
+    const digests = [];
     if (BUILDS.length > 1 || process.env.BENCH_PLAIN === '1')
       for (let round = 0; round < ROUNDS; round++)
         for (const [i, dist] of (round % 2 ? [...BUILDS].reverse() : BUILDS).map((d) => [BUILDS.indexOf(d), d])) {
           await resetRollups(handle.db, snapshot);
           const r = await catchUpWith(handle.db, dist, pid, {});
+          if (process.env.BENCH_PAGES_DIGEST === '1' && round === 0) {
+            const { pages, digest } = await pagesDigest(handle.db);
+            say(`${dist}: ${pages} pages of current units, digest ${digest}`);
+            digests.push(digest);
+          }
           say(
             `${dist}: catch-up ${s(r.ms)} s (${r.passes} passes, ${r.failed} failed, ${r.dirty} dirty left; Node ${r.nodeCpu.toFixed(0)} CPU s, stand-in ${r.standInCpu.toFixed(0)})`,
           );
@@ -287,6 +323,10 @@ async function main() {
         const r = await catchUpWith(handle.db, dist, pid, { steps });
         printSteps(`${SIZE.toLocaleString('en')} events, ${dist} (steps timed)`, r, steps);
       }
+    if (digests.length > 1)
+      console.log(
+        `\npages of every build the same, byte for byte: ${digests.every((d) => d === digests[0]) ? 'yes' : 'NO'}`,
+      );
     if (plain[0].length > 0) {
       console.log(
         `\n${SIZE.toLocaleString('en')} events: catch-up, same data, alternating (s; Node / stand-in CPU s)\n`,

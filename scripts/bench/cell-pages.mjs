@@ -160,7 +160,8 @@ export function cellReport(body, pages, units) {
   const plan = readPlanOf(query);
   units ??= rangeUnits(query.range.from.getTime(), query.range.to.getTime() + 1);
   const store = {
-    pages: async (ids) => ids.map((id) => pages.get(id)).filter(Boolean),
+    // every generation here is usable (no manifest to check), and none is of an older format
+    usablePages: async (ids) => ({ docs: ids.map((id) => pages.get(id)).filter(Boolean), missing: [], legacy: [] }),
     // the totals' first pages witness the family's: every unit here has them
     existing: async (ids) => ids,
   };

@@ -34,6 +34,8 @@ const SAMPLES: { [K in keyof CellValue]: Array<CellValue[K][number]> } = {
     null,
     [1, '01900000-0000-7000-8000-00000000000a', { k: 'x' }],
     [1, '01900000-0000-7000-8000-00000000000b', {}],
+    // a UUIDv7 carrying its created time, no metadata: what ingest stores
+    [0x0190_0000_0000, '01900000-0000-7abc-8def-00000000000c', {}],
     [5, 'not-a-uuid', { k: 'y', 'a.b': 'dotted' }],
   ] satisfies Array<Latest | null>,
   uniques: VISITOR_SAMPLES,
@@ -187,5 +189,21 @@ describe.each(Object.keys(AGGREGATES) as Array<keyof CellValue>)('the %s aggrega
         aggregate.mergeInto(owned, a);
         expect([stored(aggregate, a), stored(aggregate, b)]).toEqual(before);
       }
+  });
+
+  test('when a state has a compact form, then it expands to an equal state the caller owns', () => {
+    let compacted = 0;
+    for (const s of samples) {
+      const compact = aggregate.compact?.(s);
+      if (compact === undefined) continue;
+      compacted++;
+      const before = stored(aggregate, s);
+      same(aggregate.expand!(compact), s);
+      for (const b of samples) aggregate.mergeInto(aggregate.expand!(compact), b);
+      expect(stored(aggregate, s)).toBe(before);
+      same(aggregate.expand!(compact), s);
+    }
+    // an aggregate with a compact form has one for a state of one event
+    expect(compacted > 0).toBe(aggregate.compact !== undefined);
   });
 });

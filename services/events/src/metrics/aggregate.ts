@@ -47,6 +47,14 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
   mergeInto(target: S, part: S): S;
   /** A state the caller owns and may merge into, equal to `part` (which may be shared). */
   own(part: S): S;
+  /**
+   * A smaller form of `state` for a rollup builder's entry to hold while nothing else is merged
+   * into it (most entries of a unit hold one row's state: a flood of distinct urls is all such
+   * entries), or undefined when it has none. Shares nothing mutable with `state`; never empty.
+   */
+  compact?(state: S): unknown;
+  /** The state a `compact` form stands for, owned by the caller. */
+  expand?(compact: unknown): S;
 
   /** Fields it adds to the `_id` of the pipelines' `$group` (the visitor, measure values); none for most. */
   rowKey?(): Document;

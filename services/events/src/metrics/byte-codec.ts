@@ -204,16 +204,35 @@ export function writeStringTable(w: ByteWriter, sorted: readonly string[]): void
 export function readStringTable(r: ByteReader): string[] {
   const n = r.count(2);
   const out = new Array<string>(n);
-  let previous: Uint8Array = new Uint8Array(0);
+  // Page keys are ASCII almost always (canonical URLs are percent-encoded, hosts punycode): then a
+  // byte is a character, and a string is the previous one's prefix plus its suffix, with no copy
+  // of the bytes. From the first string with a byte >= 0x80 on, strings are joined as bytes.
+  let previous = '';
+  let bytes: Uint8Array | undefined;
   for (let i = 0; i < n; i++) {
     const shared = r.uint();
-    if (shared > previous.length) throw new StoredFormatError('stored string table is damaged');
     const suffix = r.blob();
-    const bytes = new Uint8Array(shared + suffix.length);
-    bytes.set(previous.subarray(0, shared));
+    if (bytes === undefined && isAscii(suffix)) {
+      if (shared > previous.length) throw new StoredFormatError('stored string table is damaged');
+      previous = previous.slice(0, shared) + textOf(suffix, 'latin1');
+      out[i] = previous;
+      continue;
+    }
+    const before: Uint8Array = bytes ?? Buffer.from(previous, 'latin1');
+    if (shared > before.length) throw new StoredFormatError('stored string table is damaged');
+    bytes = new Uint8Array(shared + suffix.length);
+    bytes.set(before.subarray(0, shared));
     bytes.set(suffix, shared);
-    out[i] = Buffer.from(bytes.buffer, 0, bytes.length).toString('utf8');
-    previous = bytes;
+    out[i] = textOf(bytes, 'utf8');
   }
   return out;
+}
+
+function isAscii(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x80) return false;
+  return true;
+}
+
+function textOf(bytes: Uint8Array, encoding: 'latin1' | 'utf8'): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString(encoding);
 }

@@ -9,8 +9,11 @@ import {
   frequencyOf,
   mergeSampleInto,
   mergeSamples,
+  oneVisitorOf,
+  sampleOfOne,
   SampleFormatError,
   sampleBytes,
+  type OneVisitor,
   type VisitorSample,
 } from '../sketches/visitor-sample';
 import type { DistinctSketch } from '../sketches/distinct-sketch';
@@ -41,6 +44,8 @@ export const frequencyAggregate: Aggregate<VisitorSample> = {
   merge: mergeSamples,
   mergeInto: mergeSampleInto,
   own: (s) => mergeSampleInto(emptySample(), s),
+  compact: oneVisitorOf,
+  expand: (one) => sampleOfOne(one as OneVisitor),
   // the visitor and its country split the rows (both already split an hour's rows), with their events
   rowKey: () => ({ v: '$visitor', fc: { $ifNull: ['$country', ''] } }),
   rowGroup: () => ({ fe: { $sum: 1 } }),

@@ -18,6 +18,9 @@ export const latestAggregate: Aggregate<Latest | null> = {
   merge: laterOf,
   mergeInto: laterOf,
   own: (s) => s,
+  // an event of no string metadata whose UUIDv7 id carries its time (what ingest assigns): its id alone
+  compact: (s) => (s && idTime(s[1]) === s[0] && noKeys(s[2]) ? s[1] : undefined),
+  expand: (id) => [idTime(id as string), id as string, NO_METADATA],
   // `$max` over {c: created, i: _id, m: metadata}: documents compare field by field, so this is
   // the newest event (ties broken by the time-ordered id) without a sort
   rowGroup: () => ({ l: { $max: { c: '$created', i: '$_id', m: { $ifNull: ['$metadata', {}] } } } }),
@@ -58,6 +61,13 @@ function latestOfReportRow(row: Document, keys: readonly string[]): Latest | nul
 /** Metadata without string values: one shared object (a builder's unit holds a latest event per entry). */
 const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 
+/** Whether metadata has no value (a page's decoded metadata is an object of its own). */
+function noKeys(metadata: Readonly<Record<string, string>>): boolean {
+  if (metadata === NO_METADATA) return true;
+  for (const _ in metadata) return false;
+  return true;
+}
+
 /** A stored latest event keeps the string values of the event's metadata only. */
 function latestOf(id: unknown, created: Date, metadata: RawEvent['metadata']): Latest {
   let strings: Record<string, string> | undefined;
@@ -72,11 +82,52 @@ function laterOf(a: Latest | null, b: Latest | null): Latest | null {
   return isLaterEvent(a[0], a[1], b[0], b[1]) ? a : b;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Each ASCII code's hex digit value (lower case only, as a stored UUID is), -1 for any other. */
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX['0123456789abcdef'.charCodeAt(i)] = i;
+
+/** Whether `id` is a UUID in canonical lower-case form (8-4-4-4-12 hex digits). */
+function isUuid(id: string): boolean {
+  if (id.length !== 36) return false;
+  for (let i = 0; i < 36; i++) {
+    const c = id.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false;
+    } else if (c >= 128 || HEX[c]! < 0) return false;
+  }
+  return true;
+}
 
 /** The time in the first 48 bits of a UUIDv7 (hex digits 0..12). */
 function uuidTime(id: string): number {
-  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+  let t = 0;
+  for (let i = 0; i < 13; i++) if (i !== 8) t = t * 16 + HEX[id.charCodeAt(i)]!;
+  return t;
+}
+
+/** A UUID's bytes from hex digit `from` on (the dashes skipped; every group has an even number of digits). */
+function writeUuidBytes(w: ByteWriter, id: string, from: number): void {
+  for (let i = from; i < 36; i++) {
+    if (i === 8 || i === 13 || i === 18 || i === 23) continue;
+    w.byte(HEX[id.charCodeAt(i)]! * 16 + HEX[id.charCodeAt(++i)]!);
+  }
+}
+
+/**
+ * The time of a UUIDv7 from its first 12 hex digits (lower case), read without a copy (a builder
+ * reads it for each new entry); NaN for an id of another shape.
+ */
+function idTime(id: string): number {
+  if (id.length < 13 || id.charCodeAt(8) !== 45) return NaN;
+  let time = 0;
+  for (let i = 0; i < 13; i++) {
+    if (i === 8) continue;
+    const c = id.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return NaN;
+    time = time * 16 + digit;
+  }
+  return time;
 }
 
 /**
@@ -89,14 +140,15 @@ function uuidTime(id: string): number {
 function writeLatest(w: ByteWriter, s: Latest | null): void {
   if (!s) return w.byte(0);
   const [created, id] = s;
-  if (UUID.test(id) && created >= w.base && uuidTime(id) === created) {
+  const uuid = isUuid(id);
+  if (uuid && created >= w.base && uuidTime(id) === created) {
     w.byte(3);
     w.uint(created - w.base);
-    w.raw(Buffer.from(id.slice(14).replace(/-/g, ''), 'hex'));
-  } else if (UUID.test(id)) {
+    writeUuidBytes(w, id, 14);
+  } else if (uuid) {
     w.byte(1);
     w.uint(created);
-    w.raw(Buffer.from(id.replace(/-/g, ''), 'hex'));
+    writeUuidBytes(w, id, 0);
   } else {
     w.byte(2);
     w.uint(created);

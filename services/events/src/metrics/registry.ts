@@ -54,117 +54,14 @@ export function emptyCellValue(): CellValue {
  * One `$group` row of the hour pipeline: each aggregate's state of it (on the row's one device),
  * made for this row alone. `unclaimed`: a bit per aggregate (registry order) whose state no cell
  * has taken yet: the first cell that needs a new state takes the row's own instead of a copy
- * (mergeRowInto), every other merges it as a part.
+ * (BuilderCell.mergeRow), every other merges it as a part.
  */
 export type RowStates = { [K in AggregateName]: StateOf<Registry[K]> } & { unclaimed: number };
-
-const BIT = Object.fromEntries(AGGREGATE_NAMES.map((name, i) => [name, 1 << i])) as Record<AggregateName, number>;
 
 export function statesOfRow(row: Document): RowStates {
   const states = { unclaimed: (1 << AGGREGATE_NAMES.length) - 1 } as Record<string, unknown>;
   for (const name of AGGREGATE_NAMES) states[name] = aggregateOf(name).fromRow(row);
   return states as RowStates;
-}
-
-/**
- * Each aggregate's empty state, made once and shared: what a builder's cell holds for a state no
- * event reached. Never merged into: the first state an event brings is made by `own`.
- */
-const SHARED_EMPTY = Object.fromEntries(
-  AGGREGATE_NAMES.map((name) => [name, Object.freeze(aggregateOf(name).empty())]),
-) as Record<AggregateName, unknown>;
-/** Per aggregate, its states on every device while no event reached any: one frozen array, shared. */
-const UNTOUCHED = Object.fromEntries(
-  AGGREGATE_NAMES.map((name) => [name, Object.freeze([SHARED_EMPTY[name], SHARED_EMPTY[name], SHARED_EMPTY[name]])]),
-) as Record<AggregateName, readonly unknown[]>;
-
-/**
- * A builder's cell of no events: every aggregate's states are the shared empty ones, and a state
- * is made when the first event reaches it (`mergeRowInto`, `mergeCellInto`). An entry of one event
- * on one device holds that device's states of the aggregates the event has, nothing for the other
- * devices, nor for the aggregates its family does not keep: most entries of a unit have a few
- * events (an empty cell of every state made up front held about 780 bytes, 18 states). Read it as
- * any cell; write it only through those two functions.
- */
-export function untouchedCellValue(): CellValue {
-  return {
-    count: UNTOUCHED.count,
-    latest: UNTOUCHED.latest,
-    uniques: UNTOUCHED.uniques,
-    sums: UNTOUCHED.sums,
-    quantiles: UNTOUCHED.quantiles,
-    frequency: UNTOUCHED.frequency,
-  } as unknown as CellValue;
-}
-
-/**
- * `part` (on device `device`; not empty) merged into the states of `into` (made by
- * untouchedCellValue): its first state there is `part` itself when `take` (the caller gives it
- * up) or else `own(part)`, later ones are merged into it. Returns whether `part` was taken. An
- * aggregate stored as the union of its devices (`folded`) keeps that union in one slot (the
- * first device an event reached, which the entry's counts mark): only the union is ever read.
- */
-function mergeStateInto(
-  into: Record<AggregateName, unknown[]>,
-  name: AggregateName,
-  aggregate: Aggregate<unknown>,
-  part: unknown,
-  device: number,
-  take: boolean,
-): boolean {
-  const empty = SHARED_EMPTY[name];
-  let devices = into[name];
-  if (devices === UNTOUCHED[name]) into[name] = devices = [empty, empty, empty];
-  let d = device;
-  if (aggregate.storage === 'folded')
-    for (let i = 0; i < 3; i++)
-      if (devices[i] !== empty) {
-        d = i;
-        break;
-      }
-  const held = devices[d];
-  if (held === empty) {
-    devices[d] = take ? part : aggregate.own(part);
-    return take;
-  }
-  devices[d] = aggregate.mergeInto(held, part);
-  return false;
-}
-
-/**
- * `part` merged into `into` (made by untouchedCellValue), for the aggregates `kept` (a family's):
- * the others are its family's to drop. `part` is left as it was and may be shared (a page's).
- */
-export function mergeCellInto(into: CellValue, part: CellValue, kept: readonly AggregateName[]): void {
-  const target = into as Record<AggregateName, unknown[]>;
-  const source = part as Record<AggregateName, readonly unknown[]>;
-  for (const name of kept) {
-    const aggregate = aggregateOf(name);
-    const states = source[name];
-    for (let d = 0; d < 3; d++) {
-      const state = states[d];
-      if (!aggregate.isEmpty(state)) mergeStateInto(target, name, aggregate, state, d, false);
-    }
-  }
-}
-
-/**
- * One hour-pipeline row's states merged into `into` (made by untouchedCellValue) under the row's
- * device, for the aggregates `kept`: the builder's hot loop, so nothing is made or merged for the
- * other devices, an aggregate the family does not keep, or a state the row does not have, and a
- * new state takes the row's own when no other cell took it (one allocation fewer per new entry).
- */
-export function mergeRowInto(into: CellValue, states: RowStates, device: number, kept: readonly AggregateName[]): void {
-  const target = into as Record<AggregateName, unknown[]>;
-  const source = states as Record<AggregateName, unknown>;
-  for (const name of kept) {
-    const aggregate = aggregateOf(name);
-    const state = source[name];
-    if (aggregate.isEmpty(state)) continue;
-    const bit = BIT[name];
-    if (mergeStateInto(target, name, aggregate, state, device, (states.unclaimed & bit) !== 0))
-      states.unclaimed &= ~bit;
-  }
 }
 
 /** The hour pipeline's `$group` accumulators and `_id` fields of every aggregate. */

@@ -40,6 +40,9 @@ export const uniquesAggregate: Aggregate<DistinctSketch> = {
   merge: mergeSketches,
   mergeInto,
   own: (s) => mergeSketches(s, emptySketch()),
+  // one visitor: its hash
+  compact: (s) => (s.kind === 'exact' && s.hashes.length === 1 ? s.hashes[0] : undefined),
+  expand: (hash) => sketchOfHash(hash as number),
   rowKey: () => ({ v: '$visitor' }),
   rowGroup: () => ({}),
   fromRow: (row) => sketchOfVisitor((row._id as Document).v),
@@ -69,6 +72,8 @@ function sketchOfVisitor(value: unknown): DistinctSketch {
  * device mark (3 bits, two to a byte) per visitor in its order, a seventh of the bytes of a set
  * per device; a union past the exact size stores each device's sketch.
  */
+const NO_HASHES: readonly number[] = [];
+
 function writeDevices(
   w: ByteWriter,
   states: Readonly<PerDevice<DistinctSketch>>,
@@ -81,11 +86,19 @@ function writeDevices(
     return;
   }
   w.byte(0);
-  const sets = states.map((s) => (s.kind === 'exact' ? new Set(s.hashes) : undefined));
+  // every exact set is ascending and within the union: one walk along the four, no set per device
+  const lists = states.map((s) => (s.kind === 'exact' ? s.hashes : NO_HASHES));
+  const at = [0, 0, 0];
   let pending = -1;
   for (const hash of folded.hashes) {
     let bits = 0;
-    for (let d = 0; d < 3; d++) if (sets[d]?.has(hash)) bits |= 1 << d;
+    for (let d = 0; d < 3; d++) {
+      const list = lists[d]!;
+      let i = at[d]!;
+      while (i < list.length && list[i]! < hash) i++;
+      if (i < list.length && list[i] === hash) bits |= 1 << d;
+      at[d] = i;
+    }
     if (pending < 0) pending = bits;
     else {
       w.byte(pending | (bits << 4));

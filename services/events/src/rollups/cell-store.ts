@@ -127,17 +127,26 @@ export class CellStore {
   }
 
   /**
-   * Pages by id with only these fields (a report's columns); a listed id that is missing is not
-   * an error here (a first page of an owner without events in the unit is never written).
+   * Pages by id with only these fields (a report's columns), and at the same time, of `gens`,
+   * those a report must not use (`unusableGenerations`; no `gens`: no query for it): the first
+   * pages of a report's planned units come with the check of their generations. A listed id that
+   * is missing is not an error here (a first page of an owner without events in the unit is never
+   * written).
    */
-  async pages(ids: readonly string[], fields: readonly string[], maxTimeMS?: number): Promise<CellPageDocument[]> {
+  async usablePages(
+    ids: readonly string[],
+    fields: readonly string[],
+    gens: readonly string[],
+    maxTimeMS?: number,
+  ): Promise<{ docs: CellPageDocument[]; missing: string[]; legacy: string[] }> {
     const projection = Object.fromEntries(['g', 'o', 'f', 'p', 'x', 'over', 'k', ...fields].map((f) => [f, 1]));
     const chunks: string[][] = [];
     for (let i = 0; i < ids.length; i += ID_CHUNK) chunks.push(ids.slice(i, i + ID_CHUNK));
-    const found = await Promise.all(
-      chunks.map((chunk) => this.collection.find({ _id: { $in: chunk } }, { projection, maxTimeMS }).toArray()),
-    );
-    return found.flat();
+    const [unusable, ...found] = await Promise.all([
+      this.unusableGenerations(gens, maxTimeMS),
+      ...chunks.map((chunk) => this.collection.find({ _id: { $in: chunk } }, { projection, maxTimeMS }).toArray()),
+    ]);
+    return { docs: found.flat(), ...unusable };
   }
 
   /** Which of these page ids exist (their `_id` alone is read). */

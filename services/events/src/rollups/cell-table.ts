@@ -1,23 +1,41 @@
-import { mergeCellInto, mergeRowInto, untouchedCellValue, type CellValue, type RowStates } from '../metrics/registry';
+import { BuilderCell } from '../metrics/builder-cell';
+import type { CellValue, RowStates } from '../metrics/registry';
 import type { Family } from './families';
-import { compare, type CellEntry } from './page-writer';
+import type { CellEntry } from './page-writer';
 
-/** One entry's identity as one string: length-prefixed parts, so no value can make two entries collide. */
+/**
+ * One entry's identity as one string: its name and keys, each with "\0" written "\0\x01", joined
+ * by "\0\0". No two entries share one, and their code-unit order is the pages' order (by name,
+ * then keys): "\0\0" sorts below anything a part can hold at that place, and an escaped "\0"
+ * below every other character, as "\0" itself does. An entry keeps only this string: its name and
+ * keys are read back from it when its page is written.
+ */
+const SEP = '\0\0';
+
+function escaped(part: string): string {
+  return part.indexOf('\0') < 0 ? part : part.replaceAll('\0', '\0\x01');
+}
+
+function unescaped(part: string): string {
+  return part.indexOf('\0') < 0 ? part : part.replaceAll('\0\x01', '\0');
+}
+
 function entryKey(name: string, keys: readonly string[]): string {
-  let key = `${name.length}:${name}`;
-  for (const k of keys) key += `${k.length}:${k}`;
+  let key = escaped(name);
+  for (const k of keys) key += SEP + escaped(k);
   return key;
 }
 
 /**
  * The cells of one owner and one family in one unit being built, merged in place (no copy per
- * row or entry: the first part of a cell is copied into states the table owns, every later one
- * merged into them). At most `maxCells` cells: past that the owner's family is marked `over` and
- * its cells are dropped, so one owner's flood of distinct urls (or names, countries, campaigns)
- * costs a bounded amount of memory and never fails the unit for the other owners.
+ * row or entry: the first part of a cell is kept as the entry's state, every later one merged
+ * into it; metrics/builder-cell.ts). At most `maxCells` cells: past that the owner's family is
+ * marked `over` and its cells are dropped, so one owner's flood of distinct urls (or names,
+ * countries, campaigns) costs a bounded amount of memory and never fails the unit for the other
+ * owners.
  */
 export class FamilyTable {
-  private readonly cells = new Map<string, CellEntry>();
+  private cells = new Map<string, BuilderCell>();
   over = false;
 
   constructor(
@@ -29,35 +47,56 @@ export class FamilyTable {
     return this.cells.size;
   }
 
-  /** `part` (a page's entry, left as it is) into entry (name, keys); `keys` is kept: a new array the caller leaves alone. */
+  /** `part` (a page's entry, left as it is) into entry (name, keys). */
   add(name: string, keys: readonly string[], part: CellValue): void {
-    const into = this.entry(name, keys);
-    if (into) mergeCellInto(into, part, this.family.aggregates);
+    this.entry(name, keys)?.mergeCell(part, this.family.aggregates);
   }
 
   /** One hour-pipeline row's states, on its device (the builder's hot loop: nothing made for the other devices). */
   addRow(name: string, keys: readonly string[], states: RowStates, device: number): void {
-    const into = this.entry(name, keys);
-    if (into) mergeRowInto(into, states, device, this.family.aggregates);
+    this.entry(name, keys)?.mergeRow(states, device, this.family.aggregates);
   }
 
-  /**
-   * The value of the entry (name, keys), new and untouched if it was not there (its states are
-   * made as events reach them); undefined once over the cap.
-   */
-  private entry(name: string, keys: readonly string[]): CellValue | undefined {
+  /** The entry (name, keys), new and empty if it was not there; undefined once over the cap. */
+  private entry(name: string, keys: readonly string[]): BuilderCell | undefined {
     if (this.over) return undefined;
     const key = entryKey(name, keys);
     const seen = this.cells.get(key);
-    if (seen) return seen.value;
+    if (seen) return seen;
     if (this.cells.size >= this.maxCells) {
       this.overflow();
       return undefined;
     }
-    const value = untouchedCellValue();
-    // every caller hands a keys array of its own, made for this row or entry: kept, not copied
-    this.cells.set(key, { name, keys, value });
-    return value;
+    const cell = new BuilderCell();
+    // a key made by concatenation is a tree of its pieces; reading a character flattens it into
+    // one string, about half the bytes (a table may hold a hundred thousand keys)
+    key.charCodeAt(0);
+    this.cells.set(key, cell);
+    return cell;
+  }
+
+  /**
+   * Every entry of `other` (the same owner and family in a smaller unit this one covers, its pages
+   * written already) merged in, its entries and states taken rather than copied: `other` is left
+   * empty. What merging its pages gives, without encoding and decoding them (aggregate merges do
+   * not depend on the order of the parts, and a state's stored form holds all of it).
+   */
+  absorb(other: FamilyTable): void {
+    const taken = other.cells;
+    const over = other.over;
+    other.cells = new Map();
+    if (this.over) return;
+    if (over) return this.overflow();
+    const kept = this.family.aggregates;
+    for (const [key, cell] of taken) {
+      const seen = this.cells.get(key);
+      if (seen) {
+        seen.mergeCell(cell.value(), kept);
+        continue;
+      }
+      if (this.cells.size >= this.maxCells) return this.overflow();
+      this.cells.set(key, cell);
+    }
   }
 
   overflow(): void {
@@ -65,16 +104,35 @@ export class FamilyTable {
     this.cells.clear();
   }
 
-  /** The entries by name, then keys (code-unit order): the order pages store them in. */
+  /**
+   * The entries by name, then keys (code-unit order): the order pages store them in. Each entry's
+   * name, keys and value are made when read, and not kept: a page writer holding every entry of a
+   * large table holds little more than the table.
+   */
   sorted(): CellEntry[] {
-    return [...this.cells.values()].sort((a, b) => compare(a.name, b.name) || compareKeys(a.keys, b.keys));
+    return [...this.cells.keys()].sort().map((key) => new TableEntry(key, this.cells.get(key)!));
   }
 }
 
-function compareKeys(a: readonly string[], b: readonly string[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const c = compare(a[i]!, b[i]!);
-    if (c !== 0) return c;
+class TableEntry implements CellEntry {
+  constructor(
+    private readonly key: string,
+    private readonly cell: BuilderCell,
+  ) {}
+
+  get name(): string {
+    const end = this.key.indexOf(SEP);
+    return unescaped(end < 0 ? this.key : this.key.slice(0, end));
   }
-  return 0;
+
+  get keys(): readonly string[] {
+    const parts = this.key.split(SEP);
+    const keys: string[] = [];
+    for (let i = 1; i < parts.length; i++) keys.push(unescaped(parts[i]!));
+    return keys;
+  }
+
+  get value(): CellValue {
+    return this.cell.value();
+  }
 }

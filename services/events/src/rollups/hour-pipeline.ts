@@ -39,6 +39,15 @@ export interface HourEventRead {
 }
 
 /**
+ * Events per batch of the builder's raw read. Without it a server fills each batch up to 16 MiB
+ * (the stand-in sends the whole rest of the day in one): a batch of small events parsed by the
+ * driver holds several times its bytes, and the read keeps two batches, which took more heap than
+ * the largest owner's cells (a one-tenant flood at the default cell cap: `pnpm bench:flood-hour`).
+ * 2,000 events are a few MB held; the next batch is fetched while one is merged (hour-reads.ts).
+ */
+const HOUR_READ_BATCH = 2000;
+
+/**
  * The builder's read of raw events for [from, to): a plain `find`, grouped in Node (event-rows.ts)
  * instead of by the server. Sorted by owner so one owner's cells are held at a time; the sort may
  * spill to disk on MongoDB (an index on owner_id leads every bucket index), and the stand-in sorts
@@ -52,6 +61,7 @@ export function hourEventRead(from: Date, to: Date): HourEventRead {
       projection: Object.fromEntries(fieldsRead(group).map((f) => [f, 1])),
       sort: { owner_id: 1 },
       allowDiskUse: true,
+      batchSize: HOUR_READ_BATCH,
     },
     rowOf: eventRowOf(group),
   };

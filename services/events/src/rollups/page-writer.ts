@@ -1,6 +1,6 @@
 import { Binary } from 'mongodb';
 import { ByteWriter, writeStringTable } from '../metrics/byte-codec';
-import type { PerDevice } from '../metrics/aggregate';
+import type { Aggregate, PerDevice } from '../metrics/aggregate';
 import { aggregateOf, type CellValue } from '../metrics/registry';
 import { unitOfGeneration } from './broken-units';
 import type { Family } from './families';
@@ -31,6 +31,26 @@ function deviceMask(value: CellValue): number {
 }
 
 const POPCOUNT = [0, 1, 1, 2, 1, 2, 2, 3];
+
+/**
+ * The union of an entry's states on its devices. Most entries have one state that is not empty
+ * (one device, or an aggregate kept as one union): that state itself, which merging it with
+ * empty ones would only copy (a visitor sample of thousands, a sketch), and which stores alike.
+ */
+function foldOf(aggregate: Aggregate<unknown>, devices: readonly unknown[], mask: number): unknown {
+  let only: unknown;
+  let states = 0;
+  for (let d = 0; d < 3; d++)
+    if (mask & (1 << d) && !aggregate.isEmpty(devices[d])) {
+      only = devices[d];
+      states++;
+    }
+  if (states === 0) return aggregate.empty();
+  if (states === 1) return only;
+  let fold = aggregate.empty();
+  for (let d = 0; d < 3; d++) if (mask & (1 << d)) fold = aggregate.merge(fold, devices[d]);
+  return fold;
+}
 
 /**
  * Packs one owner's entries of one family (sorted by name, then keys) into pages of at most
@@ -115,8 +135,7 @@ class PageBuilder {
       if (folded) {
         const w = this.writer(aggregate.column);
         const before = w.length;
-        fold = aggregate.empty();
-        for (let d = 0; d < 3; d++) if (mask & (1 << d)) fold = aggregate.merge(fold, devices[d]);
+        fold = foldOf(aggregate, devices, mask);
         aggregate.write(w, fold, aggregate.basis === undefined || !this.bases ? undefined : folds.get(aggregate.basis));
         folds.set(name, fold);
         this.bytes += w.length - before;
@@ -162,10 +181,17 @@ class PageBuilder {
 
   /** Names and key strings once each (sorted; key strings front-coded), then per entry their indexes and device mask. */
   private keys(family: Family): Binary {
-    const names = [...new Set(this.entries.map((e) => e.entry.name))].sort(compare);
-    const strings = [...new Set(this.entries.flatMap((e) => e.entry.keys))].sort(compare);
-    const nameIndex = new Map(names.map((n, i) => [n, i]));
-    const stringIndex = new Map(strings.map((s, i) => [s, i]));
+    // one map per table: each distinct string once, then its index in the sorted table
+    const nameIndex = new Map<string, number>();
+    const stringIndex = new Map<string, number>();
+    for (const { entry } of this.entries) {
+      nameIndex.set(entry.name, 0);
+      for (const key of entry.keys) stringIndex.set(key, 0);
+    }
+    const names = [...nameIndex.keys()].sort(compare);
+    const strings = [...stringIndex.keys()].sort(compare);
+    for (let i = 0; i < names.length; i++) nameIndex.set(names[i]!, i);
+    for (let i = 0; i < strings.length; i++) stringIndex.set(strings[i]!, i);
     const w = new ByteWriter(64 + this.entries.length * (2 + family.dimensions.length));
     w.uint(family.dimensions.length);
     writeStringTable(w, names);

@@ -6,11 +6,14 @@ import { isExpiredDay } from '../retention/expired-buckets';
 import type { CellStore } from './cell-store';
 import type { RollupMarks } from './rollup-marks';
 import { utcDayStart } from '../storage/time-units';
-import { LEVELS, MAX_LEVEL, unitEnd } from './rollup-units';
+import { DAY_LEVEL, LEVELS, MAX_LEVEL, unitEnd } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
 import type { UnitMark } from './unit-mark';
+
+/** The levels made from a day's hours while those are in memory: 4-hour units and the day. */
+const HOUR_PARENT_LEVELS = LEVELS.filter((l) => l > 0 && l <= DAY_LEVEL);
 
 /** The default cap of cells per owner, family and unit (operations.md: ROLLUP_MAX_CELLS_PER_OWNER). */
 const DEFAULT_MAX_CELLS_PER_OWNER = 100_000;
@@ -29,6 +32,12 @@ export interface RollupBuilderOptions {
   maxCellsPerOwner?: number;
   /** Bytes per stored page (tests make it small to reach several pages). */
   maxPageBytes?: number;
+  /**
+   * Whether 4-hour units and days whose hours are all built in a pass are made from the hours'
+   * tables in memory (default) or, like every larger unit, merged from their children's pages
+   * (day-units.int.test.ts builds both ways and compares the pages).
+   */
+  parentsFromHours?: boolean;
   /** How long a unit whose build failed waits before it is tried again. */
   failureBackoff?: FailureBackoff;
   hooks?: BuildHooks;
@@ -143,35 +152,50 @@ export class RollupBuilder {
     const dirty = (await this.marks.dirty()).filter((m) => !m.retired);
     // a unit whose build fails is given up alone: the pass goes on with every other unit
     this.failures.begin(new Set(dirty.map((m) => m.id)));
+    const ready = new Map<number, UnitMark[]>();
     for (const level of LEVELS) {
       const atLevel = dirty.filter((m) => m.level === level).sort((a, b) => a.start - b.start);
       const due = atLevel.filter((m) => this.isReady(m, now));
-      const ready = due.filter((m) => !this.failures.waiting(m.id, now.getTime())).slice(0, this.opts.batchUnits);
-      waiting += atLevel.length - ready.length;
-      if (level === 0) {
-        // an hour waiting after a failed build still counts as lag
+      const readyAt = due.filter((m) => !this.failures.waiting(m.id, now.getTime())).slice(0, this.opts.batchUnits);
+      waiting += atLevel.length - readyAt.length;
+      ready.set(level, readyAt);
+      // an hour waiting after a failed build still counts as lag
+      if (level === 0)
         for (const m of due)
           oldestReady = Math.min(oldestReady ?? Infinity, unitEnd({ level: 0, start: m.start }) + this.opts.graceMs);
-        built[0] = await this.buildDays([...byDay(ready)]);
-        continue;
-      }
-      // children built earlier in this pass are current now; a unit whose children are not waits
-      for (const m of ready) if (await this.builders.buildMerged(m)) built[level]!++;
     }
+    // 4-hour units and days whose hours are all built in this pass are made from the hours' tables
+    const fromHours = this.opts.parentsFromHours === false ? [] : HOUR_PARENT_LEVELS.flatMap((l) => ready.get(l)!);
+    const taken = new Set<string>();
+    for (const mark of await this.buildDays([...byDay(ready.get(0)!)], byDay(fromHours), taken)) built[mark.level]!++;
+    for (const level of LEVELS.slice(1))
+      // children built earlier in this pass are current now; a unit whose children are not waits
+      for (const m of ready.get(level)!) if (!taken.has(m.id) && (await this.builders.buildMerged(m))) built[level]!++;
     const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);
     return { built, waiting, lagSeconds, swept, orphans, failed: this.failures.end(), overCap: this.overCap };
   }
 
-  /** The hours of each day, the next day's raw read started before this day is built (hour-reads.ts). */
-  private async buildDays(days: readonly [number, UnitMark[]][]): Promise<number> {
-    let built = 0;
+  /**
+   * The hours of each day, the next day's raw read started before this day is built
+   * (hour-reads.ts), with the day's `parents` that can be made from its hours (`taken` gets those
+   * the builds took on). The units that became current.
+   */
+  private async buildDays(
+    days: readonly [number, UnitMark[]][],
+    parents: ReadonlyMap<number, UnitMark[]>,
+    taken: Set<string>,
+  ): Promise<UnitMark[]> {
+    const built: UnitMark[] = [];
     const open = (i: number) => (i < days.length ? this.builders.openHours(...days[i]!) : undefined);
     let ahead = open(0);
     try {
       for (let i = 0; i < days.length; i++) {
         const read = ahead!;
         ahead = open(i + 1);
-        built += await this.builders.buildHours(...days[i]!, read);
+        const [day, hours] = days[i]!;
+        const out = await this.builders.buildHours(day, hours, read, parents.get(day));
+        built.push(...out.built);
+        for (const m of out.taken) taken.add(m.id);
       }
     } finally {
       // a build killed midway leaves the read opened ahead

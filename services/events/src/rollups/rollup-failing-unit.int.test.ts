@@ -13,7 +13,7 @@ import type { CellPageDocument } from './page-layout';
 import { CellStore } from './cell-store';
 import { RollupBuilder } from './rollup-builder';
 import { createRollupMetrics } from './rollup-metrics';
-import { unitAt, unitId, unitsContaining } from './rollup-units';
+import { DAY_LEVEL, unitAt, unitId, unitsContaining } from './rollup-units';
 import { RollupWorker } from './rollup-worker';
 
 // A unit whose cells cannot be written (here: a store that refuses one unit's generations) is
@@ -43,7 +43,8 @@ afterEach(async () => {
   await f.stop();
 });
 
-// at each level: an hour (from raw events), and blocks whose build fails after their children were built
+// at each level: an hour (from raw events), a 4-hour unit and a day (from the hours' tables), and
+// blocks whose build fails after their children were built
 test.each([
   [0, '1h'],
   [2, '4h'],
@@ -77,11 +78,13 @@ test.each([
       clock += 11 * 60_000; // past the longest wait before a failed unit is tried again
     }
 
-    // only the failing unit and the units above it (which wait for it) are still dirty
+    // only the failing unit and the units above it that are merged from its pages (which wait
+    // for it) are still dirty: the 4-hour units and the day above a failing hour or 4-hour unit
+    // are made from the hours' tables in the same pass, and the blocks from that day
     const dirty = (await f.marks.collection.find({ dirty: true }).toArray()).map((m) => m._id).sort();
     expect(dirty).toEqual(
       unitsContaining(failing.start)
-        .filter((u) => u.level >= level)
+        .filter((u) => u.level === level || (u.level > level && level >= DAY_LEVEL))
         .map(unitId)
         .sort(),
     );

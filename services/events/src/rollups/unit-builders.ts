@@ -11,7 +11,8 @@ import { ownerPages } from './owner-pages';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS } from '../storage/time-units';
-import { childrenOf, unitId } from './rollup-units';
+import { childrenOf, unitId, unitSizeMs } from './rollup-units';
+import { writeOwnerDay, type DayUnit, type OwnerTables } from './day-units';
 import { isKilled, type UnitCommit } from './unit-commit';
 import type { UnitMark } from './unit-mark';
 
@@ -38,9 +39,6 @@ export interface UnitBuildersDeps {
   broken: BrokenUnits;
 }
 
-/** One owner's cells of one unit being built: a table per family. */
-type OwnerTables = Map<string, FamilyTable>;
-
 /**
  * Builds units from their sources: hours from raw events (one pass over the day bucket for all
  * the hours of that day being built), days and blocks by merging their children's pages. Either
@@ -52,16 +50,20 @@ export class UnitBuilders {
   constructor(private readonly deps: UnitBuildersDeps) {}
 
   /**
-   * Hours of one UTC day; the snapshots were read before anything below reads raw events. A
-   * failure of one hour's pages gives up that hour only; a failure of the shared read, every hour.
+   * Hours of one UTC day, and `parents` of that day (4-hour units, the day; ready, snapshots read
+   * with the hours') whose every hour is among them: those are made from the hours' tables in the
+   * same pass (day-units.ts). The snapshots were read before anything below reads raw events. A
+   * failure of one unit's pages gives up that unit only; a failure of the shared read, every one.
+   * Returns the units that became current, and the parents this pass took on (built or failed).
    */
   async buildHours(
     dayStart: number,
     snapshots: readonly UnitMark[],
     read = this.openHours(dayStart, snapshots),
-  ): Promise<number> {
+    parents: readonly UnitMark[] = [],
+  ): Promise<{ built: UnitMark[]; taken: UnitMark[] }> {
     try {
-      return await this.hoursFrom(dayStart, snapshots, read);
+      return await this.hoursFrom(dayStart, snapshots, read, parents);
     } finally {
       await read.close();
     }
@@ -72,27 +74,47 @@ export class UnitBuilders {
     return new HourRead(this.deps.db, this.deps.prefix, dayStart, snapshots);
   }
 
-  private async hoursFrom(dayStart: number, snapshots: readonly UnitMark[], read: HourRead): Promise<number> {
+  private async hoursFrom(
+    dayStart: number,
+    snapshots: readonly UnitMark[],
+    read: HourRead,
+    parentMarks: readonly UnitMark[],
+  ): Promise<{ built: UnitMark[]; taken: UnitMark[] }> {
     const { commit, now, cells } = this.deps;
-    const hours = new Map<number, { mark: UnitMark; g: string; writer: GenerationWriter; error?: unknown }>();
+    const hours = new Map<number, DayUnit>();
+    const parents: DayUnit[] = [];
+    const unit = async (mark: UnitMark): Promise<DayUnit | undefined> => {
+      const g = await commit.reserve(mark, now());
+      const first = Math.round((mark.start - dayStart) / HOUR_MS);
+      const span = Math.round(unitSizeMs(mark.level) / HOUR_MS);
+      return g ? { mark, g, writer: cells.writer(g, true), first, span } : undefined;
+    };
     let reserving: UnitMark | undefined;
     try {
       for (const mark of snapshots) {
         reserving = mark;
-        const g = await commit.reserve(mark, now());
-        if (g) hours.set(Math.round((mark.start - dayStart) / HOUR_MS), { mark, g, writer: cells.writer(g, true) });
+        const h = await unit(mark);
+        if (h) hours.set(h.first, h);
+      }
+      if (hours.size === 0) return { built: [], taken: [] };
+      // smaller first: a day absorbs its 4-hour units' tables once those are written
+      for (const mark of [...parentMarks].sort((a, b) => a.level - b.level || a.start - b.start)) {
+        const first = Math.round((mark.start - dayStart) / HOUR_MS);
+        const span = Math.round(unitSizeMs(mark.level) / HOUR_MS);
+        if (!Array.from({ length: span }, (_, i) => first + i).every((h) => hours.has(h))) continue;
+        reserving = mark;
+        const p = await unit(mark);
+        if (p) parents.push(p);
       }
       reserving = undefined;
-      if (hours.size === 0) return 0;
       let owner: string | undefined;
       let tables = new Map<number, OwnerTables>();
+      const io = {
+        tables: () => this.tables(),
+        pages: (u: DayUnit, o: string, t: OwnerTables) => this.pages(u.g, u.mark.level, o, t),
+      };
       const flush = async () => {
-        for (const [hour, byFamily] of tables) {
-          const h = hours.get(hour)!;
-          if (h.error !== undefined) continue;
-          // one hour's pages failing gives up that hour alone
-          await h.writer.add(this.pages(h.g, h.mark.level, owner!, byFamily)).catch((err: unknown) => (h.error = err));
-        }
+        await writeOwnerDay(owner!, tables, hours, parents, io);
         tables = new Map();
       };
       for await (const row of read.rows()) {
@@ -108,17 +130,18 @@ export class UnitBuilders {
       if (owner !== undefined) await flush();
     } catch (err) {
       if (isKilled(err)) throw err;
-      for (const h of hours.values()) await this.giveUp(h.mark, h.g, err, h.writer);
+      for (const u of [...hours.values(), ...parents]) await this.giveUp(u.mark, u.g, err, u.writer);
       if (reserving) this.deps.outcomes.failed(reserving, err);
-      return 0;
+      const taken = parents.map((p) => p.mark);
+      return { built: [], taken: reserving && reserving.level > 0 ? [...taken, reserving] : taken };
     }
-    let built = 0;
-    for (const { mark, g, writer, error } of hours.values()) {
+    const built: UnitMark[] = [];
+    for (const { mark, g, writer, error } of [...hours.values(), ...parents]) {
       try {
         if (error !== undefined) throw error;
         await writer.finish();
         if (await commit.publish(mark, g)) {
-          built++;
+          built.push(mark);
           this.deps.outcomes.built(mark);
         }
       } catch (err) {
@@ -126,7 +149,7 @@ export class UnitBuilders {
         await this.giveUp(mark, g, err, writer);
       }
     }
-    return built;
+    return { built, taken: parents.map((p) => p.mark) };
   }
 
   /**

@@ -51,13 +51,17 @@ function encode(s: VisitorSample, knownHashes: boolean): Uint8Array {
   const n = s.size;
   if (!(n <= K)) throw new RangeError(`a visitor sample holds at most ${K} visitors, got ${n}`);
   const { hashes, counts, countries, more } = s;
-  let tableSize = 0;
+  // the codes used, ascending (found as they come, then sorted: not a look at all 676 per sample)
+  const codes: number[] = [];
   for (let i = 0; i < n * SLOTS; i++) {
     const code = countries[i]!;
-    if (code !== 0 && TABLE_INDEX[code] === 0) TABLE_INDEX[code] = ++tableSize;
+    if (code !== 0 && TABLE_INDEX[code] === 0) {
+      TABLE_INDEX[code] = 1;
+      codes.push(code);
+    }
   }
-  const codes: number[] = [];
-  for (let code = 1; code <= COUNTRY_CODES; code++) if (TABLE_INDEX[code] !== 0) codes.push(code);
+  codes.sort((a, b) => a - b);
+  const tableSize = codes.length;
   codes.forEach((code, index) => (TABLE_INDEX[code] = index + 1));
   const out = OUT;
   let o = 0;

@@ -8,7 +8,7 @@ import { normaliseReport, type ReportLimits } from '../request/parse-report-requ
 import { validateReportBody } from '../request/report-schema';
 import { campaignOf } from '../request/campaign-scope';
 import { readPlanOf, type ReadPlan } from '../read/read-plan';
-import type { ReportGroup } from '../read/report-groups';
+import type { ReportGroup } from '../read/report-group';
 import { toReportRows } from '../read/report-rows';
 import type { ReportRow } from '../read/report-row';
 
@@ -55,7 +55,7 @@ export class ReportService {
     const input = validateReportBody(body);
     const campaign = this.scope(caller, input.owner_id, input.campaign);
     const query = normaliseReport(input, this.limits, campaign);
-    const plan = readPlanOf(query, { countryFloor: this.limits.countryFloor });
+    const plan = readPlanOf(query, this.limits);
     const groups = await this.read(plan, { signal, work });
     return toReportRows(groups, plan, this.limits.maxGroups);
   }
@@ -70,17 +70,13 @@ export class ReportService {
     return token === undefined ? undefined : campaignOf(this.campaigns, ownerId, token);
   }
 
-  /** The plan's merged groups, within the report's budget; nothing is read when nothing can match. */
+  /**
+   * The plan's merged groups (as many as the plan may hold: readPlanOf with these limits), within
+   * the report's deadline; nothing is read when nothing can match.
+   */
   async read(plan: ReadPlan, context: ReadContext = {}): Promise<ReportGroup[]> {
     if (plan.query.matchesNothing) return [];
     const deadline = Date.now() + this.limits.deadlineMs;
-    const maxGroups = plan.query.limit !== undefined ? this.limits.maxRankedGroups : this.limits.maxGroups;
-    return this.source.count(plan, {
-      deadline,
-      signal: context.signal,
-      maxGroups,
-      maxGroupBytes: this.limits.maxGroupBytes,
-      work: context.work,
-    });
+    return this.source.count(plan, { deadline, signal: context.signal, work: context.work });
   }
 }

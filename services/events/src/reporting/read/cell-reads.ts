@@ -13,19 +13,24 @@ import type { ReportGroups } from './report-groups';
 const TOTALS = 't';
 
 /**
- * A unit whose pages of this owner and family the report cannot use (the owner passed the
- * family's cell cap there): the report plans again without it, reading its span from smaller
- * units or raw events.
+ * Units the report cannot use: the owner passed the family's cell cap there, or the unit's
+ * generation has no manifest (`reset`: broken, if a mark points at it) or is of a page format
+ * this release does not read (never reset: it may not be rebuildable; the builder converts it).
+ * The report plans again without them, reading their spans from smaller units or raw events.
  */
 export class UnitNotUsableError extends Error {
-  constructor(readonly generations: readonly string[]) {
+  constructor(
+    readonly generations: readonly string[],
+    readonly reset: readonly string[] = [],
+  ) {
     super(`rollup units not usable for this report: ${generations.slice(0, 3).join(', ')}`);
   }
 }
 
 /**
  * The rollup side of a report: the first page of the owner's family in every planned unit (one
- * query for all of them, the decoded-page cache first), then the further pages they announce,
+ * query for all of them, the decoded-page cache first, with the check of the planned
+ * generations' manifests: one store call), then the further pages they announce,
  * each merged into the groups: its entries filtered as the raw `$match` would filter events, the
  * selected devices' states merged per group. An owner without events in a unit has no page there.
  * A page that does not decode (damaged, or of another format) is never merged: DamagedPagesError
@@ -48,7 +53,7 @@ export async function readCells(
   // witnesses the others, so a lost page is told apart from an owner without events there
   const witnesses = family.id === TOTALS ? [] : steps.map((s) => pageId(s.g, owner, TOTALS, 0));
   const [pages, witnessed] = await Promise.all([
-    loadPages(first, plan, budget, store, cache),
+    loadPages(first, plan, budget, store, cache, [...new Set(steps.map((s) => s.g))]),
     witnesses.length > 0 ? budget.run(() => store.existing(witnesses, budget.remainingMs())) : Promise.resolve([]),
   ]);
   const found = new Set(pages.map((p) => p.doc.g));
@@ -68,13 +73,17 @@ export async function readCells(
   for (const page of [...pages, ...rest]) mergePage(page, timeOf.get(page.doc.g), plan, groups);
 }
 
-/** The pages of these ids with the plan's columns decoded: cached, or read (only what is missing) and cached. */
+/**
+ * The pages of these ids with the plan's columns decoded: cached, or read (only what is missing)
+ * and cached; with `planned`, the read checks those generations too (UnitNotUsableError).
+ */
 async function loadPages(
   ids: readonly string[],
   plan: ReadPlan,
   budget: ReportBudget,
   store: CellStore,
   cache: PageCache,
+  planned: readonly string[] = [],
 ): Promise<DecodedPage[]> {
   const out: DecodedPage[] = [];
   const missing: string[] = [];
@@ -84,7 +93,7 @@ async function loadPages(
       out.push(page);
     else missing.push(id);
   }
-  if (missing.length === 0) return out;
+  if (missing.length === 0 && planned.length === 0) return out;
   // the visitor dictionaries of the missing pages' units (on each first totals page), read
   // beside them: a totals page 0 read here brings its own
   const visitors = readsVisitorSets(plan.columns);
@@ -95,21 +104,25 @@ async function loadPages(
         .filter((at) => !own || !missing.includes(pageId(at.g, at.owner, VISITORS_FAMILY, 0)))
         .map((at) => pageId(at.g, at.owner, VISITORS_FAMILY, 0))
     : [];
-  const [docs, dictionaryDocs] = await Promise.all([
-    budget.run(() => store.pages(missing, columns, budget.remainingMs())),
+  const [read, dictionaryDocs] = await Promise.all([
+    budget.run(() => store.usablePages(missing, columns, planned, budget.remainingMs())),
     dictionaryIds.length > 0
-      ? budget.run(() => store.pages([...new Set(dictionaryIds)], [VISITORS_COLUMN], budget.remainingMs()))
+      ? budget
+          .run(() => store.usablePages([...new Set(dictionaryIds)], [VISITORS_COLUMN], [], budget.remainingMs()))
+          .then((r) => r.docs)
       : Promise.resolve([]),
   ]);
+  if (read.missing.length + read.legacy.length > 0)
+    throw new UnitNotUsableError([...read.missing, ...read.legacy], read.missing);
   const damaged: DamagedPage[] = [];
   // decoded by the first page that needs it (a page whose sets keep their hashes never does)
   const dictionaries = new Map<string, () => Float64Array>();
-  for (const doc of visitors ? [...dictionaryDocs, ...docs] : []) {
+  for (const doc of visitors ? [...dictionaryDocs, ...read.docs] : []) {
     if (doc.f !== VISITORS_FAMILY || doc.p !== 0 || doc[VISITORS_COLUMN] === undefined) continue;
     let decoded: Float64Array | undefined;
     dictionaries.set(doc.g, () => (decoded ??= visitorDictionary(doc)!));
   }
-  for (const doc of docs) {
+  for (const doc of read.docs) {
     let page = cache.get(doc._id);
     const failed = decodeOrDamaged(doc._id, () => {
       page ??= new DecodedPage(doc);

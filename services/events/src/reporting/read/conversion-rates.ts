@@ -1,5 +1,5 @@
 import type { Conversion } from '../request/report-query';
-import type { ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
 
 function countOf(g: ReportGroup): number {
   return (g.states.count as number | undefined) ?? 0;

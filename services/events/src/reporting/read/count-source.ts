@@ -1,17 +1,16 @@
 import type { InFlightWork } from './in-flight-work';
 import type { ReadPlan } from './read-plan';
-import type { ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
 
-/** What bounds one report's work (its deadline, the caller going away, its groups): the terms of its ReportBudget. */
+/**
+ * What bounds one report's database work (its deadline, the caller going away): the terms of its
+ * ReportBudget. The groups it may hold are the read plan's (ReadPlan.maxGroups).
+ */
 export interface BudgetTerms {
   /** Epoch ms by which the report must be answered. */
   deadline: number;
   /** Aborted when the client disconnected: every read stops. */
   signal?: AbortSignal;
-  /** Groups (rows of a series) the report may hold while merging; more is a 400 naming the cap. */
-  maxGroups: number;
-  /** Estimated bytes those groups may take (default MAX_GROUP_BYTES); more is a 400 naming the bound. */
-  maxGroupBytes?: number;
   /** Every database call of the report is tracked here, so its caller knows when the work settled. */
   work?: InFlightWork;
 }

@@ -3,7 +3,7 @@ import { DISTINCT_SKETCH, sketchCount, sketchOfHashes } from '../../sketches/dis
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportRequest } from '../request/parse-report-request';
 import { readPlanOf } from './read-plan';
-import { reportGroup, type ReportGroup } from './report-groups';
+import { reportGroup, type ReportGroup } from './report-group';
 import { toReportRows } from './report-rows';
 import type { ReportRow } from './report-row';
 

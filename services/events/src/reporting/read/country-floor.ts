@@ -1,7 +1,7 @@
 import type { DistinctSketch } from '../../sketches/distinct-sketch';
 import { sketchCount } from '../../sketches/distinct-sketch';
 import type { ReadPlan } from './read-plan';
-import { groupId, mergeStatesInto, ownStates, reportGroup, type ReportGroup } from './report-groups';
+import { groupId, mergeStatesInto, ownStates, reportGroup, type ReportGroup } from './report-group';
 
 /**
  * The country a report shows for the countries folded together under the floor. Never a stored

@@ -14,7 +14,7 @@ import { readPlanned, type PlannedReadDeps } from './planned-read';
 import type { ReadPlan } from './read-plan';
 import { ReportBudget } from './report-budget';
 import { roundPlan } from './round-plan';
-import type { ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
 import { asUnavailable } from './storage-errors';
 
 export interface PlannedCountOptions {

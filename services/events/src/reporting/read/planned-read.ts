@@ -8,7 +8,8 @@ import type { RawBucketRead } from './raw-bucket-reads';
 import { readRaw } from './raw-reads';
 import type { ReadPlan } from './read-plan';
 import type { ReportBudget } from './report-budget';
-import { ReportGroups, type ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
+import { ReportGroups } from './report-groups';
 
 /** What one planned read needs (PlannedCountSource holds it). */
 export interface PlannedReadDeps {
@@ -34,10 +35,11 @@ export interface PlannedRead {
 /**
  * Reads the plan's cells and raw buckets at the same time into one merge; one failing read stops
  * the other. A mark alone is not trusted: the manifests of the planned generations are checked
- * at the same time, and a generation without one, of the first page format (not converted yet),
- * or lacking a page, comes back as `gone` (the answer is discarded); `reset`: those whose unit
- * is reset (broken), never a first-format one (it may not be rebuildable: the builder converts it).
- * Pages that do not decode come back as `damaged` (the answer is discarded too).
+ * with the first pages (cell-reads.ts), and a generation without one, of the first page format
+ * (not converted yet), or lacking a page, comes back as `gone` (the answer is discarded);
+ * `reset`: those whose unit is reset (broken), never a first-format one (it may not be
+ * rebuildable: the builder converts it). Pages that do not decode come back as `damaged` (the
+ * answer is discarded too).
  */
 export async function readPlanned(
   deps: PlannedReadDeps,
@@ -46,22 +48,12 @@ export async function readPlanned(
   reads: readonly RawBucketRead[],
   budget: ReportBudget,
 ): Promise<PlannedRead> {
-  const groups = new ReportGroups(
-    plan.aggregates,
-    budget.maxGroups,
-    plan.query.limit !== undefined,
-    budget.maxGroupBytes,
-  );
+  const groups = new ReportGroups(plan.aggregates, plan.maxGroups, plan.query.limit !== undefined, plan.maxGroupBytes);
   deps.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
   deps.onPlan?.(steps);
   const rollups = deps.rollups;
   try {
-    const [unusable] = await Promise.all([
-      steps.rollup.length > 0 && rollups
-        ? budget.run(() =>
-            rollups.cells.unusableGenerations([...new Set(steps.rollup.map((s) => s.g))], budget.remainingMs()),
-          )
-        : Promise.resolve({ missing: [], legacy: [] }),
+    await Promise.all([
       rollups ? readCells(plan, steps.rollup, groups, budget, rollups.cells, rollups.cache) : Promise.resolve(),
       readRaw(deps.db, plan, reads, groups, budget, deps.concurrency),
     ]).catch((err: unknown) => {
@@ -69,12 +61,9 @@ export async function readPlanned(
       if (!isReplanned(err)) budget.stop(err);
       throw err;
     });
-    // legacy: waiting for the builder's migration (never reset: it may not be rebuildable)
-    if (unusable.missing.length + unusable.legacy.length > 0)
-      return { groups: [], gone: [...unusable.missing, ...unusable.legacy], reset: unusable.missing };
   } catch (err) {
     if (err instanceof GenerationGoneError) return { groups: [], gone: err.generations, reset: err.generations };
-    if (err instanceof UnitNotUsableError) return { groups: [], gone: err.generations };
+    if (err instanceof UnitNotUsableError) return { groups: [], gone: err.generations, reset: err.reset };
     if (err instanceof DamagedPagesError) return { groups: [], damaged: err.pages };
     throw err;
   }

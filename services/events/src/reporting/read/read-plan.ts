@@ -41,6 +41,13 @@ export interface ReadPlan {
    */
   countryFloor: number;
   /**
+   * Groups (rows of a series) the read may hold while merging, more is a 400 naming the cap: a
+   * top-N report's (`limit`) ranks more of them than a report shows.
+   */
+  maxGroups: number;
+  /** Estimated bytes those groups may take (undefined: MAX_GROUP_BYTES); more is a 400 naming the bound. */
+  maxGroupBytes?: number;
+  /**
    * The raw pipelines of one day bucket, for these created ranges (none: the whole day): one,
    * or, for a url filter too large for one command (a campaign's thousands of long URLs), one
    * per slice of its values, whose parts merge like any others (each event has one url).
@@ -48,9 +55,16 @@ export interface ReadPlan {
   rawPipelines(created: readonly CreatedBounds[]): Document[][];
 }
 
+/** The report's limits the plan applies (ReportServiceLimits); absent: none. */
 export interface ReadPlanOptions {
   /** REPORT_COUNTRY_FLOOR (0: off). */
   countryFloor?: number;
+  /** Groups a report may hold (REPORT_MAX_GROUPS). */
+  maxGroups?: number;
+  /** Groups a top-N report may rank (REPORT_MAX_RANKED_GROUPS). */
+  maxRankedGroups?: number;
+  /** Estimated bytes of the groups one report may hold (default MAX_GROUP_BYTES). */
+  maxGroupBytes?: number;
 }
 
 export function readPlanOf(query: ReportQuery, options: ReadPlanOptions = {}): ReadPlan {
@@ -102,6 +116,8 @@ export function readPlanOf(query: ReportQuery, options: ReadPlanOptions = {}): R
     groupKeyAt: query.groupBy.map((d) => dims.indexOf(d)),
     names: query.names ? new Set(query.names) : undefined,
     countryFloor,
+    maxGroups: (query.limit !== undefined ? options.maxRankedGroups : options.maxGroups) ?? Infinity,
+    ...(options.maxGroupBytes !== undefined ? { maxGroupBytes: options.maxGroupBytes } : {}),
     rawPipelines: rawPipelinesOf(query, ask),
   };
 }

@@ -34,7 +34,7 @@ describe('ReportBudget.stream', () => {
   test('when the client left before the report started, then stream sends no read at all', async () => {
     const gone = new AbortController();
     gone.abort();
-    const budget = new ReportBudget({ deadline: Date.now() + 60_000, signal: gone.signal, maxGroups: 10 }, BOUNDS);
+    const budget = new ReportBudget({ deadline: Date.now() + 60_000, signal: gone.signal }, BOUNDS);
     const c = pendingCursor();
     await expect(budget.stream(c.cursor, () => undefined)).rejects.toBeInstanceOf(ReportAbortedError);
     expect(c.reads()).toBe(0);
@@ -44,10 +44,7 @@ describe('ReportBudget.stream', () => {
   test('when the client leaves during a read, then stream stops at once but the work settles only when the read and the close have', async () => {
     const gone = new AbortController();
     const work = new InFlightWork();
-    const budget = new ReportBudget(
-      { deadline: Date.now() + 60_000, signal: gone.signal, maxGroups: 10, work },
-      BOUNDS,
-    );
+    const budget = new ReportBudget({ deadline: Date.now() + 60_000, signal: gone.signal, work }, BOUNDS);
     const c = pendingCursor();
     const drained = budget.stream(c.cursor, () => undefined);
     gone.abort();

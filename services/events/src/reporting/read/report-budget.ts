@@ -56,15 +56,6 @@ export class ReportBudget {
     this.stopped.catch(() => undefined);
   }
 
-  /** Groups (rows of a series) the report may hold while merging. */
-  get maxGroups(): number | undefined {
-    return this.terms?.maxGroups;
-  }
-
-  get maxGroupBytes(): number | undefined {
-    return this.terms?.maxGroupBytes;
-  }
-
   /** maxTimeMS for the next query: what is left of the deadline, at most the per-query bound. */
   remainingMs(): number {
     if (!this.terms) return this.bounds.perQueryMs;

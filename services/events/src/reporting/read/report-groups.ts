@@ -1,70 +1,8 @@
 import { ValidationError } from '@cm/platform';
 import type { Aggregate } from '../../metrics/aggregate';
-import { aggregateOf, type AggregateName, type GroupStates } from '../../metrics/registry';
+import { aggregateOf, type AggregateName } from '../../metrics/registry';
 import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
-
-/**
- * One group of a report: its row time (series), name, group_by values (as stored) and the merged
- * states, with the keys the answer's steps find it by, made once with the group (reportGroup).
- */
-export interface ReportGroup {
-  time?: number;
-  name: string;
-  dims: readonly string[];
-  states: GroupStates;
-  /** Its name and group fields as one string: what top-N ranks and a series fills (a row is `time|id`). */
-  id: string;
-  /** Its group fields alone: a set of group fields over every name (conversion rates, their ranks). */
-  dimsId: string;
-  /**
-   * Its numbers are withheld under the country floor (country-floor.ts): its states are empty
-   * and its row shows `below_floor: true` with null numbers.
-   */
-  belowFloor?: true;
-}
-
-/** A group of the answer, its keys made from its name and group fields. */
-export function reportGroup(name: string, dims: readonly string[], states: GroupStates, time?: number): ReportGroup {
-  const dimsId = dimsIdOf(dims);
-  const group: ReportGroup = { name, dims, states, id: idOf(name, dimsId), dimsId };
-  if (time !== undefined) group.time = time;
-  return group;
-}
-
-/** The `id` a group of this name and these group fields has (reportGroup). */
-export function groupId(name: string, dims: readonly string[]): string {
-  return idOf(name, dimsIdOf(dims));
-}
-
-/**
- * Length-prefixed parts, so no value (a NUL or a separator inside a url) can make two groups
- * collide; a time before them is followed by `|`, which no number holds.
- */
-function dimsIdOf(dims: readonly string[]): string {
-  let key = '';
-  for (const d of dims) key += `${d.length}:${d}`;
-  return key;
-}
-
-function idOf(name: string, dimsId: string): string {
-  return `${name.length}:${name}|${dimsId}`;
-}
-
-/** States the caller owns, equal to `states` (whose own may be shared). */
-export function ownStates(states: GroupStates): GroupStates {
-  const out: Record<string, unknown> = {};
-  for (const [name, state] of Object.entries(states)) out[name] = aggregateOf(name as AggregateName).own(state);
-  return out as GroupStates;
-}
-
-/** `part` merged into `into` (owned), aggregate by aggregate, with each aggregate's own merge. */
-export function mergeStatesInto(into: GroupStates, part: GroupStates): void {
-  const states = into as Record<string, unknown>;
-  for (const [name, state] of Object.entries(part)) {
-    const aggregate = aggregateOf(name as AggregateName);
-    states[name] = states[name] === undefined ? aggregate.own(state) : aggregate.mergeInto(states[name], state);
-  }
-}
+import { reportGroup, type ReportGroup } from './report-group';
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
 export class TooManyGroupsError extends ValidationError {

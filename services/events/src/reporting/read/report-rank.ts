@@ -1,7 +1,7 @@
 import { aggregateOf } from '../../metrics/registry';
 import type { Conversion, ReportQuery } from '../request/report-query';
 import type { ReadPlan } from './read-plan';
-import { mergeStatesInto, ownStates, type ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
 
 /** What a rank compares: a name and group fields. */
 type Named = Pick<ReportGroup, 'name' | 'dims'>;
@@ -18,27 +18,16 @@ export function byFields(a: Named, b: Named): number {
 }
 
 /**
- * Rank of each group (0 first) by its total over all row times (visitors and quantiles: the union
- * over the row times, never a sum), or by name then group fields. By conversion rate, a group's
- * rows of every name share the rank of the group's rate. A group whose every row is withheld by
- * the country floor has no total and ranks last, like an average without events: its hidden
- * numbers never decide its place.
+ * Rank of each group (0 first), from the groups' totals over all row times (groupTotals: one per
+ * `id`), by a metric's total or by name then group fields. By conversion rate, a group's rows of
+ * every name share the rank of the group's rate. A total whose every row is withheld by the
+ * country floor ranks last, like an average without events: its hidden numbers never decide its
+ * place. Every row of a group takes its total's rank (the map is by `id`).
  */
-export function rankGroups(groups: readonly ReportGroup[], plan: ReadPlan): Map<string, number> {
+export function rankGroups(totals: readonly ReportGroup[], plan: ReadPlan): Map<string, number> {
   const { query } = plan;
   const { field, direction } = query.orderBy!;
-  if (field === 'conversion_rate') return rankByRate(groups, query);
-  const totals = new Map<string, ReportGroup>();
-  for (const g of groups) {
-    const seen = totals.get(g.id);
-    // `belowFloor` comes along: a total is withheld while every row of it is
-    if (!seen) totals.set(g.id, { ...g, states: ownStates(g.states) });
-    else {
-      // a withheld row's states are empty: merging them adds nothing
-      mergeStatesInto(seen.states, g.states);
-      if (!g.belowFloor) delete seen.belowFloor;
-    }
-  }
+  if (field === 'conversion_rate') return rankByRate(totals, query);
   const asked = query.aggregateMetrics.find((m) => m.metric.metric === field);
   const metric = (g: ReportGroup): number | bigint | null => {
     if (g.belowFloor) return null;
@@ -49,8 +38,13 @@ export function rankGroups(groups: readonly ReportGroup[], plan: ReadPlan): Map<
     // null (an average without events) ranks last
     return rank ? rank(states[asked.aggregate], asked.metric) : 0;
   };
-  const byRow = ranked([...totals.entries()], metric, direction, field === 'name');
-  return query.conversion ? rankByBestRow(groups, byRow) : byRow;
+  const byRow = ranked(
+    totals.map((g): [string, ReportGroup] => [g.id, g]),
+    metric,
+    direction,
+    field === 'name',
+  );
+  return query.conversion ? rankByBestRow(totals, byRow) : byRow;
 }
 
 /**

@@ -3,7 +3,7 @@ import { metadataValues, type Latest } from '../../metrics/latest-aggregate';
 import { shownValue } from '../../storage/dimensions';
 import { formatZoned } from '../request/zoned-time';
 import type { ReadPlan } from './read-plan';
-import type { ReportGroup } from './report-groups';
+import type { ReportGroup } from './report-group';
 
 /** One element of the response array (`time` only for a series). */
 export interface ReportRow {

@@ -6,7 +6,7 @@ import type { SumsState } from '../../metrics/sums-aggregate';
 import { parseReportRequest } from '../request/parse-report-request';
 import type { ReportQuery } from '../request/report-query';
 import { readPlanOf } from './read-plan';
-import { reportGroup, type ReportGroup } from './report-groups';
+import { reportGroup, type ReportGroup } from './report-group';
 import { toReportRows as shape } from './report-rows';
 import type { ReportRow } from './report-row';
 

@@ -4,30 +4,34 @@ import { fillZeros } from './fill-zeros';
 import type { ReadPlan } from './read-plan';
 import { byFields, rankGroups } from './report-rank';
 import { reportRow, type ReportRow } from './report-row';
-import { reportGroup, TooManyGroupsError, type ReportGroup } from './report-groups';
+import { groupTotals, namedGroups, type ReportGroup } from './report-group';
+import { TooManyGroupsError } from './report-groups';
 
 /**
  * Shapes merged groups into the response: the country floor first (country-floor.ts: small
  * countries folded, small filtered rows withheld, so nothing after it sees a hidden number);
  * grouped fields as requested, metadata under the caller's keys. Top-N (`limit`) keeps the first
- * groups in `orderBy` order, ranked by their total over the whole range (with a conversion rate:
- * sets of group fields, every name); a series fills the missing (time, group) rows with 0 when
- * asked. Rows sort by time, then by `orderBy` rank, or by name then the group fields.
+ * groups in `orderBy` order, ranked by their total over the whole range (report-group.ts
+ * `groupTotals`; with a conversion rate: sets of group fields, every name); a series fills the
+ * missing (time, group) rows with 0 when asked. Rows sort by time, then by `orderBy` rank, or by
+ * name then the group fields. The story of the answer, told here top to bottom, each step asked
+ * once.
  */
 export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, maxRows = Infinity): ReportRow[] {
   const { query } = plan;
   const groups = applyCountryFloor(merged, plan);
-  const filling = query.series !== undefined && query.fillZeros;
-  // a requested name without events takes part in the rank with its total of 0, so top-N and the
-  // row order place it as they place any group (never a missing rank compared as NaN)
-  const rank = query.orderBy
-    ? rankGroups(filling ? [...groups, ...unseenNames(groups, plan)] : groups, plan)
-    : undefined;
+  const filling = query.series !== undefined && query.fillZeros === true;
+  // the group of each name asked without group_by: fill_zeros adds those without events, and
+  // they take part in the rank with a total of 0, so top-N and the row order place them as they
+  // place any group (never a missing rank compared as NaN)
+  const named = filling && query.groupBy.length === 0 ? namedGroups(query.names ?? [], plan.emptyStates) : [];
+  const totals = query.orderBy ? groupTotals(groups, named) : undefined;
+  const rank = totals && rankGroups(totals, plan);
   // from every group, before top-N keeps some: a kept row's rate needs its `from` row even when that one is cut
   const rates = query.conversion ? conversionRates(groups, query.conversion) : undefined;
   const inTop = (id: string) => query.limit === undefined || !rank || rank.get(id)! < query.limit;
   let kept = groups.filter((g) => inTop(g.id));
-  if (filling) kept = fillZeros(kept, plan, maxRows, inTop);
+  if (filling) kept = fillZeros(kept, plan, maxRows, inTop, named);
   if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
   const sorted = rank
     ? kept
@@ -37,11 +41,4 @@ export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, max
         .map((x) => x.g)
     : kept.sort((a, b) => (a.time ?? 0) - (b.time ?? 0) || byFields(a, b));
   return sorted.map((group) => reportRow(group, plan, rates));
-}
-
-/** The names asked without group_by that no group has: the groups fill_zeros adds, empty. */
-function unseenNames(groups: readonly ReportGroup[], plan: ReadPlan): ReportGroup[] {
-  if (plan.query.groupBy.length > 0) return [];
-  const seen = new Set(groups.map((g) => g.name));
-  return (plan.query.names ?? []).filter((n) => !seen.has(n)).map((n) => reportGroup(n, [], plan.emptyStates));
 }

@@ -30,7 +30,7 @@ export class ScorecardService {
     const campaign = this.reports.scope(caller, input.owner_id, input.campaign)!;
     const now = (this.opts.now ?? Date.now)();
     const query = scorecardQuery(input, campaign, this.reports.limits, now);
-    const groups = await this.reports.read(readPlanOf(query), context);
+    const groups = await this.reports.read(readPlanOf(query, this.reports.limits), context);
     return shapeScorecard({ campaign, body: input, query, groups, now, saltPeriod: this.opts.saltPeriod });
   }
 }

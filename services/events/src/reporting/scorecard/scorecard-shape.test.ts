@@ -2,7 +2,7 @@ import type { CampaignRecord } from '@cm/contracts';
 import { aggregateOf } from '../../metrics/registry';
 import { addVisitor, emptySample, VISITOR_SAMPLE, type VisitorSample } from '../../sketches/visitor-sample';
 import { seededHashes } from '../../../test/support/seeded-hashes';
-import { reportGroup, type ReportGroup } from '../read/report-groups';
+import { reportGroup, type ReportGroup } from '../read/report-group';
 import { scorecardQuery } from './scorecard-query';
 import { validateScorecardBody } from './scorecard-schema';
 import { shapeScorecard } from './scorecard-shape';

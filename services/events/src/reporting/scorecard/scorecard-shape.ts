@@ -10,7 +10,7 @@ import {
 import { flightDays } from '../request/campaign-scope';
 import type { ReportQuery } from '../request/report-query';
 import { formatZoned, wallTime } from '../request/zoned-time';
-import type { ReportGroup } from '../read/report-groups';
+import type { ReportGroup } from '../read/report-group';
 import { estimated, pacingOf, type DayRead } from './pacing';
 import { visitorCaveats, type SaltPeriod } from './scorecard-caveats';
 import type { ScorecardBody } from './scorecard-schema';

@@ -1,0 +1,104 @@
+#!/usr/bin/env node
+// `BENCH_BESIDE=<another checkout> pnpm bench:sketch-reads-beside`: bench:sketch-reads' two reports
+// (30 days, p90 engaged time by content_id; 30 days, uniques by url) answered by this checkout's
+// build and by another checkout's build side by side in one process: the same generated events,
+// each build making its own pages of the units its own planner reads (cell-pages.mjs of each
+// checkout, so each build's page writer, levels and report read), then every variant timed run by
+// run, alternating which goes first. Prints p50 ms with every page decoded again (cold) and from a
+// decoded-page cache (cached), and this / other. BENCH_SIZES (1000000,5000000), BENCH_RUNS (21).
+import os from 'node:os';
+import path from 'node:path';
+import { eventBatches, OWNERS } from './report-data.mjs';
+import * as here from './cell-pages.mjs';
+
+const OTHER = process.env.BENCH_BESIDE;
+const SIZES = (process.env.BENCH_SIZES ?? '1000000,5000000').split(',').map(Number);
+const RUNS = Number(process.env.BENCH_RUNS ?? 21);
+const DAYS = 30;
+const FIRST_DAY = Date.UTC(2026, 0, 1);
+const say = (s) => process.stderr.write(`[sketch-reads-beside] ${s}\n`);
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+const day = (n) => new Date(FIRST_DAY + n * 86_400_000).toISOString().slice(0, 10);
+const MONTH = { owner_id: OWNERS[0], created__gte: `${day(0)} 00:00:00`, created__lte: `${day(DAYS - 1)} 23:59:59` };
+const REPORTS = {
+  'p90 engaged time, group_by content_id': {
+    ...MONTH,
+    name: 'view',
+    group_by: 'content_id',
+    metrics: 'count,engaged_ms_p90',
+  },
+  'uniques, group_by url': { ...MONTH, group_by: 'url', metrics: 'count,uniques' },
+};
+
+/** Each build's pages of the owner's events, from one pass over the generated events. */
+function buildPages(builds, total) {
+  const makers = builds.map((b) => {
+    const units = b.rangeUnits(FIRST_DAY, FIRST_DAY + DAYS * 86_400_000);
+    return { units, pages: b.ownerPages(OWNERS[0], 'p', units) };
+  });
+  for (const batch of eventBatches({ total, days: DAYS, firstDay: FIRST_DAY, urls: 2000, batch: 500 }, new Map()))
+    for (const e of batch) if (e.owner_id === OWNERS[0] && !e.bot) for (const m of makers) m.pages.add(e);
+  return makers.map((m) => ({ units: m.units, pages: m.pages.pages() }));
+}
+
+/** p50 ms of each variant, RUNS runs after two warm-ups, the order reversed every other run. */
+async function timed(variants) {
+  const times = variants.map(() => []);
+  for (let r = 0; r < RUNS + 2; r++) {
+    const order = variants.map((_, i) => i);
+    if (r % 2 === 1) order.reverse();
+    for (const i of order) {
+      const t0 = process.hrtime.bigint();
+      await variants[i]();
+      if (r >= 2) times[i].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  return times.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+}
+
+async function main() {
+  if (!OTHER) throw new Error('BENCH_BESIDE=<another checkout, built> is required');
+  const other = await import(path.resolve(OTHER, 'scripts/bench/cell-pages.mjs'));
+  const builds = [here, other];
+  say(`load average before: ${load()}; beside ${OTHER}`);
+  const rows = [];
+  for (const size of SIZES) {
+    const made = buildPages(builds, size);
+    say(
+      `${size.toLocaleString('en')}: units of ${made.map((m) => m.units.map((u) => (u.end - u.unit.start) / 86_400_000).join('+')).join(' / ')} days`,
+    );
+    for (const [title, body] of Object.entries(REPORTS)) {
+      const reports = builds.map((b, i) => b.cellReport(body, made[i].pages, made[i].units));
+      const answers = await Promise.all(reports.map((r) => r.run()));
+      if (answers[0].rows.length !== answers[1].rows.length)
+        throw new Error(`${title}: ${answers[0].rows.length} rows here, ${answers[1].rows.length} in the other build`);
+      const [hereCold, hereCached, otherCold, otherCached] = await timed([
+        () => reports[0].run(),
+        () => reports[0].run({ cached: true }),
+        () => reports[1].run(),
+        () => reports[1].run({ cached: true }),
+      ]);
+      rows.push({ size, title, hereCold, hereCached, otherCold, otherCached });
+    }
+  }
+  say(`load average after: ${load()}`);
+  const ms = (x) => x.toFixed(1);
+  console.log('\n| events | 30-day report | cold: this / other (ms) | ratio | cached: this / other (ms) | ratio |');
+  console.log('|---|---|---|---|---|---|');
+  for (const r of rows)
+    console.log(
+      `| ${r.size / 1e6}M | ${r.title} | ${ms(r.hereCold)} / ${ms(r.otherCold)} | ${(r.hereCold / r.otherCold).toFixed(2)} | ${ms(r.hereCached)} / ${ms(r.otherCached)} | ${(r.hereCached / r.otherCached).toFixed(2)} |`,
+    );
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,97 @@
+import { aggregateOf, type AggregateName, type GroupStates } from '../../metrics/registry';
+
+/**
+ * One group of a report: its row time (series), name, group_by values (as stored) and the merged
+ * states, with the keys the answer's steps find it by, made once with the group (reportGroup).
+ */
+export interface ReportGroup {
+  time?: number;
+  name: string;
+  dims: readonly string[];
+  states: GroupStates;
+  /** Its name and group fields as one string: what top-N ranks and a series fills (a row is `time|id`). */
+  id: string;
+  /** Its group fields alone: a set of group fields over every name (conversion rates, their ranks). */
+  dimsId: string;
+  /**
+   * Its numbers are withheld under the country floor (country-floor.ts): its states are empty
+   * and its row shows `below_floor: true` with null numbers.
+   */
+  belowFloor?: true;
+}
+
+/** A group of the answer, its keys made from its name and group fields. */
+export function reportGroup(name: string, dims: readonly string[], states: GroupStates, time?: number): ReportGroup {
+  const dimsId = dimsIdOf(dims);
+  const group: ReportGroup = { name, dims, states, id: idOf(name, dimsId), dimsId };
+  if (time !== undefined) group.time = time;
+  return group;
+}
+
+/** The `id` a group of this name and these group fields has (reportGroup). */
+export function groupId(name: string, dims: readonly string[]): string {
+  return idOf(name, dimsIdOf(dims));
+}
+
+/**
+ * Length-prefixed parts, so no value (a NUL or a separator inside a url) can make two groups
+ * collide; a time before them is followed by `|`, which no number holds.
+ */
+function dimsIdOf(dims: readonly string[]): string {
+  let key = '';
+  for (const d of dims) key += `${d.length}:${d}`;
+  return key;
+}
+
+function idOf(name: string, dimsId: string): string {
+  return `${name.length}:${name}|${dimsId}`;
+}
+
+/** States the caller owns, equal to `states` (whose own may be shared). */
+export function ownStates(states: GroupStates): GroupStates {
+  const out: Record<string, unknown> = {};
+  for (const [name, state] of Object.entries(states)) out[name] = aggregateOf(name as AggregateName).own(state);
+  return out as GroupStates;
+}
+
+/** `part` merged into `into` (owned), aggregate by aggregate, with each aggregate's own merge. */
+export function mergeStatesInto(into: GroupStates, part: GroupStates): void {
+  const states = into as Record<string, unknown>;
+  for (const [name, state] of Object.entries(part)) {
+    const aggregate = aggregateOf(name as AggregateName);
+    states[name] = states[name] === undefined ? aggregate.own(state) : aggregate.mergeInto(states[name], state);
+  }
+}
+
+/** The group of each name, without group fields, with `states` (empty): the rows fill_zeros adds for names asked without events. */
+export function namedGroups(names: readonly string[], states: GroupStates): ReportGroup[] {
+  return names.map((name) => reportGroup(name, [], states));
+}
+
+/**
+ * Each group's total over the row times, what a rank compares: one group per `id`, the states of
+ * its rows merged into states of its own with each aggregate's own merge (visitors and
+ * quantiles: the union, never a sum; `groups` are left as they are), withheld (`belowFloor`)
+ * while every row of it is; then each of `named` without a row, as it is (a total of 0).
+ */
+export function groupTotals(groups: readonly ReportGroup[], named: readonly ReportGroup[]): ReportGroup[] {
+  const totals = new Map<string, ReportGroup>();
+  // a group of one row is its own total (nothing merges into it); a second row makes it owned
+  const owned = new Set<string>();
+  for (const g of groups) {
+    let total = totals.get(g.id);
+    // `belowFloor` comes along: a total is withheld while every row of it is
+    if (!total) totals.set(g.id, g);
+    else {
+      if (!owned.has(g.id)) {
+        totals.set(g.id, (total = { ...total, states: ownStates(total.states) }));
+        owned.add(g.id);
+      }
+      // a withheld row's states are empty: merging them adds nothing
+      mergeStatesInto(total.states, g.states);
+      if (!g.belowFloor) delete total.belowFloor;
+    }
+  }
+  for (const g of named) if (!totals.has(g.id)) totals.set(g.id, g);
+  return [...totals.values()];
+}
