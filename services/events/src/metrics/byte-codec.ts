@@ -13,6 +13,11 @@ export class ByteWriter {
   private at = 0;
   /** Strings stored once per column (a table before its entries): their index, in first-use order. */
   private readonly interned = new Map<string, number>();
+  /**
+   * The page's visitor dictionary (sketches/visitor-dictionary.ts), hash -> index, when it has
+   * one: exact visitor sets are written as indexes into it.
+   */
+  visitors?: ReadonlyMap<number, number>;
 
   /** `base`: a time (epoch ms) the column's times are written relative to (its unit's start). */
   constructor(
@@ -92,6 +97,12 @@ export class ByteReader {
   table: readonly string[] = [];
   /** The time the column's times are relative to (as ByteWriter.base). */
   base = 0;
+  /**
+   * The page's visitor dictionary, when it has one: what exact sets written as indexes point at;
+   * or a function decoding it, called (once) by the first such set read (a page whose sets all
+   * keep their hashes never decodes it).
+   */
+  visitors?: Float64Array | (() => Float64Array);
   private readonly made = new Map<number, unknown>();
 
   constructor(

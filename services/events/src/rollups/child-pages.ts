@@ -1,6 +1,6 @@
 import type { FamilyTable } from './cell-table';
 import { checkPageFields, decodeOrDamaged, type DamagedPage } from './damaged-pages';
-import { forEachStoredEntry } from './page-reader';
+import { forEachStoredEntry, visitorDictionary } from './page-reader';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { isBuilt, type UnitMark } from './unit-mark';
@@ -37,22 +37,32 @@ function lostOwners(mark: UnitMark): string[] {
 /**
  * One owner's pages of the children merged into its tables by family. Every page is decoded, so
  * that all of this owner's damaged pages are found at once; when any is, the tables hold part of
- * the owner and must not be written.
+ * the owner and must not be written. Each child's visitor dictionary (on its first totals page)
+ * is decoded first, once, for the child's pages whose visitor sets index into it.
  */
 export function mergeChildPages(
   pages: readonly CellPageDocument[],
   byFamily: ReadonlyMap<string, FamilyTable>,
 ): DamagedPage[] {
   const damaged: DamagedPage[] = [];
+  const visitors = new Map<string, Float64Array>();
+  for (const page of pages) {
+    const failed = decodeOrDamaged(page._id, () => {
+      const dictionary = visitorDictionary(page);
+      if (dictionary) visitors.set(page.g, dictionary);
+    });
+    if (failed) damaged.push(failed);
+  }
   for (const page of pages) {
     const failed = decodeOrDamaged(page._id, () => {
       checkPageFields(page);
       const table = byFamily.get(page.f);
       if (!table) return;
       if (page.over) table.overflow();
-      else forEachStoredEntry(page, (name, keys, value) => table.add(name, keys, value));
+      else forEachStoredEntry(page, (name, keys, value) => table.add(name, keys, value), visitors.get(page.g));
     });
-    if (failed) damaged.push(failed);
+    if (failed && !damaged.some((d) => d.g === failed.g && d.family === failed.family && d.page === failed.page))
+      damaged.push(failed);
   }
   return damaged;
 }

@@ -11,6 +11,7 @@ import {
 } from '../../test/support/rollup-fixture';
 import { familyPages, writeOldFormatDay } from '../../test/support/old-format-day';
 import { FAMILIES } from './families';
+import { PAGE_FORMAT } from './page-layout';
 import { markFromDocument } from './mark-document';
 import { isBuilt } from './unit-mark';
 import { unitId } from './rollup-units';
@@ -77,7 +78,7 @@ test.each([
     expect(isBuilt(markFromDocument(mark))).toBe(true);
     expect(mark.b!.g).not.toBe(g);
     const head = await f.db.collection('rollup_cells_manifests').findOne({ _id: mark.b!.g as never });
-    expect(head?.v).toBe(4);
+    expect(head?.v).toBe(PAGE_FORMAT);
     expect(await f.db.collection('rollup_cells').countDocuments({ g })).toBe(0);
     expect(await sampleBytes(mark.b!.g)).toBeLessThan(0.6 * sampleBytesOfFormat3(events));
     for (const [i, body] of bodies.entries())

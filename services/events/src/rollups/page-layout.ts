@@ -36,15 +36,26 @@ export interface CellPageDocument {
  * it does not read. 2: the first binary pages; 3: the attribution family `c` in place of `a`
  * (families.ts), the builder converting format-2 units (legacy-migration.ts); 4: a visitor
  * sample (`r`) whose visitors are its entry's exact visitor set (`u`) leaves their hashes out
- * (metrics/aggregate.ts `basis`), the builder converting format-3 units.
+ * (metrics/aggregate.ts `basis`), the builder converting format-3 units; 5: an owner's exact
+ * visitor sets in a unit, in every family, are indexes into its visitor dictionary (`v` on its
+ * first totals page) instead of hashes, the builder converting format-3 and -4 units.
  */
-export const PAGE_FORMAT = 4;
+export const PAGE_FORMAT = 5;
 /**
  * The formats reports and builds read as they are: format 3 differs only in the visitor samples
- * holding their hashes, which this reader reads too, so reports keep using format-3 units until
- * the builder has converted them.
+ * holding their hashes, format 4 only in its exact visitor sets holding theirs (no visitor
+ * dictionary), both of which this reader reads too, so reports keep using those units until the
+ * builder has converted them.
  */
-export const READ_FORMATS: readonly number[] = [3, PAGE_FORMAT];
+export const READ_FORMATS: readonly number[] = [3, 4, PAGE_FORMAT];
+
+/**
+ * The column of the owner's visitor dictionary in a unit (sketches/visitor-dictionary.ts), on the
+ * first page of the totals family (the one page every owner with events in a unit has), when the
+ * owner's exact visitor sets of that unit index into one.
+ */
+export const VISITORS_COLUMN = 'v';
+export const VISITORS_FAMILY = 't';
 
 /** `_id` of a page: JSON, so no owner or generation can make two ids collide. */
 export function pageId(g: string, owner: string, family: string, page = 0): string {

@@ -3,7 +3,8 @@ import { ByteReader, readStringTable, StoredFormatError } from '../metrics/byte-
 import type { Aggregate } from '../metrics/aggregate';
 import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue } from '../metrics/registry';
 import { checkPageFields } from './damaged-pages';
-import { deviceColumn, type CellPageDocument } from './page-layout';
+import { readVisitorDictionary } from '../sketches/visitor-dictionary';
+import { deviceColumn, VISITORS_COLUMN, VISITORS_FAMILY, type CellPageDocument } from './page-layout';
 import { familyById } from './families';
 import { unitStartOf } from './page-writer';
 
@@ -34,6 +35,12 @@ export class DecodedPage {
   bytes: number;
   /** The unit's start: what the columns' times are relative to. */
   private readonly base: number;
+  /**
+   * The owner's visitor dictionary of this page's unit (`visitorDictionary` of its first totals
+   * page), which its exact visitor sets may index into: given before a column holding them is
+   * loaded (one whose sets index into it and is loaded without it is damage).
+   */
+  visitors?: Float64Array | (() => Float64Array);
 
   constructor(readonly doc: Pick<CellPageDocument, '_id' | 'g' | 'o' | 'f' | 'p' | 'x' | 'over' | 'k'>) {
     checkPageFields(doc);
@@ -125,7 +132,7 @@ export class DecodedPage {
     }
     if (aggregate.storage === 'foldedWithDevices' && devices && !this.perDevice.has(name)) {
       const folded = this.folded.get(name)!;
-      const r = columnReader(doc[deviceColumn(aggregate.column)], this.base);
+      const r = columnReader(doc[deviceColumn(aggregate.column)], this.base, this.visitors);
       const empty = aggregate.empty();
       const states = new Array<unknown>(3 * this.count).fill(empty);
       for (let i = 0; i < this.count; i++) {
@@ -216,7 +223,7 @@ export class DecodedPage {
    * or written by something else) is damage, never a column of empty states.
    */
   private column(doc: Record<string, unknown>, column: string): ByteReader | undefined {
-    const r = columnReader(doc[column], this.base);
+    const r = columnReader(doc[column], this.base, this.visitors);
     if (!r && this.count > 0) throw new StoredFormatError(`stored page lacks its column ${column}`);
     return r;
   }
@@ -243,10 +250,15 @@ export class DecodedPage {
 }
 
 /** A stored column: its table of interned strings, then its entries. */
-function columnReader(value: unknown, base: number): ByteReader | undefined {
+function columnReader(
+  value: unknown,
+  base: number,
+  visitors: Float64Array | (() => Float64Array) | undefined,
+): ByteReader | undefined {
   if (value === undefined || value === null) return undefined;
   const r = new ByteReader(binaryBytes(value));
   r.base = base;
+  r.visitors = visitors;
   const n = r.count(1);
   const table = new Array<string>(n);
   for (let i = 0; i < n; i++) table[i] = r.string();
@@ -270,15 +282,34 @@ function sumLengths(xs: readonly string[]): number {
   return n;
 }
 
+/** Whether a read of these columns decodes visitor sets (which may index into a visitor dictionary). */
+export function readsVisitorSets(columns: readonly string[]): boolean {
+  const column = aggregateOf('uniques').column;
+  return columns.includes(column) || columns.includes(deviceColumn(column));
+}
+
+/**
+ * The visitor dictionary a page stores (the first totals page of an owner in a unit of format 5
+ * or later), or undefined when it holds none; damaged bytes throw StoredFormatError.
+ */
+export function visitorDictionary(doc: { f: string; p: number } & Record<string, unknown>): Float64Array | undefined {
+  const value = doc[VISITORS_COLUMN];
+  if (value === undefined || value === null || doc.f !== VISITORS_FAMILY || doc.p !== 0) return undefined;
+  return readVisitorDictionary(binaryBytes(value));
+}
+
 /**
  * Every entry of a stored page as a cell (its states per device), every column decoded: what a
  * parent unit is merged from. The states are the page's: merge them into states of your own.
+ * `visitors`: the owner's visitor dictionary of the page's unit (visitorDictionary), when it has one.
  */
 export function forEachStoredEntry(
   doc: CellPageDocument,
   use: (name: string, keys: string[], value: CellValue) => void,
+  visitors?: Float64Array,
 ): void {
   const page = new DecodedPage(doc);
+  page.visitors = visitors;
   const kept = familyById(doc.f)?.aggregates ?? AGGREGATE_NAMES;
   for (const name of kept) page.load(name, true, doc, () => 0);
   for (let i = 0; i < page.count; i++) {

@@ -5,7 +5,16 @@ import { aggregateOf, type CellValue } from '../metrics/registry';
 import { unitOfGeneration } from './broken-units';
 import type { Family } from './families';
 import { parseUnitId } from './rollup-units';
-import { deviceColumn, MAX_PAGE_BYTES, PAGE_FORMAT, pageId, type CellPageDocument } from './page-layout';
+import { writeVisitorDictionary, type VisitorIndex } from '../sketches/visitor-dictionary';
+import {
+  deviceColumn,
+  MAX_PAGE_BYTES,
+  PAGE_FORMAT,
+  pageId,
+  VISITORS_COLUMN,
+  VISITORS_FAMILY,
+  type CellPageDocument,
+} from './page-layout';
 
 /** One entry to store: its name, the family's dimension values in order, its states per device. */
 export interface CellEntry {
@@ -46,7 +55,10 @@ function foldOf(aggregate: Aggregate<unknown>, devices: readonly unknown[], mask
 /**
  * Packs one owner's entries of one family (sorted by name, then keys) into pages of at most
  * about `maxBytes` encoded bytes each. Entries without events are left out. `format`: the page
- * format (PAGE_FORMAT; 3, the one before aggregates leaned on a `basis`, for tests of its migration).
+ * format (PAGE_FORMAT; 3, the one before aggregates leaned on a `basis`, and 4, the one before
+ * visitor dictionaries, for tests of their migration). `visitors`: the owner's visitor dictionary
+ * in this unit (owner-pages.ts), which the exact visitor sets index into; the totals family's
+ * first page stores it.
  */
 export function writePages(
   g: string,
@@ -55,13 +67,15 @@ export function writePages(
   entries: readonly CellEntry[],
   maxBytes = MAX_PAGE_BYTES,
   format = PAGE_FORMAT,
+  visitors?: VisitorIndex,
 ): CellPageDocument[] {
   const pages: CellPageDocument[] = [];
   let page: PageBuilder | undefined;
+  const dictionary = format >= 5 ? visitors : undefined;
   for (const entry of entries) {
     const mask = deviceMask(entry.value);
     if (mask === 0) continue;
-    page ??= new PageBuilder(unitStartOf(g), family, format >= 4);
+    page ??= new PageBuilder(unitStartOf(g), family, format >= 4, dictionary?.indexOf);
     page.add(entry, mask);
     if (page.bytes >= maxBytes) {
       pages.push(page.document(g, owner, family, pages.length));
@@ -71,6 +85,8 @@ export function writePages(
   if (page || pages.length === 0)
     pages.push((page ?? new PageBuilder(unitStartOf(g), family, true)).document(g, owner, family, pages.length));
   pages[0]!.x = pages.length;
+  if (dictionary && family.id === VISITORS_FAMILY)
+    pages[0]![VISITORS_COLUMN] = new Binary(writeVisitorDictionary(dictionary.hashes));
   return pages;
 }
 
@@ -95,6 +111,7 @@ class PageBuilder {
     private readonly base: number,
     private readonly family: Family,
     private readonly bases: boolean,
+    private readonly visitors?: ReadonlyMap<number, number>,
   ) {}
 
   add(entry: CellEntry, mask: number): void {
@@ -155,7 +172,10 @@ class PageBuilder {
 
   private writer(column: string): ByteWriter {
     let w = this.columns.get(column);
-    if (!w) this.columns.set(column, (w = new ByteWriter(1024, this.base)));
+    if (!w) {
+      this.columns.set(column, (w = new ByteWriter(1024, this.base)));
+      w.visitors = this.visitors;
+    }
     return w;
   }
 

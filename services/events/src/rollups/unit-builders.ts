@@ -7,7 +7,7 @@ import { FAMILIES } from './families';
 import type { GenerationWriter } from './generation-writer';
 import { addHourRow } from './hour-pipeline';
 import { HourRead } from './hour-reads';
-import { overflowPage, writePages } from './page-writer';
+import { ownerPages } from './owner-pages';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS } from '../storage/time-units';
@@ -245,16 +245,9 @@ export class UnitBuilders {
     return new Map(FAMILIES.map((family) => [family.id, new FamilyTable(family, this.deps.maxCellsPerOwner)]));
   }
 
-  /** One owner's pages of every family (a family past its cap: its marked first page alone). */
+  /** One owner's pages of every family (owner-pages.ts); a family past its cap is reported. */
   private pages(g: string, level: number, owner: string, byFamily: OwnerTables): CellPageDocument[] {
-    const docs: CellPageDocument[] = [];
-    for (const table of byFamily.values()) {
-      if (table.over) {
-        docs.push(overflowPage(g, owner, table.family));
-        this.deps.outcomes.overCap(level, owner, table.family.id);
-      } else if (table.size > 0)
-        docs.push(...writePages(g, owner, table.family, table.sorted(), this.deps.maxPageBytes));
-    }
-    return docs;
+    for (const table of byFamily.values()) if (table.over) this.deps.outcomes.overCap(level, owner, table.family.id);
+    return ownerPages(g, owner, byFamily, this.deps.maxPageBytes);
   }
 }

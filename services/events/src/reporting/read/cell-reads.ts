@@ -1,8 +1,8 @@
 import { aggregateOf, type AggregateName } from '../../metrics/registry';
 import { GenerationGoneError, type CellStore } from '../../rollups/cell-store';
 import { DamagedPagesError, decodeOrDamaged, type DamagedPage } from '../../rollups/damaged-pages';
-import { DecodedPage } from '../../rollups/page-reader';
-import { pageId, parsePageId } from '../../rollups/page-layout';
+import { DecodedPage, readsVisitorSets, visitorDictionary } from '../../rollups/page-reader';
+import { pageId, parsePageId, VISITORS_COLUMN, VISITORS_FAMILY } from '../../rollups/page-layout';
 import type { RollupStep } from '../plan/plan-report';
 import type { PageCache } from './page-cache';
 import type { ReadPlan } from './read-plan';
@@ -94,20 +94,49 @@ async function loadPages(
     else missing.push(id);
   }
   if (missing.length === 0 && planned.length === 0) return out;
-  const read = await budget.run(() => store.usablePages(missing, plan.columns, planned, budget.remainingMs()));
+  // the visitor dictionaries of the missing pages' units (on each first totals page), read
+  // beside them: a totals page 0 read here brings its own
+  const visitors = readsVisitorSets(plan.columns);
+  const own = plan.family!.id === VISITORS_FAMILY;
+  const columns = visitors && own ? [...plan.columns, VISITORS_COLUMN] : plan.columns;
+  const dictionaryIds = visitors
+    ? [...new Set(missing.map((id) => parsePageId(id)!))]
+        .filter((at) => !own || !missing.includes(pageId(at.g, at.owner, VISITORS_FAMILY, 0)))
+        .map((at) => pageId(at.g, at.owner, VISITORS_FAMILY, 0))
+    : [];
+  const [read, dictionaryDocs] = await Promise.all([
+    budget.run(() => store.usablePages(missing, columns, planned, budget.remainingMs())),
+    dictionaryIds.length > 0
+      ? budget
+          .run(() => store.usablePages([...new Set(dictionaryIds)], [VISITORS_COLUMN], [], budget.remainingMs()))
+          .then((r) => r.docs)
+      : Promise.resolve([]),
+  ]);
   if (read.missing.length + read.legacy.length > 0)
     throw new UnitNotUsableError([...read.missing, ...read.legacy], read.missing);
   const damaged: DamagedPage[] = [];
+  // decoded by the first page that needs it (a page whose sets keep their hashes never does)
+  const dictionaries = new Map<string, () => Float64Array>();
+  for (const doc of visitors ? [...dictionaryDocs, ...read.docs] : []) {
+    if (doc.f !== VISITORS_FAMILY || doc.p !== 0 || doc[VISITORS_COLUMN] === undefined) continue;
+    let decoded: Float64Array | undefined;
+    dictionaries.set(doc.g, () => (decoded ??= visitorDictionary(doc)!));
+  }
   for (const doc of read.docs) {
     let page = cache.get(doc._id);
     const failed = decodeOrDamaged(doc._id, () => {
       page ??= new DecodedPage(doc);
+      page.visitors = dictionaries.get(doc.g);
       // large states (visitor samples) are decoded only for the entries the report keeps
       const kept = keptEntries(page, plan);
       for (const name of plan.aggregates) page.load(name, !plan.ask.allDevices, doc, (s) => sizeOf(name, s), kept);
+      // the cached page keeps its decoded states, not the totals page the dictionary came from
+      page.visitors = undefined;
     });
-    if (failed) damaged.push(failed);
-    else {
+    if (failed) {
+      if (!damaged.some((d) => d.g === failed.g && d.family === failed.family && d.page === failed.page))
+        damaged.push(failed);
+    } else {
       cache.put(doc._id, page!);
       out.push(page!);
     }
