@@ -6,6 +6,7 @@
 // checkout, so each build's page writer, levels and report read), then every variant timed run by
 // run, alternating which goes first. Prints p50 ms with every page decoded again (cold) and from a
 // decoded-page cache (cached), and this / other. BENCH_SIZES (1000000,5000000), BENCH_RUNS (21).
+import { p50Alternating } from './alternating-runs.mjs';
 import os from 'node:os';
 import path from 'node:path';
 import { eventBatches, OWNERS } from './report-data.mjs';
@@ -45,21 +46,6 @@ function buildPages(builds, total) {
   return makers.map((m) => ({ units: m.units, pages: m.pages.pages() }));
 }
 
-/** p50 ms of each variant, RUNS runs after two warm-ups, the order reversed every other run. */
-async function timed(variants) {
-  const times = variants.map(() => []);
-  for (let r = 0; r < RUNS + 2; r++) {
-    const order = variants.map((_, i) => i);
-    if (r % 2 === 1) order.reverse();
-    for (const i of order) {
-      const t0 = process.hrtime.bigint();
-      await variants[i]();
-      if (r >= 2) times[i].push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  }
-  return times.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
-}
-
 async function main() {
   if (!OTHER) throw new Error('BENCH_BESIDE=<another checkout, built> is required');
   const other = await import(path.resolve(OTHER, 'scripts/bench/cell-pages.mjs'));
@@ -78,11 +64,11 @@ async function main() {
         throw new Error(`${title}: ${answers[0].rows.length} rows here, ${answers[1].rows.length} in the other build`);
       // cold and cached timed apart: a cached run right after a cold one pays for its garbage, and
       // in one rotation of four that falls on one build more often than on the other
-      const [hereCold, otherCold] = await timed([() => reports[0].run(), () => reports[1].run()]);
-      const [hereCached, otherCached] = await timed([
-        () => reports[0].run({ cached: true }),
-        () => reports[1].run({ cached: true }),
-      ]);
+      const [hereCold, otherCold] = await p50Alternating([() => reports[0].run(), () => reports[1].run()], RUNS);
+      const [hereCached, otherCached] = await p50Alternating(
+        [() => reports[0].run({ cached: true }), () => reports[1].run({ cached: true })],
+        RUNS,
+      );
       rows.push({ size, title, hereCold, hereCached, otherCold, otherCached });
     }
   }

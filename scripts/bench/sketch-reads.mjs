@@ -14,6 +14,7 @@
 // pages (its side fields: JSON text of base64url sketches) times that build's code on its own
 // stored form of the same units side by side, run by run alternating (the figures of the earlier
 // runs of this bench). Progress on stderr, the tables on stdout.
+import { p50Alternating } from './alternating-runs.mjs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -151,21 +152,6 @@ function collect(total, keepValues) {
   return { events, viewEvents, pages: builder.pages(), views, visitors };
 }
 
-/** p50 ms of each variant, BENCH_RUNS runs after two warm-ups, the variants alternating which goes first. */
-async function timed(variants) {
-  const times = variants.map(() => []);
-  for (let r = 0; r < RUNS + 2; r++) {
-    const order = variants.map((_, i) => i);
-    if (r % 2 === 1) order.reverse();
-    for (const i of order) {
-      const t0 = process.hrtime.bigint();
-      await variants[i]();
-      if (r >= 2) times[i].push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  }
-  return times.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
-}
-
 async function main() {
   const old = COMPARE ? comparedBuild(COMPARE) : undefined;
   say(
@@ -189,16 +175,14 @@ async function main() {
     );
     const q = old?.quantileCells(data.views);
     const v = old?.visitorCells(data.visitors);
-    const [p90Cold, p90Cached, p90Old] = await timed([
-      () => p90.run(),
-      () => p90.run({ cached: true }),
-      ...(old ? [() => old.p90(q)] : []),
-    ]);
-    const [uniquesCold, uniquesCached, uniquesOld] = await timed([
-      () => uniques.run(),
-      () => uniques.run({ cached: true }),
-      ...(old ? [() => old.uniques(v)] : []),
-    ]);
+    const [p90Cold, p90Cached, p90Old] = await p50Alternating(
+      [() => p90.run(), () => p90.run({ cached: true }), ...(old ? [() => old.p90(q)] : [])],
+      RUNS,
+    );
+    const [uniquesCold, uniquesCached, uniquesOld] = await p50Alternating(
+      [() => uniques.run(), () => uniques.run({ cached: true }), ...(old ? [() => old.uniques(v)] : [])],
+      RUNS,
+    );
     const text = (cells) => cells.reduce((n, c) => n + c.text.length, 0);
     rows.push({
       size,

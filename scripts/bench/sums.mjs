@@ -15,6 +15,7 @@
 // BENCH_COMPARE_DIST=<another checkout's services/events/dist> of a build before pages times that
 // build's exact sums on its own stored form beside them (side field `s`: JSON text of the same
 // entries, parsed, decoded, folded over the devices, merged).
+import { p50Alternating } from './alternating-runs.mjs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -178,21 +179,6 @@ function compared(distDir) {
   };
 }
 
-/** p50 ms per variant: RUNS runs after two warm-ups, the variants' order reversed every other run. */
-async function timed(variants) {
-  const times = variants.map(() => []);
-  for (let r = 0; r < RUNS + 2; r++) {
-    const order = variants.map((_, i) => i);
-    if (r % 2 === 1) order.reverse();
-    for (const i of order) {
-      const t = process.hrtime.bigint();
-      await variants[i]();
-      if (r >= 2) times[i].push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-  }
-  return times.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
-}
-
 async function main() {
   const old = COMPARE ? compared(COMPARE) : undefined;
   // the two decodes agree (a sum past 2^53 aside, which plain numbers cannot hold)
@@ -201,13 +187,11 @@ async function main() {
   const { rows: answer } = await report.run();
   if (answer.length !== GROUPS) throw new Error(`the report read ${answer.length} groups, not ${GROUPS}`);
   process.stderr.write(`[sums] load average before: ${load()}\n`);
-  const [cellsPlain, cellsExact, cellsReport, cellsOld] = await timed([
-    plainCells,
-    exactCells,
-    () => report.run(),
-    ...(old ? [old.cells] : []),
-  ]);
-  const [rawPlain, rawExact, rawOld] = await timed([plainRaw, exactRaw, ...(old ? [old.raw] : [])]);
+  const [cellsPlain, cellsExact, cellsReport, cellsOld] = await p50Alternating(
+    [plainCells, exactCells, () => report.run(), ...(old ? [old.cells] : [])],
+    RUNS,
+  );
+  const [rawPlain, rawExact, rawOld] = await p50Alternating([plainRaw, exactRaw, ...(old ? [old.raw] : [])], RUNS);
   process.stderr.write(`[sums] load average after: ${load()}\n`);
   const bytes = [...pages.values()].reduce((n, d) => n + d.s.position, 0);
   const ms = (x) => (x === undefined ? '' : x.toFixed(1));
