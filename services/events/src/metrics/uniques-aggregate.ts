@@ -69,43 +69,57 @@ function sketchOfVisitor(value: unknown): DistinctSketch {
 
 /**
  * The devices of an entry's visitors, knowing their union: while the union is an exact set, a
- * device mark (3 bits, two to a byte) per visitor in its order, a seventh of the bytes of a set
- * per device; a union past the exact size stores each device's sketch.
+ * device mark per visitor in its order, one bit for each device the entry has events on (the
+ * reader knows them from the entry's mask: two or three bits, packed), a ninth to a fifth of the
+ * bytes of a set per device; a union past the exact size stores each device's sketch. Kind 0,
+ * four bits a mark whatever the devices, is still read (pages written before kind 2).
  */
 const NO_HASHES: readonly number[] = [];
 
 function writeDevices(
   w: ByteWriter,
   states: Readonly<PerDevice<DistinctSketch>>,
-  _mask: number,
+  mask: number,
   folded: DistinctSketch,
 ): void {
   if (folded.kind !== 'exact') {
     w.byte(1);
-    for (let d = 0; d < 3; d++) if (_mask & (1 << d)) writeSketch(w, states[d]!);
+    for (let d = 0; d < 3; d++) if (mask & (1 << d)) writeSketch(w, states[d]!);
     return;
   }
-  w.byte(0);
+  w.byte(2);
+  const present = devicesOf(mask);
   // every exact set is ascending and within the union: one walk along the four, no set per device
   const lists = states.map((s) => (s.kind === 'exact' ? s.hashes : NO_HASHES));
   const at = [0, 0, 0];
-  let pending = -1;
+  let pending = 0;
+  let bits = 0;
   for (const hash of folded.hashes) {
-    let bits = 0;
-    for (let d = 0; d < 3; d++) {
+    let mark = 0;
+    for (let k = 0; k < present.length; k++) {
+      const d = present[k]!;
       const list = lists[d]!;
       let i = at[d]!;
       while (i < list.length && list[i]! < hash) i++;
-      if (i < list.length && list[i] === hash) bits |= 1 << d;
+      if (i < list.length && list[i] === hash) mark |= 1 << k;
       at[d] = i;
     }
-    if (pending < 0) pending = bits;
-    else {
-      w.byte(pending | (bits << 4));
-      pending = -1;
+    pending |= mark << bits;
+    bits += present.length;
+    if (bits >= 8) {
+      w.byte(pending & 0xff);
+      pending >>>= 8;
+      bits -= 8;
     }
   }
-  if (pending >= 0) w.byte(pending);
+  if (bits > 0) w.byte(pending);
+}
+
+/** The devices of a mask, in order. */
+function devicesOf(mask: number): number[] {
+  const out: number[] = [];
+  for (let d = 0; d < 3; d++) if (mask & (1 << d)) out.push(d);
+  return out;
 }
 
 function readDevices(r: ByteReader, mask: number, folded: DistinctSketch): PerDevice<DistinctSketch> {
@@ -115,10 +129,16 @@ function readDevices(r: ByteReader, mask: number, folded: DistinctSketch): PerDe
     for (let d = 0; d < 3; d++) if (mask & (1 << d)) out[d] = readSketch(r);
     return out;
   }
-  if (kind !== 0 || folded.kind !== 'exact')
+  if ((kind !== 0 && kind !== 2) || folded.kind !== 'exact')
     throw new StoredFormatError('stored visitor devices do not match their union');
   const lists: number[][] = [[], [], []];
-  const hashes = folded.hashes;
+  if (kind === 0) readFourBitMarks(r, mask, folded.hashes, lists);
+  else readPackedMarks(r, devicesOf(mask), folded.hashes, lists);
+  for (let d = 0; d < 3; d++) if (lists[d]!.length > 0) out[d] = sketchOfHashes(lists[d]!);
+  return out;
+}
+
+function readFourBitMarks(r: ByteReader, mask: number, hashes: readonly number[], lists: number[][]): void {
   for (let i = 0; i < hashes.length; i += 2) {
     const b = r.byte();
     for (const [bits, hash] of [
@@ -130,6 +150,30 @@ function readDevices(r: ByteReader, mask: number, folded: DistinctSketch): PerDe
       for (let d = 0; d < 3; d++) if (bits & (1 << d)) lists[d]!.push(hash);
     }
   }
-  for (let d = 0; d < 3; d++) if (lists[d]!.length > 0) out[d] = sketchOfHashes(lists[d]!);
-  return out;
+}
+
+/** Marks of `present.length` bits each, packed low bits first (kind 2). */
+function readPackedMarks(
+  r: ByteReader,
+  present: readonly number[],
+  hashes: readonly number[],
+  lists: number[][],
+): void {
+  const width = present.length;
+  const full = (1 << width) - 1;
+  let pending = 0;
+  let bits = 0;
+  for (const hash of hashes) {
+    if (bits < width) {
+      pending |= r.byte() << bits;
+      bits += 8;
+    }
+    const mark = pending & full;
+    pending >>>= width;
+    bits -= width;
+    if (mark === 0) throw new StoredFormatError('stored visitor device mark out of range');
+    for (let k = 0; k < width; k++) if (mark & (1 << k)) lists[present[k]!]!.push(hash);
+  }
+  // the last byte's unused bits are zero, as written
+  if (pending !== 0) throw new StoredFormatError('stored visitor device marks are damaged');
 }

@@ -89,9 +89,10 @@ describe('the stored page layout', () => {
       n: '00030102',
       // per entry the union: exact {5, 2^40}, exact {9, 10}
       u: '00010205fbffffffff1f01020901',
-      // the two-device entry's devices, knowing their union {9, 10}: a device mark per visitor,
-      // two to a byte: 9 on desktop and tablet (0b011), 10 on tablet (0b010)
-      ud: '000023',
+      // the two-device entry's devices, knowing their union {9, 10}: kind 2, a mark per visitor of
+      // a bit per device the entry has (desktop, tablet), packed low bits first: 9 on both (0b11),
+      // 10 on tablet (0b10)
+      ud: '00020b',
       // sums per device: none, none, then tablet: engaged_ms 2 events summing 3000
       s: '0000000102b817',
     });
