@@ -33,7 +33,19 @@ describe('startNatsCluster', () => {
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: 'CLUSTER_T', subjects: ['cluster_t.>'], num_replicas: 3 });
     const js = jetstream(nc);
-    for (let i = 0; i < 50; i++) await js.publish('cluster_t.a', `m${i}`);
+    // the stream answers once its replicas have elected a leader (until then a publish meets no
+    // responders); each publish is retried under its message id, so a retry is never stored twice
+    await eventually(
+      () => cluster.streamLeader('CLUSTER_T'),
+      (l) => Boolean(l),
+      15000,
+    );
+    for (let i = 0; i < 50; i++)
+      await eventually(
+        () => js.publish('cluster_t.a', `m${i}`, { msgID: `m${i}` }),
+        () => true,
+        10000,
+      );
     await eventually(
       () => cluster.currentReplicas('CLUSTER_T'),
       (r) => r.length === 3,
