@@ -25,6 +25,7 @@ import { ownerReports, startReportingApp } from './reporting-app.mjs';
 import { EVENTS_TABLE, TSV_STRUCTURE, ensureChdb, startClickHouse, tsvRows } from './peer/clickhouse.mjs';
 import { asksPercentile, clickhouseSql, compareAnswers, percentileDefinitionGap } from './peer/sql.mjs';
 import { printResults } from './peer/print.mjs';
+import { startAnswerFloor } from './peer/answer-floor.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -150,6 +151,16 @@ async function measure(size, mongoUrl, ch, dataDir) {
 
     const ours = list.map(() => []);
     const theirs = list.map(() => []);
+    // each scenario's answer served as bytes by a bare server: the floor of any report path over HTTP
+    const answers = [];
+    for (const s of list) answers.push(JSON.stringify(await report(s.body)));
+    const bare = await startAnswerFloor(answers);
+    const floors = list.map(() => []);
+    const timeFloor = async (i) => {
+      const t0 = process.hrtime.bigint();
+      await bare.ask(i, list[i].body);
+      floors[i].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    };
     const timeOurs = async (i) => {
       const t0 = process.hrtime.bigint();
       await report(list[i].body);
@@ -163,6 +174,7 @@ async function measure(size, mongoUrl, ch, dataDir) {
       for (let i = 0; i < list.length; i++) {
         if (run % 2 === 0) await timeOurs(i);
         await timeTheirs(i);
+        await timeFloor(i);
         if (run % 2 === 1) await timeOurs(i);
       }
       const t0 = process.hrtime.bigint();
@@ -170,8 +182,10 @@ async function measure(size, mongoUrl, ch, dataDir) {
       floor.ours.push(Number(process.hrtime.bigint() - t0) / 1e6);
       floor.theirs.push((await ch.query('SELECT 1')).ms);
     }
+    await bare.close();
     const owned = [...loaded.expected.values()].reduce((a, b) => a + b, 0);
-    return { size, owned, loaded, list, ours, theirs, floor, load: [loadBefore, load1()] };
+    const answerBytes = answers.map((a) => Buffer.byteLength(a));
+    return { size, owned, loaded, list, ours, theirs, floors, answerBytes, floor, load: [loadBefore, load1()] };
   } finally {
     if (app) await platform.closeServer(app.server, 2000);
     await handle.db.dropDatabase().catch(() => undefined);
