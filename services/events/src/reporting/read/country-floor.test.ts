@@ -2,6 +2,7 @@ import type { Latest } from '../../metrics/latest-aggregate';
 import { DISTINCT_SKETCH, sketchCount, sketchOfHashes } from '../../sketches/distinct-sketch';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportRequest } from '../request/parse-report-request';
+import { applyCountryFloor } from './country-floor';
 import { readPlanOf } from './read-plan';
 import { reportGroup, type ReportGroup } from './report-group';
 import { toReportRows } from './report-rows';
@@ -99,6 +100,24 @@ describe('the country floor when a report groups by country', () => {
       { name: 'click', url: 'https://news.example/b', country: 'below_floor', value: 5 },
       { name: 'view', url: 'https://news.example/b', country: 'below_floor', value: 2 },
     ]);
+  });
+
+  test('when countries fold, then the groups the read handed over keep their own states (the fold merges into states of its own)', () => {
+    const plan = readPlanOf(parseReportRequest({ owner_id: '1', group_by: 'country' }, { maxRangeDays: 400 }), {
+      countryFloor: 10,
+    });
+    const merged = [
+      group('impression', ['DE'], 9, 3, { first: 100 }),
+      group('impression', ['JP'], 4, 2, { first: 102 }),
+    ];
+    const before = merged.map((g) => ({ count: g.states.count, visitors: sketchCount(g.states.uniques!).value }));
+    const floored = applyCountryFloor(merged, plan);
+    expect(floored.map((g) => [g.dims, g.states.count, sketchCount(g.states.uniques!).value])).toEqual([
+      [['below_floor'], 13, 4],
+    ]);
+    expect(merged.map((g) => ({ count: g.states.count, visitors: sketchCount(g.states.uniques!).value }))).toEqual(
+      before,
+    );
   });
 
   test('when the floor is 0, then every country shows as it is', () => {

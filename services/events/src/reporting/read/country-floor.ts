@@ -1,7 +1,8 @@
 import type { DistinctSketch } from '../../sketches/distinct-sketch';
 import { sketchCount } from '../../sketches/distinct-sketch';
 import type { ReadPlan } from './read-plan';
-import { groupId, mergeStatesInto, ownStates, reportGroup, type ReportGroup } from './report-group';
+import type { ReportGroup } from './report-group';
+import { ReportGroups } from './report-groups';
 
 /**
  * The country a report shows for the countries folded together under the floor. Never a stored
@@ -42,23 +43,23 @@ export function applyCountryFloor(groups: readonly ReportGroup[], plan: ReadPlan
   let out = [...groups];
   if (at >= 0) {
     const small = smallUnits(out, floor, unitOf);
-    const folded = new Map<string, ReportGroup>();
+    // the folded rows are merged as the read merged its parts: by time, name and group fields,
+    // with each aggregate's own merge; they hold no more than the rows the read held already
+    const folded = new ReportGroups(plan.aggregates, Infinity, false, Infinity);
     out = [];
     for (const g of groups) {
       if (!namesCountry(g.dims[at]!) || !small.has(unitOf(g))) {
         out.push(g);
         continue;
       }
-      const dims = g.dims.map((d, i) => (i === at ? BELOW_FLOOR : d));
-      const key = `${g.time ?? ''}|${groupId(g.name, dims)}`;
-      const into = folded.get(key);
-      if (into) mergeStatesInto(into.states, g.states);
-      else {
-        const row = reportGroup(g.name, dims, ownStates(g.states), g.time);
-        folded.set(key, row);
-        out.push(row);
-      }
+      const slot = folded.slot(
+        g.time,
+        g.name,
+        g.dims.map((d, i) => (i === at ? BELOW_FLOOR : d)),
+      );
+      plan.aggregates.forEach((name, i) => folded.merge(slot, i, g.states[name]));
     }
+    out.push(...folded.groups());
   }
   if (!(query.filters.country ?? []).some(namesCountry)) return out;
   const small = smallUnits(out, floor, unitOf);

@@ -28,11 +28,6 @@ export function reportGroup(name: string, dims: readonly string[], states: Group
   return group;
 }
 
-/** The `id` a group of this name and these group fields has (reportGroup). */
-export function groupId(name: string, dims: readonly string[]): string {
-  return idOf(name, dimsIdOf(dims));
-}
-
 /**
  * Length-prefixed parts, so no value (a NUL or a separator inside a url) can make two groups
  * collide; a time before them is followed by `|`, which no number holds.
@@ -48,14 +43,14 @@ function idOf(name: string, dimsId: string): string {
 }
 
 /** States the caller owns, equal to `states` (whose own may be shared). */
-export function ownStates(states: GroupStates): GroupStates {
+function ownStates(states: GroupStates): GroupStates {
   const out: Record<string, unknown> = {};
   for (const [name, state] of Object.entries(states)) out[name] = aggregateOf(name as AggregateName).own(state);
   return out as GroupStates;
 }
 
 /** `part` merged into `into` (owned), aggregate by aggregate, with each aggregate's own merge. */
-export function mergeStatesInto(into: GroupStates, part: GroupStates): void {
+function mergeStatesInto(into: GroupStates, part: GroupStates): void {
   const states = into as Record<string, unknown>;
   for (const [name, state] of Object.entries(part)) {
     const aggregate = aggregateOf(name as AggregateName);
