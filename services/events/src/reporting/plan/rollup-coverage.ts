@@ -95,8 +95,9 @@ export class RollupCoverage {
   }
 
   /**
-   * After the cells were read: the units used still point at the generation that was read. A
-   * unit rebuilt meanwhile may have had its old cells dropped mid-read, so the caller re-plans.
+   * After the cells were read: these units still point at the generation that was read. A unit
+   * rebuilt meanwhile may have had its old cells dropped mid-read, so the caller re-plans. Only
+   * units in which the owner had no page need it: a page read proves its generation was there.
    */
   async stillCurrent(steps: readonly RollupStep[], maxTimeMS: number): Promise<boolean> {
     if (steps.length === 0) return true;

@@ -35,6 +35,9 @@ export class UnitNotUsableError extends Error {
  * selected devices' states merged per group. An owner without events in a unit has no page there.
  * A page that does not decode (damaged, or of another format) is never merged: DamagedPagesError
  * names every such page the read met, for the caller to contain and plan again without.
+ * Returns the planned generations in which the owner has no page: only of those can the read not
+ * tell an owner without events from a generation dropped mid-read (a rebuild), so only they need
+ * the check that their unit still points at them.
  */
 export async function readCells(
   plan: ReadPlan,
@@ -43,9 +46,9 @@ export async function readCells(
   budget: ReportBudget,
   store: CellStore,
   cache: PageCache,
-): Promise<void> {
+): Promise<Set<string>> {
   const family = plan.family;
-  if (!family || steps.length === 0) return;
+  if (!family || steps.length === 0) return new Set();
   const owner = plan.query.ownerId;
   const timeOf = new Map(steps.map((s) => [s.g, s.time]));
   const first = steps.map((s) => pageId(s.g, owner, family.id, 0));
@@ -53,7 +56,7 @@ export async function readCells(
   // witnesses the others, so a lost page is told apart from an owner without events there
   const witnesses = family.id === TOTALS ? [] : steps.map((s) => pageId(s.g, owner, TOTALS, 0));
   const [pages, witnessed] = await Promise.all([
-    loadPages(first, plan, budget, store, cache, [...new Set(steps.map((s) => s.g))]),
+    loadPages(first, plan, budget, store, cache, true),
     witnesses.length > 0 ? budget.run(() => store.existing(witnesses, budget.remainingMs())) : Promise.resolve([]),
   ]);
   const found = new Set(pages.map((p) => p.doc.g));
@@ -71,11 +74,15 @@ export async function readCells(
     throw new GenerationGoneError([...new Set(more.filter((id) => !have.has(id)).map((id) => parsePageId(id)!.g))]);
   }
   for (const page of [...pages, ...rest]) mergePage(page, timeOf.get(page.doc.g), plan, groups);
+  // a generation with a first page was read whole (every page it announces was found, and pages
+  // never change), whether or not a rebuild replaced it since
+  return new Set(steps.map((s) => s.g).filter((g) => !found.has(g)));
 }
 
 /**
  * The pages of these ids with the plan's columns decoded: cached, or read (only what is missing)
- * and cached; with `planned`, the read checks those generations too (UnitNotUsableError).
+ * and cached; with `checkGenerations` (first pages), the read checks the generations of the pages
+ * it reads too (UnitNotUsableError).
  */
 async function loadPages(
   ids: readonly string[],
@@ -83,7 +90,7 @@ async function loadPages(
   budget: ReportBudget,
   store: CellStore,
   cache: PageCache,
-  planned: readonly string[] = [],
+  checkGenerations = false,
 ): Promise<DecodedPage[]> {
   const out: DecodedPage[] = [];
   const missing: string[] = [];
@@ -93,7 +100,11 @@ async function loadPages(
       out.push(page);
     else missing.push(id);
   }
-  if (missing.length === 0 && planned.length === 0) return out;
+  if (missing.length === 0) return out;
+  // a generation whose first page is cached was checked when that page was read, and a
+  // generation's manifest never changes (it goes only with the whole generation; cached pages
+  // stay its true content): only the generations of pages read now are checked
+  const unchecked = checkGenerations ? [...new Set(missing.map((id) => parsePageId(id)!.g))] : [];
   // the visitor dictionaries of the missing pages' units (on each first totals page), read
   // beside them: a totals page 0 read here brings its own
   const visitors = readsVisitorSets(plan.columns);
@@ -105,7 +116,7 @@ async function loadPages(
         .map((at) => pageId(at.g, at.owner, VISITORS_FAMILY, 0))
     : [];
   const [read, dictionaryDocs] = await Promise.all([
-    budget.run(() => store.usablePages(missing, columns, planned, budget.remainingMs())),
+    budget.run(() => store.usablePages(missing, columns, unchecked, budget.remainingMs())),
     dictionaryIds.length > 0
       ? budget
           .run(() => store.usablePages([...new Set(dictionaryIds)], [VISITORS_COLUMN], [], budget.remainingMs()))

@@ -84,8 +84,14 @@ export class PlannedCountSource implements CountSource {
   async count(plan: ReadPlan, terms?: BudgetTerms): Promise<ReportGroup[]> {
     const budget = new ReportBudget(terms, { deadlineMs: this.deadlineMs, perQueryMs: this.opts.queryTimeoutMs });
     try {
-      const existing = await budget.run(() => this.listBuckets());
-      const buckets = new Set(existing);
+      // the day buckets that exist: an open range needs them for its spans; a closed range or a
+      // series needs them only for the raw reads, so they are listed while its coverage loads
+      const listing = budget.run(() => this.listBuckets());
+      listing.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+      const { from, to } = plan.query.range;
+      const open = plan.query.series === undefined && (from === undefined || to === undefined);
+      const existing = open ? await listing : [];
+      let buckets: Set<string> | undefined;
       const spans = reportSpans(plan.query, existing, {
         prefix: this.opts.prefix,
         maxRangeDays: this.opts.maxRangeDays,
@@ -107,6 +113,7 @@ export class PlannedCountSource implements CountSource {
         const coverage: Coverage & Partial<OwnerCoverage> = useRollups
           ? await this.coverage!.load(spans, budget, { owner, unusable })
           : EMPTY_COVERAGE;
+        buckets ??= new Set(await listing);
         const round = await runYielding(roundPlan(spans, coverage, prefix, buckets));
         lost.check(round.steps.raw, coverage);
         const read = await readPlanned(this.reads, plan, round.steps, round.reads, budget);
@@ -132,10 +139,11 @@ export class PlannedCountSource implements CountSource {
           races++;
           continue;
         }
-        // the rollup units read must still be the generations planned with (a rebuild in between: plan again)
+        // a unit in which the owner had no page must still be the generation planned with: a rebuild
+        // in between may have dropped its pages mid-read (plan again); a unit read whole needs no check
         if (!useRollups) return read.groups;
-        if (await budget.run(() => this.coverage!.stillCurrent(round.steps.rollup, budget.remainingMs())))
-          return read.groups;
+        const unpaged = round.steps.rollup.filter((s) => read.unpaged?.has(s.g) ?? true);
+        if (await budget.run(() => this.coverage!.stillCurrent(unpaged, budget.remainingMs()))) return read.groups;
         races++;
       }
     } catch (err) {

@@ -27,6 +27,8 @@ export interface PlannedReadDeps {
  */
 export interface PlannedRead {
   groups: ReportGroup[];
+  /** Planned generations without a page of the owner (readCells): the ones to check still current. */
+  unpaged?: ReadonlySet<string>;
   gone?: readonly string[];
   reset?: readonly string[];
   damaged?: readonly DamagedPage[];
@@ -52,9 +54,10 @@ export async function readPlanned(
   deps.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
   deps.onPlan?.(steps);
   const rollups = deps.rollups;
+  let unpaged: ReadonlySet<string> | undefined;
   try {
-    await Promise.all([
-      rollups ? readCells(plan, steps.rollup, groups, budget, rollups.cells, rollups.cache) : Promise.resolve(),
+    [unpaged] = await Promise.all([
+      rollups ? readCells(plan, steps.rollup, groups, budget, rollups.cells, rollups.cache) : undefined,
       readRaw(deps.db, plan, reads, groups, budget, deps.concurrency),
     ]).catch((err: unknown) => {
       // a generation gone or damaged is answered by planning again, which needs the budget
@@ -67,7 +70,7 @@ export async function readPlanned(
     if (err instanceof DamagedPagesError) return { groups: [], damaged: err.pages };
     throw err;
   }
-  return { groups: groups.groups() };
+  return { groups: groups.groups(), unpaged };
 }
 
 /** Errors of a read that the report answers by planning again without the units they name. */

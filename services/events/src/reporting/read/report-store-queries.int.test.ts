@@ -1,0 +1,97 @@
+import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import { BrokenUnits } from '../../rollups/broken-units';
+import { CellStore } from '../../rollups/cell-store';
+import { RollupMarks } from '../../rollups/rollup-marks';
+import { createLogger } from '@cm/platform';
+import type { ApiKeyPrincipal } from '../../api-keys/api-key-service';
+import {
+  OWNERS,
+  PREFIX,
+  prng,
+  randomEvents,
+  startRollupFixture,
+  type RollupFixture,
+} from '../../../test/support/rollup-fixture';
+import { ReportService } from '../http/report-service';
+import { PlannedCountSource } from './planned-count-source';
+
+const FROM = Date.parse('2026-10-20T00:00:00Z');
+const HOUR = 3_600_000;
+const caller: ApiKeyPrincipal = { id: 'queries', ownerIds: new Set(OWNERS) };
+const silent = createLogger({ service: 'report-queries-test', level: 'error', silent: true });
+
+let f: RollupFixture;
+let client: MongoClient;
+let commands: CommandStartedEvent[];
+let service: ReportService;
+
+beforeAll(async () => {
+  f = await startRollupFixture();
+  // owner 0 in every hour of two days; owner 1 only in the first day's hours 0-5
+  const random = prng(41);
+  await f.write([
+    ...randomEvents(random, 600, FROM, FROM + 48 * HOUR).map((e) => ({ ...e, owner_id: OWNERS[0]! })),
+    ...randomEvents(random, 60, FROM, FROM + 6 * HOUR).map((e) => ({ ...e, owner_id: OWNERS[1]! })),
+  ]);
+  await f.builder().runOnce();
+  // the reporting side over its own connection, every command it sends recorded
+  client = await MongoClient.connect(process.env.MONGO_URL!, { monitorCommands: true });
+  client.on('commandStarted', (e) => commands.push(e));
+  const db = client.db(f.db.databaseName);
+  const marks = new RollupMarks(db);
+  const cells = new CellStore(db);
+  const limits = {
+    maxRangeDays: 400,
+    maxBuckets: 10_000,
+    deadlineMs: 600_000,
+    maxGroups: 100_000,
+    maxRankedGroups: 1_000_000,
+    countryFloor: 0,
+  };
+  const source = new PlannedCountSource(db, {
+    prefix: PREFIX,
+    maxRangeDays: 400,
+    concurrency: 8,
+    queryTimeoutMs: 600_000,
+    deadlineMs: 600_000,
+    rollups: { marks, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
+  });
+  service = new ReportService(source, limits);
+});
+
+afterAll(async () => {
+  await client.close();
+  await f.stop();
+});
+
+/** The collections a report's finds went to, in order, and the answer. */
+async function queriesOf(body: Record<string, unknown>): Promise<{ answer: unknown; finds: string[] }> {
+  commands = [];
+  const answer = await service.report(caller, body);
+  return { answer, finds: commands.filter((c) => c.commandName === 'find').map((c) => String(c.command.find)) };
+}
+
+const twoDays = (owner: string) => ({
+  created__gte: '2026-10-20 00:00:00',
+  created__lte: '2026-10-21 23:59:59',
+  owner_id: owner,
+  metrics: 'count,uniques',
+});
+
+test('when every page a report needs is cached, then it reads the marks once and neither the manifests nor the marks again, and still equals raw events', async () => {
+  const first = await queriesOf(twoDays(OWNERS[0]!));
+  expect(first.finds).toContain('rollup_cells_manifests');
+  const again = await queriesOf(twoDays(OWNERS[0]!));
+  expect(again.finds).toEqual(['rollup_marks']);
+  expect(again.answer).toEqual(first.answer);
+  expect(again.answer).toEqual(await f.raw.report(caller, twoDays(OWNERS[0]!)));
+});
+
+test('when the owner has no page in some planned units, then the report checks that those units still point at what it read, and equals raw events', async () => {
+  const body = twoDays(OWNERS[1]!);
+  await queriesOf(body);
+  const again = await queriesOf(body);
+  // the coverage, then the still-current check of the units without a page of this owner
+  expect(again.finds.filter((c) => c === 'rollup_marks')).toHaveLength(2);
+  expect(again.answer).toEqual(await f.raw.report(caller, body));
+});
