@@ -13,7 +13,8 @@ export interface SpanOptions {
 /** The spans to count: the series' buckets, or the range (an open one clamped to the stored day buckets: clampReportRange). */
 export function reportSpans(query: ReportQuery, existing: readonly string[], opts: SpanOptions): PlanSpan[] {
   if (query.series) return query.series.map((b) => ({ start: b.start, end: b.end, time: b.time }));
-  const range = clampReportRange(query.range, storedDays(existing, opts.prefix), {
+  const stored = storedDays(existing, opts.prefix);
+  const range = clampReportRange(query.range, stored, {
     maxRangeDays: opts.maxRangeDays,
     now: opts.now,
   });
