@@ -1,3 +1,4 @@
+import type { DistinctSketch } from '../sketches/distinct-sketch';
 import type { Aggregate } from './aggregate';
 import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue, type RowStates } from './registry';
 
@@ -96,6 +97,22 @@ export class BuilderCell {
       out[name] = devices;
     }
     return out as unknown as CellValue;
+  }
+
+  /**
+   * The hashes of the exact visitor sets of this entry's `uniques` (the union, or each device's),
+   * read from the slot as held: a single visitor's hash goes to `singles`, a set's sorted hashes
+   * to `lists`. What an owner's visitor dictionary needs (owner-pages.ts), without making the cell.
+   */
+  exactVisitors(singles: number[], lists: Array<ArrayLike<number>>): void {
+    const held = this.uniques;
+    if (held === undefined) return;
+    if (this.compacted & BIT.uniques) {
+      singles.push(held as number);
+      return;
+    }
+    const states = this.device === MANY ? (held as readonly DistinctSketch[]) : [held as DistinctSketch];
+    for (const state of states) if (state.kind === 'exact' && state.hashes.length > 0) lists.push(state.hashes);
   }
 
   /**

@@ -99,6 +99,11 @@ export class FamilyTable {
     }
   }
 
+  /** Every exact visitor set's hashes of the entries (builder-cell.ts `exactVisitors`), no cell made. */
+  exactVisitors(singles: number[], lists: Array<ArrayLike<number>>): void {
+    for (const cell of this.cells.values()) cell.exactVisitors(singles, lists);
+  }
+
   overflow(): void {
     this.over = true;
     this.cells.clear();
