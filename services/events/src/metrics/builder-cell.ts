@@ -52,9 +52,12 @@ export class BuilderCell {
     for (const name of kept) {
       const aggregate = aggregateOf(name);
       const state = source[name];
-      if (aggregate.isEmpty(state)) continue;
       const bit = BIT[name];
-      if (this.mergeState(name, aggregate, state, device, (states.unclaimed & bit) !== 0)) states.unclaimed &= ~bit;
+      // a compact form (never empty) is shared by every entry that holds it as it is
+      if (states.compact & bit) this.mergeState(name, aggregate, state, device, false, true);
+      else if (aggregate.isEmpty(state)) continue;
+      else if (this.mergeState(name, aggregate, state, device, (states.unclaimed & bit) !== 0))
+        states.unclaimed &= ~bit;
     }
   }
 
@@ -118,7 +121,8 @@ export class BuilderCell {
   /**
    * `part` (on device `d`; not empty) into the slot of `name`: its first state there is its
    * compact form, else `part` itself when `take` (the caller gives it up), else `own(part)`;
-   * later ones are merged into it. Returns whether `part` was taken.
+   * later ones are merged into it. Returns whether `part` was taken. `compact`: `part` is a
+   * compact form (`compactOfRow`), held as it is or expanded.
    */
   private mergeState(
     name: AggregateName,
@@ -126,6 +130,7 @@ export class BuilderCell {
     part: unknown,
     d: number,
     take: boolean,
+    compact = false,
   ): boolean {
     const slots = this as unknown as Slots;
     if (aggregate.storage !== 'folded') {
@@ -138,24 +143,24 @@ export class BuilderCell {
       if (devices === undefined) slots[name] = devices = [empty, empty, empty];
       const held = devices[d];
       if (held === empty) {
-        devices[d] = take ? part : aggregate.own(part);
+        devices[d] = compact ? aggregate.expand!(part) : take ? part : aggregate.own(part);
         return take;
       }
-      devices[d] = aggregate.mergeInto(held, part);
+      devices[d] = aggregate.mergeInto(held, compact ? aggregate.expand!(part) : part);
       return false;
     }
     const held = slots[name];
     if (held === undefined) {
-      const compact = aggregate.compact?.(part);
-      if (compact !== undefined) {
-        slots[name] = compact;
+      const form = compact ? part : aggregate.compact?.(part);
+      if (form !== undefined) {
+        slots[name] = form;
         this.compacted |= BIT[name];
         return false;
       }
       slots[name] = take ? part : aggregate.own(part);
       return take;
     }
-    slots[name] = aggregate.mergeInto(this.owned(name, aggregate, held), part);
+    slots[name] = aggregate.mergeInto(this.owned(name, aggregate, held), compact ? aggregate.expand!(part) : part);
     return false;
   }
 
