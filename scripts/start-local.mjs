@@ -105,7 +105,12 @@ async function startServices() {
     // under the watchdog too: if this script is killed outright, the services stop with it
     const child = spawn(
       process.execPath,
-      [path.join(root, 'packages/testkit/dist/watchdog.js'), process.execPath, ...(svc.node ?? []), path.join(root, svc.main)],
+      [
+        path.join(root, 'packages/testkit/dist/watchdog.js'),
+        process.execPath,
+        ...(svc.node ?? []),
+        path.join(root, svc.main),
+      ],
       { env, stdio: ['pipe', 'inherit', 'inherit'] },
     );
     child.on('exit', (code, signal) => {
