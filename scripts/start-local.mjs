@@ -89,7 +89,13 @@ async function startStores() {
 async function startServices() {
   const list = [
     { name: 'management', main: 'services/management/dist/main.js', port: (env.MANAGEMENT_PORT ??= '3000') },
-    { name: 'events', main: 'services/events/dist/main.js', port: (env.EVENTS_PORT ??= '3001') },
+    // every role in one process here, the rollup builder's among them: its young generation as deployed (docs/operations.md 7.1)
+    {
+      name: 'events',
+      main: 'services/events/dist/main.js',
+      port: (env.EVENTS_PORT ??= '3001'),
+      node: ['--max-semi-space-size=64'],
+    },
   ];
   for (const svc of list) {
     if (!existsSync(path.join(root, svc.main))) {
@@ -99,7 +105,12 @@ async function startServices() {
     // under the watchdog too: if this script is killed outright, the services stop with it
     const child = spawn(
       process.execPath,
-      [path.join(root, 'packages/testkit/dist/watchdog.js'), process.execPath, path.join(root, svc.main)],
+      [
+        path.join(root, 'packages/testkit/dist/watchdog.js'),
+        process.execPath,
+        ...(svc.node ?? []),
+        path.join(root, svc.main),
+      ],
       { env, stdio: ['pipe', 'inherit', 'inherit'] },
     );
     child.on('exit', (code, signal) => {

@@ -55,6 +55,13 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
   compact?(state: S): unknown;
   /** The state a `compact` form stands for, owned by the caller. */
   expand?(compact: unknown): S;
+  /**
+   * `compact(fromRow(row))` made without the state, for the builder's hot loop (a row is mostly
+   * one event, and its state mostly lands in entries that hold nothing yet); undefined when that
+   * state is empty or has no compact form (the caller then reads `fromRow`). Never shares
+   * anything mutable: the same form may be held by an entry of every family.
+   */
+  compactOfRow?(row: Document): unknown;
 
   /** Fields it adds to the `_id` of the pipelines' `$group` (the visitor, measure values); none for most. */
   rowKey?(): Document;

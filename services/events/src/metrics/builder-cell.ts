@@ -1,3 +1,4 @@
+import type { DistinctSketch } from '../sketches/distinct-sketch';
 import type { Aggregate } from './aggregate';
 import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue, type RowStates } from './registry';
 
@@ -51,9 +52,12 @@ export class BuilderCell {
     for (const name of kept) {
       const aggregate = aggregateOf(name);
       const state = source[name];
-      if (aggregate.isEmpty(state)) continue;
       const bit = BIT[name];
-      if (this.mergeState(name, aggregate, state, device, (states.unclaimed & bit) !== 0)) states.unclaimed &= ~bit;
+      // a compact form (never empty) is shared by every entry that holds it as it is
+      if (states.compact & bit) this.mergeState(name, aggregate, state, device, false, true);
+      else if (aggregate.isEmpty(state)) continue;
+      else if (this.mergeState(name, aggregate, state, device, (states.unclaimed & bit) !== 0))
+        states.unclaimed &= ~bit;
     }
   }
 
@@ -99,9 +103,26 @@ export class BuilderCell {
   }
 
   /**
+   * The hashes of the exact visitor sets of this entry's `uniques` (the union, or each device's),
+   * read from the slot as held: a single visitor's hash goes to `singles`, a set's sorted hashes
+   * to `lists`. What an owner's visitor dictionary needs (owner-pages.ts), without making the cell.
+   */
+  exactVisitors(singles: number[], lists: Array<ArrayLike<number>>): void {
+    const held = this.uniques;
+    if (held === undefined) return;
+    if (this.compacted & BIT.uniques) {
+      singles.push(held as number);
+      return;
+    }
+    const states = this.device === MANY ? (held as readonly DistinctSketch[]) : [held as DistinctSketch];
+    for (const state of states) if (state.kind === 'exact' && state.hashes.length > 0) lists.push(state.hashes);
+  }
+
+  /**
    * `part` (on device `d`; not empty) into the slot of `name`: its first state there is its
    * compact form, else `part` itself when `take` (the caller gives it up), else `own(part)`;
-   * later ones are merged into it. Returns whether `part` was taken.
+   * later ones are merged into it. Returns whether `part` was taken. `compact`: `part` is a
+   * compact form (`compactOfRow`), held as it is or expanded.
    */
   private mergeState(
     name: AggregateName,
@@ -109,6 +130,7 @@ export class BuilderCell {
     part: unknown,
     d: number,
     take: boolean,
+    compact = false,
   ): boolean {
     const slots = this as unknown as Slots;
     if (aggregate.storage !== 'folded') {
@@ -121,24 +143,24 @@ export class BuilderCell {
       if (devices === undefined) slots[name] = devices = [empty, empty, empty];
       const held = devices[d];
       if (held === empty) {
-        devices[d] = take ? part : aggregate.own(part);
+        devices[d] = compact ? aggregate.expand!(part) : take ? part : aggregate.own(part);
         return take;
       }
-      devices[d] = aggregate.mergeInto(held, part);
+      devices[d] = aggregate.mergeInto(held, compact ? aggregate.expand!(part) : part);
       return false;
     }
     const held = slots[name];
     if (held === undefined) {
-      const compact = aggregate.compact?.(part);
-      if (compact !== undefined) {
-        slots[name] = compact;
+      const form = compact ? part : aggregate.compact?.(part);
+      if (form !== undefined) {
+        slots[name] = form;
         this.compacted |= BIT[name];
         return false;
       }
       slots[name] = take ? part : aggregate.own(part);
       return take;
     }
-    slots[name] = aggregate.mergeInto(this.owned(name, aggregate, held), part);
+    slots[name] = aggregate.mergeInto(this.owned(name, aggregate, held), compact ? aggregate.expand!(part) : part);
     return false;
   }
 

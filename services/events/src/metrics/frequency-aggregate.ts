@@ -13,9 +13,11 @@ import {
   sampleOfOne,
   SampleFormatError,
   sampleBytes,
-  type OneVisitor,
+  OneVisitor,
+  VISITOR_SAMPLE,
   type VisitorSample,
 } from '../sketches/visitor-sample';
+import { countryCode } from '../sketches/visitor-sample-model';
 import type { DistinctSketch } from '../sketches/distinct-sketch';
 import { StoredFormatError } from './byte-codec';
 import type { Aggregate, ParsedMetric } from './aggregate';
@@ -46,6 +48,7 @@ export const frequencyAggregate: Aggregate<VisitorSample> = {
   own: (s) => mergeSampleInto(emptySample(), s),
   compact: oneVisitorOf,
   expand: (one) => sampleOfOne(one as OneVisitor),
+  compactOfRow: oneVisitorOfRow,
   // the visitor and its country split the rows (both already split an hour's rows), with their events
   rowKey: () => ({ v: '$visitor', fc: { $ifNull: ['$country', ''] } }),
   rowGroup: () => ({ fe: { $sum: 1 } }),
@@ -90,6 +93,20 @@ function sameVisitors(s: VisitorSample, visitors: unknown): boolean {
 }
 
 /** One `$group` row: its visitor with its events and country (a row without a visitor: nothing). */
+/**
+ * What `oneVisitorOf(sampleOfRow(row))` gives, without the sample: a row of a visitor's events in
+ * at most one country (every row: the visitor and the country are part of its key). Anything a
+ * sample would refuse or count otherwise is left to `sampleOfRow`.
+ */
+function oneVisitorOfRow(row: Document): OneVisitor | undefined {
+  const id = row._id as Document;
+  const events = row.fe;
+  if (!isVisitorHash(id.v) || !(typeof events === 'number' && Number.isInteger(events))) return undefined;
+  if (events < 1 || events > VISITOR_SAMPLE.maxCount) return undefined;
+  const country = typeof id.fc === 'string' && /^[A-Z]{2}$/.test(id.fc) ? countryCode(id.fc) : 0;
+  return new OneVisitor(id.v, events, country);
+}
+
 function sampleOfRow(row: Document): VisitorSample {
   const id = row._id as Document;
   if (!isVisitorHash(id.v)) return emptySample();

@@ -21,6 +21,11 @@ export const latestAggregate: Aggregate<Latest | null> = {
   // an event of no string metadata whose UUIDv7 id carries its time (what ingest assigns): its id alone
   compact: (s) => (s && idTime(s[1]) === s[0] && noKeys(s[2]) ? s[1] : undefined),
   expand: (id) => [idTime(id as string), id as string, NO_METADATA],
+  compactOfRow: (row) => {
+    const l = row.l as { c: unknown; i: unknown; m?: unknown };
+    if (!(l.c instanceof Date) || typeof l.i !== 'string' || !noStrings(l.m)) return undefined;
+    return idTime(l.i) === l.c.getTime() ? l.i : undefined;
+  },
   // `$max` over {c: created, i: _id, m: metadata}: documents compare field by field, so this is
   // the newest event (ties broken by the time-ordered id) without a sort
   rowGroup: () => ({ l: { $max: { c: '$created', i: '$_id', m: { $ifNull: ['$metadata', {}] } } } }),
@@ -65,6 +70,15 @@ const NO_METADATA: Readonly<Record<string, string>> = Object.freeze({});
 function noKeys(metadata: Readonly<Record<string, string>>): boolean {
   if (metadata === NO_METADATA) return true;
   for (const _ in metadata) return false;
+  return true;
+}
+
+/** Whether `latestOf` keeps nothing of this metadata: no own key with a string value, as Object.entries reads them. */
+function noStrings(metadata: unknown): boolean {
+  if (typeof metadata === 'string') return metadata === '';
+  if (typeof metadata !== 'object' || metadata === null) return true;
+  for (const key in metadata)
+    if (Object.hasOwn(metadata, key) && typeof (metadata as Record<string, unknown>)[key] === 'string') return false;
   return true;
 }
 

@@ -54,13 +54,29 @@ export function emptyCellValue(): CellValue {
  * One `$group` row of the hour pipeline: each aggregate's state of it (on the row's one device),
  * made for this row alone. `unclaimed`: a bit per aggregate (registry order) whose state no cell
  * has taken yet: the first cell that needs a new state takes the row's own instead of a copy
- * (BuilderCell.mergeRow), every other merges it as a part.
+ * (BuilderCell.mergeRow), every other merges it as a part. An aggregate with a `compactOfRow`
+ * form for the row holds that form instead of a state (its bit in `compact`).
  */
-export type RowStates = { [K in AggregateName]: StateOf<Registry[K]> } & { unclaimed: number };
+export type RowStates = { [K in AggregateName]: StateOf<Registry[K]> } & {
+  unclaimed: number;
+  /** A bit per aggregate (registry order) whose place holds its `compactOfRow` form, not a state. */
+  compact: number;
+};
 
 export function statesOfRow(row: Document): RowStates {
-  const states = { unclaimed: (1 << AGGREGATE_NAMES.length) - 1 } as Record<string, unknown>;
-  for (const name of AGGREGATE_NAMES) states[name] = aggregateOf(name).fromRow(row);
+  const states = { unclaimed: (1 << AGGREGATE_NAMES.length) - 1, compact: 0 } as Record<string, unknown>;
+  let compact = 0;
+  for (let i = 0; i < AGGREGATE_NAMES.length; i++) {
+    const name = AGGREGATE_NAMES[i]!;
+    const aggregate = aggregateOf(name);
+    const form = aggregate.compactOfRow?.(row);
+    if (form === undefined) states[name] = aggregate.fromRow(row);
+    else {
+      states[name] = form;
+      compact |= 1 << i;
+    }
+  }
+  states.compact = compact;
   return states as RowStates;
 }
 

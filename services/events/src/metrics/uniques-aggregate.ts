@@ -43,6 +43,10 @@ export const uniquesAggregate: Aggregate<DistinctSketch> = {
   // one visitor: its hash
   compact: (s) => (s.kind === 'exact' && s.hashes.length === 1 ? s.hashes[0] : undefined),
   expand: (hash) => sketchOfHash(hash as number),
+  compactOfRow: (row) => {
+    const visitor: unknown = (row._id as Document).v;
+    return isVisitorHash(visitor) ? visitor : undefined;
+  },
   rowKey: () => ({ v: '$visitor' }),
   rowGroup: () => ({}),
   fromRow: (row) => sketchOfVisitor((row._id as Document).v),

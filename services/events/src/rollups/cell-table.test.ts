@@ -90,10 +90,9 @@ function referenceCells(rows: readonly Document[], family: Family): CellEntry[] 
     let entry = cells.get(key);
     if (!entry) cells.set(key, (entry = { name: row.name, keys, value: emptyCellValue() }));
     const value = entry.value as Record<AggregateName, unknown[]>;
-    for (const name of family.aggregates) {
-      const states = row.states as Record<AggregateName, unknown>;
-      value[name][row.device] = aggregateOf(name).mergeInto(value[name][row.device], states[name]);
-    }
+    // each state made whole from the row (the table's rows may hold compact forms instead)
+    for (const name of family.aggregates)
+      value[name][row.device] = aggregateOf(name).mergeInto(value[name][row.device], aggregateOf(name).fromRow(doc));
   }
   // the pages' order: by name, then keys (code-unit order)
   const order = (e: CellEntry): string[] => [e.name, ...e.keys];

@@ -1,5 +1,6 @@
 import { BuilderCell } from '../metrics/builder-cell';
 import type { CellValue, RowStates } from '../metrics/registry';
+import type { Dimension } from '../storage/dimensions';
 import type { Family } from './families';
 import type { CellEntry } from './page-writer';
 
@@ -49,18 +50,25 @@ export class FamilyTable {
 
   /** `part` (a page's entry, left as it is) into entry (name, keys). */
   add(name: string, keys: readonly string[], part: CellValue): void {
-    this.entry(name, keys)?.mergeCell(part, this.family.aggregates);
+    this.entry(entryKey(name, keys))?.mergeCell(part, this.family.aggregates);
   }
 
   /** One hour-pipeline row's states, on its device (the builder's hot loop: nothing made for the other devices). */
   addRow(name: string, keys: readonly string[], states: RowStates, device: number): void {
-    this.entry(name, keys)?.mergeRow(states, device, this.family.aggregates);
+    this.entry(entryKey(name, keys))?.mergeRow(states, device, this.family.aggregates);
   }
 
-  /** The entry (name, keys), new and empty if it was not there; undefined once over the cap. */
-  private entry(name: string, keys: readonly string[]): BuilderCell | undefined {
+  /** addRow with the row's value of every dimension (`dims`): the family's are read from it, no keys array made. */
+  addRowOf(name: string, dims: Readonly<Record<Dimension, string>>, states: RowStates, device: number): void {
+    if (this.over) return;
+    let key = escaped(name);
+    for (const d of this.family.dimensions) key += SEP + escaped(dims[d]);
+    this.entry(key)?.mergeRow(states, device, this.family.aggregates);
+  }
+
+  /** The entry of `key` (entryKey), new and empty if it was not there; undefined once over the cap. */
+  private entry(key: string): BuilderCell | undefined {
     if (this.over) return undefined;
-    const key = entryKey(name, keys);
     const seen = this.cells.get(key);
     if (seen) return seen;
     if (this.cells.size >= this.maxCells) {
@@ -97,6 +105,11 @@ export class FamilyTable {
       if (this.cells.size >= this.maxCells) return this.overflow();
       this.cells.set(key, cell);
     }
+  }
+
+  /** Every exact visitor set's hashes of the entries (builder-cell.ts `exactVisitors`), no cell made. */
+  exactVisitors(singles: number[], lists: Array<ArrayLike<number>>): void {
+    for (const cell of this.cells.values()) cell.exactVisitors(singles, lists);
   }
 
   overflow(): void {

@@ -1,3 +1,5 @@
+import { AGGREGATES } from '../metrics/registry';
+import type { Aggregate } from '../metrics/aggregate';
 import { buildHourPipeline } from './hour-pipeline';
 import { eventRowOf, fieldsRead } from './event-rows';
 
@@ -69,5 +71,56 @@ describe('event rows', () => {
       expect.arrayContaining(['_id', 'created', 'measures', 'metadata', 'owner_id', 'visitor']),
     );
     expect(fieldsRead(GROUP)).not.toContain('bot');
+  });
+
+  test("when an event's row has a compact form, then it is what the row's state compacts to, for web-shaped and odd events", () => {
+    // a UUIDv7 whose time is CREATED, as ingest assigns ids
+    const id = `${CREATED.getTime()
+      .toString(16)
+      .padStart(12, '0')
+      .replace(/^(.{8})/, '$1-')}-7abc-8def-0123456789ab`;
+    const base = {
+      _id: id,
+      owner_id: '7001',
+      name: 'view',
+      created: CREATED,
+      device_type: 'desktop',
+      visitor: 2 ** 40 + 3,
+    };
+    const events = [
+      base,
+      { ...base, country: 'DE', url: 'https://shop.example/p?utm_campaign=spring&fbclid=x#top' },
+      { ...base, country: 'de' },
+      { ...base, country: { $ne: 'DE' } },
+      { ...base, visitor: undefined },
+      { ...base, visitor: 2 ** 52 },
+      { ...base, visitor: 1.5 },
+      { ...base, visitor: '42' },
+      { ...base, metadata: { campaign: 'spring' } },
+      { ...base, metadata: { n: 1, ok: true, nested: { a: 'b' } } },
+      { ...base, metadata: '' },
+      { ...base, metadata: 'x' },
+      { ...base, metadata: [1, 2] },
+      { ...base, metadata: ['a'] },
+      { ...base, metadata: null },
+      { ...base, _id: 'not-a-uuid' },
+      { ...base, _id: id.toUpperCase() },
+      { ...base, created: new Date(CREATED.getTime() + 1) },
+      { ...base, measures: { engaged_ms: 1500, value: 1999 } },
+    ];
+    const row = eventRowOf(GROUP);
+    let forms = 0;
+    for (const [name, aggregate] of Object.entries(AGGREGATES) as Array<[string, Aggregate<unknown>]>) {
+      if (!aggregate.compactOfRow) continue;
+      for (const event of events) {
+        const r = row(event);
+        const state = aggregate.fromRow(r);
+        const expected = aggregate.isEmpty(state) ? undefined : aggregate.compact?.(state);
+        const form = aggregate.compactOfRow(r);
+        if (form !== undefined) forms++;
+        expect({ name, event, form }).toStrictEqual({ name, event, form: expected });
+      }
+    }
+    expect(forms).toBeGreaterThan(20);
   });
 });

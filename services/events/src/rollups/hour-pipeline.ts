@@ -96,11 +96,5 @@ export function readHourRow(row: Document): HourRow {
 
 /** One hour-pipeline row into an owner's family tables of its hour (each family keyed by its dimensions). */
 export function addHourRow(tables: ReadonlyMap<string, FamilyTable>, row: HourRow): void {
-  for (const family of FAMILIES)
-    tables.get(family.id)!.addRow(
-      row.name,
-      family.dimensions.map((d) => row.dims[d]),
-      row.states,
-      row.device,
-    );
+  for (const family of FAMILIES) tables.get(family.id)!.addRowOf(row.name, row.dims, row.states, row.device);
 }

@@ -1,7 +1,6 @@
-import type { DistinctSketch } from '../sketches/distinct-sketch';
 import { visitorIndexOf, type VisitorIndex } from '../sketches/visitor-dictionary';
 import type { FamilyTable } from './cell-table';
-import { overflowPage, writePages, type CellEntry } from './page-writer';
+import { overflowPage, writePages } from './page-writer';
 import { MAX_PAGE_BYTES, VISITORS_FAMILY, type CellPageDocument } from './page-layout';
 
 /**
@@ -16,24 +15,26 @@ export function ownerPages(
   tables: ReadonlyMap<string, FamilyTable>,
   maxBytes = MAX_PAGE_BYTES,
 ): CellPageDocument[] {
-  const entries = new Map<string, CellEntry[]>();
-  for (const [id, table] of tables) if (!table.over && table.size > 0) entries.set(id, table.sorted());
-  const visitors = entries.has(VISITORS_FAMILY) ? visitorsOf(entries.values()) : undefined;
+  const visitors = visitorsOf(tables);
   const docs: CellPageDocument[] = [];
-  for (const [id, table] of tables) {
+  for (const table of tables.values()) {
     if (table.over) docs.push(overflowPage(g, owner, table.family));
     else if (table.size > 0)
-      docs.push(...writePages(g, owner, table.family, entries.get(id)!, maxBytes, undefined, visitors));
+      docs.push(...writePages(g, owner, table.family, table.sorted(), maxBytes, undefined, visitors));
   }
   return docs;
 }
 
-/** Every visitor an exact visitor set of these entries lists, on any device. */
-function visitorsOf(families: Iterable<readonly CellEntry[]>): VisitorIndex | undefined {
-  const lists: Array<readonly number[]> = [];
-  for (const entries of families)
-    for (const entry of entries)
-      for (const state of entry.value.uniques as readonly DistinctSketch[])
-        if (state.kind === 'exact' && state.hashes.length > 0) lists.push(state.hashes);
+/**
+ * Every visitor an exact visitor set of these tables lists, on any device, read from the held
+ * states (no entry's cell made for it: the page writer makes each once); none without a totals
+ * table to store them.
+ */
+function visitorsOf(tables: ReadonlyMap<string, FamilyTable>): VisitorIndex | undefined {
+  const totals = tables.get(VISITORS_FAMILY);
+  if (!totals || totals.over || totals.size === 0) return undefined;
+  const singles: number[] = [];
+  const lists: Array<ArrayLike<number>> = [singles];
+  for (const table of tables.values()) if (!table.over) table.exactVisitors(singles, lists);
   return visitorIndexOf(lists);
 }

@@ -73,10 +73,12 @@ export function writePages(
   let page: PageBuilder | undefined;
   const dictionary = format >= 5 ? visitors : undefined;
   for (const entry of entries) {
-    const mask = deviceMask(entry.value);
+    // an entry's value may be made on each read (cell-table.ts): read once
+    const value = entry.value;
+    const mask = deviceMask(value);
     if (mask === 0) continue;
     page ??= new PageBuilder(unitStartOf(g), family, format >= 4, dictionary?.indexOf);
-    page.add(entry, mask);
+    page.add(entry, value, mask);
     if (page.bytes >= maxBytes) {
       pages.push(page.document(g, owner, family, pages.length));
       page = undefined;
@@ -99,7 +101,7 @@ export function overflowPage(g: string, owner: string, family: Family): CellPage
 }
 
 class PageBuilder {
-  private readonly entries: Array<{ entry: CellEntry; mask: number }> = [];
+  private readonly entries: Array<{ name: string; keys: readonly string[]; mask: number }> = [];
   private readonly columns = new Map<string, ByteWriter>();
   bytes = 0;
 
@@ -114,11 +116,12 @@ class PageBuilder {
     private readonly visitors?: ReadonlyMap<number, number>,
   ) {}
 
-  add(entry: CellEntry, mask: number): void {
-    this.entries.push({ entry, mask });
+  add(entry: CellEntry, value: CellValue, mask: number): void {
+    const keys = entry.keys;
+    this.entries.push({ name: entry.name, keys, mask });
     this.bytes += 8;
-    for (const k of entry.keys) this.bytes += k.length;
-    const states = entry.value as Record<string, readonly unknown[]>;
+    for (const k of keys) this.bytes += k.length;
+    const states = value as Record<string, readonly unknown[]>;
     // each folded aggregate's union, for an aggregate whose stored form leans on it (`basis`)
     const folds = new Map<string, unknown>();
     for (const name of this.family.aggregates) {
@@ -184,7 +187,7 @@ class PageBuilder {
     // one map per table: each distinct string once, then its index in the sorted table
     const nameIndex = new Map<string, number>();
     const stringIndex = new Map<string, number>();
-    for (const { entry } of this.entries) {
+    for (const entry of this.entries) {
       nameIndex.set(entry.name, 0);
       for (const key of entry.keys) stringIndex.set(key, 0);
     }
@@ -197,9 +200,9 @@ class PageBuilder {
     writeStringTable(w, names);
     writeStringTable(w, strings);
     w.uint(this.entries.length);
-    for (const { entry, mask } of this.entries) {
-      w.uint(nameIndex.get(entry.name)!);
-      for (const key of entry.keys) w.uint(stringIndex.get(key)!);
+    for (const { name, keys, mask } of this.entries) {
+      w.uint(nameIndex.get(name)!);
+      for (const key of keys) w.uint(stringIndex.get(key)!);
       w.byte(mask);
     }
     return new Binary(w.bytes());
