@@ -1,7 +1,7 @@
 import type { DistinctSketch } from '../../sketches/distinct-sketch';
 import { sketchCount } from '../../sketches/distinct-sketch';
 import type { ReadPlan } from './read-plan';
-import { groupId, mergeStatesInto, ownStates, reportGroup, type ReportGroup } from './report-group';
+import { groupId, mergeStatesInto, ownStates, reportGroup, withStates, type ReportGroup } from './report-group';
 
 /**
  * The country a report shows for the countries folded together under the floor. Never a stored
@@ -65,7 +65,7 @@ export function applyCountryFloor(groups: readonly ReportGroup[], plan: ReadPlan
   return out.map((g) => {
     if (at >= 0 && g.dims[at] !== BELOW_FLOOR) return g;
     if (!small.has(unitOf(g))) return g;
-    return { ...g, states: plan.emptyStates, belowFloor: true };
+    return withStates(g, plan.emptyStates, true);
   });
 }
 
