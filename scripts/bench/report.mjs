@@ -13,7 +13,8 @@
 // dropped after each size. Progress goes to stderr, the ready-to-paste tables to stdout.
 // BENCH_COMPARE_DIST=<another checkout's services/events/dist> serves that build's reporting
 // feature on the same data too, run by run alternating with this one, and prints both side by side
-// (the before/after of a change to the read side, in one run). The settings, the scenarios, the
+// (the before/after of a change to the read side, in one run; an odd BENCH_RUNS is rounded up so
+// each build goes first equally often). The settings, the scenarios, the
 // loading and the catch-up are shared with bench:peer (report-scenarios.mjs, report-load.mjs).
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -160,7 +161,11 @@ async function measure(size, mongoUrl) {
       await report(s.body, base, s.route);
       into.push(Number(process.hrtime.bigint() - t0) / 1e6);
     };
-    for (let run = 0; run < RUNS; run++) {
+    // beside another build, an even number of runs: each build goes first in half of them (a
+    // report after the other build's differs from one after its own by up to 10 % here, and with
+    // an odd number one build's median would lean to one side)
+    const runs = other ? 2 * Math.ceil(RUNS / 2) : RUNS;
+    for (let run = 0; run < runs; run++) {
       for (const [i, s] of list.entries()) {
         // A B, then B A on the next run, so neither build always goes first
         const both = other && s.compared;
@@ -191,6 +196,7 @@ async function measure(size, mongoUrl) {
       errors,
       tallied,
       load: os.loadavg()[0],
+      runs,
       list,
       times,
       compared,
@@ -206,7 +212,7 @@ async function measure(size, mongoUrl) {
 function print(results) {
   for (const r of results) {
     console.log(
-      `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs${SETTINGS.urlNoise ? ', sent with campaign tags, click ids, fragments; referrers, countries' : ', clean (BENCH_URL_NOISE=0); countries'}; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${RUNS} sequential runs per scenario over HTTP\n`,
+      `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs${SETTINGS.urlNoise ? ', sent with campaign tags, click ids, fragments; referrers, countries' : ', clean (BENCH_URL_NOISE=0); countries'}; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${r.runs} sequential runs per scenario over HTTP\n`,
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
     console.log(

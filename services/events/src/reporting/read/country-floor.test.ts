@@ -4,7 +4,7 @@ import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportRequest } from '../request/parse-report-request';
 import { applyCountryFloor } from './country-floor';
 import { readPlanOf } from './read-plan';
-import { reportGroup, type ReportGroup } from './report-group';
+import { reportGroup, withStates, type ReportGroup } from './report-group';
 import { toReportRows } from './report-rows';
 import type { ReportRow } from './report-row';
 
@@ -45,7 +45,7 @@ function rows(body: Record<string, unknown>, groups: ReportGroup[], floor = 10):
   const states = (g: ReportGroup) =>
     Object.fromEntries(Object.entries(g.states).filter(([name]) => plan.aggregates.includes(name as never)));
   return toReportRows(
-    groups.map((g) => ({ ...g, states: states(g) })),
+    groups.map((g) => withStates(g, states(g))),
     plan,
   );
 }

@@ -1,7 +1,7 @@
 import type { DistinctSketch } from '../../sketches/distinct-sketch';
 import { sketchCount } from '../../sketches/distinct-sketch';
 import type { ReadPlan } from './read-plan';
-import type { ReportGroup } from './report-group';
+import { withStates, type ReportGroup } from './report-group';
 import { ReportGroups } from './report-groups';
 
 /**
@@ -66,7 +66,7 @@ export function applyCountryFloor(groups: readonly ReportGroup[], plan: ReadPlan
   return out.map((g) => {
     if (at >= 0 && g.dims[at] !== BELOW_FLOOR) return g;
     if (!small.has(unitOf(g))) return g;
-    return { ...g, states: plan.emptyStates, belowFloor: true };
+    return withStates(g, plan.emptyStates, true);
   });
 }
 

@@ -1,6 +1,6 @@
 import type { GroupStates } from '../../metrics/registry';
 import { sketchCount, sketchOfHashes } from '../../sketches/distinct-sketch';
-import { groupTotals, namedGroups, reportGroup, type ReportGroup } from './report-group';
+import { groupId, groupTotals, namedGroups, reportGroup, withStates, type ReportGroup } from './report-group';
 
 const DAY = 86_400_000;
 
@@ -9,6 +9,9 @@ function row(name: string, url: string, day: number, count: number, from: number
   const states = { count, uniques: sketchOfHashes(Array.from({ length: visitors }, (_, i) => from + i)) };
   return reportGroup(name, [url], states as GroupStates, day * DAY);
 }
+
+/** The row withheld by the country floor (its states as they are: the floor's are empty). */
+const withheldRow = (g: ReportGroup) => withStates(g, g.states, true);
 
 const countOf = (g: ReportGroup | undefined) => g?.states.count as number | undefined;
 const visitorsOf = (g: ReportGroup | undefined) => g && sketchCount(g.states.uniques!).value;
@@ -37,8 +40,8 @@ describe('groupTotals', () => {
 
   test('when some rows of a group are withheld by the country floor, then its total is shown; when all are, it is withheld', () => {
     const shown = row('impression', 'https://a.example/', 1, 20, 0, 20);
-    const withheld: ReportGroup = { ...row('impression', 'https://a.example/', 2, 0, 0, 0), belowFloor: true };
-    const alone: ReportGroup = { ...row('impression', 'https://b.example/', 1, 0, 0, 0), belowFloor: true };
+    const withheld = withheldRow(row('impression', 'https://a.example/', 2, 0, 0, 0));
+    const alone = withheldRow(row('impression', 'https://b.example/', 1, 0, 0, 0));
     const totals = groupTotals([withheld, shown, alone], []);
     expect(totals.find((t) => t.dims[0] === 'https://a.example/')?.belowFloor).toBeUndefined();
     expect(totals.find((t) => t.dims[0] === 'https://b.example/')?.belowFloor).toBe(true);
@@ -53,5 +56,35 @@ describe('groupTotals', () => {
       ['click', 4],
       ['signup', 0],
     ]);
+  });
+});
+
+describe('reportGroup', () => {
+  test('when a group is made, then its keys are made when first asked and tell apart values that a separator inside them would join', () => {
+    const a = reportGroup('click', ['https://shop.example/a?q=1,2', 'DE'], { count: 1 } as GroupStates);
+    const b = reportGroup('click', ['https://shop.example/a?q=1', '2,DE'], { count: 1 } as GroupStates);
+    expect(a.id).toBe(groupId('click', ['https://shop.example/a?q=1,2', 'DE']));
+    expect(a.id).not.toBe(b.id);
+    expect(a.dimsId).not.toBe(b.dimsId);
+    expect(reportGroup('view', a.dims, a.states).dimsId).toBe(a.dimsId);
+  });
+
+  test('when a group is copied with other states, then the copy keeps its name, fields, time and keys, and the withheld mark only when asked', () => {
+    const g = reportGroup('impression', ['https://xn--mnchen-3ya.example/'], { count: 4 } as GroupStates, 2 * DAY);
+    const id = g.id;
+    const copy = withStates(g, { count: 0 } as GroupStates, true);
+    expect([copy.name, copy.dims, copy.time, copy.id, copy.dimsId, copy.belowFloor]).toEqual([
+      'impression',
+      ['https://xn--mnchen-3ya.example/'],
+      2 * DAY,
+      id,
+      g.dimsId,
+      true,
+    ]);
+    expect(countOf(copy)).toBe(0);
+    expect(countOf(g)).toBe(4);
+    expect(g.belowFloor).toBeUndefined();
+    expect(withStates(copy, copy.states, false).belowFloor).toBeUndefined();
+    expect(withStates(copy, copy.states).belowFloor).toBe(true);
   });
 });

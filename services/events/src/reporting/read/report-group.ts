@@ -2,7 +2,7 @@ import { aggregateOf, type AggregateName, type GroupStates } from '../../metrics
 
 /**
  * One group of a report: its row time (series), name, group_by values (as stored) and the merged
- * states, with the keys the answer's steps find it by, made once with the group (reportGroup).
+ * states, with the keys the answer's steps find it by (reportGroup makes them when first asked).
  */
 export interface ReportGroup {
   time?: number;
@@ -10,9 +10,9 @@ export interface ReportGroup {
   dims: readonly string[];
   states: GroupStates;
   /** Its name and group fields as one string: what top-N ranks and a series fills (a row is `time|id`). */
-  id: string;
+  readonly id: string;
   /** Its group fields alone: a set of group fields over every name (conversion rates, their ranks). */
-  dimsId: string;
+  readonly dimsId: string;
   /**
    * Its numbers are withheld under the country floor (country-floor.ts): its states are empty
    * and its row shows `below_floor: true` with null numbers.
@@ -20,12 +20,50 @@ export interface ReportGroup {
   belowFloor?: true;
 }
 
-/** A group of the answer, its keys made from its name and group fields. */
+/**
+ * A group of the answer. Its keys are made from its name and group fields when a step first asks
+ * for them (a rank, a series' fill, the country floor, conversion rates): a report without those
+ * steps (most grouped reports, thousands of url groups) never builds them.
+ */
 export function reportGroup(name: string, dims: readonly string[], states: GroupStates, time?: number): ReportGroup {
-  const dimsId = dimsIdOf(dims);
-  const group: ReportGroup = { name, dims, states, id: idOf(name, dimsId), dimsId };
-  if (time !== undefined) group.time = time;
-  return group;
+  return new AnswerGroup(name, dims, states, time);
+}
+
+/** A copy of `g` with other states (withheld when `belowFloor`); keys it made already come along. */
+export function withStates(g: ReportGroup, states: GroupStates, belowFloor = g.belowFloor === true): ReportGroup {
+  const copy = new AnswerGroup(g.name, g.dims, states, g.time);
+  if (g instanceof AnswerGroup) copy.takeKeys(g);
+  if (belowFloor) copy.belowFloor = true;
+  return copy;
+}
+
+class AnswerGroup implements ReportGroup {
+  declare time?: number;
+  declare belowFloor?: true;
+  private madeId: string | undefined = undefined;
+  private madeDimsId: string | undefined = undefined;
+
+  constructor(
+    readonly name: string,
+    readonly dims: readonly string[],
+    public states: GroupStates,
+    time: number | undefined,
+  ) {
+    if (time !== undefined) this.time = time;
+  }
+
+  get dimsId(): string {
+    return (this.madeDimsId ??= dimsIdOf(this.dims));
+  }
+
+  get id(): string {
+    return (this.madeId ??= idOf(this.name, this.dimsId));
+  }
+
+  takeKeys(from: AnswerGroup): void {
+    this.madeId = from.madeId;
+    this.madeDimsId = from.madeDimsId;
+  }
 }
 
 /**
@@ -79,7 +117,7 @@ export function groupTotals(groups: readonly ReportGroup[], named: readonly Repo
     if (!total) totals.set(g.id, g);
     else {
       if (!owned.has(g.id)) {
-        totals.set(g.id, (total = { ...total, states: ownStates(total.states) }));
+        totals.set(g.id, (total = withStates(total, ownStates(total.states))));
         owned.add(g.id);
       }
       // a withheld row's states are empty: merging them adds nothing

@@ -41,9 +41,9 @@ class GroupsTooLargeError extends ValidationError {
  * TooManyGroupsError as soon as it would hold more than `maxGroups` groups, or with
  * GroupsTooLargeError once their estimated size passes `maxBytes`.
  */
-/** A group being merged (its keys are made once it is done), and the bytes last counted for each aggregate's state. */
+/** A group being merged (the answer's group itself), and the bytes last counted for each aggregate's state. */
 export interface GroupSlot {
-  group: Pick<ReportGroup, 'time' | 'name' | 'dims' | 'states'>;
+  group: ReportGroup;
   sizes: number[];
 }
 
@@ -85,8 +85,7 @@ export class ReportGroups {
     let bytes = GROUP_OVERHEAD_BYTES + 2 * key.length + name.length;
     for (const d of dims) bytes += d.length;
     this.hold(bytes);
-    const group: GroupSlot['group'] = { name, dims: [...dims], states: {} };
-    if (time !== undefined) group.time = time;
+    const group = reportGroup(name, [...dims], {}, time);
     const slot = { group, sizes: new Array<number>(this.names.length).fill(0) };
     this.merged.set(key, slot);
     return slot;
@@ -120,7 +119,7 @@ export class ReportGroups {
     for (const { group } of this.merged.values()) {
       const states = group.states as Record<string, unknown>;
       this.names.forEach((name, i) => (states[name] ??= this.aggregates[i]!.empty()));
-      out.push(reportGroup(group.name, group.dims, group.states, group.time));
+      out.push(group);
     }
     return out;
   }

@@ -30,7 +30,8 @@ export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, max
   // from every group, before top-N keeps some: a kept row's rate needs its `from` row even when that one is cut
   const rates = query.conversion ? conversionRates(groups, query.conversion) : undefined;
   const inTop = (id: string) => query.limit === undefined || !rank || rank.get(id)! < query.limit;
-  let kept = groups.filter((g) => inTop(g.id));
+  // without top-N every group is kept: its key is not made for that
+  let kept = query.limit !== undefined && rank ? groups.filter((g) => inTop(g.id)) : [...groups];
   if (filling) kept = fillZeros(kept, plan, maxRows, inTop, named);
   if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
   const sorted = rank

@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// `BENCH_LOAD_CHECKOUT=<checkout> BENCH_COMPARE_DIST=<dist> pnpm bench:report-apart`: bench:report's
+// scenarios over HTTP, answered by this build and by BENCH_COMPARE_DIST alternating (each going
+// first in half the runs), in a process that did not load the data. A child process writes
+// bench:report's events and builds their rollups with BENCH_LOAD_CHECKOUT's own loader and builder
+// (its report-load.mjs: its page format and levels; this checkout when unset) into a fresh
+// stand-in; then this process serves both builds. Why apart: in bench:report the build that loads
+// the data runs its code in the timing process for minutes first, and there a second copy of the
+// same build (8302502 beside itself) answered the heaviest uniques reports up to 1.47 times slower;
+// here neither build has run before the warm-up. BENCH_SIZES (its first size; 1000000), BENCH_RUNS
+// (15, rounded up to even), BENCH_HEAP (16g).
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { OWNERS } from './report-data.mjs';
+import { startBenchStandIn } from './report-load.mjs';
+import { benchCampaign, fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
+import { campaignLookup, ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const require = createRequire(import.meta.url);
+const platform = require(path.join(root, 'packages/platform/dist'));
+const SETTINGS = reportBenchSettings();
+const SIZE = SETTINGS.sizes[0];
+const RUNS = 2 * Math.ceil(SETTINGS.runs / 2);
+const LOAD_CHECKOUT = path.resolve(process.env.BENCH_LOAD_CHECKOUT ?? root);
+const COMPARE = process.env.BENCH_COMPARE_DIST;
+const say = (msg) => console.error(`[report-apart] ${msg}`);
+
+/** The child's work: load and catch up with the load checkout's own scripts, then exit. */
+const LOADER = `
+const load = await import(${JSON.stringify(pathToFileURL(path.join(LOAD_CHECKOUT, 'scripts/bench/report-load.mjs')).href)});
+const { default: platform } = await import(${JSON.stringify(pathToFileURL(path.join(LOAD_CHECKOUT, 'packages/platform/dist/index.js')).href)});
+const { reportBenchSettings } = await import(${JSON.stringify(pathToFileURL(path.join(LOAD_CHECKOUT, 'scripts/bench/report-scenarios.mjs')).href)});
+const say = (msg) => console.error('[report-apart loader] ' + msg);
+const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
+const handle = await platform.connectMongo(process.env.MONGO_URL, process.env.BENCH_DB);
+const { marks } = await load.loadEvents(handle.db, ${SIZE}, reportBenchSettings(), { logger, say });
+const { seconds } = await load.catchUp(handle.db, marks, { say });
+say('caught up in ' + seconds.toFixed(0) + ' s');
+await handle.close();
+`;
+
+function loadApart(mongoUrl, dbName) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', LOADER], {
+      cwd: LOAD_CHECKOUT,
+      env: { ...process.env, MONGO_URL: mongoUrl, BENCH_DB: dbName },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the loader exited with ${code}`))));
+  });
+}
+
+async function main() {
+  if (!COMPARE) throw new Error('BENCH_COMPARE_DIST names the other build');
+  const server = process.env.MONGO_URL
+    ? undefined
+    : await startBenchStandIn(path.join(os.tmpdir(), 'bench-apart-gc.log'));
+  const mongoUrl = process.env.MONGO_URL ?? server.url;
+  const dbName = `bench_apart_${randomBytes(4).toString('hex')}`;
+  const handle = await platform.connectMongo(mongoUrl, dbName);
+  const apps = [];
+  try {
+    await loadApart(mongoUrl, dbName);
+    const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
+    const campaigns = campaignLookup([benchCampaign(SETTINGS, OWNERS[0])]);
+    const adminToken = `bench-${randomBytes(32).toString('hex')}`;
+    for (const [name, build] of [
+      ['this', reportingBuild()],
+      ['compared', reportingBuild(COMPARE)],
+    ])
+      apps.push(await startReportingApp({ db: handle.db, mongoUrl, adminToken, logger, name, build, campaigns }));
+    const report = await ownerReports(apps[0], adminToken, OWNERS[0]);
+    const list = reportScenarios(SETTINGS);
+    // the same answers first (a scorecard says when it was asked); this warms both up alike
+    const same = (answer) => JSON.stringify({ ...answer, as_of: undefined });
+    for (const s of list) {
+      const [a, b] = [await report(s.body, apps[0].base, s.route), await report(s.body, apps[1].base, s.route)];
+      if (same(a) !== same(b)) throw new Error(`${s.name}: the builds answer differently`);
+    }
+    const load = os.loadavg()[0];
+    const times = list.map(() => [[], []]);
+    for (let run = 0; run < RUNS; run++)
+      for (const [i, s] of list.entries())
+        for (const k of run % 2 === 0 ? [0, 1] : [1, 0]) {
+          const t0 = process.hrtime.bigint();
+          await report(s.body, apps[k].base, s.route);
+          times[i][k].push(Number(process.hrtime.bigint() - t0) / 1e6);
+        }
+    console.log(
+      `\n${SIZE.toLocaleString('en')} events loaded apart by ${LOAD_CHECKOUT}; this build vs ${COMPARE}; ${RUNS} alternating runs; load average ${load.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end\n`,
+    );
+    console.log('| scenario (p50 ms) | this build | compared build | this / compared |');
+    console.log('|---|---|---|---|');
+    for (const [i, s] of list.entries()) {
+      const [a, b] = times[i].map((xs) => quantile(xs, 0.5));
+      console.log(`| ${s.name} | ${fmt(a)} | ${fmt(b)} | ${(a / b).toFixed(2)} |`);
+    }
+  } finally {
+    for (const app of apps) await platform.closeServer(app.server, 2000);
+    await handle.db.dropDatabase().catch(() => undefined);
+    await handle.close();
+    if (server) await server.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    say(err.stack ?? String(err));
+    process.exit(1);
+  },
+);
