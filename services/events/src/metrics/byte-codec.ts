@@ -18,6 +18,8 @@ export class ByteWriter {
    * one: exact visitor sets are written as indexes into it.
    */
   visitors?: ReadonlyMap<number, number>;
+  /** Whether those indexes may be written in bits (sketch-binary.ts kind 6, page format 6). */
+  visitorBits = false;
 
   /** `base`: a time (epoch ms) the column's times are written relative to (its unit's start). */
   constructor(

@@ -55,8 +55,9 @@ function foldOf(aggregate: Aggregate<unknown>, devices: readonly unknown[], mask
 /**
  * Packs one owner's entries of one family (sorted by name, then keys) into pages of at most
  * about `maxBytes` encoded bytes each. Entries without events are left out. `format`: the page
- * format (PAGE_FORMAT; 3, the one before aggregates leaned on a `basis`, and 4, the one before
- * visitor dictionaries, for tests of their migration). `visitors`: the owner's visitor dictionary
+ * format (PAGE_FORMAT; 3, the one before aggregates leaned on a `basis`, 4, the one before
+ * visitor dictionaries, and 5, the one before they and the sets' indexes were coded in bits, for
+ * tests of their migration). `visitors`: the owner's visitor dictionary
  * in this unit (owner-pages.ts), which the exact visitor sets index into; the totals family's
  * first page stores it.
  */
@@ -75,7 +76,7 @@ export function writePages(
   for (const entry of entries) {
     const mask = deviceMask(entry.value);
     if (mask === 0) continue;
-    page ??= new PageBuilder(unitStartOf(g), family, format >= 4, dictionary?.indexOf);
+    page ??= new PageBuilder(unitStartOf(g), family, format >= 4, dictionary?.indexOf, format >= 6);
     page.add(entry, mask);
     if (page.bytes >= maxBytes) {
       pages.push(page.document(g, owner, family, pages.length));
@@ -86,7 +87,7 @@ export function writePages(
     pages.push((page ?? new PageBuilder(unitStartOf(g), family, true)).document(g, owner, family, pages.length));
   pages[0]!.x = pages.length;
   if (dictionary && family.id === VISITORS_FAMILY)
-    pages[0]![VISITORS_COLUMN] = new Binary(writeVisitorDictionary(dictionary.hashes));
+    pages[0]![VISITORS_COLUMN] = new Binary(writeVisitorDictionary(dictionary.hashes, format >= 6));
   return pages;
 }
 
@@ -112,6 +113,7 @@ class PageBuilder {
     private readonly family: Family,
     private readonly bases: boolean,
     private readonly visitors?: ReadonlyMap<number, number>,
+    private readonly visitorBits = false,
   ) {}
 
   add(entry: CellEntry, mask: number): void {
@@ -175,6 +177,7 @@ class PageBuilder {
     if (!w) {
       this.columns.set(column, (w = new ByteWriter(1024, this.base)));
       w.visitors = this.visitors;
+      w.visitorBits = this.visitorBits;
     }
     return w;
   }
