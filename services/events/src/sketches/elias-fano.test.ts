@@ -59,6 +59,12 @@ describe('values in bits (Elias-Fano)', () => {
     expect(back(values, universe)).toEqual(values);
   });
 
+  test('when 1, 5 and 19 below 20 are stored, then the bytes are the pinned layout', () => {
+    // L = 2; the high parts 0, 1, 4 as ones at 0, 2, 6 of a bitmap of 3 + 19 >> 2 = 7 bits; then
+    // the low parts 1, 1, 3 in two bits each from bit 7 on; three bits of zeros to the byte's end
+    expect(Buffer.from(writeEliasFano([1, 5, 19], 20)).toString('hex')).toBe('c51a');
+  });
+
   test('when values are read through a lookup, then each is the lookup of its index', () => {
     const lookup = Float64Array.from({ length: 20 }, (_, i) => i * 1000 + 7);
     const bytes = writeEliasFano([1, 5, 19], 20);
