@@ -49,7 +49,7 @@ describe('values in bits (Elias-Fano)', () => {
   });
 
   test.each([
-    ['every index', 1000, (i: number) => true],
+    ['every index', 1000, (_i: number) => true],
     ['every other index', 1000, (i: number) => i % 2 === 0],
     ['the first and the last', 100_000, (i: number) => i === 0 || i === 99_999],
     ['one in a thousand', 1_000_000, (i: number) => i % 1000 === 7],
