@@ -167,6 +167,19 @@ export class ByteReader {
     return n;
   }
 
+  /** The bytes being read (`span`'s offsets are into them). */
+  get source(): Uint8Array {
+    return this.buf;
+  }
+
+  /** Steps over `length` bytes and says where they start in `source` (no view made: the hot loops of a page's sets). */
+  span(length: number): number {
+    if (length > this.left) throw new StoredFormatError('stored bytes end early');
+    const at = this.at;
+    this.at += length;
+    return at;
+  }
+
   raw(length: number): Uint8Array {
     if (length > this.left) throw new StoredFormatError('stored bytes end early');
     const out = this.buf.subarray(this.at, this.at + length);

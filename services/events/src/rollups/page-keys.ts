@@ -131,14 +131,23 @@ function readRuns(r: ByteReader, dims: number): PageKeys {
     at += length;
   }
   if (at !== count) throw new StoredFormatError('stored page keys are damaged');
-  const previous = new Array<number>(dims).fill(0);
-  for (let i = 0; i < count; i++)
-    for (let k = 0; k < dims; k++) {
-      const v = r.uint();
-      const key = deltas & (1 << k) ? previous[k]! + unzigzag(v) : v;
-      if (key < 0 || key >= strings.length) throw new StoredFormatError('stored entry names an unknown key');
-      keyOf[i * dims + k] = previous[k] = key;
+  const known = strings.length;
+  if (deltas === 0) {
+    for (let i = 0; i < keyOf.length; i++) {
+      const key = r.uint();
+      if (key >= known) throw new StoredFormatError('stored entry names an unknown key');
+      keyOf[i] = key;
     }
+  } else {
+    for (let i = 0, at = 0; i < count; i++)
+      for (let k = 0; k < dims; k++, at++) {
+        const v = r.uint();
+        // a difference to the entry before (zigzag: even up, odd down), else the index itself
+        const key = deltas & (1 << k) ? (i === 0 ? 0 : keyOf[at - dims]!) + (v % 2 === 0 ? v / 2 : -(v + 1) / 2) : v;
+        if (key < 0 || key >= known) throw new StoredFormatError('stored entry names an unknown key');
+        keyOf[at] = key;
+      }
+  }
   for (let i = 0; i < count; i += 2) {
     const b = r.byte();
     const low = b & 0x0f;
@@ -153,10 +162,6 @@ function readRuns(r: ByteReader, dims: number): PageKeys {
 
 function zigzag(v: number): number {
   return v >= 0 ? 2 * v : -2 * v - 1;
-}
-
-function unzigzag(v: number): number {
-  return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
 }
 
 function varintBytes(v: number): number {

@@ -25,6 +25,8 @@ const DENSE_BYTES = (M * 6) / 8;
 const HASH_LIMIT = 2 ** 52;
 // no global lookup in the bitmap's loop (each costs far more than the loop's work inside a vm context, as under Jest)
 const clz32 = Math.clz32;
+/** A kind-6 set's indexes as decoded, before they become hashes (one buffer: no allocation per set). */
+const INDEXES = new Float64Array(DISTINCT_SKETCH.exactLimit);
 
 export function writeSketch(w: ByteWriter, s: DistinctSketch): void {
   if (s.kind === 'exact') {
@@ -179,9 +181,10 @@ function readBitIndexes(r: ByteReader): DistinctSketch {
   const visitors = dictionaryOf(r);
   if (!visitors) throw new StoredFormatError('stored visitor indexes without a visitor dictionary');
   const n = bitCount(r);
-  const bytes = r.raw(eliasFanoBytes(n, visitors.length));
+  const at = r.span(eliasFanoBytes(n, visitors.length));
+  readEliasFano(r.source, at, n, visitors.length, INDEXES);
   const hashes = new Array<number>(n);
-  readEliasFano(bytes, 0, n, visitors.length, hashes, visitors);
+  for (let i = 0; i < n; i++) hashes[i] = visitors[INDEXES[i]!]!;
   return exactSketch(hashes);
 }
 
