@@ -82,50 +82,14 @@ export function readEliasFano(bytes: Uint8Array, from: number, n: number, univer
   const total = high + n * width;
   const end = from + ((total + 7) >>> 3);
   if (end > bytes.length) throw new StoredFormatError('stored bit-coded values end early');
+  if (highParts(bytes, from, n, high, out) !== n) throw new StoredFormatError('stored bit-coded values are too few');
   const padding = (end - from) * 8 - total;
   if (padding > 0 && bytes[end - 1]! >>> (8 - padding) !== 0)
     throw new StoredFormatError('stored bit-coded values have trailing bits');
-  if (width <= 24) {
-    // an index into a dictionary: one pass, each value's low bits read as its one is found
-    if (!narrowValues(bytes, from, n, high, width, out))
-      throw new StoredFormatError('stored bit-coded values are damaged');
-  } else {
-    // a dictionary's hashes (wider than a 32-bit window): the high parts, then the low parts
-    if (highParts(bytes, from, n, high, out) !== n) throw new StoredFormatError('stored bit-coded values are too few');
-    wideLowParts(bytes, from * 8 + high, n, width, out);
-  }
+  if (width <= 24) lowParts(bytes, from * 8 + high, n, width, out);
+  else wideLowParts(bytes, from * 8 + high, n, width, out);
   // ascending and below the universe (the high parts alone cannot say: two equal ones differ by their low bits)
   if (!ascending(out, n, universe)) throw new StoredFormatError('stored bit-coded values out of order');
-}
-
-/** Values of low width <= 24 into out; false when the bitmap holds other than n ones. */
-function narrowValues(
-  bytes: Uint8Array,
-  from: number,
-  n: number,
-  high: number,
-  width: number,
-  out: Float64Array,
-): boolean {
-  const scale = 1 << width;
-  const mask = scale - 1;
-  const safe = bytes.length - 4;
-  let p = from * 8 + high;
-  let i = 0;
-  const last = from + (high >>> 3);
-  for (let j = from; j <= last; j++) {
-    let b = j < last ? bytes[j]! : (high & 7) === 0 ? 0 : bytes[j]! & ((1 << (high & 7)) - 1);
-    const at = (j - from) << 3;
-    while (b !== 0) {
-      if (i === n) return false;
-      const top = at + 31 - clz32(b & -b) - i;
-      const low = width === 0 ? 0 : p >>> 3 <= safe ? (window(bytes, p) >>> (p & 7)) & mask : bitsAt(bytes, p, width);
-      out[i++] = top * scale + low;
-      p += width;
-      b &= b - 1;
-    }
-  }
-  return i === n;
 }
 
 function ascending(out: Float64Array, n: number, universe: number): boolean {
@@ -155,7 +119,22 @@ function highParts(bytes: Uint8Array, from: number, n: number, high: number, out
   return i;
 }
 
-/** Each value's low bits for widths past 24 (a dictionary's hashes), added to its high part: 24 bits, then the rest, a window each. */
+/** Each value's low `width` (<= 24) bits from bit `base` on, added to its high part. */
+function lowParts(bytes: Uint8Array, base: number, n: number, width: number, out: Float64Array): void {
+  if (width === 0) return;
+  const scale = 1 << width;
+  const mask = scale - 1;
+  const safe = bytes.length - 4;
+  let k = 0;
+  for (; k < n; k++) {
+    const p = base + k * width;
+    if (p >>> 3 > safe) break;
+    out[k] = out[k]! * scale + ((window(bytes, p) >>> (p & 7)) & mask);
+  }
+  for (; k < n; k++) out[k] = out[k]! * scale + bitsAt(bytes, base + k * width, width);
+}
+
+/** The same for widths past 24 (a dictionary's hashes): 24 bits, then the rest, a window each. */
 function wideLowParts(bytes: Uint8Array, base: number, n: number, width: number, out: Float64Array): void {
   const scale = 2 ** width;
   const rest = width - 24;
