@@ -18,6 +18,8 @@ export class ByteWriter {
    * one: exact visitor sets are written as indexes into it.
    */
   visitors?: ReadonlyMap<number, number>;
+  /** Whether those indexes may be written in bits (sketch-binary.ts kind 6, page format 6). */
+  visitorBits = false;
 
   /** `base`: a time (epoch ms) the column's times are written relative to (its unit's start). */
   constructor(
@@ -163,6 +165,19 @@ export class ByteReader {
     const n = this.uint();
     if (n * minBytes > this.left) throw new StoredFormatError('stored count larger than the bytes left');
     return n;
+  }
+
+  /** The bytes being read (`span`'s offsets are into them). */
+  get source(): Uint8Array {
+    return this.buf;
+  }
+
+  /** Steps over `length` bytes and says where they start in `source` (no view made: the hot loops of a page's sets). */
+  span(length: number): number {
+    if (length > this.left) throw new StoredFormatError('stored bytes end early');
+    const at = this.at;
+    this.at += length;
+    return at;
   }
 
   raw(length: number): Uint8Array {

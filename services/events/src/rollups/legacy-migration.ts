@@ -9,7 +9,7 @@ import { readableFormatTables } from './readable-format-pages';
 import { legacyEntries } from './legacy-cells';
 import { markFromDocument } from './mark-document';
 import { ownerPages } from './owner-pages';
-import { PAGE_FORMAT, type CellPageDocument } from './page-layout';
+import { PAGE_FORMAT, READ_FORMATS, type CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { DROPPED_LEVELS } from './rollup-units';
 import type { UnitCommit } from './unit-commit';
@@ -30,8 +30,8 @@ export interface LegacyMigrationDeps {
  * levels no longer kept are dropped. Units built by a release whose cells were of an earlier
  * format (the first: documents, legacy-cells.ts; the second: pages with the six-field attribution
  * family `a`, format-2-pages.ts): reports do not read them, so each is rebuilt once, at the
- * builder's first pass. Units of formats 3 and 4 (visitor samples or visitor sets holding their
- * hashes, readable-format-pages.ts), which reports still read, are all converted at that pass. A unit whose raw events are all kept is reset to be built again the usual
+ * builder's first pass. Units of formats 3 to 5 (visitor samples or visitor sets holding their
+ * hashes, or dictionaries and indexes in whole bytes: readable-format-pages.ts), which reports still read, are all converted at that pass. A unit whose raw events are all kept is reset to be built again the usual
  * way (hours from raw events, blocks from their children); one that starts before the raw
  * retention (rollups kept longer than raw events) is converted: its cells read in their format
  * and written as pages of this one, published like any build (compare-and-set on its marks and
@@ -112,12 +112,11 @@ export class LegacyMigration {
     try {
       const writer = cells.writer(g);
       for await (const { owner, docs } of cells.documentsByOwner(mark.built!.generation)) {
-        const tables =
-          format === 3 || format === 4
-            ? readableFormatTables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
-            : format === 2
-              ? format2Tables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
-              : this.firstFormatTables(docs);
+        const tables = READ_FORMATS.includes(format)
+          ? readableFormatTables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
+          : format === 2
+            ? format2Tables(docs as CellPageDocument[], this.deps.maxCellsPerOwner)
+            : this.firstFormatTables(docs);
         await writer.add(ownerPages(g, owner, tables));
       }
       await writer.finish();

@@ -38,16 +38,18 @@ export interface CellPageDocument {
  * sample (`r`) whose visitors are its entry's exact visitor set (`u`) leaves their hashes out
  * (metrics/aggregate.ts `basis`), the builder converting format-3 units; 5: an owner's exact
  * visitor sets in a unit, in every family, are indexes into its visitor dictionary (`v` on its
- * first totals page) instead of hashes, the builder converting format-3 and -4 units.
+ * first totals page) instead of hashes, the builder converting format-3 and -4 units; 6: the
+ * visitor dictionaries and the sets' indexes into them coded in bits rather than varints
+ * (Elias-Fano, sketches/elias-fano.ts), the builder converting format-3 to -5 units.
  */
-export const PAGE_FORMAT = 5;
+export const PAGE_FORMAT = 6;
 /**
  * The formats reports and builds read as they are: format 3 differs only in the visitor samples
  * holding their hashes, format 4 only in its exact visitor sets holding theirs (no visitor
- * dictionary), both of which this reader reads too, so reports keep using those units until the
- * builder has converted them.
+ * dictionary), format 5 only in its dictionaries and indexes being varints, all of which this
+ * reader reads too, so reports keep using those units until the builder has converted them.
  */
-export const READ_FORMATS: readonly number[] = [3, 4, PAGE_FORMAT];
+export const READ_FORMATS: readonly number[] = [3, 4, 5, PAGE_FORMAT];
 
 /**
  * The column of the owner's visitor dictionary in a unit (sketches/visitor-dictionary.ts), on the

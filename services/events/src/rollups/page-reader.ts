@@ -1,11 +1,12 @@
 import type { Binary } from 'mongodb';
-import { ByteReader, readStringTable, StoredFormatError } from '../metrics/byte-codec';
+import { ByteReader, StoredFormatError } from '../metrics/byte-codec';
 import type { Aggregate } from '../metrics/aggregate';
 import { AGGREGATE_NAMES, aggregateOf, type AggregateName, type CellValue } from '../metrics/registry';
 import { checkPageFields } from './damaged-pages';
 import { readVisitorDictionary } from '../sketches/visitor-dictionary';
 import { deviceColumn, VISITORS_COLUMN, VISITORS_FAMILY, type CellPageDocument } from './page-layout';
 import { familyById } from './families';
+import { readKeys } from './page-keys';
 import { unitStartOf } from './page-writer';
 
 /**
@@ -46,27 +47,14 @@ export class DecodedPage {
     checkPageFields(doc);
     this.base = unitStartOf(doc.g);
     const r = new ByteReader(binaryBytes(doc.k));
-    this.dims = r.uint();
-    if (this.dims > 16) throw new StoredFormatError('stored page has too many dimensions');
-    this.names = readStringTable(r);
-    this.strings = readStringTable(r);
-    this.count = r.count(2 + this.dims);
-    this.nameOf = new Uint32Array(this.count);
-    this.keyOf = new Uint32Array(this.count * this.dims);
-    this.mask = new Uint8Array(this.count);
-    for (let i = 0; i < this.count; i++) {
-      const name = r.uint();
-      if (name >= this.names.length) throw new StoredFormatError('stored entry names an unknown name');
-      this.nameOf[i] = name;
-      for (let k = 0; k < this.dims; k++) {
-        const key = r.uint();
-        if (key >= this.strings.length) throw new StoredFormatError('stored entry names an unknown key');
-        this.keyOf[i * this.dims + k] = key;
-      }
-      const mask = r.byte();
-      if (mask === 0 || mask > 7) throw new StoredFormatError('stored entry has no devices');
-      this.mask[i] = mask;
-    }
+    const keys = readKeys(r);
+    this.dims = keys.dims;
+    this.names = keys.names;
+    this.strings = keys.strings;
+    this.count = keys.count;
+    this.nameOf = keys.nameOf;
+    this.keyOf = keys.keyOf;
+    this.mask = keys.mask;
     if (!r.done) throw new StoredFormatError('stored page keys have trailing bytes');
     this.bytes = 200 + this.count * (9 + 4 * this.dims) + sumLengths(this.names) + sumLengths(this.strings);
   }

@@ -6,6 +6,7 @@ import { unitOfGeneration } from './broken-units';
 import type { Family } from './families';
 import { parseUnitId } from './rollup-units';
 import { writeVisitorDictionary, type VisitorIndex } from '../sketches/visitor-dictionary';
+import { writeKeys } from './page-keys';
 import {
   deviceColumn,
   MAX_PAGE_BYTES,
@@ -55,8 +56,9 @@ function foldOf(aggregate: Aggregate<unknown>, devices: readonly unknown[], mask
 /**
  * Packs one owner's entries of one family (sorted by name, then keys) into pages of at most
  * about `maxBytes` encoded bytes each. Entries without events are left out. `format`: the page
- * format (PAGE_FORMAT; 3, the one before aggregates leaned on a `basis`, and 4, the one before
- * visitor dictionaries, for tests of their migration). `visitors`: the owner's visitor dictionary
+ * format (PAGE_FORMAT; 3, the one before aggregates leaned on a `basis`, 4, the one before
+ * visitor dictionaries, and 5, the one before they and the sets' indexes were coded in bits, for
+ * tests of their migration). `visitors`: the owner's visitor dictionary
  * in this unit (owner-pages.ts), which the exact visitor sets index into; the totals family's
  * first page stores it.
  */
@@ -77,7 +79,7 @@ export function writePages(
     const value = entry.value;
     const mask = deviceMask(value);
     if (mask === 0) continue;
-    page ??= new PageBuilder(unitStartOf(g), family, format >= 4, dictionary?.indexOf);
+    page ??= new PageBuilder(unitStartOf(g), family, format, dictionary?.indexOf);
     page.add(entry, value, mask);
     if (page.bytes >= maxBytes) {
       pages.push(page.document(g, owner, family, pages.length));
@@ -85,16 +87,16 @@ export function writePages(
     }
   }
   if (page || pages.length === 0)
-    pages.push((page ?? new PageBuilder(unitStartOf(g), family, true)).document(g, owner, family, pages.length));
+    pages.push((page ?? new PageBuilder(unitStartOf(g), family, format)).document(g, owner, family, pages.length));
   pages[0]!.x = pages.length;
   if (dictionary && family.id === VISITORS_FAMILY)
-    pages[0]![VISITORS_COLUMN] = new Binary(writeVisitorDictionary(dictionary.hashes));
+    pages[0]![VISITORS_COLUMN] = new Binary(writeVisitorDictionary(dictionary.hashes, format >= 6));
   return pages;
 }
 
 /** The page 0 of an owner's family whose cells passed the cap: no entries, marked. */
 export function overflowPage(g: string, owner: string, family: Family): CellPageDocument {
-  const doc = new PageBuilder(unitStartOf(g), family, true).document(g, owner, family, 0);
+  const doc = new PageBuilder(unitStartOf(g), family, PAGE_FORMAT).document(g, owner, family, 0);
   doc.x = 1;
   doc.over = true;
   return doc;
@@ -107,14 +109,18 @@ class PageBuilder {
 
   /**
    * `base`: the unit's start, what the columns' times are relative to; only the family's
-   * aggregates are kept; `bases`: whether an aggregate's stored form may lean on its `basis`.
+   * aggregates are kept; `format`: the page format (an aggregate's stored form leans on its
+   * `basis` from 4 on, visitor sets and keys are coded in bits and runs from 6 on).
    */
+  private readonly bases: boolean;
   constructor(
     private readonly base: number,
     private readonly family: Family,
-    private readonly bases: boolean,
+    private readonly format: number,
     private readonly visitors?: ReadonlyMap<number, number>,
-  ) {}
+  ) {
+    this.bases = format >= 4;
+  }
 
   add(entry: CellEntry, value: CellValue, mask: number): void {
     const keys = entry.keys;
@@ -178,11 +184,16 @@ class PageBuilder {
     if (!w) {
       this.columns.set(column, (w = new ByteWriter(1024, this.base)));
       w.visitors = this.visitors;
+      w.visitorBits = this.format >= 6;
     }
     return w;
   }
 
-  /** Names and key strings once each (sorted; key strings front-coded), then per entry their indexes and device mask. */
+  /**
+   * Names and key strings once each (sorted; key strings front-coded), then the entries' indexes
+   * into them and device masks: per entry before format 6, as runs and packed masks from 6 on
+   * (page-keys.ts).
+   */
   private keys(family: Family): Binary {
     // one map per table: each distinct string once, then its index in the sorted table
     const nameIndex = new Map<string, number>();
@@ -196,6 +207,21 @@ class PageBuilder {
     for (let i = 0; i < names.length; i++) nameIndex.set(names[i]!, i);
     for (let i = 0; i < strings.length; i++) stringIndex.set(strings[i]!, i);
     const w = new ByteWriter(64 + this.entries.length * (2 + family.dimensions.length));
+    if (this.format >= 6) {
+      const dims = family.dimensions.length;
+      const n = this.entries.length;
+      const nameOf = new Uint32Array(n);
+      const keyOf = new Uint32Array(n * dims);
+      const masks = new Uint8Array(n);
+      for (let i = 0; i < n; i++) {
+        const { name, keys, mask } = this.entries[i]!;
+        nameOf[i] = nameIndex.get(name)!;
+        for (let k = 0; k < dims; k++) keyOf[i * dims + k] = stringIndex.get(keys[k]!)!;
+        masks[i] = mask;
+      }
+      writeKeys(w, dims, names, strings, n, nameOf, keyOf, masks);
+      return new Binary(w.bytes());
+    }
     w.uint(family.dimensions.length);
     writeStringTable(w, names);
     writeStringTable(w, strings);

@@ -3,7 +3,8 @@ import { AGGREGATE_NAMES, aggregateOf, emptyCellValue, type CellValue } from '..
 import { sketchOfHashes } from '../sketches/distinct-sketch';
 import { QuantileBins } from '../sketches/quantile-bins';
 import { FAMILIES } from './families';
-import { DecodedPage, forEachStoredEntry } from './page-reader';
+import { visitorIndexOf } from '../sketches/visitor-dictionary';
+import { DecodedPage, forEachStoredEntry, visitorDictionary } from './page-reader';
 import { deviceColumn } from './page-layout';
 import { writePages, type CellEntry } from './page-writer';
 
@@ -82,9 +83,11 @@ describe('the stored page layout', () => {
       ud: hex(doc.ud),
       s: hex(doc.s),
     }).toEqual({
-      // dimensions 2; names click, view; key strings "", c1, https://a.example/x (front-coded);
-      // 2 entries: (click, c1, url, mobile) and (view, "", url, desktop + tablet)
-      k: '02020005636c69636b00047669657703000000026331001368747470733a2f2f612e6578616d706c652f78020001020401000203',
+      // 0x40 + dimensions 2 (the layout of format 6); no dimension as differences; names click,
+      // view; key strings "", c1, https://a.example/x (front-coded); 2 entries; 2 runs of names:
+      // click x 1, view x 1; keys (c1, url), ("", url); masks packed four bits each: mobile (4),
+      // then desktop + tablet (3)
+      k: '4200020005636c69636b00047669657703000000026331001368747470733a2f2f612e6578616d706c652f780202000101010102000234',
       // no interned strings; counts: 3 (mobile), then 1 and 2 (desktop, tablet)
       n: '00030102',
       // per entry the union: exact {5, 2^40}, exact {9, 10}
@@ -96,6 +99,33 @@ describe('the stored page layout', () => {
       // sums per device: none, none, then tablet: engaged_ms 2 events summing 3000
       s: '0000000102b817',
     });
+  });
+
+  test("when an owner's unit has a visitor dictionary, then its pinned bytes are the same: the hashes and the sets' indexes in bits", () => {
+    const totals = FAMILIES.find((f) => f.id === 't')!;
+    const sets = [sketchOfHashes([5, 2 ** 40]), sketchOfHashes([9])];
+    const entries: CellEntry[] = sets.map((set, i) => ({
+      name: `n${i}`,
+      keys: [],
+      value: cell((v) => {
+        v.count[0] = 1;
+        v.uniques[0] = set;
+      }),
+    }));
+    const visitors = visitorIndexOf(sets.map((s) => (s.kind === 'exact' ? s.hashes : [])))!;
+    const [page] = writePages('1:0@g', '7001', totals, entries, undefined, undefined, visitors);
+    expect({ v: hex(page!.v), u: hex(page!.u) }).toEqual({
+      // a zero byte (the form in bits), 3 hashes; the high parts' bitmap (3 ones, then 3 bits of
+      // zeros: the hashes are below 2^52, their low parts 50 bits each), then the low parts of
+      // 5, 9 and 2^40, lowest bit first (elias-fano.ts)
+      v: '00034701000000000009000000000000000000000400',
+      // no interned strings; {5, 2^40} and {9} as bitmaps over the dictionary of three (kind 5)
+      u: '0005050502',
+    });
+    const back = new DecodedPage(page!);
+    back.visitors = visitorDictionary(page!);
+    back.load('uniques', false, page!, () => 0);
+    expect(back.foldedStates('uniques')).toEqual(sets);
   });
 
   test('when the page is read back, then every entry has its states per device', () => {

@@ -52,7 +52,8 @@ describe('visitor samples stored without the hashes of their visitor sets', () =
 
   test('when a page is written, then its samples take far fewer bytes than with their hashes, and every other column is the same', () => {
     expect(columnBytes(doc, 'r')).toBeLessThan(columnBytes(format3, 'r') - 200 * 6);
-    for (const column of ['k', 'n', 'u', 'ud', 'l', 's', 'q'])
+    // (the keys `k` are laid out as runs from format 6 on: page-keys.ts)
+    for (const column of ['n', 'u', 'ud', 'l', 's', 'q'])
       expect([column, doc[column] && columnBytes(doc, column)]).toEqual([
         column,
         format3[column] && columnBytes(format3, column),

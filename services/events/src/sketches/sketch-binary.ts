@@ -1,4 +1,5 @@
 import { StoredFormatError, type ByteReader, type ByteWriter } from '../metrics/byte-codec';
+import { eliasFanoBytes, readEliasFano, writeEliasFano } from './elias-fano';
 import { denseBytes, raiseDense, raiseSparse, sparseBytes } from './sketch-codec';
 import { DISTINCT_SKETCH, EMPTY_SKETCH, exactSketch, hllSketch, type DistinctSketch } from './sketch-model';
 
@@ -14,7 +15,9 @@ import { DISTINCT_SKETCH, EMPTY_SKETCH, exactSketch, hllSketch, type DistinctSke
  * holding the whole set. 5 (page format 5): the same set as a bitmap over the dictionary, a bit
  * per visitor in its order (the last byte's unused bits zero), when that is shorter than the
  * indexes (a set holding more than about an eighth of the dictionary, such as an event name's or
- * a country's).
+ * a country's). 6 (page format 6): the same set as the count, then its indexes in bits
+ * (elias-fano.ts, over the dictionary's size: 3 to 6 bits an index where a varint gap takes 8),
+ * when that is the shortest of 4, 5 and 6.
  */
 
 const M = DISTINCT_SKETCH.registers;
@@ -22,6 +25,8 @@ const DENSE_BYTES = (M * 6) / 8;
 const HASH_LIMIT = 2 ** 52;
 // no global lookup in the bitmap's loop (each costs far more than the loop's work inside a vm context, as under Jest)
 const clz32 = Math.clz32;
+/** A kind-6 set's indexes as decoded, before they become hashes (one buffer: no allocation per set). */
+const INDEXES = new Float64Array(DISTINCT_SKETCH.exactLimit);
 
 export function writeSketch(w: ByteWriter, s: DistinctSketch): void {
   if (s.kind === 'exact') {
@@ -69,6 +74,8 @@ export function readSketch(r: ByteReader): DistinctSketch {
       return readIndexes(r);
     case 5:
       return readBitmap(r);
+    case 6:
+      return readBitIndexes(r);
     case 2:
       return hllSketch(raiseBytes(raiseSparse, r.blob()));
     case 3:
@@ -90,12 +97,16 @@ export function skipSketch(r: ByteReader): void {
     const visitors = dictionaryOf(r);
     if (!visitors) throw new StoredFormatError('stored visitor bitmap without a visitor dictionary');
     r.skip(Math.ceil(visitors.length / 8));
+  } else if (kind === 6) {
+    const visitors = dictionaryOf(r);
+    if (!visitors) throw new StoredFormatError('stored visitor indexes without a visitor dictionary');
+    r.skip(eliasFanoBytes(bitCount(r), visitors.length));
   } else if (kind === 2) r.blob();
   else if (kind === 3) r.skip(DENSE_BYTES);
   else throw new StoredFormatError(`unknown stored sketch kind ${kind}`);
 }
 
-/** Kind 4 or 5, when every hash is in the dictionary (false, nothing written, when one is not). */
+/** Kind 4, 5 or 6, when every hash is in the dictionary (false, nothing written, when one is not). */
 function writeIndexes(w: ByteWriter, hashes: readonly number[], visitors: ReadonlyMap<number, number>): boolean {
   const indexes = new Array<number>(hashes.length);
   let bytes = 0;
@@ -108,7 +119,15 @@ function writeIndexes(w: ByteWriter, hashes: readonly number[], visitors: Readon
     previous = index;
   }
   const bitmap = Math.ceil(visitors.size / 8);
-  if (bitmap < bytes + (indexes.length < 0x80 ? 1 : 2)) {
+  const gaps = bytes + (indexes.length < 0x80 ? 1 : 2);
+  const coded = w.visitorBits ? (indexes.length < 0x80 ? 1 : 2) + eliasFanoBytes(indexes.length, visitors.size) : gaps;
+  if (coded < gaps && coded < bitmap) {
+    w.byte(6);
+    w.uint(indexes.length);
+    w.raw(writeEliasFano(indexes, visitors.size));
+    return true;
+  }
+  if (bitmap < gaps) {
     const bits = new Uint8Array(bitmap);
     for (const index of indexes) bits[index >>> 3]! |= 1 << (index & 7);
     w.byte(5);
@@ -148,6 +167,24 @@ function readBitmap(r: ByteReader): DistinctSketch {
   }
   if (hashes.length === 0 || hashes.length > DISTINCT_SKETCH.exactLimit)
     throw new StoredFormatError('stored exact sketch size out of range');
+  return exactSketch(hashes);
+}
+
+/** The count of a kind-6 set. */
+function bitCount(r: ByteReader): number {
+  const n = r.uint();
+  if (n === 0 || n > DISTINCT_SKETCH.exactLimit) throw new StoredFormatError('stored exact sketch size out of range');
+  return n;
+}
+
+function readBitIndexes(r: ByteReader): DistinctSketch {
+  const visitors = dictionaryOf(r);
+  if (!visitors) throw new StoredFormatError('stored visitor indexes without a visitor dictionary');
+  const n = bitCount(r);
+  const at = r.span(eliasFanoBytes(n, visitors.length));
+  readEliasFano(r.source, at, n, visitors.length, INDEXES);
+  const hashes = new Array<number>(n);
+  for (let i = 0; i < n; i++) hashes[i] = visitors[INDEXES[i]!]!;
   return exactSketch(hashes);
 }
 

@@ -78,7 +78,7 @@ describe('visitor dictionary', () => {
     const visitors = Float64Array.from({ length: 50 }, (_, i) => i * 3);
     for (let trial = 0; trial < 2000; trial++) {
       const r = new ByteReader(
-        Uint8Array.from([4 + (trial % 2), ...Array.from({ length: next() % 12 }, () => next() % 256)]),
+        Uint8Array.from([4 + (trial % 3), ...Array.from({ length: next() % 12 }, () => next() % 256)]),
       );
       r.visitors = visitors;
       try {

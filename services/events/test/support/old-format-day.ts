@@ -10,6 +10,8 @@ import { FamilyTable } from '../../src/rollups/cell-table';
 import type { Family } from '../../src/rollups/families';
 import { writePages } from '../../src/rollups/page-writer';
 import { unitId } from '../../src/rollups/rollup-units';
+import type { DistinctSketch } from '../../src/sketches/distinct-sketch';
+import { visitorIndexOf, type VisitorIndex } from '../../src/sketches/visitor-dictionary';
 import type { EventDocument } from '../../src/storage/event-document';
 import { OWNERS, type RollupFixture } from './rollup-fixture';
 
@@ -24,14 +26,23 @@ export function cellOf(event: EventDocument): CellValue {
   return value as CellValue;
 }
 
-/** One owner's pages of one family, as the writer of `pageFormat` lays them out (not stored). */
+/**
+ * One owner's pages of one family, as the writer of `pageFormat` lays them out (not stored).
+ * `visitors`: the owner's visitor dictionary of the unit (ownerVisitors), for formats 5 and later.
+ */
 export function familyPages(
   g: string,
   owner: string,
   family: Family,
   events: readonly EventDocument[],
   pageFormat: number,
+  visitors?: VisitorIndex,
 ): ReturnType<typeof writePages> {
+  const table = familyTable(owner, family, events);
+  return table.size > 0 ? writePages(g, owner, family, table.sorted(), undefined, pageFormat, visitors) : [];
+}
+
+function familyTable(owner: string, family: Family, events: readonly EventDocument[]): FamilyTable {
   const table = new FamilyTable(family, 100_000);
   for (const e of events.filter((x) => x.owner_id === owner && !x.bot))
     table.add(
@@ -39,7 +50,21 @@ export function familyPages(
       family.dimensions.map((d) => (e[d as keyof EventDocument] as string | undefined) ?? ''),
       cellOf(e),
     );
-  return table.size > 0 ? writePages(g, owner, family, table.sorted(), undefined, pageFormat) : [];
+  return table;
+}
+
+/** The owner's visitor dictionary of a unit of these events: every visitor of its exact sets, in every family. */
+export function ownerVisitors(
+  owner: string,
+  families: readonly Family[],
+  events: readonly EventDocument[],
+): VisitorIndex | undefined {
+  const lists: Array<readonly number[]> = [];
+  for (const family of families)
+    for (const entry of familyTable(owner, family, events).sorted())
+      for (const state of entry.value.uniques as readonly DistinctSketch[])
+        if (state.kind === 'exact' && state.hashes.length > 0) lists.push(state.hashes);
+  return visitorIndexOf(lists);
 }
 
 /**
@@ -54,9 +79,10 @@ export async function writeOldFormatDay(
 ): Promise<string> {
   const unit = unitId({ level: 4, start: old.day });
   const g = `${unit}@format${old.manifestFormat}-0001`;
-  const pages = OWNERS.flatMap((owner) =>
-    old.families.flatMap((family) => familyPages(g, owner, family, events, old.pageFormat)),
-  );
+  const pages = OWNERS.flatMap((owner) => {
+    const visitors = old.pageFormat >= 5 ? ownerVisitors(owner, old.families, events) : undefined;
+    return old.families.flatMap((family) => familyPages(g, owner, family, events, old.pageFormat, visitors));
+  });
   await f.db.collection('rollup_cells').insertMany(pages as never[]);
   await f.db
     .collection('rollup_cells_manifests')
