@@ -1,6 +1,6 @@
 /**
  * At most `perKey` reports of one API key at the same time in this process: one dashboard cannot
- * occupy every database connection. A slot is held until the response finished or the client left,
+ * occupy every database connection. A slot is held until the answer was ready or the client left,
  * and the report's database work settled (the route releases it).
  */
 export class KeyConcurrency {

@@ -31,7 +31,7 @@ export function reportGuards(deps: ReportGuardDeps): RequestHandler[] {
     measure(deps.metrics),
     apiKeyAuth(deps.keys, deps.failures, deps.trustedProxyHops),
     rateLimit(deps.limiter),
-    concurrent(deps.concurrency),
+    concurrent(deps.concurrency, deps.metrics),
     onlyApiKeyInQuery,
     ...jsonBody(deps.bodyLimit),
   ];
@@ -52,7 +52,10 @@ export function trackedRead(run: ReadUseCase): RequestHandler {
     const gone = new AbortController();
     res.on('close', () => res.writableFinished || gone.abort());
     try {
-      res.json(await work.track(run(apiKeyOf(req, res), req.body, gone.signal, work)));
+      const answer = await work.track(run(apiKeyOf(req, res), req.body, gone.signal, work));
+      // the answer is ready: the slot is free once its queries settled, not only after the client read it
+      void work.close();
+      res.json(answer);
     } catch (err) {
       // nobody is left to answer: the work stopped, the socket is already closed
       if (err instanceof ReportAbortedError) res.destroy();
@@ -80,17 +83,21 @@ function rateLimit(limiter: TokenBuckets): RequestHandler {
   };
 }
 
-function concurrent(concurrency: KeyConcurrency): RequestHandler {
+function concurrent(concurrency: KeyConcurrency, metrics: ReportMetrics): RequestHandler {
   return (req, res, next) => {
     const release = concurrency.acquire(apiKeyOf(req, res).id);
     if (!release) {
       next(new RateLimitedError(1));
       return;
     }
-    const work = new InFlightWork();
+    metrics.inFlight.inc();
+    const work = new InFlightWork(() => {
+      release();
+      metrics.inFlight.dec();
+    });
     res.locals[WORK] = work;
     // not on disconnect alone: a report whose client left may still have queries on the database
-    res.on('close', () => void work.close().then(release));
+    res.on('close', () => void work.close());
     next();
   };
 }

@@ -1,4 +1,4 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from '@cm/platform';
 import type { ReportPlan } from '../plan/plan-report';
 
@@ -7,6 +7,8 @@ export interface ReportMetrics {
   duration: Histogram<'outcome'>;
   /** Report requests by outcome: ok, invalid, unauthorized, forbidden, rate_limited, unavailable, error. */
   reports: Counter<'outcome'>;
+  /** Reads holding a key's slot: answering, or their client left while queries they sent still run. */
+  inFlight: Gauge;
   /** Day buckets one report read: the input for sizing rollups and the per-report bucket concurrency. */
   buckets: Histogram;
   /** How a report was answered: rollup units read, raw parts read. */
@@ -32,6 +34,11 @@ export function createReportMetrics(registry: Registry): ReportMetrics {
       name: 'events_reports_total',
       help: 'Report requests by outcome',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    inFlight: new Gauge({
+      name: 'events_reports_in_flight',
+      help: 'Reports and scorecards holding a per-key slot, including those whose client left while their queries still run',
       registers: [registry],
     }),
     buckets: new Histogram({

@@ -22,4 +22,19 @@ describe('InFlightWork', () => {
     expect(settled).toBe(true);
     expect(work.closed).toBe(true);
   });
+
+  test('when it is closed twice while work is pending, then its settled callback runs once, after the work', async () => {
+    let calls = 0;
+    const work = new InFlightWork(() => calls++);
+    let finish!: () => void;
+    work.track(new Promise<void>((resolve) => (finish = resolve)));
+    void work.close();
+    const second = work.close();
+    await Promise.resolve();
+    expect(calls).toBe(0);
+    finish();
+    await second;
+    await Promise.resolve();
+    expect(calls).toBe(1);
+  });
 });

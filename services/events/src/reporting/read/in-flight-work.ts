@@ -9,6 +9,9 @@ export class InFlightWork {
   private waiters: Array<() => void> = [];
   private isClosed = false;
 
+  /** `onSettled` runs once, when the work was closed and everything tracked settled. */
+  constructor(private readonly onSettled?: () => void) {}
+
   /** Counts `work` as in flight until it settles; returns it unchanged. */
   track<T>(work: Promise<T>): Promise<T> {
     this.pending++;
@@ -27,8 +30,12 @@ export class InFlightWork {
 
   /** The request is over (answered or its client gone): no new work may start; resolves when the old work settled. */
   close(): Promise<void> {
-    this.isClosed = true;
-    return this.settled();
+    const settled = this.settled();
+    if (!this.isClosed) {
+      this.isClosed = true;
+      if (this.onSettled) void settled.then(this.onSettled);
+    }
+    return settled;
   }
 
   get closed(): boolean {
