@@ -154,6 +154,10 @@ const settings = {
   ROLLUP_BATCH_UNITS: Joi.number().integer().min(1).max(100000).default(500),
   /** Cells one owner may have in one rollup family of one unit: past it that family of the owner is read from raw events there (one tenant's flood bounds the builder's memory, never fails others). */
   ROLLUP_MAX_CELLS_PER_OWNER: Joi.number().integer().min(100).max(10_000_000).default(100_000),
+  /** Builder threads of the rollup role, each building its share of the units on its own core and connection (1: the builder runs in the main thread). */
+  ROLLUP_THREADS: Joi.number().integer().min(1).max(16).default(1),
+  /** Old-generation heap of each rollup thread, MiB (0: Node's default); the pod's memory limit must hold every thread's. */
+  ROLLUP_THREAD_HEAP_MB: Joi.number().integer().min(0).max(65_536).default(0),
   /** Decoded rollup pages a reporting process keeps between reports (MiB; 0: none). */
   REPORT_PAGE_CACHE_MB: Joi.number().integer().min(0).max(65_536).default(64),
   /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */

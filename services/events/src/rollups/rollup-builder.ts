@@ -6,7 +6,7 @@ import { isExpiredDay } from '../retention/expired-buckets';
 import type { CellStore } from './cell-store';
 import type { RollupMarks } from './rollup-marks';
 import { utcDayStart } from '../storage/time-units';
-import { DAY_LEVEL, LEVELS, MAX_LEVEL, unitEnd } from './rollup-units';
+import { DAY_LEVEL, LEVELS, MAX_LEVEL, unitEnd, unitSizeMs } from './rollup-units';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
@@ -40,6 +40,12 @@ export interface RollupBuilderOptions {
   parentsFromHours?: boolean;
   /** How long a unit whose build failed waits before it is tried again. */
   failureBackoff?: FailureBackoff;
+  /**
+   * This builder's part of the units when several build side by side (rollup threads): a day's
+   * hours, 4-hour units and the day belong to shard `utc day number % count`, a larger unit to
+   * `its index at its size % count`. Unset: every unit.
+   */
+  shard?: Shard;
   hooks?: BuildHooks;
   now?: () => Date;
   /** Where units pointing at missing cells, or holding pages that do not decode, are contained (rollup-feature.ts: logged and counted). */
@@ -61,6 +67,19 @@ export interface BuildPass {
   failed: UnitFailure[];
   /** Owners' families that passed ROLLUP_MAX_CELLS_PER_OWNER in a unit built this pass (read from smaller units or raw events). */
   overCap: OverCap[];
+}
+
+export interface Shard {
+  /** 0 to count - 1. */
+  index: number;
+  count: number;
+}
+
+/** Whether `mark` belongs to `shard` (every unit when there is none). */
+export function inShard(mark: { level: number; start: number }, shard: Shard | undefined): boolean {
+  if (!shard || shard.count <= 1) return true;
+  const size = unitSizeMs(Math.max(mark.level, DAY_LEVEL));
+  return Math.floor(mark.start / size) % shard.count === shard.index;
 }
 
 export interface OverCap {
@@ -132,13 +151,16 @@ export class RollupBuilder {
   async runOnce(): Promise<BuildPass> {
     const now = this.now();
     // once per process, before anything is built: units of the first cell format rebuilt or converted
+    // (by the first shard only, when several build side by side)
     if (!this.migrated) {
-      await this.legacy.run();
+      if ((this.opts.shard?.index ?? 0) === 0) await this.legacy.run();
       this.migrated = true;
     }
-    const swept = await this.commit.sweep(new Date(now.getTime() - this.opts.abandonMs));
+    // the sweeps look at every unit: one builder of several does them
+    const sweeper = (this.opts.shard?.index ?? 0) === 0;
+    const swept = sweeper ? await this.commit.sweep(new Date(now.getTime() - this.opts.abandonMs)) : 0;
     let orphans = 0;
-    if (now.getTime() - this.lastOrphanSweep >= this.opts.abandonMs) {
+    if (sweeper && now.getTime() - this.lastOrphanSweep >= this.opts.abandonMs) {
       // lists every manifest: rare enough to cost nothing, often enough that leftovers do not pile up
       this.lastOrphanSweep = now.getTime();
       orphans = await this.commit.sweepOrphans(new Date(now.getTime() - this.opts.abandonMs));
@@ -149,7 +171,7 @@ export class RollupBuilder {
     let oldestReady: number | undefined;
     // one scan of the marks per pass (a query by level would scan them again on the stand-in)
     // a retired unit (retention removed some of its days) is dirty after a late write but never built
-    const dirty = (await this.marks.dirty()).filter((m) => !m.retired);
+    const dirty = (await this.marks.dirty()).filter((m) => !m.retired && inShard(m, this.opts.shard));
     // a unit whose build fails is given up alone: the pass goes on with every other unit
     this.failures.begin(new Set(dirty.map((m) => m.id)));
     const ready = new Map<number, UnitMark[]>();

@@ -9,6 +9,7 @@ import { RollupMarks } from './rollup-marks';
 import { createBrokenUnitsMetric, createRollupMetrics } from './rollup-metrics';
 import { RollupRebuild } from './rollup-rebuild';
 import { RollupRetention } from './rollup-retention';
+import { RollupThreads, type PassRunner } from './rollup-threads';
 import { RollupWorker } from './rollup-worker';
 
 export type RollupConfig = Pick<
@@ -22,6 +23,11 @@ export type RollupConfig = Pick<
   | 'ROLLUP_BATCH_UNITS'
   | 'ROLLUP_RETENTION_DAYS'
   | 'ROLLUP_MAX_CELLS_PER_OWNER'
+  | 'ROLLUP_THREADS'
+  | 'ROLLUP_THREAD_HEAP_MB'
+  | 'MONGO_URL'
+  | 'MONGO_DB'
+  | 'LOG_LEVEL'
 >;
 
 export interface RollupFeature {
@@ -51,7 +57,8 @@ export async function createRollupFeature(deps: {
   await marks.init();
   const retention = new RollupRetention(marks, cells);
   // a damaged unit whose raw events are gone is never reset (that would lose every owner's cells)
-  const broken = new BrokenUnits(marks.collection, cells, deps.logger, createBrokenUnitsMetric(deps.metrics), {
+  const brokenMetric = createBrokenUnitsMetric(deps.metrics);
+  const broken = new BrokenUnits(marks.collection, cells, deps.logger, brokenMetric, {
     rawRetentionDays: config.RETENTION_DAYS,
   });
   const feature: RollupFeature = {
@@ -71,16 +78,29 @@ export async function createRollupFeature(deps: {
     }),
   };
   if (deps.builder) {
-    const builder = new RollupBuilder(db, marks, cells, {
+    const options = {
       prefix: config.BUCKET_PREFIX,
       graceMs: config.ROLLUP_GRACE_MS,
       abandonMs: config.ROLLUP_ABANDON_MS,
       batchUnits: config.ROLLUP_BATCH_UNITS,
       rawRetentionDays: config.RETENTION_DAYS,
       maxCellsPerOwner: config.ROLLUP_MAX_CELLS_PER_OWNER,
-      broken,
-      logger: deps.logger,
-    });
+    };
+    const builder: PassRunner =
+      config.ROLLUP_THREADS > 1
+        ? new RollupThreads({
+            count: config.ROLLUP_THREADS,
+            data: {
+              mongoUrl: config.MONGO_URL,
+              mongoDb: config.MONGO_DB,
+              logLevel: config.LOG_LEVEL,
+              builder: options,
+              brokenRawRetentionDays: config.RETENTION_DAYS,
+            },
+            onBroken: brokenMetric,
+            maxOldGenerationSizeMb: config.ROLLUP_THREAD_HEAP_MB || undefined,
+          })
+        : new RollupBuilder(db, marks, cells, { ...options, broken, logger: deps.logger });
     feature.worker = new RollupWorker(
       builder,
       marks,

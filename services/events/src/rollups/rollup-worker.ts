@@ -1,7 +1,7 @@
 import type { Logger } from '@cm/platform';
-import type { RollupBuilder } from './rollup-builder';
 import type { RollupMarks } from './rollup-marks';
 import type { RollupMetrics } from './rollup-metrics';
+import type { PassRunner } from './rollup-threads';
 import { LEVEL_NAMES } from './rollup-units';
 
 export interface RollupWorkerOptions {
@@ -18,7 +18,7 @@ export class RollupWorker {
   private readonly overLogged = new Set<string>();
 
   constructor(
-    private readonly builder: RollupBuilder,
+    private readonly builder: PassRunner,
     private readonly marks: RollupMarks,
     private readonly metrics: RollupMetrics,
     private readonly opts: RollupWorkerOptions,
@@ -75,5 +75,6 @@ export class RollupWorker {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
+    await this.builder.close?.();
   }
 }
