@@ -17,6 +17,8 @@
 // catch-ups of each, alternating A B B A. BENCH_CPU_PROF=<dir>: a Node CPU profile of each.
 // BENCH_PAGES_DIGEST=1: after each build's first plain catch-up, a digest of every current unit's
 // pages (generation ids left out), so two builds of the same data are shown to store the same bytes.
+// BENCH_THREADS=<n>: plain catch-ups of this build alternating, one builder against n rollup
+// threads (ROLLUP_THREADS=<n>), BENCH_ROUNDS rounds, with the pages' digest of each when asked.
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -221,7 +223,7 @@ async function pagesDigest(db) {
   return { pages: lines.length, digest: createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16) };
 }
 
-async function catchUpWith(db, dist, standInPid, { steps }) {
+async function catchUpWith(db, dist, standInPid, { steps, threads = 1, mongoUrl }) {
   const mod = (p) => require(path.join(dist, p));
   const { RollupMarks } = mod('rollups/rollup-marks');
   const { CellStore } = mod('rollups/cell-store');
@@ -229,13 +231,20 @@ async function catchUpWith(db, dist, standInPid, { steps }) {
   const marks = new RollupMarks(db);
   await marks.init();
   const undo = steps ? instrument(dist, steps) : () => undefined;
-  const builder = new RollupBuilder(db, marks, new CellStore(db), {
-    prefix: 'events',
-    graceMs: 0,
-    abandonMs: 600_000,
-    batchUnits: 100_000,
-    rawRetentionDays: 400,
-  });
+  const options = { prefix: 'events', graceMs: 0, abandonMs: 600_000, batchUnits: 100_000, rawRetentionDays: 400 };
+  const builder =
+    threads > 1
+      ? new (mod('rollups/rollup-threads').RollupThreads)({
+          count: threads,
+          data: {
+            mongoUrl,
+            mongoDb: db.databaseName,
+            logLevel: 'error',
+            builder: options,
+            brokenRawRetentionDays: 400,
+          },
+        })
+      : new RollupBuilder(db, marks, new CellStore(db), options);
   const cpu0 = cpuOf(standInPid);
   const node0 = process.cpuUsage();
   const started = performance.now();
@@ -258,7 +267,9 @@ async function catchUpWith(db, dist, standInPid, { steps }) {
     undo();
   }
   const ms = performance.now() - started;
+  // the process's CPU: every thread's
   const nodeCpu = process.cpuUsage(node0);
+  await builder.close?.();
   return {
     ms,
     passes,
@@ -316,6 +327,34 @@ async function main() {
           );
           plain[i].push(r);
         }
+    const threads = Number(process.env.BENCH_THREADS ?? 1);
+    if (threads > 1) {
+      const rows = { 1: [], [threads]: [] };
+      for (let round = 0; round < ROUNDS; round++)
+        for (const k of round % 2 ? [threads, 1] : [1, threads]) {
+          await resetRollups(handle.db, snapshot);
+          const r = await catchUpWith(handle.db, THIS, pid, { threads: k, mongoUrl: url });
+          const digest = process.env.BENCH_PAGES_DIGEST === '1' ? await pagesDigest(handle.db) : undefined;
+          say(
+            `${k} thread(s): catch-up ${s(r.ms)} s (${r.passes} passes, ${r.failed} failed, ${r.dirty} dirty left; Node ${r.nodeCpu.toFixed(0)} CPU s, stand-in ${r.standInCpu.toFixed(0)})${digest ? `; ${digest.pages} pages, digest ${digest.digest}` : ''}`,
+          );
+          rows[k].push({ ...r, digest: digest?.digest });
+        }
+      console.log(
+        `\n${SIZE.toLocaleString('en')} events: catch-up, one builder against ${threads} rollup threads, same data, alternating (s; Node / stand-in CPU s)\n`,
+      );
+      console.log(`| builder | ${rows[1].map((_, i) => `round ${i + 1}`).join(' | ')} |`);
+      console.log(`| --- | ${rows[1].map(() => '---').join(' | ')} |`);
+      for (const k of [1, threads])
+        console.log(
+          `| ${k === 1 ? 'one builder' : `${k} threads`} | ${rows[k].map((r) => `${s(r.ms)} (${r.nodeCpu.toFixed(0)} / ${r.standInCpu.toFixed(0)})`).join(' | ')} |`,
+        );
+      const all = [...rows[1], ...rows[threads]].map((r) => r.digest).filter(Boolean);
+      if (all.length > 0)
+        console.log(
+          `\npages the same byte for byte in every catch-up: ${all.every((d) => d === all[0]) ? 'yes' : 'NO'}`,
+        );
+    }
     if (process.env.BENCH_PARTS !== '0')
       for (const dist of BUILDS) {
         await resetRollups(handle.db, snapshot);

@@ -7,8 +7,11 @@
 // stand-in; then this process serves both builds. Why apart: in bench:report the build that loads
 // the data runs its code in the timing process for minutes first, and there a second copy of the
 // same build (8302502 beside itself) answered the heaviest uniques reports up to 1.47 times slower;
-// here neither build has run before the warm-up. BENCH_SIZES (its first size; 1000000), BENCH_RUNS
-// (15, rounded up to even), BENCH_HEAP (16g).
+// here neither build has run before the warm-up. With BENCH_COMPARE_LOAD_CHECKOUT=<checkout> the
+// events are loaded twice, into two databases of the same stand-in: the compared build then reads
+// the pages its own checkout built (its page format and levels), this build the pages
+// BENCH_LOAD_CHECKOUT built: before and after an upgrade whose pages were rebuilt. BENCH_SIZES (its
+// first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (16g).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -28,13 +31,16 @@ const SIZE = SETTINGS.sizes[0];
 const RUNS = 2 * Math.ceil(SETTINGS.runs / 2);
 const LOAD_CHECKOUT = path.resolve(process.env.BENCH_LOAD_CHECKOUT ?? root);
 const COMPARE = process.env.BENCH_COMPARE_DIST;
+const COMPARE_LOAD_CHECKOUT = process.env.BENCH_COMPARE_LOAD_CHECKOUT
+  ? path.resolve(process.env.BENCH_COMPARE_LOAD_CHECKOUT)
+  : undefined;
 const say = (msg) => console.error(`[report-apart] ${msg}`);
 
 /** The child's work: load and catch up with the load checkout's own scripts, then exit. */
-const LOADER = `
-const load = await import(${JSON.stringify(pathToFileURL(path.join(LOAD_CHECKOUT, 'scripts/bench/report-load.mjs')).href)});
-const { default: platform } = await import(${JSON.stringify(pathToFileURL(path.join(LOAD_CHECKOUT, 'packages/platform/dist/index.js')).href)});
-const { reportBenchSettings } = await import(${JSON.stringify(pathToFileURL(path.join(LOAD_CHECKOUT, 'scripts/bench/report-scenarios.mjs')).href)});
+const loader = (checkout) => `
+const load = await import(${JSON.stringify(pathToFileURL(path.join(checkout, 'scripts/bench/report-load.mjs')).href)});
+const { default: platform } = await import(${JSON.stringify(pathToFileURL(path.join(checkout, 'packages/platform/dist/index.js')).href)});
+const { reportBenchSettings } = await import(${JSON.stringify(pathToFileURL(path.join(checkout, 'scripts/bench/report-scenarios.mjs')).href)});
 const say = (msg) => console.error('[report-apart loader] ' + msg);
 const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
 const handle = await platform.connectMongo(process.env.MONGO_URL, process.env.BENCH_DB);
@@ -44,10 +50,11 @@ say('caught up in ' + seconds.toFixed(0) + ' s');
 await handle.close();
 `;
 
-function loadApart(mongoUrl, dbName) {
+function loadApart(mongoUrl, dbName, checkout) {
+  say(`loading with ${checkout} into ${dbName}`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', LOADER], {
-      cwd: LOAD_CHECKOUT,
+    const child = spawn(process.execPath, ['--input-type=module', '-e', loader(checkout)], {
+      cwd: checkout,
       env: { ...process.env, MONGO_URL: mongoUrl, BENCH_DB: dbName },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
@@ -64,23 +71,28 @@ async function main() {
   const mongoUrl = process.env.MONGO_URL ?? server.url;
   const dbName = `bench_apart_${randomBytes(4).toString('hex')}`;
   const handle = await platform.connectMongo(mongoUrl, dbName);
+  const compareHandle = COMPARE_LOAD_CHECKOUT ? await platform.connectMongo(mongoUrl, `${dbName}_compared`) : handle;
   const apps = [];
   try {
-    await loadApart(mongoUrl, dbName);
+    await loadApart(mongoUrl, dbName, LOAD_CHECKOUT);
+    if (COMPARE_LOAD_CHECKOUT) await loadApart(mongoUrl, `${dbName}_compared`, COMPARE_LOAD_CHECKOUT);
     const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
     const campaigns = campaignLookup([benchCampaign(SETTINGS, OWNERS[0])]);
     const adminToken = `bench-${randomBytes(32).toString('hex')}`;
-    for (const [name, build] of [
-      ['this', reportingBuild()],
-      ['compared', reportingBuild(COMPARE)],
+    for (const [name, build, db] of [
+      ['this', reportingBuild(), handle.db],
+      ['compared', reportingBuild(COMPARE), compareHandle.db],
     ])
-      apps.push(await startReportingApp({ db: handle.db, mongoUrl, adminToken, logger, name, build, campaigns }));
-    const report = await ownerReports(apps[0], adminToken, OWNERS[0]);
+      apps.push(await startReportingApp({ db, mongoUrl, adminToken, logger, name, build, campaigns }));
+    // API keys live in the database: one key per database
+    const first = await ownerReports(apps[0], adminToken, OWNERS[0]);
+    const reports = [first, COMPARE_LOAD_CHECKOUT ? await ownerReports(apps[1], adminToken, OWNERS[0]) : first];
+    const report = (body, k, route) => reports[k](body, apps[k].base, route);
     const list = reportScenarios(SETTINGS);
     // the same answers first (a scorecard says when it was asked); this warms both up alike
     const same = (answer) => JSON.stringify({ ...answer, as_of: undefined });
     for (const s of list) {
-      const [a, b] = [await report(s.body, apps[0].base, s.route), await report(s.body, apps[1].base, s.route)];
+      const [a, b] = [await report(s.body, 0, s.route), await report(s.body, 1, s.route)];
       if (same(a) !== same(b)) throw new Error(`${s.name}: the builds answer differently`);
     }
     const load = os.loadavg()[0];
@@ -89,11 +101,11 @@ async function main() {
       for (const [i, s] of list.entries())
         for (const k of run % 2 === 0 ? [0, 1] : [1, 0]) {
           const t0 = process.hrtime.bigint();
-          await report(s.body, apps[k].base, s.route);
+          await report(s.body, k, s.route);
           times[i][k].push(Number(process.hrtime.bigint() - t0) / 1e6);
         }
     console.log(
-      `\n${SIZE.toLocaleString('en')} events loaded apart by ${LOAD_CHECKOUT}; this build vs ${COMPARE}; ${RUNS} alternating runs; load average ${load.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end\n`,
+      `\n${SIZE.toLocaleString('en')} events loaded apart by ${LOAD_CHECKOUT}${COMPARE_LOAD_CHECKOUT ? ` (the compared build's by ${COMPARE_LOAD_CHECKOUT})` : ''}; this build vs ${COMPARE}; ${RUNS} alternating runs; load average ${load.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end\n`,
     );
     console.log('| scenario (p50 ms) | this build | compared build | this / compared |');
     console.log('|---|---|---|---|');
@@ -103,8 +115,10 @@ async function main() {
     }
   } finally {
     for (const app of apps) await platform.closeServer(app.server, 2000);
-    await handle.db.dropDatabase().catch(() => undefined);
-    await handle.close();
+    for (const h of new Set([handle, compareHandle])) {
+      await h.db.dropDatabase().catch(() => undefined);
+      await h.close();
+    }
     if (server) await server.stop();
   }
 }

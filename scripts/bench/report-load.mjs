@@ -17,6 +17,7 @@ const { HeldMarks } = dist('rollups/held-marks');
 const { bucketName } = dist('storage/bucket-naming');
 const { CellStore } = dist('rollups/cell-store');
 const { RollupBuilder } = dist('rollups/rollup-builder');
+const { RollupThreads } = dist('rollups/rollup-threads');
 const { unitEnd, unitId } = dist('rollups/rollup-units');
 
 /**
@@ -85,9 +86,12 @@ export const UNIT_LEVELS = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d
  * Runs builder passes until one builds nothing (units still open at the newest end stay dirty).
  * Returns the seconds it took, the cell pages, the bytes of their binary columns by column, by
  * family, by family and column (`"a u"`), by unit level, by level, family and column
- * (`"1d p u"`), and of the whole pages as BSON (`cellBytes`).
+ * (`"1d p u"`), and of the whole pages as BSON (`cellBytes`). BENCH_ROLLUP_THREADS=<n> (with
+ * `mongoUrl`): the builder of ROLLUP_THREADS=<n>, n threads each building its share of the units;
+ * their pages are written in the threads, so no bytes are tallied (`threads` says so).
  */
-export async function catchUp(db, marks, { say }) {
+export async function catchUp(db, marks, { say, mongoUrl }) {
+  const threads = Number(process.env.BENCH_ROLLUP_THREADS ?? 1);
   const cells = new CellStore(db);
   // what the pages hold, tallied as the builder writes them (each unit is built once here; reading
   // every page back would make the stand-in hold them all at once): bytes by column (k keys, n
@@ -120,13 +124,21 @@ export async function catchUp(db, marks, { say }) {
     }
     return writePages(g, parts, docs);
   };
-  const builder = new RollupBuilder(db, marks, cells, {
-    prefix: 'events',
-    graceMs: 0,
-    abandonMs: 600_000,
-    batchUnits: 100_000,
-    rawRetentionDays: 400,
-  });
+  const options = { prefix: 'events', graceMs: 0, abandonMs: 600_000, batchUnits: 100_000, rawRetentionDays: 400 };
+  if (threads > 1 && !mongoUrl) throw new Error('BENCH_ROLLUP_THREADS needs the caller to pass mongoUrl');
+  const builder =
+    threads > 1
+      ? new RollupThreads({
+          count: threads,
+          data: {
+            mongoUrl,
+            mongoDb: db.databaseName,
+            logLevel: 'error',
+            builder: options,
+            brokenRawRetentionDays: 400,
+          },
+        })
+      : new RollupBuilder(db, marks, cells, options);
   const started = Date.now();
   for (let pass = 1; pass <= 20; pass++) {
     const result = await builder.runOnce();
@@ -139,6 +151,8 @@ export async function catchUp(db, marks, { say }) {
     if (result.built.every((n) => n === 0)) break;
   }
   const seconds = (Date.now() - started) / 1000;
+  await builder.close?.();
+  if (threads > 1) say(`caught up with ${threads} rollup threads: no bytes tallied (the threads wrote the pages)`);
   // every unit left dirty, and why: the builder builds a unit once it has ended (a block reaching
   // past now waits, and reports read its span from smaller units); anything else is a defect
   for (const m of await marks.dirtyUnits()) {
@@ -156,7 +170,7 @@ export async function catchUp(db, marks, { say }) {
       .map(([l, name]) => `${name} ${l.docs}/${(l.bytes / 1e6).toFixed(1)}`)
       .join(', ')}`,
   );
-  return { seconds, cellDocs, bytes, byFamily, byFamilyColumn, byLevel, byLevelFamilyColumn, cellBytes };
+  return { seconds, cellDocs, bytes, byFamily, byFamilyColumn, byLevel, byLevelFamilyColumn, cellBytes, threads };
 }
 
 /** The BSON size of a raw event document as the bucket stores it (before any storage engine compression). */

@@ -6,7 +6,8 @@
 // unless BENCH_URL_NOISE=0) are
 // written through the consumer's BucketWriter with rollup write marks, in time order, in batches of
 // BENCH_BATCH (500, the consumer's batch), as production writes them; the rollup builder then runs
-// until nothing is dirty (timed: "catch-up"); the built reporting feature (services/events/dist) is
+// until nothing is dirty (timed: "catch-up"; BENCH_ROLLUP_THREADS=<n>: with n rollup threads, as
+// ROLLUP_THREADS=<n> runs it, bytes then not tallied); the built reporting feature (services/events/dist) is
 // served on loopback and POST /api/v1/events/ is timed over HTTP: BENCH_RUNS (20) runs per
 // scenario after a warm-up, scenarios alternating run by run. Data store: MONGO_URL when set, else
 // a fresh MongoDB stand-in with a BENCH_HEAP (16g) heap, stopped at the end. The database is
@@ -53,7 +54,7 @@ async function measure(size, mongoUrl) {
       seconds: loadSeconds,
       marks,
     } = await loadEvents(handle.db, size, SETTINGS, { logger, say, tallies });
-    const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks, { say });
+    const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks, { say, mongoUrl });
     const campaign = benchCampaign(SETTINGS, OWNERS[0]);
     const campaigns = campaignLookup([campaign]);
     app = await startReportingApp({
