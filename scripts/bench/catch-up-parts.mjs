@@ -23,7 +23,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadEvents, startBenchStandIn } from './report-load.mjs';
+import { catchUpBuilder, loadEvents, startBenchStandIn } from './report-load.mjs';
 import { reportBenchSettings } from './report-scenarios.mjs';
 import { cpuOf } from './proc-cpu.mjs';
 import { profiled } from './cpu-profile.mjs';
@@ -227,24 +227,10 @@ async function catchUpWith(db, dist, standInPid, { steps, threads = 1, mongoUrl 
   const mod = (p) => require(path.join(dist, p));
   const { RollupMarks } = mod('rollups/rollup-marks');
   const { CellStore } = mod('rollups/cell-store');
-  const { RollupBuilder } = mod('rollups/rollup-builder');
   const marks = new RollupMarks(db);
   await marks.init();
   const undo = steps ? instrument(dist, steps) : () => undefined;
-  const options = { prefix: 'events', graceMs: 0, abandonMs: 600_000, batchUnits: 100_000, rawRetentionDays: 400 };
-  const builder =
-    threads > 1
-      ? new (mod('rollups/rollup-threads').RollupThreads)({
-          count: threads,
-          data: {
-            mongoUrl,
-            mongoDb: db.databaseName,
-            logLevel: 'error',
-            builder: options,
-            brokenRawRetentionDays: 400,
-          },
-        })
-      : new RollupBuilder(db, marks, new CellStore(db), options);
+  const builder = catchUpBuilder(mod, db, marks, new CellStore(db), { threads, mongoUrl });
   const cpu0 = cpuOf(standInPid);
   const node0 = process.cpuUsage();
   const started = performance.now();

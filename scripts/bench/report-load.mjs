@@ -16,8 +16,6 @@ const { RollupMarks } = dist('rollups/rollup-marks');
 const { HeldMarks } = dist('rollups/held-marks');
 const { bucketName } = dist('storage/bucket-naming');
 const { CellStore } = dist('rollups/cell-store');
-const { RollupBuilder } = dist('rollups/rollup-builder');
-const { RollupThreads } = dist('rollups/rollup-threads');
 const { unitEnd, unitId } = dist('rollups/rollup-units');
 
 /**
@@ -124,21 +122,8 @@ export async function catchUp(db, marks, { say, mongoUrl }) {
     }
     return writePages(g, parts, docs);
   };
-  const options = { prefix: 'events', graceMs: 0, abandonMs: 600_000, batchUnits: 100_000, rawRetentionDays: 400 };
   if (threads > 1 && !mongoUrl) throw new Error('BENCH_ROLLUP_THREADS needs the caller to pass mongoUrl');
-  const builder =
-    threads > 1
-      ? new RollupThreads({
-          count: threads,
-          data: {
-            mongoUrl,
-            mongoDb: db.databaseName,
-            logLevel: 'error',
-            builder: options,
-            brokenRawRetentionDays: 400,
-          },
-        })
-      : new RollupBuilder(db, marks, cells, options);
+  const builder = catchUpBuilder(dist, db, marks, cells, { threads, mongoUrl });
   const started = Date.now();
   for (let pass = 1; pass <= 20; pass++) {
     const result = await builder.runOnce();
@@ -171,6 +156,32 @@ export async function catchUp(db, marks, { say, mongoUrl }) {
       .join(', ')}`,
   );
   return { seconds, cellDocs, bytes, byFamily, byFamilyColumn, byLevel, byLevelFamilyColumn, cellBytes, threads };
+}
+
+/** The options of every bench catch-up's builder (no grace: every ended unit is built at once). */
+export const CATCH_UP_OPTIONS = {
+  prefix: 'events',
+  graceMs: 0,
+  abandonMs: 600_000,
+  batchUnits: 100_000,
+  rawRetentionDays: 400,
+};
+
+/**
+ * The builder of a bench catch-up from a build's modules (`load(path)` requires from its dist):
+ * one RollupBuilder, or `threads` rollup threads as ROLLUP_THREADS runs them (on their own
+ * connections to `mongoUrl`).
+ */
+export function catchUpBuilder(load, db, marks, cells, { threads = 1, mongoUrl } = {}) {
+  if (threads <= 1) return new (load('rollups/rollup-builder').RollupBuilder)(db, marks, cells, CATCH_UP_OPTIONS);
+  const data = {
+    mongoUrl,
+    mongoDb: db.databaseName,
+    logLevel: 'error',
+    builder: CATCH_UP_OPTIONS,
+    brokenRawRetentionDays: 400,
+  };
+  return new (load('rollups/rollup-threads').RollupThreads)({ count: threads, data });
 }
 
 /** The BSON size of a raw event document as the bucket stores it (before any storage engine compression). */

@@ -1,7 +1,12 @@
-import type { Document } from 'mongodb';
 import { v7 } from 'uuid';
 import type { EventDocument } from '../storage/event-document';
-import { prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
+import {
+  currentPages,
+  prng,
+  randomEvents,
+  startRollupFixture,
+  type RollupFixture,
+} from '../../test/support/rollup-fixture';
 import type { RollupBuilderOptions } from './rollup-builder';
 
 // 4-hour units and days whose hours are built in the same pass are made from the hours' tables in
@@ -31,18 +36,6 @@ function crowd(): EventDocument[] {
       ...(i % 3 === 0 ? { country: ['DE', 'AT', 'CH', 'US', 'BR'][i % 5]! } : {}),
       ...(i % 4 === 0 ? { measures: { engaged_ms: (i * 37) % 90_000 } } : {}),
     });
-  }
-  return out;
-}
-
-/** Every page of every current unit, by unit, owner, family and page number (generation ids left out). */
-async function currentPages(f: RollupFixture): Promise<Map<string, Document>> {
-  const out = new Map<string, Document>();
-  for (const mark of await f.marks.collection.find({}).toArray()) {
-    expect(mark.dirty).toBeFalsy();
-    const g = mark.b!.g;
-    for (const { _id: _, g: __, ...page } of await f.cells.collection.find({ g }).toArray())
-      out.set(`${mark._id} ${page.o as string} ${page.f as string} ${page.p as number}`, page);
   }
   return out;
 }

@@ -1,16 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Document } from 'mongodb';
 import {
   BUILDER_DEFAULTS,
+  currentPages,
   prng,
   randomEvents,
   startRollupFixture,
   type RollupFixture,
 } from '../../test/support/rollup-fixture';
-import type { PassRunner } from './rollup-threads';
-import { RollupThreads } from './rollup-threads';
+import { RollupThreads, type PassRunner } from './rollup-threads';
 
 // ROLLUP_THREADS: several builder threads, each building its shard of the units on its own
 // connection, store exactly the pages one builder stores: every unit, owner, family and page,
@@ -19,18 +18,6 @@ const FROM = Date.parse('2026-09-01T00:00:00Z');
 const DAY = 86_400_000;
 // the compiled thread entry: a worker thread runs JavaScript (the test run builds it first)
 const THREAD_FILE = path.resolve(__dirname, '../../dist/rollups/rollup-thread.js');
-
-/** Every page of every current unit, by unit, owner, family and page number (generation ids left out). */
-async function currentPages(f: RollupFixture): Promise<Map<string, Document>> {
-  const out = new Map<string, Document>();
-  for (const mark of await f.marks.collection.find({}).toArray()) {
-    expect(mark.dirty).toBeFalsy();
-    const g = mark.b!.g;
-    for (const { _id: _, g: __, ...page } of await f.cells.collection.find({ g }).toArray())
-      out.set(`${mark._id} ${page.o as string} ${page.f as string} ${page.p as number}`, page);
-  }
-  return out;
-}
 
 /** Passes until one builds nothing; how many passes that took. */
 async function buildAll(runner: PassRunner): Promise<number> {

@@ -1,5 +1,5 @@
 import type { Measures } from '@cm/contracts';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, type Db, type Document } from 'mongodb';
 import { v7 } from 'uuid';
 import { createLogger } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
@@ -243,5 +243,20 @@ function attributionOf(t: number): Partial<EventDocument> {
     if (tag === 0 && t % 4 === 0) out.utm_term = ['red shoes', 'shoes'][Math.floor(t / 4) % 2]!;
   }
   if (t % 4 !== 1) out.referrer = ['www.google.com', 'l.facebook.com', 'news.example'][Math.floor(t / 3) % 3]!;
+  return out;
+}
+
+/**
+ * Every page of every unit (each must be current, none dirty), by unit, owner, family and page
+ * number, generation ids left out: two builds of the same events compare byte for byte.
+ */
+export async function currentPages(f: RollupFixture): Promise<Map<string, Document>> {
+  const out = new Map<string, Document>();
+  for (const mark of await f.marks.collection.find({}).toArray()) {
+    if (mark.dirty) throw new Error(`unit ${mark._id} is still dirty`);
+    const g = mark.b!.g;
+    for (const { _id: _, g: __, ...page } of await f.cells.collection.find({ g }).toArray())
+      out.set(`${mark._id} ${page.o as string} ${page.f as string} ${page.p as number}`, page);
+  }
   return out;
 }
