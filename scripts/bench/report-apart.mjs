@@ -10,7 +10,9 @@
 // here neither build has run before the warm-up. With BENCH_COMPARE_LOAD_CHECKOUT=<checkout> the
 // events are loaded twice, into two databases of the same stand-in: the compared build then reads
 // the pages its own checkout built (its page format and levels), this build the pages
-// BENCH_LOAD_CHECKOUT built: before and after an upgrade whose pages were rebuilt. BENCH_SIZES (its
+// BENCH_LOAD_CHECKOUT built: before and after an upgrade whose pages were rebuilt. With
+// BENCH_SERVE_APART=1 each build is served by a process of its own (the timing process only sends
+// the requests): neither build's garbage is collected while the other answers. BENCH_SIZES (its
 // first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (16g).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -50,6 +52,37 @@ say('caught up in ' + seconds.toFixed(0) + ' s');
 await handle.close();
 `;
 
+/** A process serving `dist`'s reporting feature over `dbName`; prints its base URL, then serves until killed. */
+const server = (dist, dbName, name) => `
+const { campaignLookup, reportingBuild, startReportingApp } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'scripts/bench/reporting-app.mjs')).href)});
+const { benchCampaign, reportBenchSettings } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'scripts/bench/report-scenarios.mjs')).href)});
+const { OWNERS } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'scripts/bench/report-data.mjs')).href)});
+const { default: platform } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'packages/platform/dist/index.js')).href)});
+const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
+const handle = await platform.connectMongo(process.env.MONGO_URL, ${JSON.stringify(dbName)});
+const campaigns = campaignLookup([benchCampaign(reportBenchSettings(), OWNERS[0])]);
+const app = await startReportingApp({ db: handle.db, mongoUrl: process.env.MONGO_URL, adminToken: process.env.BENCH_ADMIN_TOKEN, logger, name: ${JSON.stringify(name)}, build: reportingBuild(${JSON.stringify(dist)}), campaigns });
+process.stdout.write(app.base + '\\n');
+`;
+
+/** Starts a serving process (see `server`); resolves to `{ base, stop }` once it listens. */
+function serveApart(mongoUrl, adminToken, dist, dbName, name) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', server(dist, dbName, name)], {
+      cwd: root,
+      env: { ...process.env, MONGO_URL: mongoUrl, BENCH_ADMIN_TOKEN: adminToken },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('\n')) resolve({ base: out.trim(), stop: () => child.kill('SIGKILL') });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`the ${name} server exited with ${code}`)));
+  });
+}
+
 function loadApart(mongoUrl, dbName, checkout) {
   say(`loading with ${checkout} into ${dbName}`);
   return new Promise((resolve, reject) => {
@@ -79,11 +112,23 @@ async function main() {
     const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
     const campaigns = campaignLookup([benchCampaign(SETTINGS, OWNERS[0])]);
     const adminToken = `bench-${randomBytes(32).toString('hex')}`;
-    for (const [name, build, db] of [
-      ['this', reportingBuild(), handle.db],
-      ['compared', reportingBuild(COMPARE), compareHandle.db],
+    for (const [name, dist, h] of [
+      ['this', path.join(root, 'services/events/dist'), handle],
+      ['compared', path.resolve(COMPARE), compareHandle],
     ])
-      apps.push(await startReportingApp({ db, mongoUrl, adminToken, logger, name, build, campaigns }));
+      apps.push(
+        process.env.BENCH_SERVE_APART === '1'
+          ? await serveApart(mongoUrl, adminToken, dist, h.db.databaseName, name)
+          : await startReportingApp({
+              db: h.db,
+              mongoUrl,
+              adminToken,
+              logger,
+              name,
+              build: reportingBuild(dist),
+              campaigns,
+            }),
+      );
     // API keys live in the database: one key per database
     const first = await ownerReports(apps[0], adminToken, OWNERS[0]);
     const reports = [first, COMPARE_LOAD_CHECKOUT ? await ownerReports(apps[1], adminToken, OWNERS[0]) : first];
@@ -114,7 +159,7 @@ async function main() {
       console.log(`| ${s.name} | ${fmt(a)} | ${fmt(b)} | ${(a / b).toFixed(2)} |`);
     }
   } finally {
-    for (const app of apps) await platform.closeServer(app.server, 2000);
+    for (const app of apps) await (app.stop ? app.stop() : platform.closeServer(app.server, 2000));
     for (const h of new Set([handle, compareHandle])) {
       await h.db.dropDatabase().catch(() => undefined);
       await h.close();
