@@ -6,7 +6,8 @@ import { isExpiredDay } from '../retention/expired-buckets';
 import type { CellStore } from './cell-store';
 import type { RollupMarks } from './rollup-marks';
 import { utcDayStart } from '../storage/time-units';
-import { DAY_LEVEL, LEVELS, MAX_LEVEL, unitEnd, unitSizeMs } from './rollup-units';
+import { DAY_LEVEL, LEVELS, MAX_LEVEL, unitEnd } from './rollup-units';
+import { inShard, isFirstShard, type Shard } from './rollup-shard';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
 import { UnitFailures, type FailureBackoff, type UnitFailure } from './unit-failures';
@@ -67,19 +68,6 @@ export interface BuildPass {
   failed: UnitFailure[];
   /** Owners' families that passed ROLLUP_MAX_CELLS_PER_OWNER in a unit built this pass (read from smaller units or raw events). */
   overCap: OverCap[];
-}
-
-export interface Shard {
-  /** 0 to count - 1. */
-  index: number;
-  count: number;
-}
-
-/** Whether `mark` belongs to `shard` (every unit when there is none). */
-export function inShard(mark: { level: number; start: number }, shard: Shard | undefined): boolean {
-  if (!shard || shard.count <= 1) return true;
-  const size = unitSizeMs(Math.max(mark.level, DAY_LEVEL));
-  return Math.floor(mark.start / size) % shard.count === shard.index;
 }
 
 export interface OverCap {
@@ -151,13 +139,12 @@ export class RollupBuilder {
   async runOnce(): Promise<BuildPass> {
     const now = this.now();
     // once per process, before anything is built: units of the first cell format rebuilt or converted
-    // (by the first shard only, when several build side by side)
+    // (these and the sweeps look at every unit: one builder of several does them)
+    const sweeper = isFirstShard(this.opts.shard);
     if (!this.migrated) {
-      if ((this.opts.shard?.index ?? 0) === 0) await this.legacy.run();
+      if (sweeper) await this.legacy.run();
       this.migrated = true;
     }
-    // the sweeps look at every unit: one builder of several does them
-    const sweeper = (this.opts.shard?.index ?? 0) === 0;
     const swept = sweeper ? await this.commit.sweep(new Date(now.getTime() - this.opts.abandonMs)) : 0;
     let orphans = 0;
     if (sweeper && now.getTime() - this.lastOrphanSweep >= this.opts.abandonMs) {
