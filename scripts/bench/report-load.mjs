@@ -159,7 +159,7 @@ export async function catchUp(db, marks, { say, mongoUrl }) {
 }
 
 /** The options of every bench catch-up's builder (no grace: every ended unit is built at once). */
-export const CATCH_UP_OPTIONS = {
+const CATCH_UP_OPTIONS = {
   prefix: 'events',
   graceMs: 0,
   abandonMs: 600_000,

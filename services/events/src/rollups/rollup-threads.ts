@@ -116,7 +116,7 @@ export class RollupThreads implements PassRunner {
 }
 
 /** One pass of every thread as one: built and counts added up, the lag the largest, the lists joined. */
-export function mergePasses(passes: readonly BuildPass[]): BuildPass {
+function mergePasses(passes: readonly BuildPass[]): BuildPass {
   const first = passes[0]!;
   return {
     built: first.built.map((_, level) => passes.reduce((sum, p) => sum + (p.built[level] ?? 0), 0)),
