@@ -97,4 +97,15 @@ describe('events configuration', () => {
       /COUNTRY_DB_RELOAD_INTERVAL_MS/,
     );
   });
+
+  test('when rollup threads are not given, then the builder runs in the main thread; a count outside 1..16 or not a number is refused', () => {
+    expect(loadEventsConfig({})).toMatchObject({ ROLLUP_THREADS: 1, ROLLUP_THREAD_HEAP_MB: 0 });
+    expect(loadEventsConfig({ ROLLUP_THREADS: '2', ROLLUP_THREAD_HEAP_MB: '192' })).toMatchObject({
+      ROLLUP_THREADS: 2,
+      ROLLUP_THREAD_HEAP_MB: 192,
+    });
+    for (const bad of ['0', '17', '1.5', 'two', '$gt'])
+      expect(() => loadEventsConfig({ ROLLUP_THREADS: bad })).toThrow(/ROLLUP_THREADS/);
+    expect(() => loadEventsConfig({ ROLLUP_THREAD_HEAP_MB: '-1' })).toThrow(/ROLLUP_THREAD_HEAP_MB/);
+  });
 });
