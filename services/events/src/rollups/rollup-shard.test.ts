@@ -15,7 +15,8 @@ describe('rollup shards', () => {
     for (const unit of units) {
       const owners = [0, 1, 2].filter((index) => inShard(unit, { index, count: 3 }));
       expect(owners).toHaveLength(1);
-      counts[owners[0]!]++;
+      const shard = owners[0]!;
+      counts[shard] = (counts[shard] ?? 0) + 1;
     }
     expect(counts.every((n) => n > 0)).toBe(true);
   });
