@@ -3,7 +3,7 @@
 // and catches the rollup builder up as bench:page-bytes does (report-load.mjs), writing every page
 // the builder writes to <file>, one BSON document after another, so another build's codecs can be
 // measured on the same pages without loading and building again (bench:page-format-beside).
-// BENCH_SIZES (1000000: the first size only), BENCH_HEAP (16g) as bench:page-bytes.
+// BENCH_SIZES (1000000: the first size only), BENCH_HEAP (18g) as bench:page-bytes.
 import os from 'node:os';
 import { openSync, writeSync, closeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';

@@ -7,7 +7,7 @@
 // fragments, slash and host-case variants, referrers; stored as ingest stores them). Countries
 // are the same in both. Prints the rollup pages' bytes per event of each, by family, column and
 // unit level, and their ratio (the goal: the noise costs at most 1.1 times the clean pages).
-// Data store: MONGO_URL when set, else a MongoDB stand-in (BENCH_HEAP, 16g); each database is
+// Data store: MONGO_URL when set, else a MongoDB stand-in (BENCH_HEAP, 18g); each database is
 // dropped before the next is loaded.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';

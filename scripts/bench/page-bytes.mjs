@@ -5,7 +5,7 @@
 // (report-load.mjs), without timing any report. Prints the bytes per event of the pages' binary
 // columns by unit level x family x column, and what each level adds up to. BENCH_JSON=<file>
 // also writes the raw tallies. Data store: MONGO_URL when set, else a MongoDB stand-in
-// (BENCH_HEAP, 16g); each size's database is dropped before the next.
+// (BENCH_HEAP, 18g); each size's database is dropped before the next.
 import os from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';

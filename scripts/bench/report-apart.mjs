@@ -13,7 +13,7 @@
 // BENCH_LOAD_CHECKOUT built: before and after an upgrade whose pages were rebuilt. With
 // BENCH_SERVE_APART=1 each build is served by a process of its own (the timing process only sends
 // the requests): neither build's garbage is collected while the other answers. BENCH_SIZES (its
-// first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (16g).
+// first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (18g).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';

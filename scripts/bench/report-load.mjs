@@ -188,13 +188,14 @@ export function catchUpBuilder(load, db, marks, cells, { threads = 1, mongoUrl }
 export const rawEventBytes = (doc) => BSON.calculateObjectSize(doc);
 
 /**
- * A MongoDB stand-in for a bench (BENCH_HEAP, 16g; BENCH_STAND_IN_GC: further JVM options) with its
+ * A MongoDB stand-in for a bench (BENCH_HEAP, 18g: at 5M events its live data reaches 13.4 GB, and
+ * past 90 % of the heap its store-full guard forces full collections; BENCH_STAND_IN_GC: further JVM options) with its
  * garbage collector's pauses logged to `gcLog`: a pause past the driver's heartbeat timeout (5 s)
  * fails every operation in flight, so the benches report the longest ones (gcPauses).
  */
 export function startBenchStandIn(gcLog) {
   return testkit.startMongoStandIn({
-    heap: process.env.BENCH_HEAP ?? '16g',
+    heap: process.env.BENCH_HEAP ?? '18g',
     jvmOptions: [...(process.env.BENCH_STAND_IN_GC ?? '').split(' ').filter(Boolean), `-Xlog:gc:file=${gcLog}`],
   });
 }

@@ -10,7 +10,7 @@
 // ROLLUP_THREADS=<n> runs it, bytes then not tallied); the built reporting feature (services/events/dist) is
 // served on loopback and POST /api/v1/events/ is timed over HTTP: BENCH_RUNS (20) runs per
 // scenario after a warm-up, scenarios alternating run by run. Data store: MONGO_URL when set, else
-// a fresh MongoDB stand-in with a BENCH_HEAP (16g) heap, stopped at the end. The database is
+// a fresh MongoDB stand-in with a BENCH_HEAP (18g) heap, stopped at the end. The database is
 // dropped after each size. Progress goes to stderr, the ready-to-paste tables to stdout.
 // BENCH_COMPARE_DIST=<another checkout's services/events/dist> serves that build's reporting
 // feature on the same data too, run by run alternating with this one, and prints both side by side
