@@ -47,7 +47,7 @@ const say = (msg) => console.error('[report-apart loader] ' + msg);
 const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
 const handle = await platform.connectMongo(process.env.MONGO_URL, process.env.BENCH_DB);
 const { marks } = await load.loadEvents(handle.db, ${SIZE}, reportBenchSettings(), { logger, say });
-const { seconds } = await load.catchUp(handle.db, marks, { say });
+const { seconds } = await load.catchUp(handle.db, marks, { say, mongoUrl: process.env.MONGO_URL });
 say('caught up in ' + seconds.toFixed(0) + ' s');
 await handle.close();
 `;

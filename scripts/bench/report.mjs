@@ -175,10 +175,10 @@ async function measure(size, mongoUrl) {
         if (both && run % 2 === 0) await timed(compared[i], s, other.base);
       }
     }
-    // BENCH_PROFILE=<scenario key>: that scenario's runs once more under the CPU profiler
-    const profileKey = process.env.BENCH_PROFILE;
-    const profiledScenario = profileKey && list.find((s) => s.key === profileKey);
-    if (profiledScenario) {
+    // BENCH_PROFILE=<scenario key>[,<key>...]: each of those scenarios' runs once more under the CPU profiler
+    for (const profileKey of (process.env.BENCH_PROFILE ?? '').split(',').filter(Boolean)) {
+      const profiledScenario = list.find((s) => s.key === profileKey);
+      if (!profiledScenario) throw new Error(`BENCH_PROFILE: no scenario "${profileKey}"`);
       const file = path.join(os.tmpdir(), `bench-report-${size}-${profileKey}.cpuprofile`);
       const summary = await profiled(async () => {
         for (let run = 0; run < RUNS; run++) await report(profiledScenario.body, undefined, profiledScenario.route);

@@ -42,8 +42,21 @@ export const latestAggregate: Aggregate<Latest | null> = {
   write: writeLatest,
   read: readLatest,
   asked: (ask) => ask.metadataKeys.length > 0,
-  bytes: (s) => (s ? 200 + s[1].length + JSON.stringify(s[2]).length : 0),
+  bytes: (s) => (s ? 200 + s[1].length + metadataBytes(s[2]) : 0),
 };
+
+/**
+ * The size of a latest event's metadata as JSON text, counted once per metadata object: a report
+ * merging a cached page's entries meets the same objects run after run, and counts a group's size
+ * at every merge.
+ */
+function metadataBytes(metadata: Readonly<Record<string, string>>): number {
+  let bytes = METADATA_BYTES.get(metadata);
+  if (bytes === undefined) METADATA_BYTES.set(metadata, (bytes = JSON.stringify(metadata).length));
+  return bytes;
+}
+
+const METADATA_BYTES = new WeakMap<object, number>();
 
 /** The values of the report's (stored) metadata keys in the latest event, "" for a key it lacks. */
 export function metadataValues(state: Latest | null, keys: readonly string[]): string[] {

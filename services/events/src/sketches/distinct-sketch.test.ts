@@ -131,6 +131,29 @@ describe('distinct sketch laws', () => {
     sketches.forEach((s, i) => expect(s.kind === 'exact' ? s.hashes : []).toEqual(copies[i]));
   });
 
+  test('when larger sets (cell entries of many visitors) merge into an owned set, overlapping it, inside it, around it and past the exact limit, then it is the sketch of them all, and no input changes', () => {
+    const next = seededHashes(91);
+    const pool = Array.from({ length: LIMIT + 900 }, next).sort((a, b) => a - b);
+    const parts = Array.from({ length: 400 }, (_, i) => {
+      const size = 9 + ((i * 37) % 300);
+      const start = next() % (pool.length - size);
+      // runs of the sorted pool (each inside, around or beside the union so far), and scattered picks
+      return i % 2 === 0 ? pool.slice(start, start + size) : [...new Set(Array.from({ length: size }, () => pool[next() % pool.length]!))].sort((a, b) => a - b);
+    });
+    const sketches = parts.map((p) => sketchOfHashes(p));
+    const copies = sketches.map((s) => (s.kind === 'exact' ? [...s.hashes] : []));
+    let target = mergeInto(emptySketch(), sketches[0]!);
+    let seen = new Set(parts[0]);
+    for (const [i, part] of sketches.slice(1).entries()) {
+      target = mergeInto(target, part);
+      seen = new Set([...seen, ...parts[i + 1]!]);
+      // every step equals the union so far: sorted, unique, exact up to the limit
+      expectSame(target, sketchOfHashes(seen));
+    }
+    expect(target.kind).toBe('hll');
+    sketches.forEach((s, i) => expect(s.kind === 'exact' ? s.hashes : []).toEqual(copies[i]));
+  });
+
   test('when the pure merge meets a single visitor, then the exact set it was given is unchanged', () => {
     const a = sketchOfHashes([5, 9, 12]);
     expect(mergeSketches(a, sketchOfHashes([7]))).toEqual(sketchOfHashes([5, 7, 9, 12]));

@@ -28,6 +28,36 @@ export function unionSorted(a: readonly number[], b: readonly number[], limit: n
   return out;
 }
 
+/**
+ * `b` merged into the sorted unique list `into` in place (`into` becomes their sorted union): the
+ * list grows by b's length, is filled from its end, then closes the gap the shared hashes left.
+ * No list is made per merge (a report merges thousands of sets into its groups' own).
+ */
+export function unionInto(into: number[], b: readonly number[]): void {
+  const n = into.length;
+  // pushed, not a longer length: the list stays packed doubles
+  for (let k = 0; k < b.length; k++) into.push(0);
+  let i = n - 1;
+  let j = b.length - 1;
+  let w = into.length - 1;
+  while (j >= 0) {
+    const y = b[j]!;
+    if (i >= 0 && into[i]! > y) into[w--] = into[i--]!;
+    else {
+      if (i >= 0 && into[i] === y) i--;
+      into[w--] = y;
+      j--;
+    }
+  }
+  // into[0..i] is in place; the merged tail starts at w + 1
+  const gap = w - i;
+  if (gap > 0) {
+    // a plain loop: Array.prototype.copyWithin has no fast path for arrays of doubles
+    for (let from = w + 1, to = i + 1; from < into.length; from++, to++) into[to] = into[from]!;
+    into.length -= gap;
+  }
+}
+
 /** Where `hash` is or would go in a sorted list. */
 export function insertionPoint(hashes: readonly number[], hash: number): number {
   let low = 0;

@@ -163,7 +163,7 @@ function sizeOf(name: AggregateName, state: unknown): number {
 
 /**
  * Every entry of a page the report keeps, merged into its group. The page's names and strings are
- * interned once (a small number each), so an entry finds its group by a short key of numbers
+ * interned once (a small number each), so an entry finds its group by a key packed from numbers
  * rather than by its urls' text.
  */
 function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, groups: ReportGroups): void {
@@ -172,7 +172,7 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
   const kept = keptEntries(page, plan);
   const nameIds = page.names.map((n) => groups.intern(n));
   const stringIds = groupKeyAt.length > 0 ? page.strings.map((s) => groups.intern(s)) : [];
-  const prefix = `${time ?? ''}|`;
+  const ids = new Array<number>(groupKeyAt.length).fill(0);
   // each aggregate's states of the page: its union when the report counts every device, else per device
   const states = aggregates.map((name) =>
     allDevices && aggregateOf(name).storage !== 'perDevice'
@@ -184,8 +184,8 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
     if (!kept(i)) continue;
     const present = page.mask[i]! & plan.deviceMask;
     const nameIndex = page.nameOf[i]!;
-    let key = prefix + nameIds[nameIndex]!;
-    for (let j = 0; j < groupKeyAt.length; j++) key += `,${stringIds[page.keyOf[i * dims + groupKeyAt[j]!]!]!}`;
+    for (let j = 0; j < groupKeyAt.length; j++) ids[j] = stringIds[page.keyOf[i * dims + groupKeyAt[j]!]!]!;
+    const key = groups.key(time, nameIds[nameIndex]!, ids);
     const slot =
       groups.find(key) ??
       groups.create(

@@ -47,8 +47,17 @@ export interface GroupSlot {
   sizes: number[];
 }
 
+/** A group's key within one report (ReportGroups.key). */
+export type GroupKey = number | string;
+
+/** Each part of a packed key takes this many values (21 bits); the packed key stays below 2^53. */
+const ID_SPAN = 2 ** 21;
+const PACKED_LIMIT = 2 ** 53;
+
 export class ReportGroups {
-  private readonly merged = new Map<string, GroupSlot>();
+  private readonly merged = new Map<GroupKey, GroupSlot>();
+  /** Row times seen, each given a small number from 1 (0: no time) for the keys. */
+  private readonly times = new Map<number, number>();
   /** Strings seen (names, group values), each given a small number: cheap keys for cell entries. */
   private readonly interned = new Map<string, number>();
   private readonly aggregates: ReadonlyArray<Aggregate<unknown>>;
@@ -74,15 +83,38 @@ export class ReportGroups {
     return id;
   }
 
-  /** The slot of a key made of interned numbers (see cell-reads.ts), or undefined when new. */
-  find(key: string): GroupSlot | undefined {
+  /**
+   * A group's key from its row time and the interned numbers of its name and group values: one
+   * number while they fit in 53 bits (every report of a few million strings), else a string of
+   * them. A report's groups all have as many values, so either form names one group only, and the
+   * same group always gets the same form. Cell entries and raw rows meet in the same groups this way.
+   */
+  key(time: number | undefined, nameId: number, ids: readonly number[]): GroupKey {
+    let timeId = 0;
+    if (time !== undefined) {
+      const known = this.times.get(time);
+      if (known === undefined) this.times.set(time, (timeId = this.times.size + 1));
+      else timeId = known;
+    }
+    let key = timeId;
+    let fits = nameId < ID_SPAN && key < PACKED_LIMIT / ID_SPAN;
+    if (fits) key = key * ID_SPAN + nameId;
+    for (let j = 0; j < ids.length && fits; j++) {
+      fits = ids[j]! < ID_SPAN && key < PACKED_LIMIT / ID_SPAN;
+      if (fits) key = key * ID_SPAN + ids[j]!;
+    }
+    return fits ? key : `${timeId}|${nameId},${ids.join(',')}`;
+  }
+
+  /** The slot of a key (`key`), or undefined when new. */
+  find(key: GroupKey): GroupSlot | undefined {
     return this.merged.get(key);
   }
 
   /** A new group under `key` (within the caps). */
-  create(key: string, time: number | undefined, name: string, dims: readonly string[]): GroupSlot {
+  create(key: GroupKey, time: number | undefined, name: string, dims: readonly string[]): GroupSlot {
     if (this.merged.size >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
-    let bytes = GROUP_OVERHEAD_BYTES + 2 * key.length + name.length;
+    let bytes = GROUP_OVERHEAD_BYTES + (typeof key === 'string' ? 2 * key.length : 8) + name.length;
     for (const d of dims) bytes += d.length;
     this.hold(bytes);
     const group = reportGroup(name, [...dims], {}, time);
@@ -93,8 +125,11 @@ export class ReportGroups {
 
   /** The group of this row time, name and group values (a raw row's: interned, then found or made). */
   slot(time: number | undefined, name: string, dims: readonly string[]): GroupSlot {
-    let key = `${time ?? ''}|${this.intern(name)}`;
-    for (const d of dims) key += `,${this.intern(d)}`;
+    const key = this.key(
+      time,
+      this.intern(name),
+      dims.map((d) => this.intern(d)),
+    );
     return this.find(key) ?? this.create(key, time, name, dims);
   }
 

@@ -41,7 +41,25 @@ export interface WallTime {
   second: number;
 }
 
-export function wallTime(zone: string, at: number): WallTime {
+/**
+ * Wall-clock fields of instants already asked, by zone and instant: a series walk asks a few
+ * hundred (each an Intl call of microseconds) and a dashboard asks the same ranges again and
+ * again. Cleared when full: bounded whatever the instants asked.
+ */
+const wallTimes = new Map<string, Readonly<WallTime>>();
+const MAX_WALL_TIMES = 50_000;
+
+export function wallTime(zone: string, at: number): Readonly<WallTime> {
+  const key = `${zone}|${at}`;
+  let w = wallTimes.get(key);
+  if (!w) {
+    if (wallTimes.size >= MAX_WALL_TIMES) wallTimes.clear();
+    wallTimes.set(key, (w = Object.freeze(wallTimeOf(zone, at))));
+  }
+  return w;
+}
+
+function wallTimeOf(zone: string, at: number): WallTime {
   const parts: Record<string, number> = {};
   for (const p of formatter(zone).formatToParts(new Date(at)))
     if (p.type !== 'literal') parts[p.type] = Number(p.value);
