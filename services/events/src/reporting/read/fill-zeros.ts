@@ -13,7 +13,7 @@ export function fillZeros(
   groups: ReportGroup[],
   plan: ReadPlan,
   maxRows: number,
-  inTop: (id: string) => boolean,
+  inTop: (g: ReportGroup) => boolean,
   named: readonly ReportGroup[],
 ): ReportGroup[] {
   const { query } = plan;
@@ -22,7 +22,7 @@ export function fillZeros(
   const ids = new Map<string, ReportGroup>();
   for (const g of groups) if (!ids.has(g.id)) ids.set(g.id, g);
   // a name top-N cut stays cut, events or not
-  for (const n of named) if (!ids.has(n.id) && inTop(n.id)) ids.set(n.id, n);
+  for (const n of named) if (!ids.has(n.id) && inTop(n)) ids.set(n.id, n);
   // checked before filling: buckets x groups can be far more than the cap
   if ((query.series?.length ?? 0) * ids.size > maxRows) throw new TooManyGroupsError(maxRows, false);
   const present = new Set(groups.map((g) => `${g.time}|${g.id}`));

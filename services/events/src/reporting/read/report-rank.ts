@@ -17,17 +17,23 @@ export function byFields(a: Named, b: Named): number {
   return 0;
 }
 
+/** A group's rank (0 first), or undefined for a group top-N leaves out. */
+export type RankOf = (g: ReportGroup) => number | undefined;
+
 /**
  * Rank of each group (0 first), from the groups' totals over all row times (groupTotals: one per
  * `id`), by a metric's total or by name then group fields. By conversion rate, a group's rows of
  * every name share the rank of the group's rate. A total whose every row is withheld by the
  * country floor ranks last, like an average without events: its hidden numbers never decide its
- * place. Every row of a group takes its total's rank (the map is by `id`).
+ * place. Every row of a group takes its total's rank (found by `id`). `totalsAreRows`: the totals
+ * are the rows themselves (no series: one row per group), found as they are, no key made for
+ * thousands of groups. With top-N (`limit`) only the first `limit` are ranked: the others are
+ * left out, and never sorted.
  */
-export function rankGroups(totals: readonly ReportGroup[], plan: ReadPlan): Map<string, number> {
+export function rankGroups(totals: readonly ReportGroup[], plan: ReadPlan, totalsAreRows = false): RankOf {
   const { query } = plan;
   const { field, direction } = query.orderBy!;
-  if (field === 'conversion_rate') return rankByRate(totals, query);
+  if (field === 'conversion_rate') return byId(rankByRate(totals, query));
   const asked = query.aggregateMetrics.find((m) => m.metric.metric === field);
   const metric = (g: ReportGroup): number | bigint | null => {
     if (g.belowFloor) return null;
@@ -38,13 +44,30 @@ export function rankGroups(totals: readonly ReportGroup[], plan: ReadPlan): Map<
     // null (an average without events) ranks last
     return rank ? rank(states[asked.aggregate], asked.metric) : 0;
   };
+  // with a conversion rate every group's place is needed (rankByBestRow): no top-N cut here
+  const limit = query.conversion ? undefined : query.limit;
+  if (totalsAreRows && !query.conversion) {
+    const byGroup = ranked(
+      totals.map((g): [ReportGroup, ReportGroup] => [g, g]),
+      metric,
+      direction,
+      field === 'name',
+      limit,
+    );
+    return (g) => byGroup.get(g);
+  }
   const byRow = ranked(
     totals.map((g): [string, ReportGroup] => [g.id, g]),
     metric,
     direction,
     field === 'name',
+    limit,
   );
-  return query.conversion ? rankByBestRow(totals, byRow) : byRow;
+  return byId(query.conversion ? rankByBestRow(totals, byRow) : byRow);
+}
+
+function byId(ranks: ReadonlyMap<string, number>): RankOf {
+  return (g) => ranks.get(g.id);
 }
 
 /**
@@ -74,23 +97,48 @@ function rankByRate(groups: readonly ReportGroup[], query: ReportQuery): Map<str
   return out;
 }
 
-/** Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by the group fields. */
-function ranked<G extends Named>(
-  entries: Array<[string, G]>,
+/**
+ * Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by
+ * the group fields. With `limit`, only the first `limit` entries get a rank: a bounded list of the
+ * best so far, which most entries of a long tail leave at one comparison with its last.
+ */
+function ranked<K, G extends Named>(
+  entries: Array<[K, G]>,
   metric: (g: G) => number | bigint | null,
   direction: 'asc' | 'desc',
   byNameOnly: boolean,
-): Map<string, number> {
+  limit?: number,
+): Map<K, number> {
   const sign = direction === 'asc' ? 1 : -1;
-  const ordered = entries
-    .map(([key, g]) => ({ key, g, m: metric(g) }))
-    .sort((a, b) => {
-      if (byNameOnly) return sign * byFields(a.g, b.g);
-      if (a.m === null || b.m === null) return (a.m === null ? 1 : 0) - (b.m === null ? 1 : 0) || byFields(a.g, b.g);
-      // a sum past 2^53 is a bigint: compared with numbers exactly, never subtracted
-      return sign * (a.m < b.m ? -1 : a.m > b.m ? 1 : 0) || byFields(a.g, b.g);
-    });
+  type Ranked = { key: K; g: G; m: number | bigint | null };
+  const order = (a: Ranked, b: Ranked): number => {
+    if (byNameOnly) return sign * byFields(a.g, b.g);
+    if (a.m === null || b.m === null) return (a.m === null ? 1 : 0) - (b.m === null ? 1 : 0) || byFields(a.g, b.g);
+    // a sum past 2^53 is a bigint: compared with numbers exactly, never subtracted
+    return sign * (a.m < b.m ? -1 : a.m > b.m ? 1 : 0) || byFields(a.g, b.g);
+  };
+  const all = entries.map(([key, g]): Ranked => ({ key, g, m: metric(g) }));
+  const ordered = limit === undefined || limit >= all.length ? all.sort(order) : firstOf(all, limit, order);
   return new Map(ordered.map(({ key }, i) => [key, i]));
+}
+
+/** The first `limit` items in `order` (which never ties two distinct items), in order. */
+function firstOf<T>(items: readonly T[], limit: number, order: (a: T, b: T) => number): T[] {
+  const best: T[] = [];
+  if (limit <= 0) return best;
+  for (const item of items) {
+    if (best.length === limit && order(item, best[limit - 1]!) >= 0) continue;
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (order(best[mid]!, item) <= 0) low = mid + 1;
+      else high = mid;
+    }
+    best.splice(low, 0, item);
+    if (best.length > limit) best.pop();
+  }
+  return best;
 }
 
 /** Per group (its group fields, every row time together): both counts and their rate (null without `from` events). */

@@ -34,9 +34,15 @@ export function reportRow(
   const states = group.states as Record<string, unknown>;
   for (const { aggregate, metric } of query.aggregateMetrics) {
     if (aggregate === 'count') continue;
-    const fields: Record<string, unknown> = {};
-    aggregateOf(aggregate).fields?.(states[aggregate] ?? aggregateOf(aggregate).empty(), metric, fields);
-    for (const [field, value] of Object.entries(fields)) row[field] = hide ? null : (value as ReportRow[string]);
+    const state = states[aggregate] ?? aggregateOf(aggregate).empty();
+    // written into the row itself (thousands of rows: no object per metric and row), each field
+    // nulled after when withheld
+    if (!hide) aggregateOf(aggregate).fields?.(state, metric, row);
+    else {
+      const fields: Record<string, unknown> = {};
+      aggregateOf(aggregate).fields?.(state, metric, fields);
+      for (const field of Object.keys(fields)) row[field] = null;
+    }
   }
   if (rates) {
     const rate = rates(group);

@@ -193,6 +193,31 @@ describe('toReportRows: series and top-N', () => {
     expect(plain.map((r) => r.url)).toEqual(['z', 'y', 'x']);
   });
 
+  test.each([
+    ['value', 'desc'],
+    ['value', 'asc'],
+    ['name', 'desc'],
+    ['name', 'asc'],
+  ] as const)(
+    'when %s %s is asked with limits over many groups with tied totals, then the rows are the first rows of the whole ranking',
+    (field, direction) => {
+      // a long tail of equal counts: ties are broken by name, then url
+      let seed = 7;
+      const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+      const groups: GroupCount[] = Array.from({ length: 600 }, (_, i) => ({
+        name: ['view', 'click', 'share'][next() % 3]!,
+        url: `https://example.com/p/${next() % 400}?utm_source=x&i=${i}`,
+        value: 1 + (next() % 6),
+      }));
+      const query = { ...base, groupBy: ['url' as const], orderBy: { field, direction } };
+      const all = toReportRows(groups, query);
+      for (const limit of [1, 2, 10, 77, 599, 600, 601]) {
+        const top = toReportRows(groups, { ...query, limit });
+        expect(top).toEqual(all.slice(0, limit));
+      }
+    },
+  );
+
   test('when sums and averages are asked, then each row carries them in request order; an average without events is null', () => {
     const q = parseReportRequest(
       { owner_id: '1', metrics: 'count,engaged_ms_avg,value_sum,scroll_depth_avg' },

@@ -25,18 +25,20 @@ export function toReportRows(merged: readonly ReportGroup[], plan: ReadPlan, max
   // they take part in the rank with a total of 0, so top-N and the row order place them as they
   // place any group (never a missing rank compared as NaN)
   const named = filling && query.groupBy.length === 0 ? namedGroups(query.names ?? [], plan.emptyStates) : [];
-  const totals = query.orderBy ? groupTotals(groups, named) : undefined;
-  const rank = totals && rankGroups(totals, plan);
+  // without a series a group has one row: it is its own total, and its rank is found by the row itself
+  const totalsAreRows = query.series === undefined;
+  const totals = query.orderBy ? (totalsAreRows ? groups : groupTotals(groups, named)) : undefined;
+  const rank = totals && rankGroups(totals, plan, totalsAreRows);
   // from every group, before top-N keeps some: a kept row's rate needs its `from` row even when that one is cut
   const rates = query.conversion ? conversionRates(groups, query.conversion) : undefined;
-  const inTop = (id: string) => query.limit === undefined || !rank || rank.get(id)! < query.limit;
+  const inTop = (g: ReportGroup) => query.limit === undefined || !rank || (rank(g) ?? Infinity) < query.limit;
   // without top-N every group is kept: its key is not made for that
-  let kept = query.limit !== undefined && rank ? groups.filter((g) => inTop(g.id)) : [...groups];
+  let kept = query.limit !== undefined && rank ? groups.filter(inTop) : [...groups];
   if (filling) kept = fillZeros(kept, plan, maxRows, inTop, named);
   if (kept.length > maxRows) throw new TooManyGroupsError(maxRows, false);
   const sorted = rank
     ? kept
-        .map((g) => ({ g, r: rank.get(g.id)! }))
+        .map((g) => ({ g, r: rank(g)! }))
         // rows of one rank (a group's names, ranked by conversion rate) by name
         .sort((a, b) => (a.g.time ?? 0) - (b.g.time ?? 0) || a.r - b.r || byFields(a.g, b.g))
         .map((x) => x.g)
