@@ -38,7 +38,7 @@ const logger = platform.createLogger({ service: 'bench-peer', level: 'error' });
 const load1 = () => os.loadavg()[0];
 
 /** Loads `size` events into both systems; what each took, in seconds and bytes. */
-async function loadBoth(db, ch, size, dataDir) {
+async function loadBoth(db, ch, size, dataDir, mongoUrl) {
   const tsvFile = path.join(dataDir, `events-${size}.tsv`);
   const tsv = createWriteStream(tsvFile);
   let rawBytes = 0;
@@ -48,7 +48,7 @@ async function loadBoth(db, ch, size, dataDir) {
   };
   const loaded = await loadEvents(db, size, SETTINGS, { logger, say, onBatch });
   await new Promise((resolve) => tsv.end(resolve));
-  const built = await catchUp(db, loaded.marks, { say });
+  const built = await catchUp(db, loaded.marks, { say, mongoUrl });
 
   await ch.query('DROP TABLE IF EXISTS events SYNC');
   await ch.query(EVENTS_TABLE);
@@ -131,7 +131,7 @@ async function measure(size, mongoUrl, ch, dataDir) {
   const handle = await platform.connectMongo(mongoUrl, `bench_peer_${randomBytes(4).toString('hex')}`);
   let app;
   try {
-    const loaded = await loadBoth(handle.db, ch, size, dataDir);
+    const loaded = await loadBoth(handle.db, ch, size, dataDir, mongoUrl);
     // the SQL asks the question without the country privacy floor (small countries folded into
     // `below_floor`), so ours is asked it without the floor too: same question, same rows; what
     // the floor costs a report is measured by bench:country-bytes

@@ -1,6 +1,7 @@
 import type { RollupMarks } from '../../rollups/rollup-marks';
 import { isBuilt, isLostFor } from '../../rollups/unit-mark';
 import { DAY_LEVEL, LEVELS, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { HOUR_MS } from '../../storage/time-units';
 import {
   checkPlanSize,
   planReportYielding,
@@ -35,6 +36,32 @@ function* unitIdChunks(
           chunk = [];
         }
       }
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+/**
+ * Ids of the sub-day units (4-hour blocks, hours) a plan of the spans reads when every unit is
+ * built: at each point the largest aligned unit that fits (planReport's walk), past what no whole
+ * hour fits. In chunks, as unitIdChunks; the walk is per unit, bounded by the plan's size.
+ */
+function* wholeSubDayUnitChunks(spans: readonly PlanSpan[]): Generator<string[]> {
+  let chunk: string[] = [];
+  for (const span of spans) {
+    let at = span.start;
+    while (at < span.end) {
+      const level = LEVELS.findLast((l) => at % unitSizeMs(l) === 0 && at + unitSizeMs(l) <= span.end);
+      if (level === undefined) {
+        at = (Math.floor(at / HOUR_MS) + 1) * HOUR_MS;
+        continue;
+      }
+      if (level < DAY_LEVEL) chunk.push(unitId({ level, start: at }));
+      if (chunk.length === ID_CHUNK) {
+        yield chunk;
+        chunk = [];
+      }
+      at += unitSizeMs(level);
     }
   }
   if (chunk.length > 0) yield chunk;
@@ -85,11 +112,18 @@ export class RollupCoverage {
     const upper = LEVELS.filter((level) => level >= DAY_LEVEL);
     // series spans lie within [from, to] (at most the range cap): checked again so the loops stay bounded
     checkPlanSize([{ start: from, end: to }]);
-    await this.find(found, unitIdChunks(upper, [{ from, to }]), budget);
+    const asked = new Set<string>();
+    // the days and blocks over the whole range and, beside them, the 4-hour units and hours a plan
+    // reads where every unit is built (a zone's days, a range's edges): one round trip then
+    await Promise.all([
+      this.find(found, unitIdChunks(upper, [{ from, to }]), budget, asked),
+      this.find(found, wholeSubDayUnitChunks(spans), budget, asked),
+    ]);
+    // where units are not built (recent or dirty ones), the smaller units under them, level by level
     for (const level of LEVELS.filter((l) => l < DAY_LEVEL).reverse()) {
       const lookUp = spansToLookUp(await planReportYielding(spans, { built }), level);
       if (lookUp.length === 0) break;
-      await this.find(found, unitIdChunks([level], lookUp), budget);
+      await this.find(found, unitIdChunks([level], lookUp), budget, asked);
     }
     return found;
   }
@@ -115,8 +149,13 @@ export class RollupCoverage {
     found: OwnerCoverage & CoverageScope & { built: Map<string, BuiltUnit> },
     chunks: Iterable<string[]>,
     budget: LoadBudget,
+    asked: Set<string>,
   ): Promise<void> {
-    for (const ids of chunks) {
+    for (const chunk of chunks) {
+      // a mark already asked for by this load is not asked again
+      const ids = chunk.filter((id) => !asked.has(id));
+      if (ids.length === 0) continue;
+      for (const id of ids) asked.add(id);
       const marks = await budget.run(() =>
         this.marks.byIds(ids, { withoutPending: true, maxTimeMS: budget.remainingMs() }),
       );

@@ -95,3 +95,19 @@ test('when the owner has no page in some planned units, then the report checks t
   expect(again.finds.filter((c) => c === 'rollup_marks')).toHaveLength(2);
   expect(again.answer).toEqual(await f.raw.report(caller, body));
 });
+
+test('when a day in a zone behind UTC is asked over built units, then its days, 4-hour units and hours are looked up in one round (two finds side by side), and it equals raw events', async () => {
+  // New York's 2026-10-20 is 04:00 to 04:00 UTC: four hours, five 4-hour units and none of the UTC days
+  const body = {
+    created__gte: '2026-10-20',
+    created__lte: '2026-10-20',
+    timezone: 'America/New_York',
+    interval: 'day',
+    owner_id: OWNERS[0]!,
+    metrics: 'count,uniques',
+  };
+  await queriesOf(body);
+  const again = await queriesOf(body);
+  expect(again.finds).toEqual(['rollup_marks', 'rollup_marks']);
+  expect(again.answer).toEqual(await f.raw.report(caller, body));
+});
