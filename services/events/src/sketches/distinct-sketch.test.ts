@@ -138,7 +138,9 @@ describe('distinct sketch laws', () => {
       const size = 9 + ((i * 37) % 300);
       const start = next() % (pool.length - size);
       // runs of the sorted pool (each inside, around or beside the union so far), and scattered picks
-      return i % 2 === 0 ? pool.slice(start, start + size) : [...new Set(Array.from({ length: size }, () => pool[next() % pool.length]!))].sort((a, b) => a - b);
+      return i % 2 === 0
+        ? pool.slice(start, start + size)
+        : [...new Set(Array.from({ length: size }, () => pool[next() % pool.length]!))].sort((a, b) => a - b);
     });
     const sketches = parts.map((p) => sketchOfHashes(p));
     const copies = sketches.map((s) => (s.kind === 'exact' ? [...s.hashes] : []));
