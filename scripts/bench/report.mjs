@@ -12,6 +12,8 @@
 // scenario after a warm-up, scenarios alternating run by run. Data store: MONGO_URL when set, else
 // a fresh MongoDB stand-in with a BENCH_HEAP (18g) heap, stopped at the end. The database is
 // dropped after each size. Progress goes to stderr, the ready-to-paste tables to stdout.
+// Per scenario it prints the rollup pages a timed report took from the decoded-page cache and
+// read from the store (BENCH_PAGE_CACHE_MB sets the cache's REPORT_PAGE_CACHE_MB; default 64).
 // BENCH_COMPARE_DIST=<another checkout's services/events/dist> serves that build's reporting
 // feature on the same data too, run by run alternating with this one, and prints both side by side
 // (the before/after of a change to the read side, in one run; an odd BENCH_RUNS is rounded up so
@@ -64,6 +66,8 @@ async function measure(size, mongoUrl) {
       logger,
       name: 'bench-report',
       campaigns,
+      // BENCH_PAGE_CACHE_MB: the reporting process's REPORT_PAGE_CACHE_MB (its default otherwise)
+      env: process.env.BENCH_PAGE_CACHE_MB ? { REPORT_PAGE_CACHE_MB: process.env.BENCH_PAGE_CACHE_MB } : {},
     });
     const report = await ownerReports(app, ADMIN_TOKEN, OWNERS[0]);
     // the other build reads the same cells and the same api key collection
@@ -157,10 +161,18 @@ async function measure(size, mongoUrl) {
     }
     const times = list.map(() => []);
     const compared = list.map(() => []);
+    // pages each scenario's timed reports took from the decoded-page cache and read from the store (this build)
+    const pageReads = list.map(() => ({ cache: 0, store: 0 }));
     const timed = async (into, s, base) => {
+      const before = base ? undefined : await app.pageCounts();
       const t0 = process.hrtime.bigint();
       await report(s.body, base, s.route);
       into.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (!before) return;
+      const after = await app.pageCounts();
+      const tally = pageReads[list.indexOf(s)];
+      tally.cache += after.cache - before.cache;
+      tally.store += after.store - before.store;
     };
     // beside another build, an even number of runs: each build goes first in half of them (a
     // report after the other build's differs from one after its own by up to 10 % here, and with
@@ -175,6 +187,11 @@ async function measure(size, mongoUrl) {
         if (both && run % 2 === 0) await timed(compared[i], s, other.base);
       }
     }
+    say(
+      `rollup pages per timed report, from the decoded-page cache / read from the store (REPORT_PAGE_CACHE_MB ${process.env.BENCH_PAGE_CACHE_MB ?? 'default'}): ${list
+        .map((s, i) => `${s.key} ${fmt(pageReads[i].cache / times[i].length)} / ${fmt(pageReads[i].store / times[i].length)}`)
+        .join('; ')}`,
+    );
     // BENCH_PROFILE=<scenario key>[,<key>...]: each of those scenarios' runs once more under the CPU profiler
     for (const profileKey of (process.env.BENCH_PROFILE ?? '').split(',').filter(Boolean)) {
       const profiledScenario = list.find((s) => s.key === profileKey);

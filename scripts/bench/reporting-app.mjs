@@ -50,10 +50,11 @@ export async function startReportingApp({
     LOG_LEVEL: 'error',
     ...env,
   });
+  const registry = platform.createRegistry(name);
   const feature = await build.createReportingFeature({
     db,
     logger,
-    metrics: platform.createRegistry(name),
+    metrics: registry,
     config,
     campaigns: campaigns ?? NO_CAMPAIGNS,
   });
@@ -64,7 +65,19 @@ export async function startReportingApp({
   app.use(platform.errorMiddleware(logger));
   const server = http.createServer(app);
   const port = await platform.listen(server, 0, '127.0.0.1');
-  return { server, base: `http://127.0.0.1:${port}` };
+  return { server, base: `http://127.0.0.1:${port}`, pageCounts: () => pageCounts(registry) };
+}
+
+/**
+ * The rollup pages this app's reports took from its decoded-page cache and read from the store
+ * so far (events_report_pages_total), { cache, store }; zeros for a build without that metric.
+ */
+async function pageCounts(registry) {
+  const metric = registry.getSingleMetric('events_report_pages_total');
+  const out = { cache: 0, store: 0 };
+  if (!metric) return out;
+  for (const v of (await metric.get()).values) if (v.labels.source in out) out[v.labels.source] = v.value;
+  return out;
 }
 
 /** POSTs JSON and returns the parsed answer; any status of 300 or more throws. */

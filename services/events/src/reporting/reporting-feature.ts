@@ -67,7 +67,8 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
   const store = new ApiKeyStore(db);
   await store.init();
   const keys = new ApiKeyService(store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
-  const metrics = createReportMetrics(deps.metrics);
+  const cache = new PageCache(config.REPORT_PAGE_CACHE_MB * 1024 * 1024);
+  const metrics = createReportMetrics(deps.metrics, cache);
   // read-only use: the rollup feature (every process with MongoDB) creates the marks' indexes
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
@@ -84,7 +85,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
       marks,
       cells,
       broken: deps.broken,
-      cache: new PageCache(config.REPORT_PAGE_CACHE_MB * 1024 * 1024),
+      cache,
     },
   });
   const reports = new ReportService(

@@ -15,7 +15,39 @@ export interface ReportMetrics {
   observePlan(plan: ReportPlan): void;
 }
 
-export function createReportMetrics(registry: Registry): ReportMetrics {
+/** What the decoded-page cache counts (read/page-cache.ts). */
+export interface PageCacheCounts {
+  readonly hits: number;
+  readonly reads: number;
+  readonly size: number;
+}
+
+/**
+ * `cache`: the reporting process's decoded-page cache, whose counters the scrape reads: the pages
+ * reports took from it and read from the store, and its bytes (size REPORT_PAGE_CACHE_MB from them).
+ */
+export function createReportMetrics(registry: Registry, cache?: PageCacheCounts): ReportMetrics {
+  if (cache) {
+    new Counter({
+      name: 'events_report_pages_total',
+      help: 'Rollup pages reports merged, by where they came from: cache (decoded already) or store (read and decoded)',
+      labelNames: ['source'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc({ source: 'cache' }, cache.hits);
+        this.inc({ source: 'store' }, cache.reads);
+      },
+    });
+    new Gauge({
+      name: 'events_report_page_cache_bytes',
+      help: 'Estimated bytes of the decoded rollup pages the reporting process keeps (REPORT_PAGE_CACHE_MB bounds it)',
+      registers: [registry],
+      collect() {
+        this.set(cache.size);
+      },
+    });
+  }
   const units = new Counter({
     name: 'events_report_plan_parts_total',
     help: 'Parts of reports by source: rollup units read, raw parts (edges, dirty or not yet built hours) read',

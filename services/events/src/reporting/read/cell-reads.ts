@@ -100,7 +100,10 @@ async function loadPages(
       out.push(page);
     else missing.push(id);
   }
-  if (missing.length === 0) return out;
+  if (missing.length === 0) {
+    cache.note(out.length, 0);
+    return out;
+  }
   // a generation whose first page is cached was checked when that page was read, and a
   // generation's manifest never changes (it goes only with the whole generation; cached pages
   // stay its true content): only the generations of pages read now are checked
@@ -152,6 +155,7 @@ async function loadPages(
       out.push(page!);
     }
   }
+  cache.note(ids.length - missing.length, read.docs.length);
   // every page of this read is looked at first, so one report finds all the damage it meets
   if (damaged.length > 0) throw new DamagedPagesError(damaged);
   return out;

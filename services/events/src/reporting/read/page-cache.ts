@@ -10,6 +10,10 @@ import type { DecodedPage } from '../../rollups/page-reader';
  */
 export class PageCache {
   private readonly pages: LRUCache<string, DecodedPage>;
+  /** Pages reports took from here, decoded already, since the start. */
+  hits = 0;
+  /** Pages reports read from the store and decoded (not here, or without the columns they needed). */
+  reads = 0;
 
   /** `maxBytes` 0 keeps nothing (REPORT_PAGE_CACHE_MB=0): every report decodes what it reads. */
   constructor(maxBytes: number) {
@@ -27,6 +31,12 @@ export class PageCache {
   put(id: string, page: DecodedPage): void {
     // a page larger than the whole cache is not kept (the cache's own rule)
     this.pages.set(id, page);
+  }
+
+  /** What one read of pages found here and what it read from the store (the cache's counters, for metrics). */
+  note(hits: number, reads: number): void {
+    this.hits += hits;
+    this.reads += reads;
   }
 
   get size(): number {

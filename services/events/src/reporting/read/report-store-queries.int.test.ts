@@ -13,6 +13,7 @@ import {
   type RollupFixture,
 } from '../../../test/support/rollup-fixture';
 import { ReportService } from '../http/report-service';
+import { PageCache } from './page-cache';
 import { PlannedCountSource } from './planned-count-source';
 
 const FROM = Date.parse('2026-10-20T00:00:00Z');
@@ -24,6 +25,7 @@ let f: RollupFixture;
 let client: MongoClient;
 let commands: CommandStartedEvent[];
 let service: ReportService;
+let cache: PageCache;
 
 beforeAll(async () => {
   f = await startRollupFixture();
@@ -40,6 +42,7 @@ beforeAll(async () => {
   const db = client.db(f.db.databaseName);
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
+  cache = new PageCache(64 * 1024 * 1024);
   const limits = {
     maxRangeDays: 400,
     maxBuckets: 10_000,
@@ -54,7 +57,7 @@ beforeAll(async () => {
     concurrency: 8,
     queryTimeoutMs: 600_000,
     deadlineMs: 600_000,
-    rollups: { marks, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
+    rollups: { marks, cells, broken: new BrokenUnits(marks.collection, cells, silent), cache },
   });
   service = new ReportService(source, limits);
 });
@@ -78,11 +81,18 @@ const twoDays = (owner: string) => ({
   metrics: 'count,uniques',
 });
 
-test('when every page a report needs is cached, then it reads the marks once and neither the manifests nor the marks again, and still equals raw events', async () => {
+test('when every page a report needs is cached, then it reads the marks once and neither the manifests nor the marks again, still equals raw events, and the cache counts what it served', async () => {
+  const before = { hits: cache.hits, reads: cache.reads };
   const first = await queriesOf(twoDays(OWNERS[0]!));
   expect(first.finds).toContain('rollup_cells_manifests');
+  const read = cache.reads - before.reads;
+  expect(read).toBeGreaterThan(0);
+  expect(cache.hits).toBe(before.hits);
   const again = await queriesOf(twoDays(OWNERS[0]!));
   expect(again.finds).toEqual(['rollup_marks']);
+  // the same pages again, every one from the cache
+  expect(cache.hits - before.hits).toBe(read);
+  expect(cache.reads - before.reads).toBe(read);
   expect(again.answer).toEqual(first.answer);
   expect(again.answer).toEqual(await f.raw.report(caller, twoDays(OWNERS[0]!)));
 });
