@@ -189,7 +189,10 @@ async function measure(size, mongoUrl) {
     }
     say(
       `rollup pages per timed report, from the decoded-page cache / read from the store (REPORT_PAGE_CACHE_MB ${process.env.BENCH_PAGE_CACHE_MB ?? 'default'}): ${list
-        .map((s, i) => `${s.key} ${fmt(pageReads[i].cache / times[i].length)} / ${fmt(pageReads[i].store / times[i].length)}`)
+        .map(
+          (s, i) =>
+            `${s.key} ${fmt(pageReads[i].cache / times[i].length)} / ${fmt(pageReads[i].store / times[i].length)}`,
+        )
         .join('; ')}`,
     );
     // BENCH_PROFILE=<scenario key>[,<key>...]: each of those scenarios' runs once more under the CPU profiler
