@@ -99,8 +99,8 @@ function rankByRate(groups: readonly ReportGroup[], query: ReportQuery): Map<str
 
 /**
  * Ranks by `metric` (a null metric, e.g. an average without events, always comes last), ties by
- * the group fields. With `limit`, only the first `limit` entries get a rank: a bounded list of the
- * best so far, which most entries of a long tail leave at one comparison with its last.
+ * the group fields. With `limit`, only the first `limit` entries get a rank: a bounded heap of the
+ * best so far, which most entries of a long tail leave at one comparison with its root.
  */
 function ranked<K, G extends Named>(
   entries: Array<[K, G]>,
@@ -122,23 +122,46 @@ function ranked<K, G extends Named>(
   return new Map(ordered.map(({ key }, i) => [key, i]));
 }
 
-/** The first `limit` items in `order` (which never ties two distinct items), in order. */
+/**
+ * The first `limit` items in `order` (which never ties two distinct items), in order: a bounded
+ * heap whose root is the last of the best so far, so each item costs at most O(log limit)
+ * comparisons whatever the input order (a `limit` of 100,000 over 200,000 groups stays cheap).
+ */
 function firstOf<T>(items: readonly T[], limit: number, order: (a: T, b: T) => number): T[] {
-  const best: T[] = [];
-  if (limit <= 0) return best;
+  const heap: T[] = [];
+  if (limit <= 0) return heap;
+  // heap[0] is the worst kept: every parent comes after its children in `order`
+  const after = (i: number, j: number) => order(heap[i]!, heap[j]!) > 0;
+  const swap = (i: number, j: number) => {
+    const t = heap[i]!;
+    heap[i] = heap[j]!;
+    heap[j] = t;
+  };
   for (const item of items) {
-    if (best.length === limit && order(item, best[limit - 1]!) >= 0) continue;
-    let low = 0;
-    let high = best.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (order(best[mid]!, item) <= 0) low = mid + 1;
-      else high = mid;
+    if (heap.length < limit) {
+      heap.push(item);
+      for (let i = heap.length - 1; i > 0;) {
+        const parent = (i - 1) >> 1;
+        if (!after(i, parent)) break;
+        swap(i, parent);
+        i = parent;
+      }
+      continue;
     }
-    best.splice(low, 0, item);
-    if (best.length > limit) best.pop();
+    if (order(item, heap[0]!) >= 0) continue;
+    heap[0] = item;
+    for (let i = 0; ;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let worst = i;
+      if (left < heap.length && after(left, worst)) worst = left;
+      if (right < heap.length && after(right, worst)) worst = right;
+      if (worst === i) break;
+      swap(i, worst);
+      i = worst;
+    }
   }
-  return best;
+  return heap.sort(order);
 }
 
 /** Per group (its group fields, every row time together): both counts and their rate (null without `from` events). */
