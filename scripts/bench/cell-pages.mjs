@@ -145,7 +145,7 @@ export function columnBytes(pages, columns) {
   return n;
 }
 
-const NO_CACHE = { get: () => undefined, put: () => undefined };
+const NO_CACHE = { get: () => undefined, put: () => undefined, note: () => undefined };
 const UNBOUNDED = { deadlineMs: 1e9, perQueryMs: 1e9 };
 
 /**
