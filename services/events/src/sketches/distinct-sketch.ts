@@ -1,4 +1,4 @@
-import { insertionPoint, unionInto, unionSorted } from './exact-hashes';
+import { insertedAtMostOne, insertionPoint, unionInto, unionSorted } from './exact-hashes';
 import { estimateCardinality } from './hll-estimate';
 import { maxRegistersInto } from './register-max';
 import { decodeSketch, raiseStoredRegisters } from './sketch-codec';
@@ -105,21 +105,7 @@ export function mergeInto(target: DistinctSketch, b: DistinctSketch): DistinctSk
     const into = target.hashes as number[];
     // a few visitors (a raw row, a cell entry of a few events): most are in the set already (the
     // same visitors come back), and one new hash is inserted where it goes
-    if (b.hashes.length <= SMALL_MERGE) {
-      let missing = 0;
-      let at = 0;
-      let first = 0;
-      for (let i = 0; i < b.hashes.length && missing < 2; i++) {
-        const hash = b.hashes[i]!;
-        const point = insertionPoint(into, hash);
-        if (into[point] === hash) continue;
-        missing++;
-        at = point;
-        first = hash;
-      }
-      if (missing === 1) into.splice(at, 0, first);
-      if (missing < 2) return target;
-    }
+    if (b.hashes.length <= SMALL_MERGE && insertedAtMostOne(into, b.hashes)) return target;
     // merged into the owned set from its end, in place: no new list per merge, so a group that
     // meets thousands of entries does not copy its set for each of them
     unionInto(into, b.hashes);

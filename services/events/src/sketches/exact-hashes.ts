@@ -58,6 +58,25 @@ export function unionInto(into: number[], b: readonly number[]): void {
   }
 }
 
+/**
+ * When at most one hash of `b` is missing from the sorted unique list `into`: that one inserted in
+ * place, and true; else false and `into` unchanged (the caller unions them). A few binary searches
+ * for a small `b` whose visitors mostly came back.
+ */
+export function insertedAtMostOne(into: number[], b: readonly number[]): boolean {
+  let missing = -1;
+  let at = 0;
+  for (let i = 0; i < b.length; i++) {
+    const point = insertionPoint(into, b[i]!);
+    if (into[point] === b[i]) continue;
+    if (missing >= 0) return false;
+    missing = i;
+    at = point;
+  }
+  if (missing >= 0) into.splice(at, 0, b[missing]!);
+  return true;
+}
+
 /** Where `hash` is or would go in a sorted list. */
 export function insertionPoint(hashes: readonly number[], hash: number): number {
   let low = 0;
