@@ -68,9 +68,7 @@ afterAll(async () => {
 });
 
 /** The collections a report's finds went to, in order, its commands in the order sent, and the answer. */
-async function queriesOf(
-  body: Record<string, unknown>,
-): Promise<{ answer: unknown; finds: string[]; sent: string[] }> {
+async function queriesOf(body: Record<string, unknown>): Promise<{ answer: unknown; finds: string[]; sent: string[] }> {
   commands = [];
   const answer = await service.report(caller, body);
   return {
