@@ -100,6 +100,23 @@ const report = async (body: Record<string, unknown>) => {
   return res.body;
 };
 
+describe('report answer', () => {
+  test('when a report is answered, then it is UTF-8 JSON of its exact length and has no ETag (a POST is never revalidated)', async () => {
+    // multi-byte text in the answer: its length is counted in bytes, not characters
+    const reader = newOwnerId();
+    const key = (await h.createKey([reader])).api_key;
+    const url = 'https://bücher.example/straße/köln?utm_source=newsletter&gclid=Cj0KCQiA#kommentare';
+    await h.insertEvents([{ owner_id: reader, name: 'view', url, created: at('2026-11-19T08:30:00.000Z') }]);
+    const res = await h.report(key, { owner_id: reader, group_by: 'url' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([{ name: 'view', url, value: 1 }]);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(res.body)));
+    expect(Number(res.headers.get('content-length'))).toBeGreaterThan(JSON.stringify(res.body).length);
+    expect(res.headers.get('etag')).toBeNull();
+  });
+});
+
 describe('report filters', () => {
   test('when only owner_id is given, then every non-bot event of that owner is counted by name, sorted', async () => {
     expect(await report({})).toEqual([

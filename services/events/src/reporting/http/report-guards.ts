@@ -4,6 +4,7 @@ import { apiKeyAuth, apiKeyOf } from '../../api-keys/api-key-auth';
 import type { ApiKeyPrincipal, ApiKeyService } from '../../api-keys/api-key-service';
 import { InFlightWork } from '../read/in-flight-work';
 import { ReportAbortedError } from '../read/report-budget';
+import { sendJson } from './json-answer';
 import { jsonBody } from './json-body';
 import type { KeyConcurrency } from './key-concurrency';
 import { reportOutcome, type ReportMetrics } from './report-metrics';
@@ -41,7 +42,7 @@ export function reportGuards(deps: ReportGuardDeps): RequestHandler[] {
 type ReadUseCase = (key: ApiKeyPrincipal, body: unknown, signal: AbortSignal, work: InFlightWork) => Promise<unknown>;
 
 /**
- * Runs the use case and answers its JSON. A client that disconnects aborts it: no new query
+ * Runs the use case and answers its JSON (sendJson). A client that disconnects aborts it: no new query
  * starts, and the key's slot is free once the queries already sent have settled.
  */
 export function trackedRead(run: ReadUseCase): RequestHandler {
@@ -55,7 +56,7 @@ export function trackedRead(run: ReadUseCase): RequestHandler {
       const answer = await work.track(run(apiKeyOf(req, res), req.body, gone.signal, work));
       // the answer is ready: the slot is free once its queries settled, not only after the client read it
       void work.close();
-      res.json(answer);
+      sendJson(res, answer);
     } catch (err) {
       // nobody is left to answer: the work stopped, the socket is already closed
       if (err instanceof ReportAbortedError) res.destroy();

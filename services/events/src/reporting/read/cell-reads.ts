@@ -52,11 +52,15 @@ export async function readCells(
   const owner = plan.query.ownerId;
   const timeOf = new Map(steps.map((s) => [s.g, s.time]));
   const first = steps.map((s) => pageId(s.g, owner, family.id, 0));
+  const cached = fromCache(first, plan, cache);
   // every family of an owner with events in a unit has a first page: the totals' first page
-  // witnesses the others, so a lost page is told apart from an owner without events there
-  const witnesses = family.id === TOTALS ? [] : steps.map((s) => pageId(s.g, owner, TOTALS, 0));
+  // witnesses the others, so a lost page is told apart from an owner without events there. A
+  // first page found in the cache is found: its generation needs no witness (the answer would be
+  // the same), so a report whose first pages are all cached makes no store call here
+  const witnesses =
+    family.id === TOTALS ? [] : cached.missing.map((id) => pageId(parsePageId(id)!.g, owner, TOTALS, 0));
   const [pages, witnessed] = await Promise.all([
-    loadPages(first, plan, budget, store, cache, true),
+    loadPages(cached, plan, budget, store, cache, true),
     witnesses.length > 0 ? budget.run(() => store.existing(witnesses, budget.remainingMs())) : Promise.resolve([]),
   ]);
   const found = new Set(pages.map((p) => p.doc.g));
@@ -67,7 +71,7 @@ export async function readCells(
   const more: string[] = [];
   for (const page of pages)
     for (let p = 1; p < (page.doc.x ?? 1); p++) more.push(pageId(page.doc.g, owner, family.id, p));
-  const rest = more.length > 0 ? await loadPages(more, plan, budget, store, cache) : [];
+  const rest = more.length > 0 ? await loadPages(fromCache(more, plan, cache), plan, budget, store, cache) : [];
   if (rest.length !== more.length) {
     // a page its first page announces is gone: the generation is broken (or was dropped mid-read)
     const have = new Set(rest.map((p) => p.doc._id));
@@ -79,27 +83,41 @@ export async function readCells(
   return new Set(steps.map((s) => s.g).filter((g) => !found.has(g)));
 }
 
+/** Pages looked up in the decoded-page cache: those found with the plan's columns decoded, and the ids of the rest. */
+interface CachedPages {
+  ids: readonly string[];
+  found: DecodedPage[];
+  missing: string[];
+}
+
+/** The cache's part of a load, at once (no store call): which pages of these ids it has with the plan's columns. */
+function fromCache(ids: readonly string[], plan: ReadPlan, cache: PageCache): CachedPages {
+  const found: DecodedPage[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const page = cache.get(id);
+    if (page && plan.aggregates.every((a) => page.has(a, !plan.ask.allDevices, keptEntries(page, plan))))
+      found.push(page);
+    else missing.push(id);
+  }
+  return { ids, found, missing };
+}
+
 /**
- * The pages of these ids with the plan's columns decoded: cached, or read (only what is missing)
- * and cached; with `checkGenerations` (first pages), the read checks the generations of the pages
- * it reads too (UnitNotUsableError).
+ * The pages of these ids with the plan's columns decoded: cached (`cached`, fromCache), or read
+ * (only what is missing) and cached; with `checkGenerations` (first pages), the read checks the
+ * generations of the pages it reads too (UnitNotUsableError).
  */
 async function loadPages(
-  ids: readonly string[],
+  cached: CachedPages,
   plan: ReadPlan,
   budget: ReportBudget,
   store: CellStore,
   cache: PageCache,
   checkGenerations = false,
 ): Promise<DecodedPage[]> {
-  const out: DecodedPage[] = [];
-  const missing: string[] = [];
-  for (const id of ids) {
-    const page = cache.get(id);
-    if (page && plan.aggregates.every((a) => page.has(a, !plan.ask.allDevices, keptEntries(page, plan))))
-      out.push(page);
-    else missing.push(id);
-  }
+  const { ids, missing } = cached;
+  const out = [...cached.found];
   if (missing.length === 0) {
     cache.note(out.length, 0);
     return out;

@@ -3,7 +3,7 @@ import { firstKeptDay } from '../../retention/expired-buckets';
 import type { BrokenUnits } from '../../rollups/broken-units';
 import type { CellStore } from '../../rollups/cell-store';
 import { LEVELS } from '../../rollups/rollup-units';
-import { EMPTY_COVERAGE, type Coverage, type ReportPlan } from '../plan/plan-report';
+import { EMPTY_COVERAGE, planSteps, type Coverage, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
 import { RollupCoverage, type CoverageMarks, type OwnerCoverage } from '../plan/rollup-coverage';
 import { runYielding } from '../plan/sliced-work';
@@ -11,9 +11,10 @@ import type { BudgetTerms, CountSource } from './count-source';
 import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
 import { readPlanned, type PlannedReadDeps } from './planned-read';
+import { rawBucketReadSteps } from './raw-bucket-reads';
+import { readsRawLikely } from './raw-likely';
 import type { ReadPlan } from './read-plan';
 import { ReportBudget } from './report-budget';
-import { roundPlan } from './round-plan';
 import type { ReportGroup } from './report-group';
 import { asUnavailable } from './storage-errors';
 
@@ -85,18 +86,28 @@ export class PlannedCountSource implements CountSource {
     const budget = new ReportBudget(terms, { deadlineMs: this.deadlineMs, perQueryMs: this.opts.queryTimeoutMs });
     try {
       // the day buckets that exist: an open range needs them for its spans; a closed range or a
-      // series needs them only for the raw reads, so they are listed while its coverage loads
-      const listing = budget.run(() => this.listBuckets());
-      listing.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+      // series needs them only for its raw reads, so they are listed while its coverage loads
+      // when it likely reads raw events, else only once its plan has raw steps (a report over
+      // built units then makes no listing). Either way the listing is taken during this report
+      let listing: Promise<string[]> | undefined;
+      const list = (): Promise<string[]> => {
+        if (!listing) {
+          listing = budget.run(() => this.listBuckets());
+          listing.catch(() => undefined); // awaited when needed; not an unhandled rejection meanwhile
+        }
+        return listing;
+      };
       const { from, to } = plan.query.range;
       const open = plan.query.series === undefined && (from === undefined || to === undefined);
-      const existing = open ? await listing : [];
+      const existing = open ? await list() : [];
       let buckets: Set<string> | undefined;
+      const now = (this.opts.now ?? Date.now)();
       const spans = reportSpans(plan.query, existing, {
         prefix: this.opts.prefix,
         maxRangeDays: this.opts.maxRangeDays,
-        now: (this.opts.now ?? Date.now)(),
+        now,
       });
+      if (this.coverage === undefined || plan.family === undefined || readsRawLikely(spans, now)) void list();
       // generations found unusable while reading: never planned with again by this report
       const unusable = new Set<string>();
       // units whose cells of this owner do not decode (or were left out for that): their spans
@@ -113,10 +124,11 @@ export class PlannedCountSource implements CountSource {
         const coverage: Coverage & Partial<OwnerCoverage> = useRollups
           ? await this.coverage!.load(spans, budget, { owner, unusable })
           : EMPTY_COVERAGE;
-        buckets ??= new Set(await listing);
-        const round = await runYielding(roundPlan(spans, coverage, prefix, buckets));
-        lost.check(round.steps.raw, coverage);
-        const read = await readPlanned(this.reads, plan, round.steps, round.reads, budget);
+        const steps = await runYielding(planSteps(spans, coverage));
+        lost.check(steps.raw, coverage);
+        if (steps.raw.length > 0) buckets ??= new Set(await list());
+        const reads = buckets ? await runYielding(rawBucketReadSteps(steps.raw, prefix, buckets)) : [];
+        const read = await readPlanned(this.reads, plan, steps, reads, budget);
         if (read.damaged) {
           // contained like a unit pointing at missing cells: reset when it can be rebuilt, else
           // this owner is left out of it (BrokenUnits.damaged); planned again without it
@@ -142,7 +154,7 @@ export class PlannedCountSource implements CountSource {
         // a unit in which the owner had no page must still be the generation planned with: a rebuild
         // in between may have dropped its pages mid-read (plan again); a unit read whole needs no check
         if (!useRollups) return read.groups;
-        const unpaged = round.steps.rollup.filter((s) => read.unpaged?.has(s.g) ?? true);
+        const unpaged = steps.rollup.filter((s) => read.unpaged?.has(s.g) ?? true);
         if (await budget.run(() => this.coverage!.stillCurrent(unpaged, budget.remainingMs()))) return read.groups;
         races++;
       }

@@ -24,6 +24,8 @@ const silent = createLogger({ service: 'report-queries-test', level: 'error', si
 let f: RollupFixture;
 let client: MongoClient;
 let commands: CommandStartedEvent[];
+/** Commands sent (`> name`) and answered (`< name`), in the order the driver saw them. */
+let timeline: string[] = [];
 let service: ReportService;
 let cache: PageCache;
 
@@ -38,7 +40,11 @@ beforeAll(async () => {
   await f.builder().runOnce();
   // the reporting side over its own connection, every command it sends recorded
   client = await MongoClient.connect(process.env.MONGO_URL!, { monitorCommands: true });
-  client.on('commandStarted', (e) => commands.push(e));
+  client.on('commandStarted', (e) => {
+    commands.push(e);
+    timeline.push(`> ${nameOf(e)}`);
+  });
+  client.on('commandSucceeded', (e) => timeline.push(`< ${String(e.commandName)}`));
   const db = client.db(f.db.databaseName);
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
@@ -67,11 +73,19 @@ afterAll(async () => {
   await f.stop();
 });
 
-/** The collections a report's finds went to, in order, and the answer. */
-async function queriesOf(body: Record<string, unknown>): Promise<{ answer: unknown; finds: string[] }> {
+const nameOf = (c: CommandStartedEvent) =>
+  c.commandName === 'find' ? `find ${String(c.command.find)}` : c.commandName;
+
+/** The collections a report's finds went to, in order, its commands in the order sent, and the answer. */
+async function queriesOf(body: Record<string, unknown>): Promise<{ answer: unknown; finds: string[]; sent: string[] }> {
   commands = [];
+  timeline = [];
   const answer = await service.report(caller, body);
-  return { answer, finds: commands.filter((c) => c.commandName === 'find').map((c) => String(c.command.find)) };
+  return {
+    answer,
+    finds: commands.filter((c) => c.commandName === 'find').map((c) => String(c.command.find)),
+    sent: commands.map(nameOf),
+  };
 }
 
 const twoDays = (owner: string) => ({
@@ -120,4 +134,46 @@ test('when a day in a zone behind UTC is asked over built units, then its days, 
   const again = await queriesOf(body);
   expect(again.finds).toEqual(['rollup_marks', 'rollup_marks']);
   expect(again.answer).toEqual(await f.raw.report(caller, body));
+});
+
+test('when a grouped report of days long built is asked again with its pages cached, then it sends only the marks find: no bucket listing, no witness of its first pages', async () => {
+  const body = { ...twoDays(OWNERS[0]!), metrics: 'count', group_by: 'url' };
+  const first = await queriesOf(body);
+  expect(first.finds).toContain('rollup_cells');
+  const again = await queriesOf(body);
+  expect(again.sent).toEqual(['find rollup_marks']);
+  expect(again.answer).toEqual(first.answer);
+  expect(again.answer).toEqual(await f.raw.report(caller, body));
+});
+
+test('when a range starts off the hour (its edge is read raw), then the buckets are listed beside the marks find, not after it, and it equals raw events', async () => {
+  const body = { ...twoDays(OWNERS[0]!), created__gte: '2026-10-20 00:30:00', group_by: 'url' };
+  await queriesOf(body);
+  const again = await queriesOf(body);
+  // sent before the marks were answered: it does not wait for the plan
+  expect(timeline.indexOf('> listCollections')).toBeGreaterThanOrEqual(0);
+  expect(timeline.indexOf('> listCollections')).toBeLessThan(timeline.indexOf('< find'));
+  expect(again.sent.filter((c) => c === 'listCollections')).toHaveLength(1);
+  expect(again.sent).toContain('aggregate');
+  expect(again.answer).toEqual(await f.raw.report(caller, body));
+});
+
+test('when events reach an hour built long ago (it is dirty now), then the next report lists the buckets once its plan reads that hour raw and counts every acknowledged event', async () => {
+  // last: the events written here change owner 0's answers
+  const body = { ...twoDays(OWNERS[0]!), group_by: 'url' };
+  const before = await queriesOf(body);
+  expect(before.sent).not.toContain('listCollections');
+  const late = randomEvents(prng(7), 25, FROM + 30 * HOUR, FROM + 31 * HOUR).map((e) => ({
+    ...e,
+    owner_id: OWNERS[0]!,
+  }));
+  await f.write(late);
+  const after = await queriesOf(body);
+  // listed once the marks were answered and the plan read that hour raw, before the raw read
+  const listedAt = timeline.indexOf('> listCollections');
+  expect(listedAt).toBeGreaterThan(timeline.indexOf('< find'));
+  expect(timeline.indexOf('> aggregate')).toBeGreaterThan(listedAt);
+  expect(after.answer).toEqual(await f.raw.report(caller, body));
+  const total = (answer: unknown) => (answer as Array<{ value: number }>).reduce((n, row) => n + row.value, 0);
+  expect(total(after.answer)).toBe(total(before.answer) + late.filter((e) => !e.bot).length);
 });
