@@ -1,6 +1,6 @@
 import { ValidationError } from '@cm/platform';
 import type { Aggregate } from '../../metrics/aggregate';
-import { aggregateOf, type AggregateName } from '../../metrics/registry';
+import { aggregateOf, reportMergeInto, reportOwn, type AggregateName } from '../../metrics/registry';
 import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
 import { reportGroup, type ReportGroup } from './report-group';
 
@@ -139,7 +139,7 @@ export class ReportGroups {
     const states = slot.group.states as Record<string, unknown>;
     const name = this.names[i]!;
     const before = states[name];
-    const after = before === undefined ? aggregate.own(part) : aggregate.mergeInto(before, part);
+    const after = before === undefined ? reportOwn(aggregate, part) : reportMergeInto(aggregate, before, part);
     states[name] = after;
     const size = aggregate.bytes(after);
     if (size !== slot.sizes[i]) {
