@@ -175,7 +175,7 @@ export class DenseQuantileBins {
     const need = hi - lo + 1;
     const widest = widestFor(this.used + n);
     if (need > widest) return false;
-    const room = Math.min(widest - need, need >> 1);
+    const room = Math.min(widest - need, need >> 2);
     const from = Math.max(0, lo - (empty || first < this.lo ? room : 0));
     const to = Math.min(KEYS - 1, hi + (empty || last >= this.lo + this.width ? room : 0));
     this.move(from, to - from + 1);
