@@ -1,7 +1,7 @@
 import { seededHashes } from '../../test/support/seeded-hashes';
 import { DenseQuantileBins } from '../sketches/dense-quantile-bins';
 import { QuantileBins } from '../sketches/quantile-bins';
-import type { RawEvent } from './aggregate';
+import type { RawEvent, ReportAsk } from './aggregate';
 import { ByteReader, ByteWriter } from './byte-codec';
 import { rowOfEvent } from './measure-rows';
 import { quantilesAggregate as q, type QuantilesState } from './quantiles-aggregate';
@@ -93,6 +93,30 @@ describe('quantiles: the report merge (dense) and the builder merge (sparse)', (
       for (const g of groups.slice(1)) total = q.reportMergeInto!(total, g);
       expect(groups.map(stored)).toEqual(before);
       expect(stored(total)).toBe(stored(groups.reduce((a, b) => q.merge(a, b))));
+    }
+  });
+
+  test('when a read merges for a report that asks of one measure, then the groups keep that one alone, with the same answers', () => {
+    const next = seededHashes(99);
+    const p90 = q.parseMetric!('engaged_ms_p90') as Exclude<
+      ReturnType<NonNullable<typeof q.parseMetric>>,
+      undefined | { error: string }
+    >;
+    const ask: ReportAsk = { metadataKeys: [], metrics: new Map([['q', [p90]]]), devices: [0, 1, 2], allDevices: true };
+    for (let trial = 0; trial < 100; trial++) {
+      const parts = Array.from({ length: 1 + (next() % 10) }, () => randomPart(next));
+      let asked: QuantilesState | undefined;
+      let every: QuantilesState | undefined;
+      for (const part of parts) {
+        asked = asked === undefined ? q.reportOwn!(part, ask) : q.reportMergeInto!(asked, part, ask);
+        every = every === undefined ? q.reportOwn!(part) : q.reportMergeInto!(every, part);
+      }
+      expect(asked!.slice(1)).toEqual([null, null]);
+      const a: Record<string, unknown> = {};
+      const b: Record<string, unknown> = {};
+      q.fields!(asked!, p90, a);
+      q.fields!(every!, p90, b);
+      expect(a).toEqual(b);
     }
   });
 

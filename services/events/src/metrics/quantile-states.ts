@@ -10,6 +10,9 @@ import { quantileBytes, type QuantileSketch } from '../sketches/quantile-sketch'
  */
 export type QuantilesState = Array<QuantileSource | null>;
 
+/** Every measure, a bit each (MEASURE_NAMES order). */
+export const ALL = (1 << MEASURE_NAMES.length) - 1;
+
 /** Shared and frozen: never written (the merges copy it first). */
 export const EMPTY: QuantilesState = Object.freeze(MEASURE_NAMES.map(() => null)) as QuantilesState;
 
@@ -43,11 +46,13 @@ export function mergeInto(target: QuantilesState, part: QuantilesState): Quantil
  * `target`'s dense bins. A measure's first part is held as its sketch, shared and never written
  * (a page's stored state as it is, or a snapshot of bins that may change): most groups of a wide
  * report have one part a measure, and copy nothing. The second makes bins of the group's own.
+ * `measures`: a bit per measure (MEASURE_NAMES order) to merge, the others left out.
  */
-export function reportMergeInto(target: QuantilesState, part: QuantilesState): QuantilesState {
+export function reportMergeInto(target: QuantilesState, part: QuantilesState, measures = ALL): QuantilesState {
   if (part === EMPTY) return target;
   const out = target === EMPTY ? fresh() : target;
   for (let m = 0; m < MEASURE_NAMES.length; m++) {
+    if (!(measures & (1 << m))) continue;
     const source = part[m];
     if (!source || source.count === 0) continue;
     const held = out[m];

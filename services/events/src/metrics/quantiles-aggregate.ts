@@ -10,10 +10,10 @@ import {
   shareAnswer,
 } from '../sketches/quantile-sketch';
 import { StoredFormatError } from './byte-codec';
-import type { Aggregate } from './aggregate';
+import type { Aggregate, ReportAsk } from './aggregate';
 import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';
 import { forEachMeasureOfRow, measureCountGroup, measureGroupKey, rowOfEvent } from './measure-rows';
-import { bytesOf, EMPTY, mergeInto, reportMergeInto, sketchOf, type QuantilesState } from './quantile-states';
+import { ALL, bytesOf, EMPTY, mergeInto, reportMergeInto, sketchOf, type QuantilesState } from './quantile-states';
 
 export type { QuantilesState } from './quantile-states';
 
@@ -35,8 +35,10 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
   merge: (a, b) => mergeInto(mergeInto(EMPTY, a), b),
   mergeInto,
   own: (s) => mergeInto(EMPTY, s),
-  reportMergeInto,
-  reportOwn: (s) => reportMergeInto(EMPTY, s),
+  // a read's groups keep only the measures the report asks a metric of (a view's parts carry
+  // engaged time and scroll depth: a p90 of engaged time merges half of them)
+  reportMergeInto: (target, part, ask) => reportMergeInto(target, part, askedMeasures(ask)),
+  reportOwn: (part, ask) => reportMergeInto(EMPTY, part, askedMeasures(ask)),
   rowKey: measureGroupKey,
   rowGroup: measureCountGroup,
   fromRow: quantilesOfRow,
@@ -90,6 +92,22 @@ function answerOf(s: QuantilesState, m: QuantileMetric): QuantileAnswer {
   // a report group's dense bins are read in place: its answer is all a report reads of them
   const sketch = source instanceof DenseQuantileBins ? source.view() : source ? sketchOf(source) : emptyQuantiles();
   return m.stat === 'quantile' ? quantileAnswer(sketch, m.q) : shareAnswer(sketch, m.threshold);
+}
+
+/** The last ask seen and its measures: a read merges its parts for one ask (one comparison a merge). */
+let lastAsk: ReportAsk | undefined;
+let lastMeasures = ALL;
+
+/** The measures a report asks a percentile or share of, a bit each (every measure without an ask). */
+function askedMeasures(ask: ReportAsk | undefined): number {
+  if (!ask) return ALL;
+  if (ask === lastAsk) return lastMeasures;
+  let bits = 0;
+  for (const m of (ask.metrics.get('q') ?? []) as readonly QuantileMetric[])
+    bits |= 1 << MEASURE_NAMES.indexOf(m.measure);
+  lastAsk = ask;
+  lastMeasures = bits;
+  return bits;
 }
 
 function quantilesOfRow(row: Parameters<typeof forEachMeasureOfRow>[0]): QuantilesState {

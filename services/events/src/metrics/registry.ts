@@ -38,13 +38,18 @@ export function aggregateOf(name: AggregateName): Aggregate<unknown> {
 }
 
 /** A report group's own state from its first part: the aggregate's report form (Aggregate.reportOwn) when it has one. */
-export function reportOwn(aggregate: Aggregate<unknown>, part: unknown): unknown {
-  return aggregate.reportOwn ? aggregate.reportOwn(part) : aggregate.own(part);
+export function reportOwn(aggregate: Aggregate<unknown>, part: unknown, ask?: ReportAsk): unknown {
+  return aggregate.reportOwn ? aggregate.reportOwn(part, ask) : aggregate.own(part);
 }
 
 /** `part` merged into a report group's own state (Aggregate.reportMergeInto, else mergeInto). */
-export function reportMergeInto(aggregate: Aggregate<unknown>, target: unknown, part: unknown): unknown {
-  return aggregate.reportMergeInto ? aggregate.reportMergeInto(target, part) : aggregate.mergeInto(target, part);
+export function reportMergeInto(
+  aggregate: Aggregate<unknown>,
+  target: unknown,
+  part: unknown,
+  ask?: ReportAsk,
+): unknown {
+  return aggregate.reportMergeInto ? aggregate.reportMergeInto(target, part, ask) : aggregate.mergeInto(target, part);
 }
 
 /**
