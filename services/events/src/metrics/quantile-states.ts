@@ -10,8 +10,11 @@ import { quantileBytes, type QuantileSketch } from '../sketches/quantile-sketch'
  */
 export type QuantilesState = Array<QuantileSource | null>;
 
+/** How many measures (read once: the package's export is a getter, costly in the merge's loop). */
+const MEASURES = MEASURE_NAMES.length;
+
 /** Every measure, a bit each (MEASURE_NAMES order). */
-export const ALL = (1 << MEASURE_NAMES.length) - 1;
+export const ALL = (1 << MEASURES) - 1;
 
 /** Shared and frozen: never written (the merges copy it first). */
 export const EMPTY: QuantilesState = Object.freeze(MEASURE_NAMES.map(() => null)) as QuantilesState;
@@ -51,7 +54,7 @@ export function mergeInto(target: QuantilesState, part: QuantilesState): Quantil
 export function reportMergeInto(target: QuantilesState, part: QuantilesState, measures = ALL): QuantilesState {
   if (part === EMPTY) return target;
   const out = target === EMPTY ? fresh() : target;
-  for (let m = 0; m < MEASURE_NAMES.length; m++) {
+  for (let m = 0; m < MEASURES; m++) {
     if (!(measures & (1 << m))) continue;
     const source = part[m];
     if (!source || source.count === 0) continue;
@@ -66,7 +69,7 @@ export function reportMergeInto(target: QuantilesState, part: QuantilesState, me
 /** A state with no bins yet, to merge into (a loop: a copy of the frozen EMPTY takes V8's slow path). */
 function fresh(): QuantilesState {
   const out: QuantilesState = [];
-  for (let m = 0; m < MEASURE_NAMES.length; m++) out.push(null);
+  for (let m = 0; m < MEASURES; m++) out.push(null);
   return out;
 }
 
