@@ -167,7 +167,7 @@ export function cellReport(body, pages, units) {
   };
   const cache = new PageCache(Number.MAX_SAFE_INTEGER);
   const run = async ({ cached = false } = {}) => {
-    const groups = new ReportGroups(plan.aggregates, Infinity, false, Infinity);
+    const groups = new ReportGroups(plan.aggregates, Infinity, false, Infinity, plan.ask);
     await readCells(plan, units, groups, new ReportBudget(undefined, UNBOUNDED), store, cached ? cache : NO_CACHE);
     return { rows: toReportRows(groups.groups(), plan), groupBytes: groups.bytes };
   };

@@ -114,7 +114,7 @@ const RAW: { [K in keyof CellValue]: (events: RawEvent[]) => CellValue[K][number
     return sums.every((x) => x === 0) ? AGGREGATES.sums.empty() : (sums as SumsState);
   },
   quantiles: (events) => {
-    const states: QuantilesState = [null, null, null];
+    const states: Array<QuantileBins | null> = [null, null, null];
     for (const e of events)
       (['engaged_ms', 'scroll_depth', 'value'] as const).forEach((m, i) => {
         const v = e.measures?.[m];

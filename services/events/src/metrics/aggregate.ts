@@ -48,6 +48,17 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
   /** A state the caller owns and may merge into, equal to `part` (which may be shared). */
   own(part: S): S;
   /**
+   * A report group's `own` and `mergeInto`, for an aggregate whose state merges faster in a form
+   * a builder's cells cannot afford (quantiles: a dense array per measure, where a builder's flood
+   * of distinct cells keeps sparse bins): parts of any origin merge into it, and it answers like
+   * any state (fields, rank, bytes, write, merge). Never handed to a builder. Absent: `own` and
+   * `mergeInto` (reportOwn and reportMergeInto in registry.ts pick). `ask`: the report's, when a
+   * read merges its parts: what the report does not ask for may be left out of the group's state
+   * (quantiles: the measures it asks no metric of); absent, nothing is left out.
+   */
+  reportOwn?(part: S, ask?: ReportAsk): S;
+  reportMergeInto?(target: S, part: S, ask?: ReportAsk): S;
+  /**
    * A smaller form of `state` for a rollup builder's entry to hold while nothing else is merged
    * into it (most entries of a unit hold one row's state: a flood of distinct urls is all such
    * entries), or undefined when it has none. Shares nothing mutable with `state`; never empty.

@@ -1,4 +1,5 @@
 import { MEASURE_NAMES } from '@cm/contracts';
+import { DenseQuantileBins } from '../sketches/dense-quantile-bins';
 import { QuantileBins } from '../sketches/quantile-bins';
 import type { QuantileAnswer } from '../sketches/quantile-query';
 import {
@@ -9,26 +10,12 @@ import {
   shareAnswer,
 } from '../sketches/quantile-sketch';
 import { StoredFormatError } from './byte-codec';
-import type { Aggregate } from './aggregate';
+import type { Aggregate, ReportAsk } from './aggregate';
 import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';
 import { forEachMeasureOfRow, measureCountGroup, measureGroupKey, rowOfEvent } from './measure-rows';
+import { ALL, bytesOf, EMPTY, mergeInto, reportMergeInto, sketchOf, type QuantilesState } from './quantile-states';
 
-/** Per measure (MEASURE_NAMES order) its values' bins, null without values. */
-export type QuantilesState = Array<QuantileBins | null>;
-
-/** Shared and frozen: never written (mergeInto copies it first). */
-const EMPTY: QuantilesState = Object.freeze(MEASURE_NAMES.map(() => null)) as QuantilesState;
-
-function mergeInto(target: QuantilesState, part: QuantilesState): QuantilesState {
-  if (part === EMPTY) return target;
-  const out = target === EMPTY ? MEASURE_NAMES.map(() => null) : target;
-  for (let m = 0; m < MEASURE_NAMES.length; m++) {
-    const bins = part[m];
-    if (!bins) continue;
-    (out[m] ??= new QuantileBins()).addBins(bins);
-  }
-  return out;
-}
+export type { QuantilesState } from './quantile-states';
 
 /** A percentile or a share at or above a threshold of one measure. */
 type QuantileMetric = Extract<MeasureMetric, { stat: 'quantile' | 'share' }>;
@@ -48,6 +35,10 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
   merge: (a, b) => mergeInto(mergeInto(EMPTY, a), b),
   mergeInto,
   own: (s) => mergeInto(EMPTY, s),
+  // a read's groups keep only the measures the report asks a metric of (a view's parts carry
+  // engaged time and scroll depth: a p90 of engaged time merges half of them)
+  reportMergeInto: (target, part, ask) => reportMergeInto(target, part, askedMeasures(ask)),
+  reportOwn: (part, ask) => reportMergeInto(EMPTY, part, askedMeasures(ask)),
   rowKey: measureGroupKey,
   rowGroup: measureCountGroup,
   fromRow: quantilesOfRow,
@@ -56,7 +47,7 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
     let mask = 0;
     for (let m = 0; m < MEASURE_NAMES.length; m++) if (s[m] && s[m]!.count > 0) mask |= 1 << m;
     w.byte(mask);
-    for (let m = 0; m < MEASURE_NAMES.length; m++) if (mask & (1 << m)) w.blob(encodeQuantiles(s[m]!.toSketch()));
+    for (let m = 0; m < MEASURE_NAMES.length; m++) if (mask & (1 << m)) w.blob(encodeQuantiles(sketchOf(s[m]!)));
   },
   read: (r) => {
     const mask = r.byte();
@@ -65,13 +56,12 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
     const out: QuantilesState = MEASURE_NAMES.map(() => null);
     for (let m = 0; m < MEASURE_NAMES.length; m++) {
       if (!(mask & (1 << m))) continue;
-      const bins = new QuantileBins();
+      // the decoded sketch as it is (sorted arrays, no Map): a merge copies it, never writes it
       try {
-        bins.addSketch(decodeQuantiles(r.blob()));
+        out[m] = decodeQuantiles(r.blob());
       } catch (err) {
         throw err instanceof StoredFormatError ? err : new StoredFormatError(String(err));
       }
-      out[m] = bins;
     }
     return out;
   },
@@ -82,7 +72,11 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
       ? (m as QuantileMetric | { error: string })
       : undefined;
   },
-  bytes: (s) => s.reduce((n, b) => n + (b ? b.bytes() : 0), 64),
+  bytes: (s) => {
+    let n = 64;
+    for (const b of s) if (b) n += bytesOf(b);
+    return n;
+  },
   // `<metric>_exact` whenever the sketch proves the answer (sketches/quantile-query.ts)
   fields: (state, m, row) => {
     const { value, exact } = answerOf(state, m);
@@ -94,12 +88,30 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
 
 /** A percentile, or the share of events at or above a threshold (null without any), and whether it is exact. */
 function answerOf(s: QuantilesState, m: QuantileMetric): QuantileAnswer {
-  const sketch = s[MEASURE_NAMES.indexOf(m.measure)]?.toSketch() ?? emptyQuantiles();
+  const source = s[MEASURE_NAMES.indexOf(m.measure)];
+  // a report group's dense bins are read in place: its answer is all a report reads of them
+  const sketch = source instanceof DenseQuantileBins ? source.view() : source ? sketchOf(source) : emptyQuantiles();
   return m.stat === 'quantile' ? quantileAnswer(sketch, m.q) : shareAnswer(sketch, m.threshold);
 }
 
+/** The last ask seen and its measures: a read merges its parts for one ask (one comparison a merge). */
+let lastAsk: ReportAsk | undefined;
+let lastMeasures = ALL;
+
+/** The measures a report asks a percentile or share of, a bit each (every measure without an ask). */
+function askedMeasures(ask: ReportAsk | undefined): number {
+  if (!ask) return ALL;
+  if (ask === lastAsk) return lastMeasures;
+  let bits = 0;
+  for (const m of (ask.metrics.get('q') ?? []) as readonly QuantileMetric[])
+    bits |= 1 << MEASURE_NAMES.indexOf(m.measure);
+  lastAsk = ask;
+  lastMeasures = bits;
+  return bits;
+}
+
 function quantilesOfRow(row: Parameters<typeof forEachMeasureOfRow>[0]): QuantilesState {
-  let out: QuantilesState | undefined;
+  let out: Array<QuantileBins | null> | undefined;
   forEachMeasureOfRow(row, (i, value, events) => {
     out ??= MEASURE_NAMES.map(() => null);
     (out[i] ??= new QuantileBins()).addValue(value, events);

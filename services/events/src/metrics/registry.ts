@@ -37,6 +37,21 @@ export function aggregateOf(name: AggregateName): Aggregate<unknown> {
   return AGGREGATES[name] as Aggregate<unknown>;
 }
 
+/** A report group's own state from its first part: the aggregate's report form (Aggregate.reportOwn) when it has one. */
+export function reportOwn(aggregate: Aggregate<unknown>, part: unknown, ask?: ReportAsk): unknown {
+  return aggregate.reportOwn ? aggregate.reportOwn(part, ask) : aggregate.own(part);
+}
+
+/** `part` merged into a report group's own state (Aggregate.reportMergeInto, else mergeInto). */
+export function reportMergeInto(
+  aggregate: Aggregate<unknown>,
+  target: unknown,
+  part: unknown,
+  ask?: ReportAsk,
+): unknown {
+  return aggregate.reportMergeInto ? aggregate.reportMergeInto(target, part, ask) : aggregate.mergeInto(target, part);
+}
+
 /**
  * A cell of no events the caller owns: one empty state per device (never one object in two
  * slots: an aggregate whose empty state is a new mutable object is merged into in place).

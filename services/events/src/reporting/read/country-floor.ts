@@ -45,7 +45,7 @@ export function applyCountryFloor(groups: readonly ReportGroup[], plan: ReadPlan
     const small = smallUnits(out, floor, unitOf);
     // the folded rows are merged as the read merged its parts: by time, name and group fields,
     // with each aggregate's own merge; they hold no more than the rows the read held already
-    const folded = new ReportGroups(plan.aggregates, Infinity, false, Infinity);
+    const folded = new ReportGroups(plan.aggregates, Infinity, false, Infinity, plan.ask);
     out = [];
     for (const g of groups) {
       if (!namesCountry(g.dims[at]!) || !small.has(unitOf(g))) {

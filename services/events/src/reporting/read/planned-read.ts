@@ -50,7 +50,13 @@ export async function readPlanned(
   reads: readonly RawBucketRead[],
   budget: ReportBudget,
 ): Promise<PlannedRead> {
-  const groups = new ReportGroups(plan.aggregates, plan.maxGroups, plan.query.limit !== undefined, plan.maxGroupBytes);
+  const groups = new ReportGroups(
+    plan.aggregates,
+    plan.maxGroups,
+    plan.query.limit !== undefined,
+    plan.maxGroupBytes,
+    plan.ask,
+  );
   deps.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
   deps.onPlan?.(steps);
   const rollups = deps.rollups;

@@ -1,4 +1,4 @@
-import { aggregateOf, type AggregateName, type GroupStates } from '../../metrics/registry';
+import { aggregateOf, reportMergeInto, reportOwn, type AggregateName, type GroupStates } from '../../metrics/registry';
 
 /**
  * One group of a report: its row time (series), name, group_by values (as stored) and the merged
@@ -83,7 +83,7 @@ function idOf(name: string, dimsId: string): string {
 /** States the caller owns, equal to `states` (whose own may be shared). */
 function ownStates(states: GroupStates): GroupStates {
   const out: Record<string, unknown> = {};
-  for (const [name, state] of Object.entries(states)) out[name] = aggregateOf(name as AggregateName).own(state);
+  for (const [name, state] of Object.entries(states)) out[name] = reportOwn(aggregateOf(name as AggregateName), state);
   return out as GroupStates;
 }
 
@@ -92,7 +92,8 @@ function mergeStatesInto(into: GroupStates, part: GroupStates): void {
   const states = into as Record<string, unknown>;
   for (const [name, state] of Object.entries(part)) {
     const aggregate = aggregateOf(name as AggregateName);
-    states[name] = states[name] === undefined ? aggregate.own(state) : aggregate.mergeInto(states[name], state);
+    states[name] =
+      states[name] === undefined ? reportOwn(aggregate, state) : reportMergeInto(aggregate, states[name], state);
   }
 }
 

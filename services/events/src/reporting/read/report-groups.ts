@@ -1,6 +1,6 @@
 import { ValidationError } from '@cm/platform';
-import type { Aggregate } from '../../metrics/aggregate';
-import { aggregateOf, type AggregateName } from '../../metrics/registry';
+import type { Aggregate, ReportAsk } from '../../metrics/aggregate';
+import { aggregateOf, reportMergeInto, reportOwn, type AggregateName } from '../../metrics/registry';
 import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
 import { reportGroup, type ReportGroup } from './report-group';
 
@@ -68,6 +68,8 @@ export class ReportGroups {
     private readonly maxGroups = Infinity,
     private readonly ranked = false,
     private readonly maxBytes = MAX_GROUP_BYTES,
+    /** The report's ask: an aggregate may leave out of a group what the report does not ask for. */
+    private readonly ask?: ReportAsk,
   ) {
     this.aggregates = names.map(aggregateOf);
   }
@@ -139,7 +141,8 @@ export class ReportGroups {
     const states = slot.group.states as Record<string, unknown>;
     const name = this.names[i]!;
     const before = states[name];
-    const after = before === undefined ? aggregate.own(part) : aggregate.mergeInto(before, part);
+    const after =
+      before === undefined ? reportOwn(aggregate, part, this.ask) : reportMergeInto(aggregate, before, part, this.ask);
     states[name] = after;
     const size = aggregate.bytes(after);
     if (size !== slot.sizes[i]) {

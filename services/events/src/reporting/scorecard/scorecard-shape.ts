@@ -1,5 +1,5 @@
 import type { CampaignRecord } from '@cm/contracts';
-import { aggregateOf, type AggregateName, type GroupStates } from '../../metrics/registry';
+import { aggregateOf, reportMergeInto, reportOwn, type AggregateName, type GroupStates } from '../../metrics/registry';
 import {
   frequencyOf,
   onTargetEventsOf,
@@ -147,7 +147,7 @@ function mergeStates(groups: readonly ReportGroup[]): Record<string, unknown> {
   for (const g of groups)
     for (const [name, state] of Object.entries(g.states as GroupStates)) {
       const aggregate = aggregateOf(name as AggregateName);
-      out[name] = out[name] === undefined ? aggregate.own(state) : aggregate.mergeInto(out[name], state);
+      out[name] = out[name] === undefined ? reportOwn(aggregate, state) : reportMergeInto(aggregate, out[name], state);
     }
   return out;
 }

@@ -1,0 +1,84 @@
+import { MEASURE_NAMES } from '@cm/contracts';
+import { DenseQuantileBins, type QuantileSource } from '../sketches/dense-quantile-bins';
+import { QuantileBins } from '../sketches/quantile-bins';
+import { quantileBytes, type QuantileSketch } from '../sketches/quantile-sketch';
+
+/**
+ * Per measure (MEASURE_NAMES order) its values' bins, null without values: a builder's cell holds
+ * QuantileBins, a stored state is read as sketches (immutable, shared by a page cache), and a
+ * report group merges into DenseQuantileBins.
+ */
+export type QuantilesState = Array<QuantileSource | null>;
+
+/** How many measures (read once: the package's export is a getter, costly in the merge's loop). */
+const MEASURES = MEASURE_NAMES.length;
+
+/** Every measure, a bit each (MEASURE_NAMES order). */
+export const ALL = (1 << MEASURES) - 1;
+
+/** Shared and frozen: never written (the merges copy it first). */
+export const EMPTY: QuantilesState = Object.freeze(MEASURE_NAMES.map(() => null)) as QuantilesState;
+
+/**
+ * The builder's merge: `part` into `target`'s QuantileBins (its cells' sparse form, bounded for a
+ * flood of distinct cells), a measure's first part copied into bins of its own.
+ */
+export function mergeInto(target: QuantilesState, part: QuantilesState): QuantilesState {
+  if (part === EMPTY) return target;
+  const out = target === EMPTY ? MEASURE_NAMES.map(() => null) : target;
+  for (let m = 0; m < MEASURE_NAMES.length; m++) {
+    const source = part[m];
+    if (!source) continue;
+    const held = out[m];
+    let bins: QuantileBins;
+    if (held instanceof QuantileBins) bins = held;
+    else {
+      // a state read from a page, held as it is by its first owner: bins of its own from here
+      bins = new QuantileBins();
+      if (held) bins.addSketch(sketchOf(held));
+      out[m] = bins;
+    }
+    if (source instanceof QuantileBins) bins.addBins(source);
+    else bins.addSketch(sketchOf(source));
+  }
+  return out;
+}
+
+/**
+ * The report's merge: `part` (of any form: a page's, a raw row's, another group's) into
+ * `target`'s dense bins. A measure's first part is held as its sketch, shared and never written
+ * (a page's stored state as it is, or a snapshot of bins that may change): most groups of a wide
+ * report have one part a measure, and copy nothing. The second makes bins of the group's own.
+ * `measures`: a bit per measure (MEASURE_NAMES order) to merge, the others left out.
+ */
+export function reportMergeInto(target: QuantilesState, part: QuantilesState, measures = ALL): QuantilesState {
+  if (part === EMPTY) return target;
+  const out = target === EMPTY ? fresh() : target;
+  for (let m = 0; m < MEASURES; m++) {
+    if (!(measures & (1 << m))) continue;
+    const source = part[m];
+    if (!source || source.count === 0) continue;
+    const held = out[m];
+    if (held instanceof DenseQuantileBins) held.add(source);
+    else if (!held || held.count === 0) out[m] = sketchOf(source);
+    else out[m] = DenseQuantileBins.of(sketchOf(held), sketchOf(source));
+  }
+  return out;
+}
+
+/** A state with no bins yet, to merge into (a loop: a copy of the frozen EMPTY takes V8's slow path). */
+function fresh(): QuantilesState {
+  const out: QuantilesState = [];
+  for (let m = 0; m < MEASURES; m++) out.push(null);
+  return out;
+}
+
+/** The sketch of a measure's bins, whatever holds them. */
+export function sketchOf(source: QuantileSource): QuantileSketch {
+  return source instanceof QuantileBins || source instanceof DenseQuantileBins ? source.toSketch() : source;
+}
+
+/** Approximate heap bytes of a measure's bins (the report's bound, a page cache's size). */
+export function bytesOf(source: QuantileSource): number {
+  return source instanceof QuantileBins || source instanceof DenseQuantileBins ? source.bytes() : quantileBytes(source);
+}
