@@ -11,7 +11,7 @@ import { ownerPages } from './owner-pages';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS } from '../storage/time-units';
-import { childrenOf, unitId, unitSizeMs } from './rollup-units';
+import { childrenOf, parseUnitId, unitId, unitSizeMs } from './rollup-units';
 import { writeOwnerDay, type DayUnit, type OwnerTables } from './day-units';
 import { isKilled, type UnitCommit } from './unit-commit';
 import type { UnitMark } from './unit-mark';
@@ -181,7 +181,8 @@ export class UnitBuilders {
 
   private async merge(snapshot: UnitMark, onReserved: (g: string, writer: GenerationWriter) => void): Promise<boolean> {
     const { marks, cells, commit, now } = this.deps;
-    const unit = { level: snapshot.level, start: snapshot.start };
+    // a zone day's zone is in its id; its children are its hours
+    const unit = parseUnitId(snapshot.id) ?? { level: snapshot.level, start: snapshot.start };
     const childIds = childrenOf(unit).map(unitId);
     const children = await currentChildren(marks, childIds);
     if (!children) return false;
