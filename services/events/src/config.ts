@@ -174,9 +174,7 @@ const settings = {
    * day on every write and a day's cells more (operations.md). Only zones whose offset is a whole
    * number of hours (since 1970): their days are whole UTC hours. Empty by default.
    */
-  ROLLUP_ZONES: setting<string[]>(
-    Joi.array().items(rollupZone).max(MAX_ZONES).unique().single().default([]),
-  ),
+  ROLLUP_ZONES: setting<string[]>(Joi.array().items(rollupZone).max(MAX_ZONES).unique().single().default([])),
   /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */
   ROLLUP_RETENTION_DAYS: Joi.number().integer().min(0).default(0),
   BODY_LIMIT: Joi.string()

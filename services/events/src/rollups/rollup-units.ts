@@ -19,7 +19,19 @@ export const LEVELS: readonly number[] = [0, 2, 4, 6, 8, 9];
 /** Levels of earlier releases no longer kept (their marks and cells are dropped at start). */
 export const DROPPED_LEVELS: readonly number[] = [1, 3, 5, 7];
 /** By level number (1, 3, 5 and 7 are not kept any more; 10 is a configured zone's day). */
-export const LEVEL_NAMES: readonly string[] = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d', 'zone-day'];
+export const LEVEL_NAMES: readonly string[] = [
+  '1h',
+  '2h',
+  '4h',
+  '8h',
+  '1d',
+  '2d',
+  '4d',
+  '8d',
+  '16d',
+  '32d',
+  'zone-day',
+];
 /** The levels the builder builds: the UTC-aligned ones, then zone days (from hours built before them). */
 export const BUILT_LEVELS: readonly number[] = [...LEVELS, ZONE_DAY_LEVEL];
 
