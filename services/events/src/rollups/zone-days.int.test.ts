@@ -1,18 +1,7 @@
-import { ValidationError } from '@cm/platform';
-import type { ApiKeyPrincipal } from '../api-keys/api-key-service';
-import { PlannedCountSource } from '../reporting/read/planned-count-source';
-import { ReportService } from '../reporting/http/report-service';
 import { randomReportBody } from '../../test/support/random-report';
-import {
-  OWNERS,
-  PREFIX,
-  prng,
-  randomEvents,
-  startRollupFixture,
-  type RollupFixture,
-} from '../../test/support/rollup-fixture';
+import { OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
+import { caller, compareZoned, NY, nyReports } from '../../test/support/zone-reports';
 import { markFromDocument } from './mark-document';
-import { RollupRetention } from './rollup-retention';
 import { parseUnitId, unitEnd } from './rollup-units';
 import { isBuilt } from './unit-mark';
 import { ZONE_DAY_LEVEL, zoneDayId, zoneDayStart } from './zone-days';
@@ -22,65 +11,19 @@ import { ZONE_DAY_LEVEL, zoneDayId, zoneDayStart } from './zone-days';
 // random zones; a late write dirties the zone day and its rebuild takes the write in; DST days
 // are 23 and 25 hours. REPORT_DIFF_SEED reproduces a run.
 const SEED = Number(process.env.REPORT_DIFF_SEED ?? Date.now() % 1_000_000);
-const NY = 'America/New_York';
-const caller: ApiKeyPrincipal = { id: 'zone-days', ownerIds: new Set(OWNERS) };
 const T = (s: string) => Date.parse(s);
 const HOUR = 3_600_000;
 
 let f: RollupFixture;
-let unzoned: ReportService;
 const random = prng(SEED);
+const compare = (phase: string, bodies: Array<Record<string, unknown>>) => compareZoned(f, SEED, phase, bodies);
 
 beforeEach(async () => {
   f = await startRollupFixture({ zones: [NY] });
-  // the same rollups, planned as without zone days (the planner never asks for them)
-  const limits = {
-    maxRangeDays: 400,
-    maxBuckets: 10_000,
-    deadlineMs: 600_000,
-    maxGroups: 100_000,
-    maxRankedGroups: 1_000_000,
-    countryFloor: 0,
-  };
-  unzoned = new ReportService(
-    new PlannedCountSource(f.db, {
-      prefix: PREFIX,
-      maxRangeDays: 400,
-      concurrency: 8,
-      queryTimeoutMs: 600_000,
-      deadlineMs: 600_000,
-      rollups: { marks: f.marks, cells: f.cells },
-    }),
-    limits,
-  );
 });
 afterEach(async () => {
   await f.stop();
 });
-
-async function answer(run: () => Promise<unknown>): Promise<string> {
-  try {
-    return JSON.stringify(await run());
-  } catch (err) {
-    if (err instanceof ValidationError) return JSON.stringify({ error: err.details });
-    throw err;
-  }
-}
-
-/** Each body answered alike by the zone-day plan, raw events and the plan without zone days. */
-async function compare(phase: string, bodies: Array<Record<string, unknown>>): Promise<void> {
-  for (const [i, body] of bodies.entries()) {
-    const [zoned, raw, plain] = await Promise.all([
-      answer(() => f.rolled.report(caller, body)),
-      answer(() => f.raw.report(caller, body)),
-      answer(() => unzoned.report(caller, body)),
-    ]);
-    if (zoned !== raw || zoned !== plain)
-      throw new Error(
-        `seed ${SEED}, ${phase}, query ${i}: ${JSON.stringify(body)}\nzone days: ${zoned.slice(0, 1500)}\nraw:       ${raw.slice(0, 1500)}\nunzoned:   ${plain.slice(0, 1500)}`,
-      );
-  }
-}
 
 /** Random bodies over [from, to), most of them in New York or Chicago, many of them day series. */
 function bodies(n: number, from: number, to: number): Array<Record<string, unknown>> {
@@ -94,30 +37,6 @@ function bodies(n: number, from: number, to: number): Array<Record<string, unkno
     }
     return body;
   });
-}
-
-/** New York days from `first` to `last` (local dates), as a day series and as a date-only range. */
-function nyReports(first: string, last: string): Array<Record<string, unknown>> {
-  const owner = OWNERS[0];
-  return [
-    {
-      owner_id: owner,
-      created__gte: first,
-      created__lte: last,
-      interval: 'day',
-      timezone: NY,
-      metrics: 'count,uniques',
-    },
-    {
-      owner_id: owner,
-      created__gte: first,
-      created__lte: last,
-      timezone: NY,
-      group_by: 'url',
-      metrics: 'uniques,count',
-    },
-    { owner_id: owner, created__gte: first, created__lte: last, interval: 'day', timezone: 'America/Chicago' },
-  ];
 }
 
 async function zoneMarks() {
@@ -170,7 +89,7 @@ test('when a late event lands in a built New York day, then that zone day is dir
 
   // 23:30 in New York: the last UTC hour of the zone day, on the next UTC day
   const late = randomEvents(random, 1, day + 23 * HOUR + 30 * 60_000, day + 23 * HOUR + 31 * 60_000)[0]!;
-  await f.write([{ ...late, owner_id: OWNERS[0], bot: false }]);
+  await f.write([{ ...late, owner_id: OWNERS[0]!, bot: false }]);
   const [dirty] = await f.marks.byIds([id]);
   expect(dirty!.dirty).toBe(true);
   expect(isBuilt(dirty!)).toBe(false);
@@ -206,24 +125,4 @@ test('when New York changes its clocks, then its zone days are 23 and 25 hours a
   const used = f.usage.zoneDays;
   await compare('dst', [...nyReports('2026-03-06', '2026-03-09'), ...nyReports('2026-10-30', '2026-11-02')]);
   expect(f.usage.zoneDays - used).toBeGreaterThanOrEqual(8);
-});
-
-test('when retention drops rollups before a UTC midnight, then New York days wholly before it go, the one holding it is retired, and reports stay exact', async () => {
-  const from = T('2026-02-01T00:00:00Z');
-  await f.write(randomEvents(random, 400, from, from + 4 * 86_400_000));
-  await f.builder().runOnce();
-  const cutoff = T('2026-02-03T00:00:00Z');
-  await new RollupRetention(f.marks, f.cells, [NY]).dropBefore(cutoff);
-  const byStart = new Map((await zoneMarks()).map((m) => [m.start, m]));
-  // Feb 1 in New York ends 2026-02-02T05:00Z: before the cutoff, gone; Feb 2 holds it: retired
-  expect(byStart.has(zoneDayStart(NY, T('2026-02-01T12:00:00Z'))!)).toBe(false);
-  const holding = byStart.get(zoneDayStart(NY, T('2026-02-02T12:00:00Z'))!);
-  expect(holding?.retired).toBe(true);
-  expect(holding?.built).toBeUndefined();
-  expect(isBuilt(byStart.get(zoneDayStart(NY, T('2026-02-03T12:00:00Z'))!)!)).toBe(true);
-  // a late write into the retired day leaves it unbuilt: its hours before the cutoff are gone
-  await f.write([{ ...randomEvents(random, 1, cutoff + HOUR, cutoff + 2 * HOUR)[0]!, owner_id: OWNERS[0] }]);
-  await f.builder().runOnce();
-  expect(isBuilt((await f.marks.byIds([holding!.id]))[0]!)).toBe(false);
-  await compare('retention', nyReports('2026-02-02', '2026-02-04'));
 });
