@@ -44,10 +44,19 @@ export function parseZoneDayId(id: string): { zone: string; start: number } | un
   return zoneDayStart(zone, start) === start ? { zone, start } : undefined;
 }
 
+/** Names asked (every report in a zone asks its own; a formatter costs far more than a lookup), bounded. */
+const canonicalNames = new Map<string, string | undefined>();
+const MAX_CANONICAL_NAMES = 1024;
+
 /** The zone's name as Intl spells it ("america/new_york" -> "America/New_York"), or undefined when unknown. */
 export function canonicalZone(name: string): string | undefined {
-  if (!isTimeZone(name)) return undefined;
-  return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  if (canonicalNames.has(name)) return canonicalNames.get(name);
+  const zone = isTimeZone(name)
+    ? new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone
+    : undefined;
+  if (canonicalNames.size >= MAX_CANONICAL_NAMES) canonicalNames.clear();
+  canonicalNames.set(name, zone);
+  return zone;
 }
 
 /** Why a zone cannot have zone days (unknown, or an offset that is not whole hours at some time since 1970), or undefined. */

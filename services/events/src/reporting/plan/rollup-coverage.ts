@@ -12,7 +12,7 @@ import {
   type PlanSpan,
   type RollupStep,
 } from './plan-report';
-import { zoneDayIdChunks } from './zone-day-coverage';
+import { outsideEndedZoneDays, zoneDayIdChunks } from './zone-day-coverage';
 
 const ID_CHUNK = 2000;
 
@@ -98,6 +98,7 @@ export class RollupCoverage {
   constructor(
     private readonly marks: CoverageMarks,
     private readonly zones: readonly string[] = [],
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -121,16 +122,20 @@ export class RollupCoverage {
     // series spans lie within [from, to] (at most the range cap): checked again so the loops stay bounded
     checkPlanSize([{ start: from, end: to }]);
     const asked = new Set<string>();
-    const zone = scope.zone === undefined ? undefined : canonicalZone(scope.zone);
+    const canonical = scope.zone === undefined ? undefined : canonicalZone(scope.zone);
+    const zone = canonical !== undefined && this.zones.includes(canonical) ? canonical : undefined;
     // the days and blocks over the whole range and, beside them, the 4-hour units and hours a plan
-    // reads where every unit is built (a zone's days, a range's edges), and the zone's own days
-    // where it has them: one round trip then
+    // reads where every unit is built (a zone's days, a range's edges), and in a configured zone
+    // its own days, whose smaller units only where they have not ended: one round trip then
     await Promise.all([
       this.find(found, unitIdChunks(upper, [{ from, to }]), budget, asked),
-      this.find(found, wholeSubDayUnitChunks(spans), budget, asked),
-      ...(zone !== undefined && this.zones.includes(zone)
-        ? [this.find(found, zoneDayIdChunks(zone, spans, ID_CHUNK), budget, asked)]
-        : []),
+      this.find(
+        found,
+        wholeSubDayUnitChunks(zone === undefined ? spans : outsideEndedZoneDays(zone, spans, this.now())),
+        budget,
+        asked,
+      ),
+      ...(zone !== undefined ? [this.find(found, zoneDayIdChunks(zone, spans, ID_CHUNK), budget, asked)] : []),
     ]);
     // where units are not built (recent or dirty ones), the smaller units under them, level by level
     for (const level of LEVELS.filter((l) => l < DAY_LEVEL).reverse()) {

@@ -1,5 +1,7 @@
 import { unitEnd, unitId, type UnitRef } from '../../rollups/rollup-units';
-import { ZONE_DAY_LEVEL, zoneDayEnd, zoneDayStart } from '../../rollups/zone-days';
+import { ZONE_DAY_LEVEL, zoneDayEnd } from '../../rollups/zone-days';
+import { intervalStart } from '../request/zoned-time';
+import { HOUR_MS } from '../../storage/time-units';
 
 /** The built zone days of a coverage, by start, and each zone's in start order (they end in that order too). */
 export interface ZoneDayIndex<T extends { unit: UnitRef }> {
@@ -55,10 +57,22 @@ export function nextZoneDayStart(index: ZoneDayIndex<{ unit: UnitRef }>, at: num
 }
 
 /**
- * Ids of the zone's days that lie wholly inside the spans (a day series' buckets in that zone are
- * such days, a range's whole local days too), in chunks of `size`. One local-midnight walk per
- * day of the spans: bounded by the plan's size (checkPlanSize).
+ * The zone's days that lie wholly inside a span (a day series' buckets in that zone are such
+ * days, a range's whole local days too) and are whole UTC hours (a day of a historic offset has
+ * no unit). One local-midnight walk per day: bounded by the plan's size (checkPlanSize).
  */
+function* zoneDaysIn(zone: string, span: { start: number; end: number }): Generator<{ start: number; end: number }> {
+  let start = intervalStart('day', zone, span.start);
+  if (start < span.start) start = zoneDayEnd(zone, start);
+  while (start < span.end) {
+    const end = zoneDayEnd(zone, start);
+    if (end > span.end) return;
+    if (start % HOUR_MS === 0 && end % HOUR_MS === 0) yield { start, end };
+    start = end;
+  }
+}
+
+/** Ids of the zone's days inside the spans (zoneDaysIn), in chunks of `size`. */
 export function* zoneDayIdChunks(
   zone: string,
   spans: ReadonlyArray<{ start: number; end: number }>,
@@ -66,19 +80,37 @@ export function* zoneDayIdChunks(
 ): Generator<string[]> {
   let chunk: string[] = [];
   for (const span of spans) {
-    let start = zoneDayStart(zone, span.start) ?? span.start;
-    if (start < span.start) start = zoneDayEnd(zone, start);
-    while (start < span.end) {
-      const end = zoneDayEnd(zone, start);
-      if (end > span.end) break;
-      // a day that is not whole UTC hours (a historic offset) has no unit
-      if (zoneDayStart(zone, start) === start) chunk.push(unitId({ level: ZONE_DAY_LEVEL, start, zone }));
+    for (const { start } of zoneDaysIn(zone, span)) {
+      chunk.push(unitId({ level: ZONE_DAY_LEVEL, start, zone }));
       if (chunk.length === size) {
         yield chunk;
         chunk = [];
       }
-      start = end;
     }
   }
   if (chunk.length > 0) yield chunk;
+}
+
+/**
+ * The spans without the zone's days inside them that ended by `now`: where a plan needs smaller
+ * units even when every unit is built. A zone day that has ended is usually built; where it is
+ * not (a late write), the planner's later rounds ask the smaller units under it. A day not
+ * ended yet cannot be built, so its smaller units are asked at once.
+ */
+export function outsideEndedZoneDays<T extends { start: number; end: number }>(
+  zone: string,
+  spans: readonly T[],
+  now: number,
+): T[] {
+  const out: T[] = [];
+  for (const span of spans) {
+    let at = span.start;
+    for (const day of zoneDaysIn(zone, span)) {
+      if (day.end > now) break;
+      if (day.start > at) out.push({ ...span, start: at, end: day.start });
+      at = day.end;
+    }
+    if (at < span.end) out.push({ ...span, start: at, end: span.end });
+  }
+  return out;
 }

@@ -72,7 +72,7 @@ export class PlannedCountSource implements CountSource {
     private readonly db: Db,
     private readonly opts: PlannedCountOptions,
   ) {
-    this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks, opts.rollups.zones) : undefined;
+    this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks, opts.rollups.zones, opts.now) : undefined;
     const { concurrency, onBuckets, onPlan, rollups } = opts;
     this.reads = {
       db,
