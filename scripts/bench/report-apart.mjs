@@ -12,9 +12,13 @@
 // the pages its own checkout built (its page format and levels), this build the pages
 // BENCH_LOAD_CHECKOUT built: before and after an upgrade whose pages were rebuilt. With
 // BENCH_SERVE_APART=1 each build is served by a process of its own (the timing process only sends
-// the requests): neither build's garbage is collected while the other answers. BENCH_SIZES (its
+// the requests): neither build's garbage is collected while the other answers; then
+// BENCH_THIS_NODE_FLAGS and BENCH_COMPARE_NODE_FLAGS (space-separated) are each serving process's
+// Node flags (BENCH_COMPARE_DIST=services/events/dist with different flags: one build under two
+// settings of the runtime), and each process's peak resident memory is printed. BENCH_SIZES (its
 // first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (18g).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -65,10 +69,22 @@ const app = await startReportingApp({ db: handle.db, mongoUrl: process.env.MONGO
 process.stdout.write(app.base + '\\n');
 `;
 
-/** Starts a serving process (see `server`); resolves to `{ base, stop }` once it listens. */
-function serveApart(mongoUrl, adminToken, dist, dbName, name) {
+const nodeFlags = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
+
+/** A process's peak resident memory in MiB (Linux: VmHWM), or undefined elsewhere. */
+function peakResidentMiB(pid) {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts a serving process (see `server`); resolves to `{ base, stop, peakMiB }` once it listens. */
+function serveApart(mongoUrl, adminToken, dist, dbName, name, flags) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', server(dist, dbName, name)], {
+    const child = spawn(process.execPath, [...flags, '--input-type=module', '-e', server(dist, dbName, name)], {
       cwd: root,
       env: { ...process.env, MONGO_URL: mongoUrl, BENCH_ADMIN_TOKEN: adminToken },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -76,7 +92,8 @@ function serveApart(mongoUrl, adminToken, dist, dbName, name) {
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      if (out.includes('\n')) resolve({ base: out.trim(), stop: () => child.kill('SIGKILL') });
+      if (out.includes('\n'))
+        resolve({ base: out.trim(), stop: () => child.kill('SIGKILL'), peakMiB: () => peakResidentMiB(child.pid) });
     });
     child.on('error', reject);
     child.on('exit', (code) => reject(new Error(`the ${name} server exited with ${code}`)));
@@ -112,13 +129,13 @@ async function main() {
     const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
     const campaigns = campaignLookup([benchCampaign(SETTINGS, OWNERS[0])]);
     const adminToken = `bench-${randomBytes(32).toString('hex')}`;
-    for (const [name, dist, h] of [
-      ['this', path.join(root, 'services/events/dist'), handle],
-      ['compared', path.resolve(COMPARE), compareHandle],
+    for (const [name, dist, h, flags] of [
+      ['this', path.join(root, 'services/events/dist'), handle, nodeFlags('BENCH_THIS_NODE_FLAGS')],
+      ['compared', path.resolve(COMPARE), compareHandle, nodeFlags('BENCH_COMPARE_NODE_FLAGS')],
     ])
       apps.push(
         process.env.BENCH_SERVE_APART === '1'
-          ? await serveApart(mongoUrl, adminToken, dist, h.db.databaseName, name)
+          ? await serveApart(mongoUrl, adminToken, dist, h.db.databaseName, name, flags)
           : await startReportingApp({
               db: h.db,
               mongoUrl,
@@ -158,6 +175,11 @@ async function main() {
       const [a, b] = times[i].map((xs) => quantile(xs, 0.5));
       console.log(`| ${s.name} | ${fmt(a)} | ${fmt(b)} | ${(a / b).toFixed(2)} |`);
     }
+    const peaks = apps.map((app) => app.peakMiB?.());
+    if (peaks.every((p) => p !== undefined))
+      console.log(
+        `\npeak resident memory of the serving processes: this build ${peaks[0].toFixed(0)} MiB (${process.env.BENCH_THIS_NODE_FLAGS || 'no flags'}), compared ${peaks[1].toFixed(0)} MiB (${process.env.BENCH_COMPARE_NODE_FLAGS || 'no flags'})`,
+      );
   } finally {
     for (const app of apps) await (app.stop ? app.stop() : platform.closeServer(app.server, 2000));
     for (const h of new Set([handle, compareHandle])) {
