@@ -1,6 +1,6 @@
 import { randomReportBody } from '../../test/support/random-report';
 import { OWNERS, prng, randomEvents, startRollupFixture, type RollupFixture } from '../../test/support/rollup-fixture';
-import { caller, compareZoned, NY, nyReports } from '../../test/support/zone-reports';
+import { caller, compareZoned, NY, nyOtherFamilyReports, nyReports } from '../../test/support/zone-reports';
 import { markFromDocument } from './mark-document';
 import { parseUnitId, unitEnd } from './rollup-units';
 import { isBuilt } from './unit-mark';
@@ -58,6 +58,21 @@ test('when random reports run over New York zone days, then they equal raw event
     ...bodies(150, from - 86_400_000, to + 86_400_000),
   ]);
   expect(f.usage.zoneDays - used).toBeGreaterThan(20);
+
+  // zone days keep the totals alone: a New York report of another family reads UTC units, and
+  // its answers are those of raw events all the same (no zone day's missing page read as "no events")
+  const units = f.usage.rollupUnits;
+  const zoned = f.usage.zoneDays;
+  await compare('other families', nyOtherFamilyReports('2026-10-25', '2026-11-02'));
+  expect(f.usage.zoneDays).toBe(zoned);
+  expect(f.usage.rollupUnits - units).toBeGreaterThan(50);
+  // and the zone days' pages are of the totals alone
+  const pages = await f.db
+    .collection('rollup_cells')
+    .find({ g: { $in: marks.map((m) => m.built!.generation) } }, { projection: { f: 1 } })
+    .toArray();
+  expect(pages.length).toBeGreaterThan(marks.length);
+  expect([...new Set(pages.map((p) => p.f as string))]).toEqual(['t']);
 
   // late events everywhere: the zone days they fall in are dirty, and reports read around them
   await f.write(randomEvents(random, 200, from, to), 9);

@@ -10,6 +10,14 @@ import { intervalStart, isTimeZone, nextIntervalStart, offsetMs } from '../repor
  * refused by the configuration, and a day that would still not be (a historic offset) has no unit.
  */
 export const ZONE_DAY_LEVEL = 10;
+/**
+ * The families a zone day keeps: the totals ('t', families.ts) alone, with the owner's visitor
+ * dictionary its visitor sets index into (on the first totals page). The reports zone days are
+ * for (a day series in the zone by name, filtered at most by name or device type) read nothing
+ * else, and every other family would cost its share of a UTC day again per zone (more than
+ * four fifths of a day's bytes). A report needing another family plans with the UTC units.
+ */
+export const ZONE_DAY_FAMILIES: readonly string[] = ['t'];
 /** Each configured zone adds a unit per day to every write's marks and a build per day: a few at most. */
 export const MAX_ZONES = 8;
 

@@ -83,3 +83,22 @@ export function nyReports(first: string, last: string): Array<Record<string, unk
     { owner_id: owner, created__gte: first, created__lte: last, interval: 'day', timezone: 'America/Chicago' },
   ];
 }
+
+/**
+ * Reports in New York over `first`..`last` that read a family zone days do not keep (pages,
+ * country, attribution): group_by url, a country or utm_source filter, some as day series, some
+ * filtered by name or device type as well. They must plan with UTC units alone.
+ */
+export function nyOtherFamilyReports(first: string, last: string): Array<Record<string, unknown>> {
+  const owner = OWNERS[0];
+  const day = { owner_id: owner, created__gte: first, created__lte: last, interval: 'day', timezone: NY };
+  return [
+    { ...day, group_by: 'url', metrics: 'count,uniques' },
+    { ...day, country: ['US', 'fr'], metrics: 'count,uniques' },
+    { ...day, utm_source: 'google', metrics: 'uniques' },
+    { ...day, name: 'click', url: 'https://a.example/1' },
+    { ...day, device_type: 'mobile', group_by: 'country', metrics: 'count,uniques' },
+    { owner_id: owner, created__gte: first, created__lte: last, timezone: NY, group_by: 'utm_source,utm_medium' },
+    { owner_id: owner, created__gte: first, created__lte: last, timezone: NY, content_id: 'c1', metrics: 'uniques' },
+  ];
+}

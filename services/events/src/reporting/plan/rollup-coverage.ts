@@ -1,7 +1,7 @@
 import type { RollupMarks } from '../../rollups/rollup-marks';
 import { isBuilt, isLostFor } from '../../rollups/unit-mark';
 import { DAY_LEVEL, LEVELS, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
-import { canonicalZone, ZONE_DAY_LEVEL } from '../../rollups/zone-days';
+import { canonicalZone, ZONE_DAY_FAMILIES, ZONE_DAY_LEVEL } from '../../rollups/zone-days';
 import { HOUR_MS } from '../../storage/time-units';
 import {
   checkPlanSize,
@@ -76,8 +76,13 @@ export type CoverageMarks = Pick<RollupMarks, 'byIds' | 'builtGenerations'>;
 export interface CoverageScope {
   owner?: string;
   unusable?: ReadonlySet<string>;
-  /** The report's time zone: its days are looked up too when it is one of ROLLUP_ZONES. */
+  /**
+   * The report's time zone: its days are looked up too when it is one of ROLLUP_ZONES and the
+   * report reads a family zone days keep (`family`, zone-days.ts ZONE_DAY_FAMILIES).
+   */
   zone?: string;
+  /** The id of the family the report reads (families.ts); without it, no zone day is looked up. */
+  family?: string;
 }
 
 export interface OwnerCoverage extends Coverage {
@@ -122,8 +127,7 @@ export class RollupCoverage {
     // series spans lie within [from, to] (at most the range cap): checked again so the loops stay bounded
     checkPlanSize([{ start: from, end: to }]);
     const asked = new Set<string>();
-    const canonical = scope.zone === undefined ? undefined : canonicalZone(scope.zone);
-    const zone = canonical !== undefined && this.zones.includes(canonical) ? canonical : undefined;
+    const zone = this.zoneDaysOf(scope);
     // the days and blocks over the whole range and, beside them, the 4-hour units and hours a plan
     // reads where every unit is built (a zone's days, a range's edges), and in a configured zone
     // its own days, whose smaller units only where they have not ended: one round trip then
@@ -144,6 +148,18 @@ export class RollupCoverage {
       await this.find(found, unitIdChunks([level], lookUp), budget, asked);
     }
     return found;
+  }
+
+  /**
+   * The configured zone whose days this report may read, or undefined: a zone day holds only the
+   * families of ZONE_DAY_FAMILIES, and a report of another family must never read one (its pages
+   * there are not missing for want of events, they were never kept).
+   */
+  private zoneDaysOf(scope: CoverageScope): string | undefined {
+    if (scope.zone === undefined || scope.family === undefined || !ZONE_DAY_FAMILIES.includes(scope.family))
+      return undefined;
+    const canonical = canonicalZone(scope.zone);
+    return canonical !== undefined && this.zones.includes(canonical) ? canonical : undefined;
   }
 
   /**

@@ -53,6 +53,7 @@ describe('RollupCoverage with zone days', () => {
     const { marks, queries } = fakeMarks(new Set());
     const found = await new RollupCoverage(marks, [NY], () => T('2026-11-27T00:00:00Z')).load(spans, budget, {
       zone: NY,
+      family: 't',
     });
     const asked = queries.flat().map((id) => parseUnitId(id)!);
     expect(asked.filter((u) => u.level === ZONE_DAY_LEVEL)).toHaveLength(29);
@@ -69,7 +70,7 @@ describe('RollupCoverage with zone days', () => {
     const { marks, queries } = fakeMarks(new Set([dirty, `z:${NY}:${spans[7]!.start}`]));
     // the last day has not ended: its smaller units in the first round, the dirty one's in later rounds
     const now = spans[7]!.start + 3_600_000;
-    const found = await new RollupCoverage(marks, [NY], () => now).load(spans, budget, { zone: NY });
+    const found = await new RollupCoverage(marks, [NY], () => now).load(spans, budget, { zone: NY, family: 't' });
     const plan = planReport(spans, found);
     expect(plan.raw).toEqual([]);
     for (const i of [2, 7]) {
@@ -81,11 +82,29 @@ describe('RollupCoverage with zone days', () => {
     expect(queries.length).toBeGreaterThan(3);
   });
 
+  test('when a New York report reads a family zone days do not keep, then no zone day is asked or planned, only UTC units', async () => {
+    const spans = nySeries('2026-01-02T12:00:00Z', 5);
+    for (const family of ['p', 'g', 'c', undefined]) {
+      const { marks, queries } = fakeMarks(new Set());
+      const found = await new RollupCoverage(marks, [NY], () => T('2026-11-27T00:00:00Z')).load(spans, budget, {
+        zone: NY,
+        ...(family === undefined ? {} : { family }),
+      });
+      expect(queries.flat().some((id) => id.startsWith('z:'))).toBe(false);
+      expect([...found.built.values()].some((b) => b.unit.zone !== undefined)).toBe(false);
+      const plan = planReport(spans, found);
+      expect(plan.raw).toEqual([]);
+      expect(plan.rollup.some((s) => s.unit.level === ZONE_DAY_LEVEL || s.unit.zone !== undefined)).toBe(false);
+      // each New York day from its 4-hour units and hours around the UTC day it straddles
+      expect(plan.rollup.length).toBeGreaterThan(5 * 3);
+    }
+  });
+
   test('when the report is in a zone not configured, or UTC, then no zone day is asked', async () => {
     const spans = nySeries('2026-01-02T12:00:00Z', 3);
     for (const zone of ['America/Chicago', 'UTC', undefined]) {
       const { marks, queries } = fakeMarks(new Set());
-      await new RollupCoverage(marks, [NY]).load(spans, budget, zone === undefined ? {} : { zone });
+      await new RollupCoverage(marks, [NY]).load(spans, budget, zone === undefined ? {} : { zone, family: 't' });
       expect(queries.flat().some((id) => id.startsWith('z:'))).toBe(false);
     }
   });

@@ -113,7 +113,12 @@ export class PlannedCountSource implements CountSource {
         // which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw.
         // The load spends each of its queries through the budget itself (LoadBudget): no wrapper around it
         const coverage: Coverage & Partial<OwnerCoverage> = useRollups
-          ? await this.coverage!.load(spans, budget, { owner, unusable, zone: plan.query.timeZone })
+          ? await this.coverage!.load(spans, budget, {
+              owner,
+              unusable,
+              zone: plan.query.timeZone,
+              family: plan.family?.id,
+            })
           : EMPTY_COVERAGE;
         buckets ??= new Set(await listing);
         const round = await runYielding(roundPlan(spans, coverage, prefix, buckets));
