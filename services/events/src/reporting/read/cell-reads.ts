@@ -57,8 +57,9 @@ export async function readCells(
   const owner = plan.query.ownerId;
   const timeOf = new Map(steps.map((s) => [s.g, s.time]));
   const first = steps.map((s) => pageId(s.g, owner, family.id, 0));
-  // every family of an owner with events in a unit has a first page: the totals' first page
-  // witnesses the others, so a lost page is told apart from an owner without events there
+  // every family of an owner with events in a UTC unit has a first page: the totals' first page
+  // witnesses the others, so a lost page is told apart from an owner without events there (a zone
+  // day, which keeps the totals alone, is never read here for another family: checked above)
   const witnesses = family.id === TOTALS ? [] : steps.map((s) => pageId(s.g, owner, TOTALS, 0));
   const [pages, witnessed] = await Promise.all([
     loadPages(first, plan, budget, store, cache, true),
