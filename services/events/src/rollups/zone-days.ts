@@ -14,8 +14,9 @@ export const ZONE_DAY_LEVEL = 10;
  * The families a zone day keeps: the totals ('t', families.ts) alone, with the owner's visitor
  * dictionary its visitor sets index into (on the first totals page). The reports zone days are
  * for (a day series in the zone by name, filtered at most by name or device type) read nothing
- * else, and every other family would cost its share of a UTC day again per zone (more than
- * four fifths of a day's bytes). A report needing another family plans with the UTC units.
+ * else, and the other families would cost their share of a UTC day again per zone (at 1M 77 %
+ * of a day's bytes: 34.1 B/event a zone with them, 7.8 without). A report needing another
+ * family plans with the UTC units.
  */
 export const ZONE_DAY_FAMILIES: readonly string[] = ['t'];
 /** Each configured zone adds a unit per day to every write's marks and a build per day: a few at most. */
