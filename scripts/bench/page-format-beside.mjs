@@ -64,7 +64,11 @@ for (const docs of byUnit.values()) {
           add(`${side} ${column}`, value.position);
           add(`${side} all`, value.position);
         }
-  units.push({ level: UNIT_LEVELS[Number(docs[0].g.slice(0, docs[0].g.indexOf(':')))], theirs: docs, ours: written });
+  units.push({
+    level: UNIT_LEVELS[Number(docs[0].g.slice(0, docs[0].g.indexOf(':')))] ?? 'zone-day',
+    theirs: docs,
+    ours: written,
+  });
 }
 const per = (n) => ((n ?? 0) / SIZE).toFixed(2);
 const columns = [...new Set(Object.keys(bytes).map((k) => k.split(' ')[1]))].sort();

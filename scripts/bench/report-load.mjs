@@ -16,7 +16,12 @@ const { RollupMarks } = dist('rollups/rollup-marks');
 const { HeldMarks } = dist('rollups/held-marks');
 const { bucketName } = dist('storage/bucket-naming');
 const { CellStore } = dist('rollups/cell-store');
-const { unitEnd, unitId } = dist('rollups/rollup-units');
+const { parseUnitId, unitEnd, unitId } = dist('rollups/rollup-units');
+/**
+ * BENCH_ROLLUP_ZONES: the ROLLUP_ZONES the bench's writes mark and its reporting process reads
+ * (comma list; default America/New_York, whose day series the scenarios ask; empty: none).
+ */
+export const BENCH_ZONES = (process.env.BENCH_ROLLUP_ZONES ?? 'America/New_York').split(',').filter(Boolean);
 
 /**
  * Writes `size` events (report-data.mjs, `settings` from reportBenchSettings) into `db` through
@@ -29,10 +34,10 @@ const { unitEnd, unitId } = dist('rollups/rollup-units');
  * took, and the marks for catchUp.
  */
 export async function loadEvents(db, size, settings, { logger, say, onBatch, tallies, stats }) {
-  const marks = new RollupMarks(db);
+  const marks = new RollupMarks(db, undefined, BENCH_ZONES);
   await marks.init();
   // the consumer's marks: held open per unit while writes keep coming (services/events/src/rollups/held-marks.ts)
-  const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000 });
+  const held = new HeldMarks(marks, { holdMs: 10_000, lingerMs: 1000, zones: BENCH_ZONES });
   const writer = new BucketWriter(db, logger, { w: 'majority', journal: true }, held);
   const expected = new Map();
   // the true distinct visitors per name of the reported owner (non-bot), to check the uniques answer
@@ -78,7 +83,7 @@ export async function loadEvents(db, size, settings, { logger, say, onBatch, tal
 }
 
 /** The rollup unit levels by their number in a page's generation id (catchUp's `byLevel`). */
-export const UNIT_LEVELS = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d'];
+export const UNIT_LEVELS = ['1h', '2h', '4h', '8h', '1d', '2d', '4d', '8d', '16d', '32d', 'zone-day'];
 
 /**
  * Runs builder passes until one builds nothing (units still open at the newest end stay dirty).
@@ -99,13 +104,13 @@ export async function catchUp(db, marks, { say, mongoUrl }) {
   const byFamily = {};
   // `${family} ${column}`: which column of which family grows
   const byFamilyColumn = {};
-  const byLevel = Array.from({ length: 10 }, () => ({ docs: 0, bytes: 0 }));
+  const byLevel = Array.from({ length: UNIT_LEVELS.length }, () => ({ docs: 0, bytes: 0 }));
   // `${level} ${family} ${column}` (level by name): what each level keeps of each family
   const byLevelFamilyColumn = {};
   let cellBytes = 0;
   const writePages = cells.writePages.bind(cells);
   cells.writePages = (g, parts, docs) => {
-    const levelNumber = Number(g.slice(0, g.indexOf(':')));
+    const levelNumber = parseUnitId(g.slice(0, g.indexOf('@'))).level;
     const level = byLevel[levelNumber];
     for (const doc of docs) {
       level.docs++;
@@ -141,7 +146,7 @@ export async function catchUp(db, marks, { say, mongoUrl }) {
   // every unit left dirty, and why: the builder builds a unit once it has ended (a block reaching
   // past now waits, and reports read its span from smaller units); anything else is a defect
   for (const m of await marks.dirtyUnits()) {
-    const unit = { level: m.level, start: m.start };
+    const unit = parseUnitId(m.id);
     const ended = unitEnd(unit) <= Date.now();
     say(
       `unit ${unitId(unit)} not built: ${ended ? 'UNEXPLAINED (it has ended)' : `it ends ${new Date(unitEnd(unit)).toISOString()}, after now (built once it has ended; reports read its span from smaller units)`}`,

@@ -19,13 +19,17 @@
 // (the before/after of a change to the read side, in one run; an odd BENCH_RUNS is rounded up so
 // each build goes first equally often). The settings, the scenarios, the
 // loading and the catch-up are shared with bench:peer (report-scenarios.mjs, report-load.mjs).
+// The writes mark, and the reporting process reads, the days of BENCH_ROLLUP_ZONES (ROLLUP_ZONES;
+// default America/New_York). BENCH_ZONES_BESIDE=1 (without BENCH_COMPARE_DIST) serves this build
+// a second time with ROLLUP_ZONES empty, on the same cells, alternating as above: the reports with
+// zone days beside the same reports planned over UTC units only.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWNERS } from './report-data.mjs';
-import { catchUp, gcPauses, loadEvents, startBenchStandIn } from './report-load.mjs';
+import { BENCH_ZONES, catchUp, gcPauses, loadEvents, startBenchStandIn } from './report-load.mjs';
 import { benchCampaign, fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
 import { ScenarioTallies } from './report-tallies.mjs';
 import { campaignLookup, ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
@@ -38,6 +42,8 @@ const platform = require(path.join(root, 'packages/platform/dist'));
 const SETTINGS = reportBenchSettings();
 const { sizes: SIZES, days: DAYS, urls: URLS, runs: RUNS } = SETTINGS;
 const COMPARE = process.env.BENCH_COMPARE_DIST ? reportingBuild(process.env.BENCH_COMPARE_DIST) : undefined;
+const ZONES_BESIDE = !COMPARE && process.env.BENCH_ZONES_BESIDE === '1';
+const COMPARED_LABEL = COMPARE ? process.env.BENCH_COMPARE_DIST : 'this build without zone days (ROLLUP_ZONES empty)';
 const ADMIN_TOKEN = `bench-${randomBytes(32).toString('hex')}`;
 const say = (msg) => console.error(`[bench] ${msg}`);
 const logger = platform.createLogger({ service: 'bench-report', level: 'error' });
@@ -67,19 +73,27 @@ async function measure(size, mongoUrl) {
       name: 'bench-report',
       campaigns,
       // BENCH_PAGE_CACHE_MB: the reporting process's REPORT_PAGE_CACHE_MB (its default otherwise)
-      env: process.env.BENCH_PAGE_CACHE_MB ? { REPORT_PAGE_CACHE_MB: process.env.BENCH_PAGE_CACHE_MB } : {},
+      env: {
+        ROLLUP_ZONES: BENCH_ZONES.join(','),
+        ...(process.env.BENCH_PAGE_CACHE_MB ? { REPORT_PAGE_CACHE_MB: process.env.BENCH_PAGE_CACHE_MB } : {}),
+      },
     });
     const report = await ownerReports(app, ADMIN_TOKEN, OWNERS[0]);
     // the other build reads the same cells and the same api key collection
-    if (COMPARE)
+    if (COMPARE || ZONES_BESIDE)
       other = await startReportingApp({
         db: handle.db,
         mongoUrl,
         adminToken: ADMIN_TOKEN,
         logger,
         name: 'bench-report-compared',
-        build: COMPARE,
+        ...(COMPARE ? { build: COMPARE } : {}),
         campaigns,
+        env: {
+          // an older build may not know the setting: it is given to this build only
+          ...(ZONES_BESIDE ? { ROLLUP_ZONES: '' } : {}),
+          ...(process.env.BENCH_PAGE_CACHE_MB ? { REPORT_PAGE_CACHE_MB: process.env.BENCH_PAGE_CACHE_MB } : {}),
+        },
       });
     const month = list.find((s) => s.key === 'name').body;
 
@@ -256,10 +270,10 @@ function print(results) {
       );
     }
   }
-  if (COMPARE) {
+  if (COMPARE || ZONES_BESIDE) {
     for (const r of results) {
       console.log(
-        `\n${r.size.toLocaleString('en')} events, this build vs ${process.env.BENCH_COMPARE_DIST} (same data, alternating)\n`,
+        `\n${r.size.toLocaleString('en')} events, this build vs ${COMPARED_LABEL} (same data, alternating)\n`,
       );
       console.log('| scenario (p50 ms) | this build | compared build | this / compared |');
       console.log('|---|---|---|---|');

@@ -62,7 +62,7 @@ function collect(docs) {
   for (const doc of docs) {
     if (doc.o === OWNERS[0] && !doc.over) owned.set(doc.g, [...(owned.get(doc.g) ?? []), doc]);
     if (!doc.u || doc.over) continue;
-    const level = UNIT_LEVELS[Number(doc.g.slice(0, doc.g.indexOf(':')))];
+    const level = UNIT_LEVELS[Number(doc.g.slice(0, doc.g.indexOf(':')))] ?? 'zone-day';
     const key = `${doc.g} ${doc.o}`;
     let unit = units.get(key);
     if (!unit) units.set(key, (unit = { level, families: new Map() }));
@@ -186,7 +186,7 @@ function timeDecodes() {
     const totals = docs.find((d) => d.f === 't' && d.p === 0);
     if (!totals?.v) continue;
     const dictionary = visitorDictionary(totals);
-    const level = UNIT_LEVELS[Number(g.slice(0, g.indexOf(':')))];
+    const level = UNIT_LEVELS[Number(g.slice(0, g.indexOf(':')))] ?? 'zone-day';
     for (const doc of docs) {
       const table = new FamilyTable(familyById(doc.f), 1e9);
       forEachStoredEntry(doc, (name, keys, value) => table.add(name, keys, value), dictionary);

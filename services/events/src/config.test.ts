@@ -108,4 +108,31 @@ describe('events configuration', () => {
       expect(() => loadEventsConfig({ ROLLUP_THREADS: bad })).toThrow(/ROLLUP_THREADS/);
     expect(() => loadEventsConfig({ ROLLUP_THREAD_HEAP_MB: '-1' })).toThrow(/ROLLUP_THREAD_HEAP_MB/);
   });
+  test('when ROLLUP_ZONES is not given, then no zone has days of its own; given, names are spelled as Intl spells them', () => {
+    expect(loadEventsConfig({}).ROLLUP_ZONES).toEqual([]);
+    expect(loadEventsConfig({ ROLLUP_ZONES: '' }).ROLLUP_ZONES).toEqual([]);
+    expect(loadEventsConfig({ ROLLUP_ZONES: 'america/new_york, Europe/Berlin' }).ROLLUP_ZONES).toEqual([
+      'America/New_York',
+      'Europe/Berlin',
+    ]);
+  });
+
+  test('when ROLLUP_ZONES names an unknown zone, a zone off whole hours, too many zones, a repeat or an operator, then it refuses to start naming the setting', () => {
+    const nine =
+      'America/New_York,America/Chicago,America/Denver,America/Los_Angeles,Europe/London,Europe/Berlin,Europe/Helsinki,Asia/Tokyo,UTC';
+    for (const bad of [
+      'Mars/Olympus_Mons',
+      'Asia/Kolkata',
+      'Asia/Kathmandu',
+      'Australia/Lord_Howe',
+      'America/St_Johns',
+      '+05:30',
+      '$gt',
+      '{"$gt":""}',
+      nine,
+      'UTC,utc',
+    ])
+      expect(() => loadEventsConfig({ ROLLUP_ZONES: bad })).toThrow(/ROLLUP_ZONES/);
+    expect(() => loadEventsConfig({ ROLLUP_ZONES: 'Asia/Kolkata' })).toThrow(/not a whole number of hours/);
+  });
 });

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { EVENT_BATCH_LIMITS } from '@cm/contracts';
+import { canonicalZone, MAX_ZONES, zoneDayProblem } from './rollups/zone-days';
 import {
   ConfigError,
   OPERATOR_TOKEN_ADVICE,
@@ -17,6 +18,13 @@ const GIB = 1024 ** 3;
 type EventsRole = 'ingest' | 'consumer' | 'reporting' | 'rollup';
 
 const name = Joi.string().pattern(/^[A-Za-z0-9_-]{1,64}$/);
+/** A zone whose days can be rollup units (zone-days.ts), in Intl's spelling. */
+const rollupZone = Joi.string()
+  .pattern(/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/)
+  .custom((value: string, helpers) => {
+    const problem = zoneDayProblem(value);
+    return problem ? helpers.message({ custom: `${value} ${problem}` }) : canonicalZone(value);
+  });
 const subject = Joi.string().pattern(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/);
 
 const settings = {
@@ -160,6 +168,13 @@ const settings = {
   ROLLUP_THREAD_HEAP_MB: Joi.number().integer().min(0).max(65_536).default(0),
   /** Decoded rollup pages a reporting process keeps between reports (MiB; 0: none). */
   REPORT_PAGE_CACHE_MB: Joi.number().integer().min(0).max(65_536).default(64),
+  /**
+   * IANA zones whose local days are rollup units of their own (comma list, at most MAX_ZONES): a
+   * day series in such a zone reads one unit per day instead of 6 to 9. Each costs a mark per
+   * day on every write and a day's cells more (operations.md). Only zones whose offset is a whole
+   * number of hours (since 1970): their days are whole UTC hours. Empty by default.
+   */
+  ROLLUP_ZONES: setting<string[]>(Joi.array().items(rollupZone).max(MAX_ZONES).unique().single().default([])),
   /** Rollups are kept this many days (at least RETENTION_DAYS; 0 = the same as RETENTION_DAYS). */
   ROLLUP_RETENTION_DAYS: Joi.number().integer().min(0).default(0),
   BODY_LIMIT: Joi.string()
@@ -175,6 +190,10 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv): EventsConfig {
   const raw = { ...env };
   if (typeof raw.EVENTS_ROLES === 'string')
     (raw as Record<string, unknown>).EVENTS_ROLES = raw.EVENTS_ROLES.split(',').map((s) => s.trim());
+  if (typeof raw.ROLLUP_ZONES === 'string')
+    (raw as Record<string, unknown>).ROLLUP_ZONES = raw.ROLLUP_ZONES.split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   const config = loadConfig(schema, raw);
   // a DLQ subject inside the events stream would feed dead letters back to the consumer forever
   if (config.EVENTS_DEAD_LETTER_SUBJECT.startsWith(`${config.EVENTS_SUBJECT_PREFIX}.`)) {

@@ -40,6 +40,7 @@ export interface ReportingFeatureDeps {
     | 'REPORT_CONCURRENCY_PER_KEY'
     | 'REPORT_PAGE_CACHE_MB'
     | 'REPORT_COUNTRY_FLOOR'
+    | 'ROLLUP_ZONES'
     | 'API_KEY_CACHE_TTL_MS'
     | 'API_KEY_FAILED_LOOKUPS_PER_MINUTE'
     | 'PIXEL_TRUSTED_PROXY_HOPS'
@@ -86,6 +87,7 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
       cells,
       broken: deps.broken,
       cache,
+      zones: config.ROLLUP_ZONES,
     },
   });
   const reports = new ReportService(

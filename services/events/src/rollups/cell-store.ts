@@ -103,8 +103,12 @@ export class CellStore {
   /**
    * The pages of these generations, owner by owner (for merging into a parent unit: one owner in
    * memory at a time). GenerationGoneError when a generation is incomplete or of another format.
+   * `families`: only the pages of these (a zone day is made of its hours' totals alone).
    */
-  async *pagesByOwner(gens: readonly string[]): AsyncGenerator<{ owner: string; pages: CellPageDocument[] }> {
+  async *pagesByOwner(
+    gens: readonly string[],
+    families?: readonly string[],
+  ): AsyncGenerator<{ owner: string; pages: CellPageDocument[] }> {
     const { missing, legacy } = await this.unusableGenerations(gens);
     if (legacy.length > 0) throw new LegacyGenerationError(legacy);
     if (missing.length > 0) throw new GenerationGoneError(missing);
@@ -112,8 +116,9 @@ export class CellStore {
     if (incomplete.length > 0) throw new GenerationGoneError(incomplete);
     const byOwner = new Map<string, string[]>();
     for (const id of all) {
-      const owner = parsePageId(id)?.owner;
-      if (owner === undefined) continue;
+      const page = parsePageId(id);
+      if (page === undefined || (families !== undefined && !families.includes(page.family))) continue;
+      const owner = page.owner;
       const list = byOwner.get(owner);
       if (list) list.push(id);
       else byOwner.set(owner, [id]);

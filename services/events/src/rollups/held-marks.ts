@@ -27,6 +27,8 @@ export interface HeldMarksOptions {
   refreshMs?: number;
   onError?: (err: unknown) => void;
   now?: () => number;
+  /** ROLLUP_ZONES: each write also holds the day of each of these zones its hours fall in. */
+  zones?: readonly string[];
 }
 
 /** The part of RollupMarks the holds use. */
@@ -61,7 +63,7 @@ export class HeldMarks implements WriteMarks<Hold[]> {
     const at = this.now();
     const holds: Hold[] = [];
     const opened: Hold[] = [];
-    for (const unit of touchedUnits(instants)) {
+    for (const unit of touchedUnits(instants, this.opts.zones)) {
       const id = unitId(unit);
       let hold = this.current.get(id);
       if (!hold || at - hold.since >= this.opts.holdMs) {

@@ -6,7 +6,8 @@ import { isExpiredDay } from '../retention/expired-buckets';
 import type { CellStore } from './cell-store';
 import type { RollupMarks } from './rollup-marks';
 import { utcDayStart } from '../storage/time-units';
-import { DAY_LEVEL, LEVELS, MAX_LEVEL, unitEnd } from './rollup-units';
+import { BUILT_LEVELS, DAY_LEVEL, LEVELS, parseUnitId, unitEnd } from './rollup-units';
+import { ZONE_DAY_LEVEL } from './zone-days';
 import { inShard, isFirstShard, type Shard } from './rollup-shard';
 import { UnitBuilders } from './unit-builders';
 import { UnitCommit, type BuildHooks } from './unit-commit';
@@ -152,7 +153,7 @@ export class RollupBuilder {
       this.lastOrphanSweep = now.getTime();
       orphans = await this.commit.sweepOrphans(new Date(now.getTime() - this.opts.abandonMs));
     }
-    const built = new Array<number>(MAX_LEVEL + 1).fill(0);
+    const built = new Array<number>(ZONE_DAY_LEVEL + 1).fill(0);
     this.overCap = [];
     let waiting = 0;
     let oldestReady: number | undefined;
@@ -162,7 +163,7 @@ export class RollupBuilder {
     // a unit whose build fails is given up alone: the pass goes on with every other unit
     this.failures.begin(new Set(dirty.map((m) => m.id)));
     const ready = new Map<number, UnitMark[]>();
-    for (const level of LEVELS) {
+    for (const level of BUILT_LEVELS) {
       const atLevel = dirty.filter((m) => m.level === level).sort((a, b) => a.start - b.start);
       const due = atLevel.filter((m) => this.isReady(m, now));
       const readyAt = due.filter((m) => !this.failures.waiting(m.id, now.getTime())).slice(0, this.opts.batchUnits);
@@ -177,7 +178,8 @@ export class RollupBuilder {
     const fromHours = this.opts.parentsFromHours === false ? [] : HOUR_PARENT_LEVELS.flatMap((l) => ready.get(l)!);
     const taken = new Set<string>();
     for (const mark of await this.buildDays([...byDay(ready.get(0)!)], byDay(fromHours), taken)) built[mark.level]!++;
-    for (const level of LEVELS.slice(1))
+    // zone days last: their hours, built first, are current by then
+    for (const level of BUILT_LEVELS.slice(1))
       // children built earlier in this pass are current now; a unit whose children are not waits
       for (const m of ready.get(level)!) if (!taken.has(m.id) && (await this.builders.buildMerged(m))) built[level]!++;
     const lagSeconds = oldestReady === undefined ? 0 : Math.max(0, (now.getTime() - oldestReady) / 1000);
@@ -216,7 +218,9 @@ export class RollupBuilder {
   /** Ended past the grace, no write in flight (or one presumed dead), and its raw events still kept. */
   private isReady(mark: UnitMark, now: Date): boolean {
     const t = now.getTime();
-    if (unitEnd({ level: mark.level, start: mark.start }) + this.opts.graceMs > t) return false;
+    // a mark of no known shape (a zone day of a zone the runtime no longer knows) is never built
+    const unit = parseUnitId(mark.id);
+    if (!unit || unitEnd(unit) + this.opts.graceMs > t) return false;
     if (mark.started !== mark.finished && t - mark.at.getTime() < this.opts.abandonMs) return false;
     // only hours read raw events; larger units merge children that are still exact
     if (mark.level === 0 && isExpiredDay(new Date(utcDayStart(mark.start)), now, this.opts.rawRetentionDays))

@@ -25,6 +25,7 @@ export type RollupConfig = Pick<
   | 'ROLLUP_MAX_CELLS_PER_OWNER'
   | 'ROLLUP_THREADS'
   | 'ROLLUP_THREAD_HEAP_MB'
+  | 'ROLLUP_ZONES'
   | 'MONGO_URL'
   | 'MONGO_DB'
   | 'LOG_LEVEL'
@@ -52,10 +53,11 @@ export async function createRollupFeature(deps: {
   builder: boolean;
 }): Promise<RollupFeature> {
   const { db, config } = deps;
-  const marks = new RollupMarks(db);
+  // every writer marks the configured zones' days (the builder builds whatever is marked)
+  const marks = new RollupMarks(db, undefined, config.ROLLUP_ZONES);
   const cells = new CellStore(db);
   await marks.init();
-  const retention = new RollupRetention(marks, cells);
+  const retention = new RollupRetention(marks, cells, config.ROLLUP_ZONES);
   // a damaged unit whose raw events are gone is never reset (that would lose every owner's cells)
   const brokenMetric = createBrokenUnitsMetric(deps.metrics);
   const broken = new BrokenUnits(marks.collection, cells, deps.logger, brokenMetric, {
@@ -66,6 +68,7 @@ export async function createRollupFeature(deps: {
     writeMarks: new HeldMarks(marks, {
       holdMs: heldMarksHoldMs(config.ROLLUP_ABANDON_MS),
       lingerMs: 1000,
+      zones: config.ROLLUP_ZONES,
       onError: (err) => deps.logger.warn('rollup finished mark failed', { error: String(err) }),
     }),
     retention: {

@@ -46,9 +46,11 @@ export class RollupMarks {
   private flushing?: Promise<void>;
   private finishTimer?: NodeJS.Timeout;
 
+  /** `zones`: ROLLUP_ZONES, whose days `begin` marks beside the UTC units (none for a reader). */
   constructor(
     db: Db,
     private readonly now: () => Date = () => new Date(),
+    private readonly zones: readonly string[] = [],
   ) {
     this.collection = db.collection<MarkDocument>(MARKS_COLLECTION);
   }
@@ -59,7 +61,7 @@ export class RollupMarks {
 
   /** Marks a write as started on the units of these instants (stored when this resolves); returns the unit ids for `end`. */
   async begin(instants: readonly Date[]): Promise<string[]> {
-    const units = touchedUnits(instants);
+    const units = touchedUnits(instants, this.zones);
     await this.start(units);
     return units.map(unitId);
   }

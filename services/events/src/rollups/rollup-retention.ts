@@ -1,7 +1,9 @@
 import type { CellStore } from './cell-store';
 import type { MarkDocument } from './mark-document';
 import type { RollupMarks } from './rollup-marks';
-import { LEVELS, unitAt, unitEnd, unitId } from './rollup-units';
+import { HOUR_MS, DAY_MS } from '../storage/time-units';
+import { LEVELS, parseUnitId, unitAt, unitEnd, unitId, type UnitRef } from './rollup-units';
+import { ZONE_DAY_LEVEL, zoneDayStart } from './zone-days';
 
 /**
  * Drops rollups of days past their retention. A unit wholly before the cutoff goes (mark, then
@@ -10,12 +12,15 @@ import { LEVELS, unitAt, unitEnd, unitId } from './rollup-units';
  * never built or used again, and a later write to its kept part cannot clear the flag; without it
  * that write would recreate the mark and the builder would merge only the children that survived,
  * leaving out kept days whose child covered the cutoff. Reports answer it from its kept children
- * or raw events; it goes once the cutoff passes its end.
+ * or raw events; it goes once the cutoff passes its end. Zone days go the same way: the zone day
+ * of each configured zone that holds the cutoff is retired, and one wholly before it dropped.
  */
 export class RollupRetention {
   constructor(
     private readonly marks: RollupMarks,
     private readonly cells: CellStore,
+    /** ROLLUP_ZONES: whose days may straddle a cutoff (a UTC midnight). */
+    private readonly zones: readonly string[] = [],
   ) {}
 
   /** Retires the units `cutoff` (epoch ms) falls inside, drops those wholly before it; returns how many units went. */
@@ -23,9 +28,9 @@ export class RollupRetention {
     // retired first: a crash before the deletions leaves no parent that could be built or used without them
     await this.retireAround(cutoff, now);
     const before = await this.marks.collection
-      .find({ t: { $lt: cutoff } }, { projection: { l: 1, t: 1, b: 1, pending: 1 } })
+      .find({ t: { $lt: cutoff } }, { projection: { _id: 1, l: 1, t: 1, b: 1, pending: 1 } })
       .toArray();
-    const doomed = before.filter((m) => unitEnd({ level: m.l, start: m.t }) <= cutoff);
+    const doomed = before.filter((m) => endOf(m) <= cutoff);
     if (doomed.length === 0) return 0;
     await this.marks.collection.deleteMany({ _id: { $in: doomed.map((m) => m._id) } });
     await this.cells.dropGenerations(doomed.flatMap(generationsOf));
@@ -38,7 +43,11 @@ export class RollupRetention {
    * on no build can publish on the unit, so the generation read is the last one.
    */
   private async retireAround(cutoff: number, now: Date): Promise<void> {
-    const straddling = LEVELS.map((level) => unitAt(level, cutoff)).filter((unit) => unit.start < cutoff);
+    const straddling: UnitRef[] = LEVELS.map((level) => unitAt(level, cutoff)).filter((unit) => unit.start < cutoff);
+    for (const zone of this.zones) {
+      const start = zoneDayStart(zone, cutoff);
+      if (start !== undefined && start < cutoff) straddling.push({ level: ZONE_DAY_LEVEL, start, zone });
+    }
     if (straddling.length === 0) return;
     await this.marks.collection.bulkWrite(
       straddling.map((unit) => ({
@@ -61,6 +70,13 @@ export class RollupRetention {
       await this.cells.dropGenerations([mark.b!.g]);
     }
   }
+}
+
+/** Where a stored unit ends; a zone day whose id no longer parses is taken as long as a day can be. */
+function endOf(m: Pick<MarkDocument, '_id' | 'l' | 't'>): number {
+  const unit = parseUnitId(m._id);
+  if (unit) return unitEnd(unit);
+  return m.l === ZONE_DAY_LEVEL ? m.t + DAY_MS + HOUR_MS : unitEnd({ level: m.l, start: m.t });
 }
 
 /** The generations of a mark: the published one and any being written. */

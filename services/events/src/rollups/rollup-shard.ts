@@ -1,4 +1,6 @@
+import { DAY_MS } from '../storage/time-units';
 import { DAY_LEVEL, unitSizeMs } from './rollup-units';
+import { ZONE_DAY_LEVEL } from './zone-days';
 
 /** One builder's part of the units when several build side by side (rollup-threads.ts). */
 export interface Shard {
@@ -10,6 +12,8 @@ export interface Shard {
 /** Whether `mark` belongs to `shard` (every unit when there is none). */
 export function inShard(mark: { level: number; start: number }, shard: Shard | undefined): boolean {
   if (!shard || shard.count <= 1) return true;
+  // a zone day goes with the UTC day its start falls in (whatever its zone: the same for every builder)
+  if (mark.level === ZONE_DAY_LEVEL) return Math.floor(mark.start / DAY_MS) % shard.count === shard.index;
   const size = unitSizeMs(Math.max(mark.level, DAY_LEVEL));
   return Math.floor(mark.start / size) % shard.count === shard.index;
 }

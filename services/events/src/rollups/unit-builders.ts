@@ -11,9 +11,10 @@ import { ownerPages } from './owner-pages';
 import type { CellPageDocument } from './page-layout';
 import type { RollupMarks } from './rollup-marks';
 import { HOUR_MS } from '../storage/time-units';
-import { childrenOf, unitId, unitSizeMs } from './rollup-units';
+import { childrenOf, parseUnitId, unitId, unitSizeMs } from './rollup-units';
 import { writeOwnerDay, type DayUnit, type OwnerTables } from './day-units';
 import { isKilled, type UnitCommit } from './unit-commit';
+import { ZONE_DAY_FAMILIES } from './zone-days';
 import type { UnitMark } from './unit-mark';
 
 /** Where a unit's outcome goes (rollup-builder.ts keeps failures apart from the rest of the pass). */
@@ -181,8 +182,11 @@ export class UnitBuilders {
 
   private async merge(snapshot: UnitMark, onReserved: (g: string, writer: GenerationWriter) => void): Promise<boolean> {
     const { marks, cells, commit, now } = this.deps;
-    const unit = { level: snapshot.level, start: snapshot.start };
+    // a zone day's zone is in its id; its children are its hours
+    const unit = parseUnitId(snapshot.id) ?? { level: snapshot.level, start: snapshot.start };
     const childIds = childrenOf(unit).map(unitId);
+    // a zone day keeps only the families its reports read (zone-days.ts), made from those of its hours
+    const families = unit.zone !== undefined ? ZONE_DAY_FAMILIES : undefined;
     const children = await currentChildren(marks, childIds);
     if (!children) return false;
     const g = await commit.reserve(snapshot, now());
@@ -193,9 +197,9 @@ export class UnitBuilders {
     const lost = new Set(children.lost);
     let gone = false;
     try {
-      for await (const { owner, pages } of cells.pagesByOwner(children.gens)) {
+      for await (const { owner, pages } of cells.pagesByOwner(children.gens, families)) {
         if (lost.has(owner)) continue;
-        const byFamily = this.tables();
+        const byFamily = this.tables(families);
         const damaged = mergeChildPages(pages, byFamily);
         if (damaged.length > 0) {
           // a child that can be computed again is reset and this parent waits for it; one that
@@ -241,8 +245,10 @@ export class UnitBuilders {
     this.deps.outcomes.failed(mark, err);
   }
 
-  private tables(): OwnerTables {
-    return new Map(FAMILIES.map((family) => [family.id, new FamilyTable(family, this.deps.maxCellsPerOwner)]));
+  /** An owner's empty tables: of every family, or of `only` these (a zone day's). */
+  private tables(only?: readonly string[]): OwnerTables {
+    const families = only === undefined ? FAMILIES : FAMILIES.filter((f) => only.includes(f.id));
+    return new Map(families.map((family) => [family.id, new FamilyTable(family, this.deps.maxCellsPerOwner)]));
   }
 
   /** One owner's pages of every family (owner-pages.ts); a family past its cap is reported. */

@@ -8,7 +8,7 @@
 export interface UnitMark {
   /** The unit id (rollup-units.ts unitId). */
   id: string;
-  /** Level (0 hour, 1 day, 2..6 blocks) and start (epoch ms) of the unit. */
+  /** Level (rollup-units.ts: 0 an hour .. 9 a 32-day block, 10 a zone day) and start (epoch ms) of the unit. */
   level: number;
   start: number;
   started: number;

@@ -44,8 +44,8 @@ export interface RollupFixture {
   builder(opts?: Partial<RollupBuilderOptions>): RollupBuilder;
   rolled: ReportService;
   raw: ReportService;
-  /** Parts of the rolled service's reports by source, to show rollups were really used. */
-  usage: { rollupUnits: number; rawParts: number };
+  /** Parts of the rolled service's reports by source, to show rollups were really used (zone days among the units). */
+  usage: { rollupUnits: number; rawParts: number; zoneDays: number };
   /** Writes events bucket by bucket through the writer, in batches of `batch`. */
   write(docs: readonly EventDocument[], batch?: number): Promise<void>;
   stop(): Promise<void>;
@@ -73,17 +73,20 @@ export interface RollupFixtureOptions {
   countryFloor?: number;
   /** The campaigns both report services know (none by default). */
   campaigns?: CampaignLookup;
+  /** ROLLUP_ZONES of the writer's marks and the rolled service (none by default). */
+  zones?: readonly string[];
 }
 
 export async function startRollupFixture(limits: RollupFixtureOptions = {}): Promise<RollupFixture> {
   const client = await MongoClient.connect(process.env.MONGO_URL!);
   const db = client.db(uniqueName('rollups'));
   const now = limits.now;
-  const marks = new RollupMarks(db, now && (() => new Date(now())));
+  const zones = limits.zones ?? [];
+  const marks = new RollupMarks(db, now && (() => new Date(now())), zones);
   const cells = new CellStore(db);
   await marks.init();
   // the consumer's marks: held open per unit while writes keep coming
-  const held = new HeldMarks(marks, { holdMs: limits.holdMs ?? 10_000, lingerMs: 1000, now });
+  const held = new HeldMarks(marks, { holdMs: limits.holdMs ?? 10_000, lingerMs: 1000, now, zones });
   const writer = new BucketWriter(
     limits.insertHook ? withInsertHook(db, limits.insertHook) : db,
     silent,
@@ -93,9 +96,10 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
   // answers, not speed: a report's deadline and query timeout (tested on their own) far above what
   // a busy machine takes, so a loaded CI host never turns a comparison into a 503
   const options = { prefix: PREFIX, maxRangeDays: 400, concurrency: 8, queryTimeoutMs: 600_000, deadlineMs: 600_000 };
-  const usage = { rollupUnits: 0, rawParts: 0 };
+  const usage = { rollupUnits: 0, rawParts: 0, zoneDays: 0 };
   const onPlan = (plan: ReportPlan) => {
     usage.rollupUnits += plan.rollup.length;
+    usage.zoneDays += plan.rollup.filter((s) => s.unit.zone !== undefined).length;
     usage.rawParts += plan.raw.length;
   };
   const serviceLimits = {
@@ -117,7 +121,7 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
       new PlannedCountSource(db, {
         ...options,
         onPlan,
-        rollups: { marks, cells, broken: new BrokenUnits(marks.collection, cells, silent) },
+        rollups: { marks, cells, broken: new BrokenUnits(marks.collection, cells, silent), zones },
       }),
       serviceLimits,
       limits.campaigns,

@@ -1,7 +1,8 @@
 import { ValidationError } from '@cm/platform';
-import { LEVELS, MAX_LEVEL, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { LEVELS, MAX_LEVEL, unitEnd, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import { HOUR_MS } from '../../storage/time-units';
 import { runAtOnce, runYielding, STEPS_PER_SLICE, type SlicedWork } from './sliced-work';
+import { nextZoneDayStart, zoneDayFrom, zoneDayIndex, type ZoneDayIndex } from './zone-day-coverage';
 
 /** A span a report counts: [start, end) in epoch ms, tagged with the row time it belongs to. */
 export interface PlanSpan {
@@ -71,7 +72,9 @@ export function checkPlanSize(spans: ReadonlyArray<{ start: number; end: number 
  * Each span is walked from its start: at every point the largest aligned unit that fits in the
  * span and is built is taken (32-day block down to one hour); where none is, raw events are read
  * up to the next start of a built unit that fits (past second-precision edges, a half-hour
- * zone's half hours, dirty or never built hours). Any choice is exact; the largest unit first
+ * zone's half hours, dirty or never built hours). A built zone day (a configured zone's local
+ * day, rollups/zone-days.ts) that starts there and fits is taken when it is longer than the
+ * largest UTC unit that does. Any choice is exact; the largest unit first
  * keeps the number of documents read low. The walk costs per unit and raw part, never per hour
  * of the range, and the spans' size is checked first (checkPlanSize).
  */
@@ -90,6 +93,7 @@ export function planReportYielding(spans: readonly PlanSpan[], coverage: Coverag
 export function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): SlicedWork<ReportPlan> {
   checkPlanSize(spans);
   const starts = builtStartsByLevel(coverage);
+  const zoneDays = zoneDayIndex(coverage.built.values());
   yield;
   const plan: ReportPlan = { rollup: [], raw: [] };
   let steps = 0;
@@ -97,14 +101,14 @@ export function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): Slic
     let at = span.start;
     while (at < span.end) {
       if (++steps % STEPS_PER_SLICE === 0) yield;
-      const unit = largestBuiltUnit(at, span.end, coverage);
+      const unit = largestBuiltUnit(at, span.end, coverage, zoneDays);
       if (unit) {
         plan.rollup.push({ unit: unit.unit, g: unit.g, ...(span.time === undefined ? {} : { time: span.time }) });
-        at += unitSizeMs(unit.unit.level);
+        at = unitEnd(unit.unit);
         continue;
       }
       // straight to where the next built unit fits: the cost is per unit used, not per hour walked
-      const next = Math.min(span.end, nextFittingStart(starts, at, span.end));
+      const next = Math.min(span.end, nextFittingStart(starts, at, span.end), nextZoneDayStart(zoneDays, at, span.end));
       const last = plan.raw[plan.raw.length - 1];
       if (last && last.to === at && last.time === span.time) last.to = next;
       else plan.raw.push({ from: at, to: next, ...(span.time === undefined ? {} : { time: span.time }) });
@@ -114,21 +118,28 @@ export function* planSteps(spans: readonly PlanSpan[], coverage: Coverage): Slic
   return plan;
 }
 
-function largestBuiltUnit(at: number, end: number, coverage: Coverage): BuiltUnit | undefined {
+function largestBuiltUnit(
+  at: number,
+  end: number,
+  coverage: Coverage,
+  zoneDays: ZoneDayIndex<BuiltUnit>,
+): BuiltUnit | undefined {
+  const zoned = zoneDayFrom(zoneDays, at, end);
   for (let i = LEVELS.length - 1; i >= 0; i--) {
     const level = LEVELS[i]!;
     const size = unitSizeMs(level);
+    if (zoned && zoned.end - at > size) return zoned.built;
     if (at % size !== 0 || at + size > end) continue;
     const built = coverage.built.get(unitId({ level, start: at }));
     if (built) return built;
   }
-  return undefined;
+  return zoned?.built;
 }
 
 /** The starts of the built units of each level, ascending. */
 function builtStartsByLevel(coverage: Coverage): number[][] {
   const starts: number[][] = Array.from({ length: MAX_LEVEL + 1 }, () => []);
-  for (const { unit } of coverage.built.values()) starts[unit.level]!.push(unit.start);
+  for (const { unit } of coverage.built.values()) if (unit.zone === undefined) starts[unit.level]!.push(unit.start);
   for (const list of starts) list.sort((a, b) => a - b);
   return starts;
 }

@@ -1,6 +1,7 @@
 import type { RollupMarks } from '../../rollups/rollup-marks';
 import { isBuilt, isLostFor } from '../../rollups/unit-mark';
-import { DAY_LEVEL, LEVELS, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { DAY_LEVEL, LEVELS, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
+import { canonicalZone, ZONE_DAY_FAMILIES, ZONE_DAY_LEVEL } from '../../rollups/zone-days';
 import { HOUR_MS } from '../../storage/time-units';
 import {
   checkPlanSize,
@@ -11,6 +12,7 @@ import {
   type PlanSpan,
   type RollupStep,
 } from './plan-report';
+import { outsideEndedZoneDays, zoneDayIdChunks } from './zone-day-coverage';
 
 const ID_CHUNK = 2000;
 
@@ -74,6 +76,13 @@ export type CoverageMarks = Pick<RollupMarks, 'byIds' | 'builtGenerations'>;
 export interface CoverageScope {
   owner?: string;
   unusable?: ReadonlySet<string>;
+  /**
+   * The report's time zone: its days are looked up too when it is one of ROLLUP_ZONES and the
+   * report reads a family zone days keep (`family`, zone-days.ts ZONE_DAY_FAMILIES).
+   */
+  zone?: string;
+  /** The id of the family the report reads (families.ts); without it, no zone day is looked up. */
+  family?: string;
 }
 
 export interface OwnerCoverage extends Coverage {
@@ -87,10 +96,15 @@ export interface OwnerCoverage extends Coverage {
  * Which rollup units a report may use right now, read from the marks top-down so a long range
  * never reads every hour mark: days and larger blocks first (2,000 ids a query), then each
  * sub-day level (4h, 1h) only where the plan so far still reads raw events (edges, zone days
- * that do not align with UTC days, units not built).
+ * that do not align with UTC days, units not built). In a configured zone (ROLLUP_ZONES), its
+ * days inside the spans are asked for with the days and blocks.
  */
 export class RollupCoverage {
-  constructor(private readonly marks: CoverageMarks) {}
+  constructor(
+    private readonly marks: CoverageMarks,
+    private readonly zones: readonly string[] = [],
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * `scope`: the report's owner, whose units built without its cells (`built.lost`) are not covered
@@ -113,11 +127,19 @@ export class RollupCoverage {
     // series spans lie within [from, to] (at most the range cap): checked again so the loops stay bounded
     checkPlanSize([{ start: from, end: to }]);
     const asked = new Set<string>();
+    const zone = this.zoneDaysOf(scope);
     // the days and blocks over the whole range and, beside them, the 4-hour units and hours a plan
-    // reads where every unit is built (a zone's days, a range's edges): one round trip then
+    // reads where every unit is built (a zone's days, a range's edges), and in a configured zone
+    // its own days, whose smaller units only where they have not ended: one round trip then
     await Promise.all([
       this.find(found, unitIdChunks(upper, [{ from, to }]), budget, asked),
-      this.find(found, wholeSubDayUnitChunks(spans), budget, asked),
+      this.find(
+        found,
+        wholeSubDayUnitChunks(zone === undefined ? spans : outsideEndedZoneDays(zone, spans, this.now())),
+        budget,
+        asked,
+      ),
+      ...(zone !== undefined ? [this.find(found, zoneDayIdChunks(zone, spans, ID_CHUNK), budget, asked)] : []),
     ]);
     // where units are not built (recent or dirty ones), the smaller units under them, level by level
     for (const level of LEVELS.filter((l) => l < DAY_LEVEL).reverse()) {
@@ -126,6 +148,18 @@ export class RollupCoverage {
       await this.find(found, unitIdChunks([level], lookUp), budget, asked);
     }
     return found;
+  }
+
+  /**
+   * The configured zone whose days this report may read, or undefined: a zone day holds only the
+   * families of ZONE_DAY_FAMILIES, and a report of another family must never read one (its pages
+   * there are not missing for want of events, they were never kept).
+   */
+  private zoneDaysOf(scope: CoverageScope): string | undefined {
+    if (scope.zone === undefined || scope.family === undefined || !ZONE_DAY_FAMILIES.includes(scope.family))
+      return undefined;
+    const canonical = canonicalZone(scope.zone);
+    return canonical !== undefined && this.zones.includes(canonical) ? canonical : undefined;
   }
 
   /**
@@ -162,7 +196,9 @@ export class RollupCoverage {
       for (const mark of marks) {
         if (mark.level === 0) found.written.push(mark.start);
         if (!isBuilt(mark) || found.unusable?.has(mark.built!.generation)) continue;
-        const unit = { level: mark.level, start: mark.start };
+        // a zone day's zone is in its id
+        const unit = mark.level === ZONE_DAY_LEVEL ? parseUnitId(mark.id) : { level: mark.level, start: mark.start };
+        if (!unit) continue;
         if (found.owner !== undefined && isLostFor(mark, found.owner)) found.lost.set(mark.id, unit);
         else found.built.set(mark.id, { unit, g: mark.built!.generation });
       }

@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { firstKeptDay } from '../../retention/expired-buckets';
 import type { BrokenUnits } from '../../rollups/broken-units';
 import type { CellStore } from '../../rollups/cell-store';
-import { LEVELS } from '../../rollups/rollup-units';
+import { BUILT_LEVELS } from '../../rollups/rollup-units';
 import { EMPTY_COVERAGE, planSteps, type Coverage, type ReportPlan } from '../plan/plan-report';
 import { reportSpans } from '../plan/report-spans';
 import { RollupCoverage, type CoverageMarks, type OwnerCoverage } from '../plan/rollup-coverage';
@@ -46,6 +46,8 @@ export interface PlannedCountOptions {
     broken?: Pick<BrokenUnits, 'reset' | 'damaged'>;
     /** Decoded pages kept between reports (default: 64 MiB). */
     cache?: PageCache;
+    /** ROLLUP_ZONES: a report in one of these zones may read its days as units of their own. */
+    zones?: readonly string[];
   };
 }
 
@@ -53,10 +55,10 @@ export interface PlannedCountOptions {
 const PLAN_ATTEMPTS = 3;
 /**
  * Plans again after damaged pages: each round leaves out every unit it found damaged, so a level
- * at least, and a report meets at most one round per level (32-day block down to the hour); past
+ * at least, and a report meets at most one round per level (zone day, 32-day block down to the hour); past
  * that a round counts as a rebuild race.
  */
-const DAMAGED_ROUNDS = LEVELS.length + 1;
+const DAMAGED_ROUNDS = BUILT_LEVELS.length + 1;
 
 /**
  * Counts a report: plans it over the rollup units that are built right now (planReport), reads
@@ -71,7 +73,7 @@ export class PlannedCountSource implements CountSource {
     private readonly db: Db,
     private readonly opts: PlannedCountOptions,
   ) {
-    this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks) : undefined;
+    this.coverage = opts.rollups ? new RollupCoverage(opts.rollups.marks, opts.rollups.zones, opts.now) : undefined;
     const { concurrency, onBuckets, onPlan, rollups } = opts;
     this.reads = {
       db,
@@ -122,7 +124,12 @@ export class PlannedCountSource implements CountSource {
         // which spans the built rollup units answer (coverage), and the plan over them; without rollups all is raw.
         // The load spends each of its queries through the budget itself (LoadBudget): no wrapper around it
         const coverage: Coverage & Partial<OwnerCoverage> = useRollups
-          ? await this.coverage!.load(spans, budget, { owner, unusable })
+          ? await this.coverage!.load(spans, budget, {
+              owner,
+              unusable,
+              zone: plan.query.timeZone,
+              family: plan.family?.id,
+            })
           : EMPTY_COVERAGE;
         const steps = await runYielding(planSteps(spans, coverage));
         lost.check(steps.raw, coverage);
