@@ -1,6 +1,7 @@
-import { ZONE_DAY_LEVEL, zoneDayEnd, zoneDayStart } from '../../rollups/zone-days';
+import { ZONE_DAY_LEVEL } from '../../rollups/zone-days';
 import { DAY_LEVEL, parseUnitId } from '../../rollups/rollup-units';
 import type { UnitMark } from '../../rollups/unit-mark';
+import { zoneDaySeries } from '../../../test/support/zone-series';
 import { planReport } from './plan-report';
 import { RollupCoverage, type CoverageMarks } from './rollup-coverage';
 
@@ -9,15 +10,7 @@ const T = (s: string) => Date.parse(s);
 const budget = { remainingMs: () => 1000, run: <T>(query: () => Promise<T>) => query() };
 
 /** A New York day series of `n` days from the local date of `first`. */
-function nySeries(first: string, n: number) {
-  const out = [];
-  for (let start = zoneDayStart(NY, T(first))!, i = 0; i < n; i++) {
-    const end = zoneDayEnd(NY, start);
-    out.push({ start, end, time: start });
-    start = end;
-  }
-  return out;
-}
+const nySeries = (first: string, n: number) => zoneDaySeries(NY, T(first), n);
 
 /** Marks where every unit asked for is built except `unbuilt`; the rounds record the ids of each query. */
 function fakeMarks(unbuilt: ReadonlySet<string>) {

@@ -1,6 +1,7 @@
 import { DAY_LEVEL, unitId, type UnitRef } from '../../rollups/rollup-units';
-import { ZONE_DAY_LEVEL, zoneDayEnd, zoneDayStart } from '../../rollups/zone-days';
+import { ZONE_DAY_LEVEL, zoneDayStart } from '../../rollups/zone-days';
 import { HOUR_MS } from '../../storage/time-units';
+import { zoneDaySeries } from '../../../test/support/zone-series';
 import { planReport, type Coverage } from './plan-report';
 
 const NY = 'America/New_York';
@@ -12,16 +13,8 @@ const covered = (...units: UnitRef[]): Coverage => ({
 const nyDay = (at: string): UnitRef => ({ level: ZONE_DAY_LEVEL, start: zoneDayStart(NY, T(at))!, zone: NY });
 const hours = (from: number, n: number): UnitRef[] =>
   Array.from({ length: n }, (_, i) => ({ level: 0, start: from + i * HOUR_MS }));
-/** A New York day series' buckets from `first` (a local date at noon UTC), `n` days. */
-const nySeries = (first: string, n: number) => {
-  const out = [];
-  for (let start = zoneDayStart(NY, T(first))!, i = 0; i < n; i++) {
-    const end = zoneDayEnd(NY, start);
-    out.push({ start, end, time: start });
-    start = end;
-  }
-  return out;
-};
+/** A New York day series of `n` days from the local date of `first`. */
+const nySeries = (first: string, n: number) => zoneDaySeries(NY, T(first), n);
 
 describe('planReport with zone days', () => {
   test('when each New York day of a series is built as a zone day, then each bucket is that one unit, DST days included', () => {
