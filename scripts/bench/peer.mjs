@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OWNERS } from './report-data.mjs';
-import { catchUp, gcPauses, loadEvents, rawEventBytes, startBenchStandIn } from './report-load.mjs';
+import { BENCH_ZONES, catchUp, gcPauses, loadEvents, rawEventBytes, startBenchStandIn } from './report-load.mjs';
 import { reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
 import { ownerReports, startReportingApp } from './reporting-app.mjs';
 import { EVENTS_TABLE, TSV_STRUCTURE, ensureChdb, startClickHouse, tsvRows } from './peer/clickhouse.mjs';
@@ -141,7 +141,9 @@ async function measure(size, mongoUrl, ch, dataDir) {
       adminToken: ADMIN_TOKEN,
       logger,
       name: 'bench-peer',
-      env: { REPORT_COUNTRY_FLOOR: '0' },
+      // the zones whose days the load marked and built (BENCH_ROLLUP_ZONES), as the rollup and
+      // reporting roles share ROLLUP_ZONES
+      env: { REPORT_COUNTRY_FLOOR: '0', ROLLUP_ZONES: BENCH_ZONES.join(',') },
     });
     const report = await ownerReports(app, ADMIN_TOKEN, OWNERS[0]);
     // the scorecard has no SQL twin: it is a campaign preset, not a report

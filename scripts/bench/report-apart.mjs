@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { OWNERS } from './report-data.mjs';
-import { startBenchStandIn } from './report-load.mjs';
+import { BENCH_ZONES, startBenchStandIn } from './report-load.mjs';
 import { benchCampaign, fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
 import { campaignLookup, ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
 
@@ -65,9 +65,12 @@ const { default: platform } = await import(${JSON.stringify(pathToFileURL(path.j
 const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
 const handle = await platform.connectMongo(process.env.MONGO_URL, ${JSON.stringify(dbName)});
 const campaigns = campaignLookup([benchCampaign(reportBenchSettings(), OWNERS[0])]);
-const app = await startReportingApp({ db: handle.db, mongoUrl: process.env.MONGO_URL, adminToken: process.env.BENCH_ADMIN_TOKEN, logger, name: ${JSON.stringify(name)}, build: reportingBuild(${JSON.stringify(dist)}), campaigns });
+const app = await startReportingApp({ db: handle.db, mongoUrl: process.env.MONGO_URL, adminToken: process.env.BENCH_ADMIN_TOKEN, logger, name: ${JSON.stringify(name)}, build: reportingBuild(${JSON.stringify(dist)}), campaigns, env: ${JSON.stringify(envOf(name))} });
 process.stdout.write(app.base + '\\n');
 `;
+
+/** This build reads the zone days its load marked (BENCH_ROLLUP_ZONES); an older compared build may not know the setting. */
+const envOf = (name) => (name === 'this' ? { ROLLUP_ZONES: BENCH_ZONES.join(',') } : {});
 
 const nodeFlags = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
 
@@ -144,6 +147,7 @@ async function main() {
               name,
               build: reportingBuild(dist),
               campaigns,
+              env: envOf(name),
             }),
       );
     // API keys live in the database: one key per database
