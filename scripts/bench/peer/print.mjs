@@ -9,6 +9,13 @@ const perEvent = (b, n) => (b / n).toFixed(1);
 const label = (n) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
 const p50 = (xs) => quantile(xs, 0.5);
 
+/** The cells' bytes, unless rollup threads wrote the pages (BENCH_ROLLUP_THREADS): nothing was tallied then. */
+function cellsLine(built, cellFields, size) {
+  if (built.threads > 1)
+    return `not tallied (built by ${built.threads} rollup threads; a run with one builder tallies them)`;
+  return `${perEvent(built.cellBytes, size)} B/event (${mb(built.cellBytes)} as BSON; their counts, latest events and sketches alone ${perEvent(cellFields, size)})`;
+}
+
 function printSize(r, { settings, engine }) {
   const { loaded } = r;
   const ch = loaded.clickhouse;
@@ -21,7 +28,7 @@ function printSize(r, { settings, engine }) {
     .map((c) => `${c.column} ${perEvent(c.bytes, r.size)}`)
     .join(', ');
   console.log(
-    `Bytes per event: ours, rollup cells ${perEvent(loaded.built.cellBytes, r.size)} B/event (${mb(loaded.built.cellBytes)} as BSON; their counts, latest events and sketches alone ${perEvent(cellFields, r.size)}), raw events ${perEvent(loaded.rawBytes, r.size)} B/event (${mb(loaded.rawBytes)} as BSON, before indexes and before any storage-engine compression); ClickHouse, the table on disk ${perEvent(ch.bytes, r.size)} B/event (${mb(ch.bytes)}, system.parts; largest columns in B/event: ${columns}).\n`,
+    `Bytes per event: ours, rollup cells ${cellsLine(loaded.built, cellFields, r.size)}, raw events ${perEvent(loaded.rawBytes, r.size)} B/event (${mb(loaded.rawBytes)} as BSON, before indexes and before any storage-engine compression); ClickHouse, the table on disk ${perEvent(ch.bytes, r.size)} B/event (${mb(ch.bytes)}, system.parts; largest columns in B/event: ${columns}).\n`,
   );
   console.log(
     '| scenario | rows | ours p50 ms | ClickHouse p50 ms | ours / ClickHouse | target <= 0.5 | ours p99 ms | ClickHouse p99 ms | ClickHouse rows read | answer KB | its bytes over bare HTTP, p50 ms | bare / ClickHouse |',
