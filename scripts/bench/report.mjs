@@ -62,7 +62,13 @@ async function measure(size, mongoUrl) {
       seconds: loadSeconds,
       marks,
     } = await loadEvents(handle.db, size, SETTINGS, { logger, say, tallies });
-    const { seconds: catchUpSeconds, cellDocs, bytes, byFamily } = await catchUp(handle.db, marks, { say, mongoUrl });
+    const {
+      seconds: catchUpSeconds,
+      cellDocs,
+      bytes,
+      byFamily,
+      threads,
+    } = await catchUp(handle.db, marks, { say, mongoUrl });
     const campaign = benchCampaign(SETTINGS, OWNERS[0]);
     const campaigns = campaignLookup([campaign]);
     app = await startReportingApp({
@@ -228,6 +234,7 @@ async function measure(size, mongoUrl) {
       cellDocs,
       bytes,
       byFamily,
+      threads,
       errors,
       tallied,
       load: os.loadavg()[0],
@@ -250,16 +257,19 @@ function print(results) {
       `\n${r.size.toLocaleString('en')} events over ${DAYS} days (${OWNERS.length} owners, ${URLS.toLocaleString('en')} Zipf URLs${SETTINGS.urlNoise ? ', sent with campaign tags, click ids, fragments; referrers, countries' : ', clean (BENCH_URL_NOISE=0); countries'}; the reported owner has ${r.owned.toLocaleString('en')} non-bot events): written in ${r.loadSeconds.toFixed(0)} s, rollups caught up in ${r.catchUpSeconds.toFixed(0)} s (${r.cellDocs.toLocaleString('en')} cell documents); load average ${r.load.toFixed(1)}; ${r.runs} sequential runs per scenario over HTTP\n`,
     );
     const perEvent = (b) => (b / r.size).toFixed(1);
+    // rollup threads write their pages themselves: nothing was tallied
+    const cellBytes =
+      r.threads > 1
+        ? `not tallied (built by ${r.threads} rollup threads; a run with one builder tallies them)`
+        : `${perEvent(Object.values(r.bytes).reduce((a, b) => a + b, 0))} B/event in all; by column ${Object.entries(
+            r.bytes,
+          )
+            .map(([c, b]) => `${c} ${perEvent(b)}`)
+            .join(', ')}; by family ${Object.entries(r.byFamily)
+            .map(([f, b]) => `${f} ${perEvent(b)}`)
+            .join(', ')} (B/event)`;
     console.log(
-      `Cell bytes: ${perEvent(Object.values(r.bytes).reduce((a, b) => a + b, 0))} B/event in all; by column ${Object.entries(
-        r.bytes,
-      )
-        .map(([c, b]) => `${c} ${perEvent(b)}`)
-        .join(', ')}; by family ${Object.entries(r.byFamily)
-        .map(([f, b]) => `${f} ${perEvent(b)}`)
-        .join(
-          ', ',
-        )} (B/event). Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}. Checked row by row against the loaded events (counts exact, sketched uniques within 3 %): ${r.tallied.map((t) => `${t.name} (${t.rows} rows${t.maxError > 0 ? `, uniques within ${(t.maxError * 100).toFixed(2)} %` : ''})`).join('; ')}\n`,
+      `Cell bytes: ${cellBytes}. Uniques by name against the true distinct visitors: ${r.errors.map((e) => `${e.name} ${e.uniques} vs ${e.truth} (${(e.error * 100).toFixed(2)} %${e.exact ? ', exact' : ''})`).join('; ')}. Checked row by row against the loaded events (counts exact, sketched uniques within 3 %): ${r.tallied.map((t) => `${t.name} (${t.rows} rows${t.maxError > 0 ? `, uniques within ${(t.maxError * 100).toFixed(2)} %` : ''})`).join('; ')}\n`,
     );
     console.log('| scenario | rows | p50 ms | p99 ms | mean ms |');
     console.log('|---|---|---|---|---|');
