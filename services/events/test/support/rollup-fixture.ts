@@ -17,6 +17,16 @@ import { bucketName } from '../../src/storage/bucket-naming';
 import type { EventDocument } from '../../src/storage/event-document';
 import { withInsertHook, type InsertHook } from './insert-hook';
 
+/** The report limits of the rollup tests: wide enough that no test meets one by accident. */
+export const REPORT_LIMITS = {
+  maxRangeDays: 400,
+  maxBuckets: 10_000,
+  deadlineMs: 600_000,
+  maxGroups: 100_000,
+  maxRankedGroups: 1_000_000,
+  countryFloor: 0,
+};
+
 export const PREFIX = 'events';
 
 /** A seeded PRNG (mulberry32): the same run for the same seed, so a failure reproduces. */
@@ -103,12 +113,9 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
     usage.rawParts += plan.raw.length;
   };
   const serviceLimits = {
-    maxRangeDays: 400,
-    maxBuckets: 10_000,
-    deadlineMs: 600_000,
-    maxGroups: limits.maxGroups ?? 100_000,
-    maxRankedGroups: 1_000_000,
-    countryFloor: limits.countryFloor ?? 0,
+    ...REPORT_LIMITS,
+    maxGroups: limits.maxGroups ?? REPORT_LIMITS.maxGroups,
+    countryFloor: limits.countryFloor ?? REPORT_LIMITS.countryFloor,
   };
   return {
     db,

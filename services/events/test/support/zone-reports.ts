@@ -2,21 +2,14 @@ import { ValidationError } from '@cm/platform';
 import type { ApiKeyPrincipal } from '../../src/api-keys/api-key-service';
 import { ReportService } from '../../src/reporting/http/report-service';
 import { PlannedCountSource } from '../../src/reporting/read/planned-count-source';
-import { OWNERS, PREFIX, type RollupFixture } from './rollup-fixture';
+import { OWNERS, PREFIX, REPORT_LIMITS, type RollupFixture } from './rollup-fixture';
 
 export const NY = 'America/New_York';
 export const caller: ApiKeyPrincipal = { id: 'zone-days', ownerIds: new Set(OWNERS) };
 
 /** The fixture's rollups planned as without zone days (the planner never asks for them). */
 export function unzonedService(f: RollupFixture): ReportService {
-  const limits = {
-    maxRangeDays: 400,
-    maxBuckets: 10_000,
-    deadlineMs: 600_000,
-    maxGroups: 100_000,
-    maxRankedGroups: 1_000_000,
-    countryFloor: 0,
-  };
+  const limits = REPORT_LIMITS;
   return new ReportService(
     new PlannedCountSource(f.db, {
       prefix: PREFIX,

@@ -8,6 +8,7 @@ import {
   OWNERS,
   PREFIX,
   prng,
+  REPORT_LIMITS,
   randomEvents,
   startRollupFixture,
   type RollupFixture,
@@ -49,14 +50,7 @@ beforeAll(async () => {
   const marks = new RollupMarks(db);
   const cells = new CellStore(db);
   cache = new PageCache(64 * 1024 * 1024);
-  const limits = {
-    maxRangeDays: 400,
-    maxBuckets: 10_000,
-    deadlineMs: 600_000,
-    maxGroups: 100_000,
-    maxRankedGroups: 1_000_000,
-    countryFloor: 0,
-  };
+  const limits = REPORT_LIMITS;
   const source = new PlannedCountSource(db, {
     prefix: PREFIX,
     maxRangeDays: 400,
