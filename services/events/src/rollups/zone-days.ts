@@ -1,5 +1,5 @@
 import { DAY_MS, HOUR_MS } from '../storage/time-units';
-import { intervalStart, isTimeZone, nextIntervalStart, offsetMs } from '../reporting/request/zoned-time';
+import { isTimeZone, localDayStart, nextLocalDayStart, offsetMs } from '../storage/zone-clock';
 
 /**
  * Zone days: one rollup unit per local day of a configured time zone (ROLLUP_ZONES), from local
@@ -30,13 +30,13 @@ const CHECK_STEP = 7 * DAY_MS;
 
 /** The start of the zone day holding `at`, or undefined when that day is not whole UTC hours. */
 export function zoneDayStart(zone: string, at: number): number | undefined {
-  const start = intervalStart('day', zone, at);
+  const start = localDayStart(zone, at);
   return start % HOUR_MS === 0 && zoneDayEnd(zone, start) % HOUR_MS === 0 ? start : undefined;
 }
 
-/** The next local midnight after a zone day's start (the same walk a report's day series takes). */
+/** The next local midnight after a zone day's start (the walk a report's day series takes too). */
 export function zoneDayEnd(zone: string, start: number): number {
-  return nextIntervalStart('day', zone, start);
+  return nextLocalDayStart(zone, start);
 }
 
 /** The `_id` of a zone day's mark; never the shape of a UTC unit's (`<level>:<start>`). */

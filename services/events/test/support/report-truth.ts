@@ -1,6 +1,6 @@
 import type { ReportRow } from '../../src/reporting/read/report-row';
 import type { ReportQuery } from '../../src/reporting/request/report-query';
-import { formatZoned } from '../../src/reporting/request/zoned-time';
+import { formatZoned } from '../../src/storage/zone-clock';
 import { shownValue, type Dimension } from '../../src/storage/dimensions';
 import type { EventDocument } from '../../src/storage/event-document';
 

@@ -1,7 +1,7 @@
 import { aggregateOf } from '../../metrics/registry';
 import { metadataValues, type Latest } from '../../metrics/latest-aggregate';
 import { shownValue } from '../../storage/dimensions';
-import { formatZoned } from '../request/zoned-time';
+import { formatZoned } from '../../storage/zone-clock';
 import type { ReadPlan } from './read-plan';
 import type { ReportGroup } from './report-group';
 

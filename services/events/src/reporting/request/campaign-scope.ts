@@ -1,7 +1,7 @@
 import type { CampaignRecord } from '@cm/contracts';
 import { UnavailableError, ValidationError } from '@cm/platform';
 import type { CampaignLookup } from '../../registry/campaign-registry-watcher';
-import { zonedInstant } from './zoned-time';
+import { zonedInstant } from '../../storage/zone-clock';
 
 /** What a report takes from a campaign: its content URLs, its flight and its owner's zone. */
 export type CampaignScope = Pick<CampaignRecord, 'urls' | 'start_date' | 'end_date' | 'timezone'>;

@@ -6,7 +6,7 @@ import { parseReportDate, type ReportDate } from './report-dates';
 import { parseMetric } from '../../metrics/registry';
 import { DIMENSIONS, type Dimension } from '../../storage/dimensions';
 import { DERIVED_METRICS, INTERVALS, type Conversion, type Interval } from './report-query';
-import { isTimeZone } from './zoned-time';
+import { isTimeZone } from '../../storage/zone-clock';
 
 /** Bound on the values of one list filter: keeps the $in (and the request) small. */
 const MAX_FILTER_VALUES = 100;

@@ -1,5 +1,6 @@
 import { countByBucket, referenceHourBuckets } from '../../../test/support/reference-hours';
-import { timeBuckets, formatZoned } from './zoned-time';
+import { formatZoned } from '../../storage/zone-clock';
+import { timeBuckets } from './zoned-time';
 
 const at = (s: string) => Date.parse(s);
 const H = 3_600_000;

@@ -1,12 +1,5 @@
-import {
-  intervalStart,
-  nextIntervalStart,
-  timeBuckets,
-  formatZoned,
-  isTimeZone,
-  offsetMs,
-  zonedInstant,
-} from './zoned-time';
+import { formatZoned, isTimeZone, offsetMs, zonedInstant } from '../../storage/zone-clock';
+import { intervalStart, nextIntervalStart, timeBuckets } from './zoned-time';
 
 const iso = (t: number) => new Date(t).toISOString();
 const at = (s: string) => Date.parse(s);

@@ -1,119 +1,13 @@
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../storage/time-units';
+import { DAY_MS, HOUR_MS } from '../../storage/time-units';
+import { localDayStart, nextLocalDayStart, offsetMs, wallTime, zonedInstant } from '../../storage/zone-clock';
 import type { ReportDate } from './report-dates';
 import type { Interval, TimeBucket } from './report-query';
 
 /**
- * A report's zoned time, in one place: IANA time zone arithmetic with Intl only (no dependency):
- * the zone's offset at an instant, the instant of a wall-clock time (DST gaps resolve to the
- * instant the clocks jumped, repeated hours to their first occurrence), ISO 8601 with the zone's
- * offset, a bound's bare date read in the zone, and the row times of a series. The series walk
- * asks the zone's offset at every step, so the walk and the arithmetic live together.
+ * A report's zoned time: a bound's bare date read in the zone, the start of the interval holding
+ * an instant, and the row times of a series, over the zone arithmetic of storage/zone-clock.ts
+ * (the series walk asks the zone's offset at every step).
  */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-/** Intl accepts any letter case ("europe/berlin"): names come from clients, so the cache is bounded (~600 zones exist). */
-const MAX_FORMATTERS = 1024;
-
-function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    if (formatters.size < MAX_FORMATTERS) formatters.set(zone, f);
-  }
-  return f;
-}
-
-/** Wall-clock fields of an instant in a zone (month 1..12). */
-export interface WallTime {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-/**
- * Wall-clock fields of instants already asked, by zone and instant: a series walk asks a few
- * hundred (each an Intl call of microseconds) and a dashboard asks the same ranges again and
- * again. Cleared when full: bounded whatever the instants asked.
- */
-const wallTimes = new Map<string, Readonly<WallTime>>();
-const MAX_WALL_TIMES = 50_000;
-
-export function wallTime(zone: string, at: number): Readonly<WallTime> {
-  const key = `${zone}|${at}`;
-  let w = wallTimes.get(key);
-  if (!w) {
-    if (wallTimes.size >= MAX_WALL_TIMES) wallTimes.clear();
-    wallTimes.set(key, (w = Object.freeze(wallTimeOf(zone, at))));
-  }
-  return w;
-}
-
-function wallTimeOf(zone: string, at: number): WallTime {
-  const parts: Record<string, number> = {};
-  for (const p of formatter(zone).formatToParts(new Date(at)))
-    if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  return {
-    year: parts.year!,
-    month: parts.month!,
-    day: parts.day!,
-    hour: parts.hour! % 24,
-    minute: parts.minute!,
-    second: parts.second!,
-  };
-}
-
-/** The zone's offset from UTC at an instant, in ms (east positive; whole seconds). */
-export function offsetMs(zone: string, at: number): number {
-  const w = wallTime(zone, at);
-  const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
-  return asUtc - Math.floor(at / 1000) * 1000;
-}
-
-/** The instant a wall-clock time denotes in a zone (fields may overflow, as with Date.UTC). */
-export function zonedInstant(zone: string, year: number, month: number, day: number, hour = 0, minute = 0): number {
-  const wall = Date.UTC(year, month - 1, day, hour, minute);
-  // offsets on either side of any transition near this wall time (transitions are months apart)
-  const candidates = [
-    ...new Set([offsetMs(zone, wall - DAY_MS), offsetMs(zone, wall + DAY_MS), offsetMs(zone, wall)]),
-  ].map((o) => wall - o);
-  const valid = candidates.filter((t) => t + offsetMs(zone, t) === wall);
-  // a repeated hour: its first occurrence; a skipped one (DST gap): shifted forward by the gap, as
-  // Temporal's "compatible" (a skipped local midnight becomes the instant the clocks jumped)
-  return valid.length > 0 ? Math.min(...valid) : Math.max(...candidates);
-}
-
-/** ISO 8601 with the zone's offset at that instant, e.g. 2026-03-29T00:00:00+01:00. */
-export function formatZoned(zone: string, at: number): string {
-  const w = wallTime(zone, at);
-  const off = offsetMs(zone, at) / MINUTE_MS;
-  const sign = off < 0 ? '-' : '+';
-  const abs = Math.abs(off);
-  const pad = (n: number, len = 2) => String(n).padStart(len, '0');
-  return `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
-}
-
-/** An IANA zone name Intl knows (not a bare offset like "+05:30"). */
-export function isTimeZone(name: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) return false;
-  try {
-    formatter(name);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A bare date starts at midnight in the report's zone; anything with a time is an instant already. */
 export function zonedStart(date: ReportDate, zone: string): Date {
   return date.date ? new Date(zonedInstant(zone, date.date.year, date.date.month, date.date.day)) : date.start;
@@ -127,9 +21,9 @@ export function zonedEnd(date: ReportDate, zone: string): Date {
 /** The start of the interval that contains `at`, in the zone. Weeks start on Monday (ISO 8601). */
 export function intervalStart(interval: Interval, zone: string, at: number): number {
   if (interval === 'hour') return hourStart(zone, at);
+  if (interval === 'day') return localDayStart(zone, at);
   const w = wallTime(zone, at);
   if (interval === 'month') return zonedInstant(zone, w.year, w.month, 1);
-  if (interval === 'day') return zonedInstant(zone, w.year, w.month, w.day);
   const weekday = (new Date(Date.UTC(w.year, w.month - 1, w.day)).getUTCDay() + 6) % 7; // Monday 0
   return zonedInstant(zone, w.year, w.month, w.day - weekday);
 }
@@ -137,9 +31,9 @@ export function intervalStart(interval: Interval, zone: string, at: number): num
 /** The start of the next interval after the one starting at `start`. */
 export function nextIntervalStart(interval: Interval, zone: string, start: number): number {
   if (interval === 'hour') return nextHourStart(zone, start);
+  if (interval === 'day') return nextLocalDayStart(zone, start);
   // midday of the bucket's first local day, so a DST shift cannot move us into the wrong day
   const w = wallTime(zone, start + 12 * HOUR_MS);
-  if (interval === 'day') return zonedInstant(zone, w.year, w.month, w.day + 1);
   if (interval === 'week') return zonedInstant(zone, w.year, w.month, w.day + 7);
   return zonedInstant(zone, w.year, w.month + 1, 1);
 }

@@ -9,7 +9,7 @@ import {
 } from '../../sketches/visitor-sample';
 import { flightDays } from '../request/campaign-scope';
 import type { ReportQuery } from '../request/report-query';
-import { formatZoned, wallTime } from '../request/zoned-time';
+import { formatZoned, wallTime } from '../../storage/zone-clock';
 import type { ReportGroup } from '../read/report-group';
 import { estimated, pacingOf, type DayRead } from './pacing';
 import { visitorCaveats, type SaltPeriod } from './scorecard-caveats';
