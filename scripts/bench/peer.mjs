@@ -6,7 +6,8 @@
 // rollup builder until caught up) and, from the same generator pass, written as TSV and loaded into
 // a MergeTree table of ClickHouse running in process (chDB, peer/clickhouse.mjs). Then every
 // bench:report scenario is asked of both: ours over HTTP (the built reporting feature on loopback,
-// as bench:report times it), ClickHouse as the SQL a ClickHouse user writes (peer/sql.mjs), timed
+// as bench:report times it, served by a process of its own as the reporting role is deployed),
+// ClickHouse as the SQL a ClickHouse user writes (peer/sql.mjs), timed
 // inside the Python process per query (no HTTP on that side). Each answer is checked first:
 // ClickHouse's must equal ours where ours is exact; where ours is a sketch its error is printed.
 // BENCH_RUNS (20) runs per scenario, the two systems alternating run by run (A B, then B A).
@@ -21,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { OWNERS } from './report-data.mjs';
 import { BENCH_ZONES, catchUp, gcPauses, loadEvents, rawEventBytes, startBenchStandIn } from './report-load.mjs';
 import { reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
-import { ownerReports, startReportingApp } from './reporting-app.mjs';
+import { ownerReports, serveReportingApart } from './reporting-app.mjs';
 import { EVENTS_TABLE, TSV_STRUCTURE, ensureChdb, startClickHouse, tsvRows } from './peer/clickhouse.mjs';
 import { asksPercentile, clickhouseSql, compareAnswers, percentileDefinitionGap } from './peer/sql.mjs';
 import { printResults } from './peer/print.mjs';
@@ -135,11 +136,13 @@ async function measure(size, mongoUrl, ch, dataDir) {
     // the SQL asks the question without the country privacy floor (small countries folded into
     // `below_floor`), so ours is asked it without the floor too: same question, same rows; what
     // the floor costs a report is measured by bench:country-bytes
-    app = await startReportingApp({
-      db: handle.db,
+    // ours as deployed: the reporting role in a process of its own with the manifests' Node
+    // flags, as ClickHouse answers in a process of its own; this process only loads, asks and
+    // parses the answers
+    app = await serveReportingApart({
       mongoUrl,
       adminToken: ADMIN_TOKEN,
-      logger,
+      dbName: handle.db.databaseName,
       name: 'bench-peer',
       // the zones whose days the load marked and built (BENCH_ROLLUP_ZONES), as the rollup and
       // reporting roles share ROLLUP_ZONES
@@ -185,11 +188,14 @@ async function measure(size, mongoUrl, ch, dataDir) {
       floor.theirs.push((await ch.query('SELECT 1')).ms);
     }
     await bare.close();
+    const peak = app.peakMiB();
+    if (peak !== undefined)
+      say(`${size.toLocaleString('en')}: our reporting process peaked at ${peak.toFixed(0)} MiB resident`);
     const owned = [...loaded.expected.values()].reduce((a, b) => a + b, 0);
     const answerBytes = answers.map((a) => Buffer.byteLength(a));
     return { size, owned, loaded, list, ours, theirs, floors, answerBytes, floor, load: [loadBefore, load1()] };
   } finally {
-    if (app) await platform.closeServer(app.server, 2000);
+    app?.stop();
     await handle.db.dropDatabase().catch(() => undefined);
     await handle.close();
   }

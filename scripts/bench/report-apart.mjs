@@ -18,7 +18,6 @@
 // settings of the runtime), and each process's peak resident memory is printed. BENCH_SIZES (its
 // first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (18g).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -27,7 +26,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { OWNERS } from './report-data.mjs';
 import { BENCH_ZONES, startBenchStandIn } from './report-load.mjs';
 import { benchCampaign, fmt, quantile, reportBenchSettings, reportScenarios } from './report-scenarios.mjs';
-import { campaignLookup, ownerReports, reportingBuild, startReportingApp } from './reporting-app.mjs';
+import {
+  campaignLookup,
+  ownerReports,
+  reportingBuild,
+  serveReportingApart,
+  startReportingApp,
+} from './reporting-app.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -56,52 +61,10 @@ say('caught up in ' + seconds.toFixed(0) + ' s');
 await handle.close();
 `;
 
-/** A process serving `dist`'s reporting feature over `dbName`; prints its base URL, then serves until killed. */
-const server = (dist, dbName, name) => `
-const { campaignLookup, reportingBuild, startReportingApp } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'scripts/bench/reporting-app.mjs')).href)});
-const { benchCampaign, reportBenchSettings } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'scripts/bench/report-scenarios.mjs')).href)});
-const { OWNERS } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'scripts/bench/report-data.mjs')).href)});
-const { default: platform } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'packages/platform/dist/index.js')).href)});
-const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
-const handle = await platform.connectMongo(process.env.MONGO_URL, ${JSON.stringify(dbName)});
-const campaigns = campaignLookup([benchCampaign(reportBenchSettings(), OWNERS[0])]);
-const app = await startReportingApp({ db: handle.db, mongoUrl: process.env.MONGO_URL, adminToken: process.env.BENCH_ADMIN_TOKEN, logger, name: ${JSON.stringify(name)}, build: reportingBuild(${JSON.stringify(dist)}), campaigns, env: ${JSON.stringify(envOf(name))} });
-process.stdout.write(app.base + '\\n');
-`;
-
 /** This build reads the zone days its load marked (BENCH_ROLLUP_ZONES); an older compared build may not know the setting. */
 const envOf = (name) => (name === 'this' ? { ROLLUP_ZONES: BENCH_ZONES.join(',') } : {});
 
 const nodeFlags = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
-
-/** A process's peak resident memory in MiB (Linux: VmHWM), or undefined elsewhere. */
-function peakResidentMiB(pid) {
-  try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Number(kb) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Starts a serving process (see `server`); resolves to `{ base, stop, peakMiB }` once it listens. */
-function serveApart(mongoUrl, adminToken, dist, dbName, name, flags) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, '--input-type=module', '-e', server(dist, dbName, name)], {
-      cwd: root,
-      env: { ...process.env, MONGO_URL: mongoUrl, BENCH_ADMIN_TOKEN: adminToken },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n'))
-        resolve({ base: out.trim(), stop: () => child.kill('SIGKILL'), peakMiB: () => peakResidentMiB(child.pid) });
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`the ${name} server exited with ${code}`)));
-  });
-}
 
 function loadApart(mongoUrl, dbName, checkout) {
   say(`loading with ${checkout} into ${dbName}`);
@@ -138,7 +101,16 @@ async function main() {
     ])
       apps.push(
         process.env.BENCH_SERVE_APART === '1'
-          ? await serveApart(mongoUrl, adminToken, dist, h.db.databaseName, name, flags)
+          ? await serveReportingApart({
+              mongoUrl,
+              adminToken,
+              dist,
+              dbName: h.db.databaseName,
+              name,
+              flags,
+              env: envOf(name),
+              campaigns: [benchCampaign(SETTINGS, OWNERS[0])],
+            })
           : await startReportingApp({
               db: h.db,
               mongoUrl,

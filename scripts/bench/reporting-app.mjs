@@ -1,9 +1,11 @@
 // The built reporting feature served on loopback the way the events service mounts it, for the
 // benches that time reports over HTTP (bench:report, bench:peer, bench:local-capacity).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
@@ -66,6 +68,63 @@ export async function startReportingApp({
   const server = http.createServer(app);
   const port = await platform.listen(server, 0, '127.0.0.1');
   return { server, base: `http://127.0.0.1:${port}`, pageCounts: () => pageCounts(registry) };
+}
+
+/**
+ * The reporting role as deployed: a Node process of its own (the manifests run it with
+ * `--max-semi-space-size=64`: DEPLOYED_NODE_FLAGS) serving `dist`'s reporting feature over the
+ * database `dbName` at `mongoUrl` (`env`: more settings; `campaigns`: the registry's records it
+ * knows), so none of the bench's own work (loading, the client's parsing, another system's
+ * answers) runs on its heap or in its pauses. Resolves to `{ base, stop, peakMiB }` once it
+ * listens; `peakMiB()` is its peak resident memory (Linux), undefined elsewhere.
+ */
+export function serveReportingApart({
+  mongoUrl,
+  adminToken,
+  dist = path.join(root, 'services/events/dist'),
+  dbName,
+  name,
+  flags = DEPLOYED_NODE_FLAGS,
+  env = {},
+  campaigns = [],
+}) {
+  const here = (p) => JSON.stringify(pathToFileURL(path.join(root, p)).href);
+  const script = `
+const { campaignLookup, reportingBuild, startReportingApp } = await import(${here('scripts/bench/reporting-app.mjs')});
+const { default: platform } = await import(${here('packages/platform/dist/index.js')});
+const logger = platform.createLogger({ service: ${JSON.stringify(name)}, level: 'error' });
+const handle = await platform.connectMongo(process.env.MONGO_URL, ${JSON.stringify(dbName)});
+const app = await startReportingApp({ db: handle.db, mongoUrl: process.env.MONGO_URL, adminToken: process.env.BENCH_ADMIN_TOKEN, logger, name: ${JSON.stringify(name)}, build: reportingBuild(${JSON.stringify(dist)}), campaigns: campaignLookup(${JSON.stringify(campaigns)}), env: ${JSON.stringify(env)} });
+process.stdout.write(app.base + '\\n');
+`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...flags, '--input-type=module', '-e', script], {
+      cwd: root,
+      env: { ...process.env, MONGO_URL: mongoUrl, BENCH_ADMIN_TOKEN: adminToken },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('\n'))
+        resolve({ base: out.trim(), stop: () => child.kill('SIGKILL'), peakMiB: () => peakResidentMiB(child.pid) });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`the ${name} server exited with ${code}`)));
+  });
+}
+
+/** The Node flags the deployed reporting process runs with (deploy/k8s/base/events-reporting.yaml, docker-compose.yml). */
+export const DEPLOYED_NODE_FLAGS = ['--max-semi-space-size=64'];
+
+/** A process's peak resident memory in MiB (Linux: VmHWM), or undefined elsewhere. */
+function peakResidentMiB(pid) {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
