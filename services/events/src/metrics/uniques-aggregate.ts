@@ -10,6 +10,7 @@ import {
   sketchOfHashes,
   type DistinctSketch,
 } from '../sketches/distinct-sketch';
+import { DistinctAccumulator } from '../sketches/distinct-accumulator';
 import { readSketch, skipSketch, writeSketch } from '../sketches/sketch-binary';
 import type { Aggregate, ParsedMetric, PerDevice } from './aggregate';
 import { StoredFormatError, type ByteReader, type ByteWriter } from './byte-codec';
@@ -31,17 +32,22 @@ export function isVisitorHash(value: unknown): value is number {
  * device filter reads) and, for entries of several devices, each device's sketch.
  * Answers `uniques` (and `uniques_exact`).
  */
-export const uniquesAggregate: Aggregate<DistinctSketch> = {
+export const uniquesAggregate: Aggregate<UniquesState> = {
   column: 'u',
   storage: 'foldedWithDevices',
   empty: emptySketch,
-  isEmpty: (s) => s.kind === 'exact' && s.hashes.length === 0,
-  add: (state, event) => (isVisitorHash(event.visitor) ? addHash(state, event.visitor) : state),
-  merge: mergeSketches,
-  mergeInto,
-  own: (s) => mergeSketches(s, emptySketch()),
+  isEmpty: (s) => countOf(s).value === 0,
+  add: (state, event) => (isVisitorHash(event.visitor) ? addHash(sketchOf(state), event.visitor) : state),
+  merge: (a, b) => mergeSketches(sketchOf(a), sketchOf(b)),
+  mergeInto: (target, part) => mergeInto(sketchOf(target), sketchOf(part)),
+  own: (s) => mergeSketches(sketchOf(s), emptySketch()),
+  reportOwn: (part) => part,
+  reportMergeInto,
   // one visitor: its hash
-  compact: (s) => (s.kind === 'exact' && s.hashes.length === 1 ? s.hashes[0] : undefined),
+  compact: (s) => {
+    const sketch = sketchOf(s);
+    return sketch.kind === 'exact' && sketch.hashes.length === 1 ? sketch.hashes[0] : undefined;
+  },
   expand: (hash) => sketchOfHash(hash as number),
   compactOfRow: (row) => {
     const visitor: unknown = (row._id as Document).v;
@@ -50,24 +56,52 @@ export const uniquesAggregate: Aggregate<DistinctSketch> = {
   rowKey: () => ({ v: '$visitor' }),
   rowGroup: () => ({}),
   fromRow: (row) => sketchOfVisitor((row._id as Document).v),
-  write: writeSketch,
+  write: (w, s) => writeSketch(w, sketchOf(s)),
   read: readSketch,
   // a visitor sample leaning on these sets reads only its wanted entries' (page-reader.ts)
   skip: skipSketch,
-  writeDevices,
-  readDevices,
+  writeDevices: (w, states, mask, folded) =>
+    writeDevices(w, states.map(sketchOf) as PerDevice<DistinctSketch>, mask, sketchOf(folded)),
+  readDevices: (r, mask, folded) => readDevices(r, mask, sketchOf(folded)),
   asked: (ask) => ask.metrics.has('u'),
   parseMetric: (name) => (name === 'uniques' ? ({ metric: 'uniques' } satisfies ParsedMetric) : undefined),
-  bytes: sketchBytes,
+  bytes: (s) => (s instanceof DistinctAccumulator ? s.bytes() : sketchBytes(s)),
   fields: (state, _metric, row) => {
-    const { value, exact } = sketchCount(state);
+    const { value, exact } = countOf(state);
     row.uniques = value;
     row.uniques_exact = exact;
   },
-  rank: (state) => sketchCount(state).value,
+  rank: (state) => countOf(state).value,
 };
 
-function sketchOfVisitor(value: unknown): DistinctSketch {
+/**
+ * A state of distinct visitors: a sketch (stored, built, or a part a report group holds as it is),
+ * or a report group's accumulator (sketches/distinct-accumulator.ts) once the group met a second
+ * part.
+ */
+export type UniquesState = DistinctSketch | DistinctAccumulator;
+
+/**
+ * A report group's merge. The group's first part is held as it is (reportOwn: shared, never
+ * written); a second makes the group an accumulator of its own, which takes every later part.
+ */
+function reportMergeInto(target: UniquesState, part: UniquesState): UniquesState {
+  const out = target instanceof DistinctAccumulator ? target : new DistinctAccumulator(target);
+  out.add(part);
+  return out;
+}
+
+/** The sketch of a state (an accumulator's union as a sketch of its own). */
+export function sketchOf(state: UniquesState): DistinctSketch {
+  return state instanceof DistinctAccumulator ? state.sketch() : state;
+}
+
+/** The distinct count of a state: exact while it is a set, else the estimate. */
+export function countOf(state: UniquesState): { value: number; exact: boolean } {
+  return state instanceof DistinctAccumulator ? state.count() : sketchCount(state);
+}
+
+function sketchOfVisitor(value: unknown): UniquesState {
   return isVisitorHash(value) ? sketchOfHash(value) : emptySketch();
 }
 

@@ -18,7 +18,7 @@ function roundTrip(
   writeDevices(w, states, mask, folded);
   const bytes = w.bytes();
   const r = new ByteReader(bytes);
-  const back = readDevices(r, mask, folded);
+  const back = readDevices(r, mask, folded) as PerDevice<DistinctSketch>;
   expect(r.done).toBe(true);
   return { bytes: bytes.length, back };
 }

@@ -64,7 +64,7 @@ function expected(byFamily: Map<string, FamilyTable>): Map<string, unknown[]> {
   for (const [id, table] of byFamily)
     out.set(
       id,
-      table.sorted().map((e) => [e.name, e.keys, (e.value as CellValue).uniques.map((s: DistinctSketch) => s)]),
+      table.sorted().map((e) => [e.name, e.keys, (e.value as CellValue).uniques.map((s) => s)]),
     );
   return out;
 }

@@ -63,7 +63,7 @@ describe('visitor samples stored without the hashes of their visitor sets', () =
   test('when either format is read whole, then every sample and visitor set is as written', () => {
     for (const d of [doc, format3]) {
       const read: Array<[unknown, DistinctSketch]> = [];
-      forEachStoredEntry(d, (_n, _k, value) => read.push([value.frequency[0], value.uniques[0]]));
+      forEachStoredEntry(d, (_n, _k, value) => read.push([value.frequency[0], value.uniques[0] as DistinctSketch]));
       expect(read.map(([r]) => view(r))).toEqual(ENTRIES.map((e) => view(sampleOf(e))));
       expect(read.map(([, u]) => u)).toEqual(ENTRIES.map((e) => e.value.uniques[0]));
     }

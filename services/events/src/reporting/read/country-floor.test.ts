@@ -1,5 +1,6 @@
 import type { Latest } from '../../metrics/latest-aggregate';
-import { DISTINCT_SKETCH, sketchCount, sketchOfHashes } from '../../sketches/distinct-sketch';
+import { countOf } from '../../metrics/uniques-aggregate';
+import { DISTINCT_SKETCH, sketchOfHashes } from '../../sketches/distinct-sketch';
 import { encodeMetadataKey } from '../../storage/metadata-key';
 import { parseReportRequest } from '../request/parse-report-request';
 import { applyCountryFloor } from './country-floor';
@@ -110,12 +111,12 @@ describe('the country floor when a report groups by country', () => {
       group('impression', ['DE'], 9, 3, { first: 100 }),
       group('impression', ['JP'], 4, 2, { first: 102 }),
     ];
-    const before = merged.map((g) => ({ count: g.states.count, visitors: sketchCount(g.states.uniques!).value }));
+    const before = merged.map((g) => ({ count: g.states.count, visitors: countOf(g.states.uniques!).value }));
     const floored = applyCountryFloor(merged, plan);
-    expect(floored.map((g) => [g.dims, g.states.count, sketchCount(g.states.uniques!).value])).toEqual([
+    expect(floored.map((g) => [g.dims, g.states.count, countOf(g.states.uniques!).value])).toEqual([
       [['below_floor'], 13, 4],
     ]);
-    expect(merged.map((g) => ({ count: g.states.count, visitors: sketchCount(g.states.uniques!).value }))).toEqual(
+    expect(merged.map((g) => ({ count: g.states.count, visitors: countOf(g.states.uniques!).value }))).toEqual(
       before,
     );
   });
@@ -139,7 +140,7 @@ describe('the country floor when a report groups by country', () => {
 
   test('when a row has more visitors than the exact sketch holds, then the floor compares the estimate', () => {
     const many = group('impression', ['US'], 9000, DISTINCT_SKETCH.exactLimit + 900);
-    const estimate = sketchCount(many.states.uniques!);
+    const estimate = countOf(many.states.uniques!);
     expect(estimate.exact).toBe(false);
     expect(rows({ group_by: 'country' }, [many], estimate.value)[0]!.country).toBe('US');
     expect(rows({ group_by: 'country' }, [many], estimate.value + 1)[0]!.country).toBe('below_floor');

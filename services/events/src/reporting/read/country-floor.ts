@@ -1,5 +1,4 @@
-import type { DistinctSketch } from '../../sketches/distinct-sketch';
-import { sketchCount } from '../../sketches/distinct-sketch';
+import { countOf } from '../../metrics/uniques-aggregate';
 import type { ReadPlan } from './read-plan';
 import { withStates, type ReportGroup } from './report-group';
 import { ReportGroups } from './report-groups';
@@ -72,8 +71,8 @@ export function applyCountryFloor(groups: readonly ReportGroup[], plan: ReadPlan
 
 /** A row's distinct visitors: exact while the sketch is, else its estimate. */
 function visitorsOf(g: ReportGroup): number {
-  const sketch = g.states.uniques as DistinctSketch | undefined;
-  return sketch ? sketchCount(sketch).value : 0;
+  const state = g.states.uniques;
+  return state ? countOf(state).value : 0;
 }
 
 /** The unit a row is judged in: itself, or with a conversion rate its time and group fields' from and to rows together. */

@@ -1,5 +1,6 @@
 import type { GroupStates } from '../../metrics/registry';
-import { sketchCount, sketchOfHashes } from '../../sketches/distinct-sketch';
+import { countOf as visitorCount } from '../../metrics/uniques-aggregate';
+import { sketchOfHashes } from '../../sketches/distinct-sketch';
 import { groupTotals, namedGroups, reportGroup, withStates, type ReportGroup } from './report-group';
 
 const DAY = 86_400_000;
@@ -14,7 +15,7 @@ function row(name: string, url: string, day: number, count: number, from: number
 const withheldRow = (g: ReportGroup) => withStates(g, g.states, true);
 
 const countOf = (g: ReportGroup | undefined) => g?.states.count as number | undefined;
-const visitorsOf = (g: ReportGroup | undefined) => g && sketchCount(g.states.uniques!).value;
+const visitorsOf = (g: ReportGroup | undefined) => g && visitorCount(g.states.uniques!).value;
 
 describe('groupTotals', () => {
   test('when a group has rows on several days, then its total merges them (visitors: the union) and leaves the rows as they were', () => {
