@@ -41,7 +41,8 @@ export const uniquesAggregate: Aggregate<UniquesState> = {
   merge: (a, b) => mergeSketches(sketchOf(a), sketchOf(b)),
   mergeInto: (target, part) => mergeInto(sketchOf(target), sketchOf(part)),
   own: (s) => mergeSketches(sketchOf(s), emptySketch()),
-  reportOwn: (part) => part,
+  // a sketch is never written: held as it is; another group's accumulator is, so its union is copied
+  reportOwn: (part) => (part instanceof DistinctAccumulator ? part.sketch() : part),
   reportMergeInto,
   // one visitor: its hash
   compact: (s) => {

@@ -70,6 +70,14 @@ describe('a report group merging visitor sets with the accumulator', () => {
     expect(countOf(merged)).toEqual({ value: 5, exact: true });
   });
 
+  it("when a group's accumulator is the first part of another group (a total over rows), then merging into that group leaves the row's as it was", () => {
+    const row = reportMergeInto(reportOwn(sketchOfHashes([1, 2, 3])), sketchOfHashes([4]));
+    expect(row).toBeInstanceOf(DistinctAccumulator);
+    const total = reportMergeInto(reportOwn(row), sketchOfHashes([5, 6]));
+    expect(countOf(total)).toEqual({ value: 6, exact: true });
+    expect(countOf(row)).toEqual({ value: 4, exact: true });
+  });
+
   it('when parts of thousands of hashes meet, then the group keeps an accumulator and a stored part is never written', () => {
     const next = seededHashes(7);
     const big = sketchOfHashes(Array.from({ length: 2000 }, next));
