@@ -190,16 +190,18 @@ function sizeOf(name: AggregateName, state: unknown): number {
 }
 
 /**
- * Every entry of a page the report keeps, merged into its group. The page's names and strings are
- * interned once (a small number each), so an entry finds its group by a key packed from numbers
- * rather than by its urls' text.
+ * Every entry of a page the report keeps, merged into its group. The page's names and the strings
+ * its kept entries group by are interned once (a small number each), so an entry finds its group
+ * by a key packed from numbers rather than by its urls' text.
  */
 function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, groups: ReportGroups): void {
   const { aggregates, groupKeyAt } = plan;
   const allDevices = plan.ask.allDevices;
   const kept = keptEntries(page, plan);
   const nameIds = page.names.map((n) => groups.intern(n));
-  const stringIds = groupKeyAt.length > 0 ? page.strings.map((s) => groups.intern(s)) : [];
+  // a page's strings interned when an entry the report keeps first groups by one: a report by
+  // content_id never interns the page's urls, nor a filtered report the strings it filters out
+  const stringIds = groupKeyAt.length > 0 ? new Int32Array(page.strings.length).fill(-1) : NO_IDS;
   const ids = new Array<number>(groupKeyAt.length).fill(0);
   // each aggregate's states of the page: its union when the report counts every device, else per device
   const states = aggregates.map((name) =>
@@ -212,7 +214,12 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
     if (!kept(i)) continue;
     const present = page.mask[i]! & plan.deviceMask;
     const nameIndex = page.nameOf[i]!;
-    for (let j = 0; j < groupKeyAt.length; j++) ids[j] = stringIds[page.keyOf[i * dims + groupKeyAt[j]!]!]!;
+    for (let j = 0; j < groupKeyAt.length; j++) {
+      const at = page.keyOf[i * dims + groupKeyAt[j]!]!;
+      let id = stringIds[at]!;
+      if (id < 0) stringIds[at] = id = groups.intern(page.strings[at]!);
+      ids[j] = id;
+    }
     const key = groups.key(time, nameIds[nameIndex]!, ids);
     const slot =
       groups.find(key) ??
@@ -229,6 +236,8 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
     }
   }
 }
+
+const NO_IDS = new Int32Array(0);
 
 /**
  * The entries of a page a report keeps, as its raw `$match` keeps events: on a counted device, of
