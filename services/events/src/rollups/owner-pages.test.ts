@@ -2,7 +2,7 @@ import { Binary } from 'mongodb';
 import { seededHashes } from '../../test/support/seeded-hashes';
 import { StoredFormatError } from '../metrics/byte-codec';
 import { emptyCellValue, type CellValue } from '../metrics/registry';
-import { sketchOfHashes, type DistinctSketch } from '../sketches/distinct-sketch';
+import { sketchOfHashes } from '../sketches/distinct-sketch';
 import { DISTINCT_SKETCH } from '../sketches/sketch-model';
 import { FamilyTable } from './cell-table';
 import { mergeChildPages } from './child-pages';

@@ -116,9 +116,7 @@ describe('the country floor when a report groups by country', () => {
     expect(floored.map((g) => [g.dims, g.states.count, countOf(g.states.uniques!).value])).toEqual([
       [['below_floor'], 13, 4],
     ]);
-    expect(merged.map((g) => ({ count: g.states.count, visitors: countOf(g.states.uniques!).value }))).toEqual(
-      before,
-    );
+    expect(merged.map((g) => ({ count: g.states.count, visitors: countOf(g.states.uniques!).value }))).toEqual(before);
   });
 
   test('when the floor is 0, then every country shows as it is', () => {
