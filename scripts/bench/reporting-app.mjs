@@ -115,7 +115,7 @@ process.stdout.write(app.base + '\\n');
 }
 
 /** The Node flags the deployed reporting process runs with (deploy/k8s/base/events-reporting.yaml, docker-compose.yml). */
-export const DEPLOYED_NODE_FLAGS = ['--max-semi-space-size=64'];
+const DEPLOYED_NODE_FLAGS = ['--max-semi-space-size=64'];
 
 /** A process's peak resident memory in MiB (Linux: VmHWM), or undefined elsewhere. */
 function peakResidentMiB(pid) {
