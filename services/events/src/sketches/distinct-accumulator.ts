@@ -1,5 +1,6 @@
-import { insertedAtMostOne, unionInto } from './exact-hashes';
+import { insertedAtMostOne, unionInto, unionSorted } from './exact-hashes';
 import { estimateCardinality } from './hll-estimate';
+import { mix52 } from './mix-52';
 import { maxRegistersInto } from './register-max';
 import {
   addToRegisters,
@@ -7,19 +8,23 @@ import {
   EMPTY_SKETCH,
   exactSketch,
   hllSketch,
+  registersOf,
   type DistinctSketch,
 } from './sketch-model';
 
 const LIMIT = DISTINCT_SKETCH.exactLimit;
-/** A set this small is merged as a sorted list, in place (a table would cost more to make than it saves). */
+/**
+ * A set this small, or one that has met at most SORTED_PARTS parts, is merged as a sorted list in
+ * place: a merge moves the list's tail, the group's size for each part, which for a few parts (a
+ * report's handful of units) costs less than making a table. A group meeting many parts of a
+ * larger set (a campaign over hundreds of referrers) takes a table after the 16th.
+ */
 const SORTED_LIMIT = 256;
+const SORTED_PARTS = 16;
 /** Parts of at most this many hashes are looked up in a sorted set first (most of their visitors are in it). */
 const SMALL_PART = 8;
 /** Slots of a table that are empty: a hash is never negative. */
 const FREE = -1;
-// no global lookups in the hot loops (sketch-model.ts says why)
-const imul = Math.imul;
-const HIGH = 2 ** 32;
 
 /**
  * A report group's distinct visitors while its parts merge, owned by the group, in the cheapest
@@ -33,6 +38,8 @@ const HIGH = 2 ** 32;
  */
 export class DistinctAccumulator {
   private sorted: number[] | undefined;
+  /** Parts of a larger set merged into the sorted list (SORTED_PARTS). */
+  private parts = 0;
   private slots: Float64Array | undefined;
   private filled = 0;
   private registers: Uint8Array | undefined;
@@ -75,12 +82,20 @@ export class DistinctAccumulator {
     if (hashes.length === 0) return;
     const sorted = this.sorted;
     if (sorted) {
-      if (sorted.length + hashes.length <= SORTED_LIMIT) {
-        // within the exact limit whatever they share: merged in place, as an owned sketch is
-        if (hashes.length > SMALL_PART || !insertedAtMostOne(sorted, hashes)) unionInto(sorted, hashes);
+      const n = sorted.length + hashes.length;
+      if (n <= SORTED_LIMIT || ++this.parts <= SORTED_PARTS) {
+        if (n <= LIMIT) {
+          // within the exact limit whatever they share: merged in place, as an owned sketch is
+          if (hashes.length > SMALL_PART || !insertedAtMostOne(sorted, hashes)) unionInto(sorted, hashes);
+          return;
+        }
+        // the union may pass the exact limit: registers of both if it does
+        const union = unionSorted(sorted, hashes, LIMIT);
+        if (union) this.sorted = union;
+        else this.addRegisters(registersOf(hashes));
         return;
       }
-      this.toTable(sorted.length + hashes.length);
+      this.toTable(n);
     }
     let i = 0;
     // into the table until it turns into registers (if it does), the rest into the registers
@@ -144,8 +159,7 @@ export class DistinctAccumulator {
   }
 }
 
-/** A hash's first slot: both halves of its 52 bits mixed, so hashes alike in their low bits spread too. */
+/** A hash's first slot in a table of `mask + 1` slots. */
 function slotOf(hash: number, mask: number): number {
-  // truncations, not `%`: a remainder of doubles is a call to fmod (a third of an insert's time)
-  return (imul((hash >>> 0) ^ imul((hash / HIGH) | 0, 0x85ebca6b), 0x9e3779b1) >>> 7) & mask;
+  return (mix52(hash) >>> 7) & mask;
 }

@@ -1,8 +1,9 @@
 import { ValidationError } from '@cm/platform';
 import type { Aggregate, ReportAsk } from '../../metrics/aggregate';
-import { aggregateOf, reportMergeInto, reportOwn, type AggregateName } from '../../metrics/registry';
+import { aggregateOf, reportMergeInto, reportOwn, type AggregateName, type GroupStates } from '../../metrics/registry';
 import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
 import { reportGroup, type ReportGroup } from './report-group';
+import { SlotIndex } from './slot-index';
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
 export class TooManyGroupsError extends ValidationError {
@@ -41,9 +42,16 @@ class GroupsTooLargeError extends ValidationError {
  * TooManyGroupsError as soon as it would hold more than `maxGroups` groups, or with
  * GroupsTooLargeError once their estimated size passes `maxBytes`.
  */
-/** A group being merged (the answer's group itself), and the bytes last counted for each aggregate's state. */
+/**
+ * A group being merged: its row time, name and group values, each asked aggregate's state by its
+ * place in the ask (an array: no keyed property per merge), and the bytes last counted for each.
+ * It becomes the answer's group (report-group.ts) once the merge is done (`groups`).
+ */
 export interface GroupSlot {
-  group: ReportGroup;
+  time: number | undefined;
+  name: string;
+  dims: string[];
+  states: unknown[];
   sizes: number[];
 }
 
@@ -55,7 +63,10 @@ const ID_SPAN = 2 ** 21;
 const PACKED_LIMIT = 2 ** 53;
 
 export class ReportGroups {
-  private readonly merged = new Map<GroupKey, GroupSlot>();
+  /** The groups in the order they were made, found by a packed number key, or by a string key past 53 bits. */
+  private readonly order: GroupSlot[] = [];
+  private readonly byNumber = new SlotIndex<GroupSlot>();
+  private readonly byString = new Map<string, GroupSlot>();
   /** Row times seen, each given a small number from 1 (0: no time) for the keys. */
   private readonly times = new Map<number, number>();
   /** Strings seen (names, group values), each given a small number: cheap keys for cell entries. */
@@ -110,18 +121,24 @@ export class ReportGroups {
 
   /** The slot of a key (`key`), or undefined when new. */
   find(key: GroupKey): GroupSlot | undefined {
-    return this.merged.get(key);
+    return typeof key === 'number' ? this.byNumber.get(key) : this.byString.get(key);
   }
 
-  /** A new group under `key` (within the caps). */
-  create(key: GroupKey, time: number | undefined, name: string, dims: readonly string[]): GroupSlot {
-    if (this.merged.size >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
+  /** A new group under `key` (within the caps), taking `dims` as its own (the caller never changes them). */
+  create(key: GroupKey, time: number | undefined, name: string, dims: string[]): GroupSlot {
+    if (this.order.length >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
     let bytes = GROUP_OVERHEAD_BYTES + (typeof key === 'string' ? 2 * key.length : 8) + name.length;
     for (const d of dims) bytes += d.length;
     this.hold(bytes);
-    const group = reportGroup(name, [...dims], {}, time);
-    const slot = { group, sizes: new Array<number>(this.names.length).fill(0) };
-    this.merged.set(key, slot);
+    // packed lists (a `new Array(n)` stays holey: each read checks for a hole)
+    const slot: GroupSlot = { time, name, dims, states: [], sizes: [] };
+    for (let i = 0; i < this.names.length; i++) {
+      slot.states.push(undefined);
+      slot.sizes.push(0);
+    }
+    this.order.push(slot);
+    if (typeof key === 'number') this.byNumber.add(key, slot);
+    else this.byString.set(key, slot);
     return slot;
   }
 
@@ -132,18 +149,17 @@ export class ReportGroups {
       this.intern(name),
       dims.map((d) => this.intern(d)),
     );
-    return this.find(key) ?? this.create(key, time, name, dims);
+    // a copy for a new group: a raw read fills one list for every row
+    return this.find(key) ?? this.create(key, time, name, [...dims]);
   }
 
   /** The `i`-th asked aggregate's part merged into the group (the part may be shared: it is never kept). */
   merge(slot: GroupSlot, i: number, part: unknown): void {
     const aggregate = this.aggregates[i]!;
-    const states = slot.group.states as Record<string, unknown>;
-    const name = this.names[i]!;
-    const before = states[name];
+    const before = slot.states[i];
     const after =
       before === undefined ? reportOwn(aggregate, part, this.ask) : reportMergeInto(aggregate, before, part, this.ask);
-    states[name] = after;
+    slot.states[i] = after;
     const size = aggregate.bytes(after);
     if (size !== slot.sizes[i]) {
       this.hold(size - slot.sizes[i]!);
@@ -154,10 +170,11 @@ export class ReportGroups {
   groups(): ReportGroup[] {
     const out: ReportGroup[] = [];
     // every group has every asked aggregate, empty where no part had it
-    for (const { group } of this.merged.values()) {
-      const states = group.states as Record<string, unknown>;
-      this.names.forEach((name, i) => (states[name] ??= this.aggregates[i]!.empty()));
-      out.push(group);
+    for (const slot of this.order) {
+      const states: Record<string, unknown> = {};
+      for (let i = 0; i < this.names.length; i++)
+        states[this.names[i]!] = slot.states[i] ?? this.aggregates[i]!.empty();
+      out.push(reportGroup(slot.name, slot.dims, states as GroupStates, slot.time));
     }
     return out;
   }
