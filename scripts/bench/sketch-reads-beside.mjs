@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// `BENCH_BESIDE=<another checkout> pnpm bench:sketch-reads-beside`: bench:sketch-reads' two reports
-// (30 days, p90 engaged time by content_id; 30 days, uniques by url) answered by this checkout's
-// build and by another checkout's build side by side in one process: the same generated events,
+// `BENCH_BESIDE=<another checkout> pnpm bench:sketch-reads-beside`: the 30-day reports whose time is
+// the merge of many cell entries (p90 engaged time by content_id, uniques by url, grouped by
+// content_id,url, url + metadata, top 10 urls, uniques by utm_campaign; BENCH_REPORTS picks some by
+// their first words) answered by this checkout's build and by another checkout's build side by
+// side in one process: the same generated events (page URLs as browsers send them unless
+// BENCH_URL_NOISE=0, as bench:report),
 // each build making its own pages of the units its own planner reads (cell-pages.mjs of each
 // checkout, so each build's page writer, levels and report read), then every variant timed run by
 // run, alternating which goes first. Prints p50 ms with every page decoded again (cold) and from a
@@ -11,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { eventBatches, OWNERS } from './report-data.mjs';
 import * as here from './cell-pages.mjs';
+import { urlNoiseSetting } from './report-web.mjs';
 
 const OTHER = process.env.BENCH_BESIDE;
 const SIZES = (process.env.BENCH_SIZES ?? '1000000,5000000').split(',').map(Number);
@@ -25,25 +29,41 @@ const load = () =>
     .join(' ');
 const day = (n) => new Date(FIRST_DAY + n * 86_400_000).toISOString().slice(0, 10);
 const MONTH = { owner_id: OWNERS[0], created__gte: `${day(0)} 00:00:00`, created__lte: `${day(DAYS - 1)} 23:59:59` };
-const REPORTS = {
-  'p90 engaged time, group_by content_id': {
-    ...MONTH,
-    name: 'view',
-    group_by: 'content_id',
-    metrics: 'count,engaged_ms_p90',
-  },
-  'uniques, group_by url': { ...MONTH, group_by: 'url', metrics: 'count,uniques' },
+/** The 30-day reports whose time is the merge of many cell entries (the family each reads, its body). */
+const ALL_REPORTS = {
+  'p90 engaged time, group_by content_id': [
+    'p',
+    { ...MONTH, name: 'view', group_by: 'content_id', metrics: 'count,engaged_ms_p90' },
+  ],
+  'uniques, group_by url': ['p', { ...MONTH, group_by: 'url', metrics: 'count,uniques' }],
+  'group_by content_id,url': ['p', { ...MONTH, group_by: 'content_id,url' }],
+  'group_by url + metadata': ['p', { ...MONTH, group_by: 'url', metadata: 'campaign,variant' }],
+  'group_by url, top 10 by value': ['p', { ...MONTH, group_by: 'url', limit: 10 }],
+  'uniques, group_by utm_campaign': ['c', { ...MONTH, group_by: 'utm_campaign', metrics: 'count,uniques' }],
 };
+/** BENCH_REPORTS: a comma list of the titles' first words to keep (all by default). */
+const REPORTS = Object.fromEntries(
+  Object.entries(ALL_REPORTS).filter(
+    ([title]) => !process.env.BENCH_REPORTS || process.env.BENCH_REPORTS.split(',').some((w) => title.startsWith(w)),
+  ),
+);
+const NOISE = urlNoiseSetting();
 
-/** Each build's pages of the owner's events, from one pass over the generated events. */
+/** Each build's pages of the owner's events in every family the reports read, from one pass over the generated events. */
 function buildPages(builds, total) {
+  const families = [...new Set(Object.values(REPORTS).map(([family]) => family))];
   const makers = builds.map((b) => {
     const units = b.rangeUnits(FIRST_DAY, FIRST_DAY + DAYS * 86_400_000);
-    return { units, pages: b.ownerPages(OWNERS[0], 'p', units) };
+    return { units, families: new Map(families.map((f) => [f, b.ownerPages(OWNERS[0], f, units)])) };
   });
-  for (const batch of eventBatches({ total, days: DAYS, firstDay: FIRST_DAY, urls: 2000, batch: 500 }, new Map()))
-    for (const e of batch) if (e.owner_id === OWNERS[0] && !e.bot) for (const m of makers) m.pages.add(e);
-  return makers.map((m) => ({ units: m.units, pages: m.pages.pages() }));
+  const settings = { total, days: DAYS, firstDay: FIRST_DAY, urls: 2000, batch: 500, noise: NOISE };
+  for (const batch of eventBatches(settings, new Map()))
+    for (const e of batch)
+      if (e.owner_id === OWNERS[0] && !e.bot) for (const m of makers) for (const p of m.families.values()) p.add(e);
+  return makers.map((m) => ({
+    units: m.units,
+    pages: new Map([...m.families].map(([f, p]) => [f, p.pages()])),
+  }));
 }
 
 async function main() {
@@ -57,8 +77,8 @@ async function main() {
     say(
       `${size.toLocaleString('en')}: units of ${made.map((m) => m.units.map((u) => (u.end - u.unit.start) / 86_400_000).join('+')).join(' / ')} days`,
     );
-    for (const [title, body] of Object.entries(REPORTS)) {
-      const reports = builds.map((b, i) => b.cellReport(body, made[i].pages, made[i].units));
+    for (const [title, [family, body]] of Object.entries(REPORTS)) {
+      const reports = builds.map((b, i) => b.cellReport(body, made[i].pages.get(family), made[i].units));
       const answers = await Promise.all(reports.map((r) => r.run()));
       if (answers[0].rows.length !== answers[1].rows.length)
         throw new Error(`${title}: ${answers[0].rows.length} rows here, ${answers[1].rows.length} in the other build`);

@@ -59,6 +59,12 @@ export interface Aggregate<S, M extends ParsedMetric = ParsedMetric> {
   reportOwn?(part: S, ask?: ReportAsk): S;
   reportMergeInto?(target: S, part: S, ask?: ReportAsk): S;
   /**
+   * Its states are numbers whose merge is their sum, with no bytes of their own (the count): a
+   * report's merge adds them inline, with none of the calls a state of any form needs, in every
+   * report and every entry.
+   */
+  additive?: true;
+  /**
    * A smaller form of `state` for a rollup builder's entry to hold while nothing else is merged
    * into it (most entries of a unit hold one row's state: a flood of distinct urls is all such
    * entries), or undefined when it has none. Shares nothing mutable with `state`; never empty.

@@ -10,6 +10,7 @@ export const countAggregate: Aggregate<number> = {
   merge: (a, b) => a + b,
   mergeInto: (a, b) => a + b,
   own: (n) => n,
+  additive: true,
   rowGroup: () => ({ n: { $sum: 1 } }),
   fromRow: (row) => Number(row.n),
   write: (w, n) => w.uint(n),

@@ -72,6 +72,8 @@ export class ReportGroups {
   /** Strings seen (names, group values), each given a small number: cheap keys for cell entries. */
   private readonly interned = new Map<string, number>();
   private readonly aggregates: ReadonlyArray<Aggregate<unknown>>;
+  /** Per asked aggregate, whether its states are numbers that add (Aggregate.additive). */
+  private readonly additive: readonly boolean[];
   private held = 0;
 
   constructor(
@@ -83,6 +85,7 @@ export class ReportGroups {
     private readonly ask?: ReportAsk,
   ) {
     this.aggregates = names.map(aggregateOf);
+    this.additive = this.aggregates.map((a) => a.additive === true);
   }
 
   get bytes(): number {
@@ -155,8 +158,12 @@ export class ReportGroups {
 
   /** The `i`-th asked aggregate's part merged into the group (the part may be shared: it is never kept). */
   merge(slot: GroupSlot, i: number, part: unknown): void {
-    const aggregate = this.aggregates[i]!;
     const before = slot.states[i];
+    if (this.additive[i]) {
+      slot.states[i] = before === undefined ? part : (before as number) + (part as number);
+      return;
+    }
+    const aggregate = this.aggregates[i]!;
     const after =
       before === undefined ? reportOwn(aggregate, part, this.ask) : reportMergeInto(aggregate, before, part, this.ask);
     slot.states[i] = after;
