@@ -36,7 +36,8 @@ export const uniquesAggregate: Aggregate<UniquesState> = {
   column: 'u',
   storage: 'foldedWithDevices',
   empty: emptySketch,
-  isEmpty: (s) => countOf(s).value === 0,
+  // no estimate made to tell (a builder asks of every state it writes)
+  isEmpty: (s) => (s instanceof DistinctAccumulator ? s.isEmpty() : s.kind === 'exact' && s.hashes.length === 0),
   add: (state, event) => (isVisitorHash(event.visitor) ? addHash(sketchOf(state), event.visitor) : state),
   merge: (a, b) => mergeSketches(sketchOf(a), sketchOf(b)),
   mergeInto: (target, part) => mergeInto(sketchOf(target), sketchOf(part)),

@@ -61,6 +61,13 @@ describe('a report group merging visitor sets with the accumulator', () => {
     }
   });
 
+  it('when an accumulator is asked whether it is empty, then it answers as the sketch of its union would', () => {
+    const { isEmpty } = uniquesAggregate;
+    expect(isEmpty(new DistinctAccumulator(emptySketch()))).toBe(true);
+    expect(isEmpty(reportMergeInto(reportOwn(emptySketch()), emptySketch()))).toBe(true);
+    expect(isEmpty(reportMergeInto(reportOwn(emptySketch()), sketchOfHashes([7])))).toBe(false);
+  });
+
   it('when a group has one part, then it holds that part as it is and never writes it', () => {
     const part = sketchOfHashes([5, 9, 12]);
     const held = reportOwn(part);

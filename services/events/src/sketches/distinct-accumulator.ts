@@ -65,6 +65,11 @@ export class DistinctAccumulator {
     return { value: this.sorted ? this.sorted.length : this.filled, exact: true };
   }
 
+  /** No hash merged (registers, made from a part's registers, count as not empty, as a sketch's do). */
+  isEmpty(): boolean {
+    return !this.registers && (this.sorted ? this.sorted.length === 0 : this.filled === 0);
+  }
+
   /** The same union as a sketch of its own (sorted hashes, or a copy of the registers). */
   sketch(): DistinctSketch {
     if (this.registers) return hllSketch(this.registers.slice());
