@@ -1,4 +1,4 @@
-import { insertedAtMostOne, unionInto, unionSorted } from './exact-hashes';
+import { mergeHashesInto } from './distinct-sketch';
 import { estimateCardinality } from './hll-estimate';
 import { mix52 } from './mix-52';
 import { maxRegistersInto } from './register-max';
@@ -8,7 +8,6 @@ import {
   EMPTY_SKETCH,
   exactSketch,
   hllSketch,
-  registersOf,
   type DistinctSketch,
 } from './sketch-model';
 
@@ -21,8 +20,6 @@ const LIMIT = DISTINCT_SKETCH.exactLimit;
  */
 const SORTED_LIMIT = 256;
 const SORTED_PARTS = 16;
-/** Parts of at most this many hashes are looked up in a sorted set first (most of their visitors are in it). */
-const SMALL_PART = 8;
 /** Slots of a table that are empty: a hash is never negative. */
 const FREE = -1;
 
@@ -89,15 +86,12 @@ export class DistinctAccumulator {
     if (sorted) {
       const n = sorted.length + hashes.length;
       if (n <= SORTED_LIMIT || ++this.parts <= SORTED_PARTS) {
-        if (n <= LIMIT) {
-          // within the exact limit whatever they share: merged in place, as an owned sketch is
-          if (hashes.length > SMALL_PART || !insertedAtMostOne(sorted, hashes)) unionInto(sorted, hashes);
-          return;
-        }
-        // the union may pass the exact limit: registers of both if it does
-        const union = unionSorted(sorted, hashes, LIMIT);
-        if (union) this.sorted = union;
-        else this.addRegisters(registersOf(hashes));
+        // as an owned sketch's set merges: in place, or the union's registers past the exact limit
+        const merged = mergeHashesInto(sorted, hashes);
+        if (merged instanceof Uint8Array) {
+          this.registers = merged;
+          this.sorted = undefined;
+        } else this.sorted = merged;
         return;
       }
       this.toTable(n);
