@@ -8,6 +8,12 @@ export class StoredFormatError extends Error {}
 
 const MAX_VARINT_BYTES = 8; // 8 x 7 = 56 bits >= 53
 
+/** Where each visitor hash of a dictionary is: its index, undefined for a hash it does not hold. */
+export interface HashPositions {
+  get(hash: number): number | undefined;
+  readonly size: number;
+}
+
 export class ByteWriter {
   private buf: Buffer;
   private at = 0;
@@ -17,7 +23,7 @@ export class ByteWriter {
    * The page's visitor dictionary (sketches/visitor-dictionary.ts), hash -> index, when it has
    * one: exact visitor sets are written as indexes into it.
    */
-  visitors?: ReadonlyMap<number, number>;
+  visitors?: HashPositions;
   /** Whether those indexes may be written in bits (sketch-binary.ts kind 6, page format 6). */
   visitorBits = false;
 

@@ -1,5 +1,5 @@
 import { Binary } from 'mongodb';
-import { ByteWriter, writeStringTable } from '../metrics/byte-codec';
+import { ByteWriter, writeStringTable, type HashPositions } from '../metrics/byte-codec';
 import type { Aggregate, PerDevice } from '../metrics/aggregate';
 import { aggregateOf, type CellValue } from '../metrics/registry';
 import { unitOfGeneration } from './broken-units';
@@ -117,7 +117,7 @@ class PageBuilder {
     private readonly base: number,
     private readonly family: Family,
     private readonly format: number,
-    private readonly visitors?: ReadonlyMap<number, number>,
+    private readonly visitors?: HashPositions,
   ) {
     this.bases = format >= 4;
   }

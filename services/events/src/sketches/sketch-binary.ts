@@ -1,4 +1,4 @@
-import { StoredFormatError, type ByteReader, type ByteWriter } from '../metrics/byte-codec';
+import { StoredFormatError, type ByteReader, type ByteWriter, type HashPositions } from '../metrics/byte-codec';
 import { eliasFanoBytes, readEliasFano, writeEliasFano } from './elias-fano';
 import { denseBytes, raiseDense, raiseSparse, sparseBytes } from './sketch-codec';
 import { DISTINCT_SKETCH, EMPTY_SKETCH, exactSketch, hllSketch, type DistinctSketch } from './sketch-model';
@@ -107,7 +107,7 @@ export function skipSketch(r: ByteReader): void {
 }
 
 /** Kind 4, 5 or 6, when every hash is in the dictionary (false, nothing written, when one is not). */
-function writeIndexes(w: ByteWriter, hashes: readonly number[], visitors: ReadonlyMap<number, number>): boolean {
+function writeIndexes(w: ByteWriter, hashes: readonly number[], visitors: HashPositions): boolean {
   const indexes = new Array<number>(hashes.length);
   let bytes = 0;
   for (let i = 0, previous = 0; i < hashes.length; i++) {

@@ -1,5 +1,6 @@
-import { ByteReader, ByteWriter, StoredFormatError } from '../metrics/byte-codec';
+import { ByteReader, ByteWriter, StoredFormatError, type HashPositions } from '../metrics/byte-codec';
 import { eliasFanoBytes, readEliasFano, writeEliasFano } from './elias-fano';
+import { PositionIndex } from './position-index';
 
 /*
  * The visitors of one owner in one rollup unit, sorted ascending: stored once (on the owner's
@@ -22,7 +23,7 @@ export const MAX_DICTIONARY_VISITORS = 1_000_000;
 /** A dictionary being written: its sorted hashes and where each is. */
 export interface VisitorIndex {
   readonly hashes: Float64Array;
-  readonly indexOf: ReadonlyMap<number, number>;
+  readonly indexOf: HashPositions;
 }
 
 /**
@@ -41,8 +42,10 @@ export function visitorIndexOf(lists: ReadonlyArray<ArrayLike<number>>): Visitor
   for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[n++] = all[i]!;
   if (n > MAX_DICTIONARY_VISITORS) return undefined;
   const hashes = all.slice(0, n);
-  const indexOf = new Map<number, number>();
-  for (let i = 0; i < n; i++) indexOf.set(hashes[i]!, i);
+  // by open addressing, not a Map: one boxed number per visitor made and looked up (the builder's
+  // largest cost after the garbage collector's)
+  const indexOf = new PositionIndex(n);
+  for (let i = 0; i < n; i++) indexOf.add(hashes[i]!);
   return { hashes, indexOf };
 }
 

@@ -1,9 +1,9 @@
 import { ValidationError } from '@cm/platform';
 import type { Aggregate, ReportAsk } from '../../metrics/aggregate';
 import { aggregateOf, reportMergeInto, reportOwn, type AggregateName, type GroupStates } from '../../metrics/registry';
+import { PositionIndex } from '../../sketches/position-index';
 import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
 import { reportGroup, type ReportGroup } from './report-group';
-import { SlotIndex } from './slot-index';
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
 export class TooManyGroupsError extends ValidationError {
@@ -65,7 +65,8 @@ const PACKED_LIMIT = 2 ** 53;
 export class ReportGroups {
   /** The groups in the order they were made, found by a packed number key, or by a string key past 53 bits. */
   private readonly order: GroupSlot[] = [];
-  private readonly byNumber = new SlotIndex<GroupSlot>();
+  private readonly byNumber = new PositionIndex();
+  private readonly numbered: GroupSlot[] = [];
   private readonly byString = new Map<string, GroupSlot>();
   /** Row times seen, each given a small number from 1 (0: no time) for the keys. */
   private readonly times = new Map<number, number>();
@@ -124,7 +125,9 @@ export class ReportGroups {
 
   /** The slot of a key (`key`), or undefined when new. */
   find(key: GroupKey): GroupSlot | undefined {
-    return typeof key === 'number' ? this.byNumber.get(key) : this.byString.get(key);
+    if (typeof key !== 'number') return this.byString.get(key);
+    const at = this.byNumber.get(key);
+    return at === undefined ? undefined : this.numbered[at];
   }
 
   /** A new group under `key` (within the caps), taking `dims` as its own (the caller never changes them). */
@@ -140,7 +143,7 @@ export class ReportGroups {
       slot.sizes.push(0);
     }
     this.order.push(slot);
-    if (typeof key === 'number') this.byNumber.add(key, slot);
+    if (typeof key === 'number') this.numbered[this.byNumber.add(key)] = slot;
     else this.byString.set(key, slot);
     return slot;
   }
