@@ -1,6 +1,7 @@
 import type { Document } from 'mongodb';
-import { MEASURE_MAX, MEASURE_NAMES, type MeasureName } from '@cm/contracts';
+import { MEASURE_MAX, type MeasureName } from '@cm/contracts';
 import type { RawEvent } from './aggregate';
+import { MEASURE_LIST } from './measure-list';
 
 /**
  * The pipelines group by each measure's value too (one row per distinct value of a group, with
@@ -13,7 +14,7 @@ const KEY_OF: Readonly<Record<MeasureName, string>> = { engaged_ms: 'me', scroll
 /** The `_id` fields both pipelines add for the measures. */
 export function measureGroupKey(): Document {
   const key: Document = {};
-  for (const name of MEASURE_NAMES) key[KEY_OF[name]] = `$measures.${name}`;
+  for (const name of MEASURE_LIST) key[KEY_OF[name]] = `$measures.${name}`;
   return key;
 }
 
@@ -26,7 +27,7 @@ export function measureCountGroup(): Document {
 /** One raw event as a row of its own, as the pipelines' `$group` would give it: what `add` folds, by the same code as a row. */
 export function rowOfEvent(event: RawEvent): Document {
   const id: Document = {};
-  for (const name of MEASURE_NAMES) {
+  for (const name of MEASURE_LIST) {
     const value = event.measures?.[name];
     if (value !== undefined) id[KEY_OF[name]] = value;
   }
@@ -37,9 +38,9 @@ export function rowOfEvent(event: RawEvent): Document {
 export function forEachMeasureOfRow(row: Document, use: (index: number, value: number, events: number) => void): void {
   const id = row._id as Document;
   const events = Number(row[MEASURE_COUNT_FIELD]);
-  for (let i = 0; i < MEASURE_NAMES.length; i++) {
-    const value: unknown = id[KEY_OF[MEASURE_NAMES[i]!]];
-    if (isMeasureValue(value, MEASURE_NAMES[i]!)) use(i, value, events);
+  for (let i = 0; i < MEASURE_LIST.length; i++) {
+    const value: unknown = id[KEY_OF[MEASURE_LIST[i]!]];
+    if (isMeasureValue(value, MEASURE_LIST[i]!)) use(i, value, events);
   }
 }
 

@@ -2,6 +2,7 @@ import { MEASURE_NAMES } from '@cm/contracts';
 import { DenseQuantileBins, type QuantileSource } from '../sketches/dense-quantile-bins';
 import { QuantileBins } from '../sketches/quantile-bins';
 import { quantileBytes, type QuantileSketch } from '../sketches/quantile-sketch';
+import { MEASURE_LIST } from './measure-list';
 
 /**
  * Per measure (MEASURE_NAMES order) its values' bins, null without values: a builder's cell holds
@@ -11,7 +12,7 @@ import { quantileBytes, type QuantileSketch } from '../sketches/quantile-sketch'
 export type QuantilesState = Array<QuantileSource | null>;
 
 /** How many measures (read once: the package's export is a getter, costly in the merge's loop). */
-const MEASURES = MEASURE_NAMES.length;
+const MEASURES = MEASURE_LIST.length;
 
 /** Every measure, a bit each (MEASURE_NAMES order). */
 export const ALL = (1 << MEASURES) - 1;
@@ -25,8 +26,8 @@ export const EMPTY: QuantilesState = Object.freeze(MEASURE_NAMES.map(() => null)
  */
 export function mergeInto(target: QuantilesState, part: QuantilesState): QuantilesState {
   if (part === EMPTY) return target;
-  const out = target === EMPTY ? MEASURE_NAMES.map(() => null) : target;
-  for (let m = 0; m < MEASURE_NAMES.length; m++) {
+  const out = target === EMPTY ? MEASURE_LIST.map(() => null) : target;
+  for (let m = 0; m < MEASURE_LIST.length; m++) {
     const source = part[m];
     if (!source) continue;
     const held = out[m];

@@ -1,4 +1,3 @@
-import { MEASURE_NAMES } from '@cm/contracts';
 import { DenseQuantileBins } from '../sketches/dense-quantile-bins';
 import { QuantileBins } from '../sketches/quantile-bins';
 import type { QuantileAnswer } from '../sketches/quantile-query';
@@ -14,6 +13,7 @@ import type { Aggregate, ReportAsk } from './aggregate';
 import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';
 import { forEachMeasureOfRow, measureCountGroup, measureGroupKey, rowOfEvent } from './measure-rows';
 import { ALL, bytesOf, EMPTY, mergeInto, reportMergeInto, sketchOf, type QuantilesState } from './quantile-states';
+import { MEASURE_LIST } from './measure-list';
 
 export type { QuantilesState } from './quantile-states';
 
@@ -45,16 +45,16 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
   // a bit per measure with values, then each one's sketch (quantile-codec.ts) length-prefixed
   write: (w, s) => {
     let mask = 0;
-    for (let m = 0; m < MEASURE_NAMES.length; m++) if (s[m] && s[m]!.count > 0) mask |= 1 << m;
+    for (let m = 0; m < MEASURE_LIST.length; m++) if (s[m] && s[m]!.count > 0) mask |= 1 << m;
     w.byte(mask);
-    for (let m = 0; m < MEASURE_NAMES.length; m++) if (mask & (1 << m)) w.blob(encodeQuantiles(sketchOf(s[m]!)));
+    for (let m = 0; m < MEASURE_LIST.length; m++) if (mask & (1 << m)) w.blob(encodeQuantiles(sketchOf(s[m]!)));
   },
   read: (r) => {
     const mask = r.byte();
     if (mask === 0) return EMPTY;
-    if (mask >= 1 << MEASURE_NAMES.length) throw new StoredFormatError('stored quantiles name an unknown measure');
-    const out: QuantilesState = MEASURE_NAMES.map(() => null);
-    for (let m = 0; m < MEASURE_NAMES.length; m++) {
+    if (mask >= 1 << MEASURE_LIST.length) throw new StoredFormatError('stored quantiles name an unknown measure');
+    const out: QuantilesState = MEASURE_LIST.map(() => null);
+    for (let m = 0; m < MEASURE_LIST.length; m++) {
       if (!(mask & (1 << m))) continue;
       // the decoded sketch as it is (sorted arrays, no Map): a merge copies it, never writes it
       try {
@@ -88,7 +88,7 @@ export const quantilesAggregate: Aggregate<QuantilesState, QuantileMetric> = {
 
 /** A percentile, or the share of events at or above a threshold (null without any), and whether it is exact. */
 function answerOf(s: QuantilesState, m: QuantileMetric): QuantileAnswer {
-  const source = s[MEASURE_NAMES.indexOf(m.measure)];
+  const source = s[MEASURE_LIST.indexOf(m.measure)];
   // a report group's dense bins are read in place: its answer is all a report reads of them
   const sketch = source instanceof DenseQuantileBins ? source.view() : source ? sketchOf(source) : emptyQuantiles();
   return m.stat === 'quantile' ? quantileAnswer(sketch, m.q) : shareAnswer(sketch, m.threshold);
@@ -104,7 +104,7 @@ function askedMeasures(ask: ReportAsk | undefined): number {
   if (ask === lastAsk) return lastMeasures;
   let bits = 0;
   for (const m of (ask.metrics.get('q') ?? []) as readonly QuantileMetric[])
-    bits |= 1 << MEASURE_NAMES.indexOf(m.measure);
+    bits |= 1 << MEASURE_LIST.indexOf(m.measure);
   lastAsk = ask;
   lastMeasures = bits;
   return bits;
@@ -113,7 +113,7 @@ function askedMeasures(ask: ReportAsk | undefined): number {
 function quantilesOfRow(row: Parameters<typeof forEachMeasureOfRow>[0]): QuantilesState {
   let out: Array<QuantileBins | null> | undefined;
   forEachMeasureOfRow(row, (i, value, events) => {
-    out ??= MEASURE_NAMES.map(() => null);
+    out ??= MEASURE_LIST.map(() => null);
     (out[i] ??= new QuantileBins()).addValue(value, events);
   });
   return out ?? EMPTY;

@@ -1,9 +1,9 @@
-import { MEASURE_NAMES } from '@cm/contracts';
 import { StoredFormatError } from './byte-codec';
 import { addExact, addProduct, averageOf, exactOf, sumAsJson, type ExactSum } from './exact-sum';
 import type { Aggregate } from './aggregate';
 import { parseMeasureMetric, type MeasureMetric } from './measure-metrics';
 import { forEachMeasureOfRow, measureCountGroup, measureGroupKey, rowOfEvent } from './measure-rows';
+import { MEASURE_LIST } from './measure-list';
 
 /**
  * Per measure (MEASURE_NAMES order): how many events carried it and the sum of their values,
@@ -12,7 +12,7 @@ import { forEachMeasureOfRow, measureCountGroup, measureGroupKey, rowOfEvent } f
  */
 export type SumsState = ExactSum[];
 
-const WIDTH = 2 * MEASURE_NAMES.length;
+const WIDTH = 2 * MEASURE_LIST.length;
 /** Shared and frozen: never written (mergeInto copies it first). */
 const EMPTY: SumsState = Object.freeze(new Array<number>(WIDTH).fill(0)) as SumsState;
 
@@ -52,12 +52,12 @@ export const sumsAggregate: Aggregate<SumsState, SumMetric> = {
   // digits), then each one's count and sum
   write: (w, s) => {
     let mask = 0;
-    for (let m = 0; m < MEASURE_NAMES.length; m++) {
+    for (let m = 0; m < MEASURE_LIST.length; m++) {
       if (s[2 * m] !== 0) mask |= 1 << m;
       if (typeof s[2 * m + 1] === 'bigint') mask |= 1 << (m + BIG);
     }
     w.byte(mask);
-    for (let m = 0; m < MEASURE_NAMES.length; m++) {
+    for (let m = 0; m < MEASURE_LIST.length; m++) {
       if (!(mask & (1 << m))) continue;
       w.uint(Number(s[2 * m]!));
       const sum = s[2 * m + 1]!;
@@ -68,10 +68,10 @@ export const sumsAggregate: Aggregate<SumsState, SumMetric> = {
   read: (r) => {
     const mask = r.byte();
     if (mask === 0) return EMPTY;
-    if (mask >= 1 << (2 * MEASURE_NAMES.length))
+    if (mask >= 1 << (2 * MEASURE_LIST.length))
       throw new StoredFormatError('stored measure sums name an unknown measure');
     const out = new Array<ExactSum>(WIDTH).fill(0);
-    for (let m = 0; m < MEASURE_NAMES.length; m++) {
+    for (let m = 0; m < MEASURE_LIST.length; m++) {
       if (!(mask & (1 << m))) continue;
       out[2 * m] = r.uint();
       out[2 * m + 1] = mask & (1 << (m + BIG)) ? readBig(r.string()) : r.uint();
@@ -94,7 +94,7 @@ export const sumsAggregate: Aggregate<SumsState, SumMetric> = {
 };
 
 /** Where the bits of sums past 2^53 start in the stored mask. */
-const BIG = MEASURE_NAMES.length;
+const BIG = MEASURE_LIST.length;
 const DIGITS = /^[1-9]\d{15,39}$/;
 
 function readBig(digits: string): ExactSum {
@@ -107,7 +107,7 @@ function readBig(digits: string): ExactSum {
  * without: the double nearest the exact quotient, give or take its last bit).
  */
 function sumAnswer(s: SumsState, m: SumMetric): ExactSum | null {
-  const i = MEASURE_NAMES.indexOf(m.measure);
+  const i = MEASURE_LIST.indexOf(m.measure);
   const events = Number(s[2 * i]!);
   const sum = s[2 * i + 1]!;
   if (m.stat === 'sum') return sum;

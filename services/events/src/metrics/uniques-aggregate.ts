@@ -7,10 +7,10 @@ import {
   sketchBytes,
   sketchCount,
   sketchOfHash,
-  sketchOfHashes,
   type DistinctSketch,
 } from '../sketches/distinct-sketch';
 import { DistinctAccumulator } from '../sketches/distinct-accumulator';
+import { exactSketch } from '../sketches/sketch-model';
 import { readSketch, skipSketch, writeSketch } from '../sketches/sketch-binary';
 import type { Aggregate, ParsedMetric, PerDevice } from './aggregate';
 import { StoredFormatError, type ByteReader, type ByteWriter } from './byte-codec';
@@ -37,7 +37,7 @@ export const uniquesAggregate: Aggregate<UniquesState> = {
   storage: 'foldedWithDevices',
   empty: emptySketch,
   // no estimate made to tell (a builder asks of every state it writes)
-  isEmpty: (s) => (s instanceof DistinctAccumulator ? s.isEmpty() : s.kind === 'exact' && s.hashes.length === 0),
+  isEmpty: (s) => (s.kind === 'exact' ? s.hashes.length === 0 : s.kind === 'accumulator' && s.isEmpty()),
   add: (state, event) => (isVisitorHash(event.visitor) ? addHash(sketchOf(state), event.visitor) : state),
   merge: (a, b) => mergeSketches(sketchOf(a), sketchOf(b)),
   mergeInto: (target, part) => mergeInto(sketchOf(target), sketchOf(part)),
@@ -174,7 +174,8 @@ function readDevices(r: ByteReader, mask: number, folded: DistinctSketch): PerDe
   const lists: number[][] = [[], [], []];
   if (kind === 0) readFourBitMarks(r, mask, folded.hashes, lists);
   else readPackedMarks(r, devicesOf(mask), folded.hashes, lists);
-  for (let d = 0; d < 3; d++) if (lists[d]!.length > 0) out[d] = sketchOfHashes(lists[d]!);
+  // each list was taken in the union's order: already sorted and without repeats
+  for (let d = 0; d < 3; d++) if (lists[d]!.length > 0) out[d] = exactSketch(lists[d]!);
   return out;
 }
 

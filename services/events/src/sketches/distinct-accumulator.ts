@@ -34,6 +34,8 @@ const FREE = -1;
  * hundreds of entries (a campaign over many referrers) paid hundreds of times.
  */
 export class DistinctAccumulator {
+  /** Told from a sketch by the field a sketch's kind is in (a builder's checks walk no prototype). */
+  readonly kind = 'accumulator';
   private sorted: number[] | undefined;
   /** Parts of a larger set merged into the sorted list (SORTED_PARTS). */
   private parts = 0;
