@@ -36,13 +36,6 @@ class GroupsTooLargeError extends ValidationError {
 }
 
 /**
- * Merges parts of any origin (rollup cell entries, raw rows) into the report's groups as they
- * stream in: each aggregate's part merged into the group's own state in place (the first part of
- * a group copied), so a group's memory is its states', never its parts'. The merge stops with
- * TooManyGroupsError as soon as it would hold more than `maxGroups` groups, or with
- * GroupsTooLargeError once their estimated size passes `maxBytes`.
- */
-/**
  * A group being merged: its row time, name and group values, each asked aggregate's state by its
  * place in the ask (an array: no keyed property per merge), and the bytes last counted for each.
  * It becomes the answer's group (report-group.ts) once the merge is done (`groups`).
@@ -62,6 +55,14 @@ export type GroupKey = number | string;
 const ID_SPAN = 2 ** 21;
 const PACKED_LIMIT = 2 ** 53;
 
+/**
+ * Merges parts of any origin (rollup cell entries, raw rows) into the report's groups as they
+ * stream in: each aggregate's part merged into the group's own state in place (a group's first
+ * part taken as the aggregate's reportOwn takes it: held as it is where it is never written,
+ * else copied), so a group's memory is its states', never its parts'. The merge stops with
+ * TooManyGroupsError as soon as it would hold more than `maxGroups` groups, or with
+ * GroupsTooLargeError once their estimated size passes `maxBytes`.
+ */
 export class ReportGroups {
   /** The groups in the order they were made, found by a packed number key, or by a string key past 53 bits. */
   private readonly order: GroupSlot[] = [];
