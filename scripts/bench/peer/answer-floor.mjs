@@ -4,8 +4,9 @@
 // ClickHouse's in-process time it says which ratios a faster read side could still reach.
 import http from 'node:http';
 import { once } from 'node:events';
+import { postJsonTimed } from '../reporting-app.mjs';
 
-/** A server answering `/<i>` with `bodies[i]` as JSON; `{ask(i), close()}`. */
+/** A server answering `/<i>` with `bodies[i]` as JSON; `{ask(i, body), close()}`, `ask` timed as postJsonTimed. */
 export async function startAnswerFloor(bodies) {
   const server = http.createServer((req, res) => {
     req.resume();
@@ -22,15 +23,8 @@ export async function startAnswerFloor(bodies) {
   await once(server, 'listening');
   const base = `http://127.0.0.1:${server.address().port}`;
   return {
-    // a POST with a body like a report's, the answer parsed: what `postJson` does for ours
-    ask: async (i, body) =>
-      (
-        await fetch(`${base}/${i}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        })
-      ).json(),
+    // a POST with a body like a report's, timed as ours are: received, then parsed
+    ask: (i, body) => postJsonTimed(`${base}/${i}`, body),
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
