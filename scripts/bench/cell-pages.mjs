@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const require = createRequire(import.meta.url);
-const dist = (p) => require(path.join(root, 'services/events/dist', p));
+/** The build these pages and reports come from (this checkout's). */
+export const DIST = path.join(root, 'services/events/dist');
+const dist = (p) => require(path.join(DIST, p));
 const { buildHourPipeline } = dist('rollups/hour-pipeline');
 const { FamilyTable } = dist('rollups/cell-table');
 const { familyById } = dist('rollups/families');
@@ -153,7 +155,8 @@ const UNBOUNDED = { deadlineMs: 1e9, perQueryMs: 1e9 };
  * (readCells: the first pages of every unit, the further pages, each decoded and merged into the
  * groups), then its rows (toReportRows). `run({ cached })`: with `cached`, from a decoded-page cache
  * that already holds every page (what a repeated report over finished units reads); without, every
- * page decoded again. `units`: the units read (default: those the planner takes for the range).
+ * page decoded again; `groups`: a class standing in for ReportGroups (bench:merge-threads keeps
+ * some groups only). `units`: the units read (default: those the planner takes for the range).
  */
 export function cellReport(body, pages, units) {
   const query = parseReportRequest(body, { maxRangeDays: 400 });
@@ -166,8 +169,8 @@ export function cellReport(body, pages, units) {
     existing: async (ids) => ids,
   };
   const cache = new PageCache(Number.MAX_SAFE_INTEGER);
-  const run = async ({ cached = false } = {}) => {
-    const groups = new ReportGroups(plan.aggregates, Infinity, false, Infinity, plan.ask);
+  const run = async ({ cached = false, groups: Groups = ReportGroups } = {}) => {
+    const groups = new Groups(plan.aggregates, Infinity, false, Infinity, plan.ask);
     await readCells(plan, units, groups, new ReportBudget(undefined, UNBOUNDED), store, cached ? cache : NO_CACHE);
     return { rows: toReportRows(groups.groups(), plan), groupBytes: groups.bytes };
   };
