@@ -42,8 +42,9 @@ export const uniquesAggregate: Aggregate<UniquesState> = {
   merge: (a, b) => mergeSketches(sketchOf(a), sketchOf(b)),
   mergeInto: (target, part) => mergeInto(sketchOf(target), sketchOf(part)),
   own: (s) => mergeSketches(sketchOf(s), emptySketch()),
-  // a sketch is never written: held as it is; another group's accumulator is, so its union is copied
-  reportOwn: (part) => (part instanceof DistinctAccumulator ? part.sketch() : part),
+  // a sketch is never written: held as it is; another group's accumulator goes on taking parts, so
+  // the group takes an accumulator of its own (its lists by reference: they are never written)
+  reportOwn: (part) => (part instanceof DistinctAccumulator ? reportMergeInto(emptySketch(), part) : part),
   reportMergeInto,
   // one visitor: its hash
   compact: (s) => {

@@ -34,7 +34,30 @@ function randomParts(seed: number): DistinctSketch[] {
   });
 }
 
+/**
+ * Many small parts of a pool (a campaign's group over hundreds of referrers' entries): enough
+ * pending hashes to fold them several times; exact parts only, so a union past the limit is made
+ * of hashes alone.
+ */
+function manyParts(seed: number): DistinctSketch[] {
+  const pick = picks(seed);
+  const fresh = seededHashes(seed + 1);
+  const pool = Array.from({ length: [10, 400, 2500, 6000][pick(4)]! }, fresh);
+  return Array.from({ length: 50 + pick(700) }, () =>
+    sketchOfHashes(Array.from({ length: [1, 5, 40, 200][pick(4)]! }, () => pool[pick(pool.length)]!)),
+  );
+}
+
 const view = (s: DistinctSketch) => (s.kind === 'exact' ? { exact: [...s.hashes] } : { hll: [...s.registers] });
+const pureUnion = (parts: readonly DistinctSketch[]) => parts.reduce((a, b) => mergeSketches(a, b), emptySketch());
+
+/** What a report asks of a group between its merges, which must change nothing of its union. */
+function ask(acc: DistinctAccumulator, pick: (n: number) => number): void {
+  const what = pick(6);
+  if (what === 0) acc.count();
+  else if (what === 1) acc.sketch();
+  else if (what === 2) acc.isEmpty();
+}
 
 describe('a report group merging visitor sets with the accumulator', () => {
   it('when 200 random mixes of parts are merged, then the count and the union equal the pure merge of the sketches', () => {
@@ -59,6 +82,96 @@ describe('a report group merging visitor sets with the accumulator', () => {
       const pure = parts.reduce((x, y) => mergeSketches(x, y), emptySketch());
       expect(view(a.sketch())).toEqual(view(pure));
     }
+  });
+
+  it('when groups of many parts are merged with counts and sketches asked between the merges, then the union is the pure merge of the sketches', () => {
+    for (let seed = 600; seed < 660; seed++) {
+      const parts = seed % 2 === 0 ? manyParts(seed) : randomParts(seed);
+      const pick = picks(seed + 7);
+      const acc = new DistinctAccumulator(parts[0]!);
+      for (const part of parts.slice(1)) {
+        acc.add(part);
+        ask(acc, pick);
+      }
+      const pure = pureUnion(parts);
+      expect({ seed, count: acc.count() }).toEqual({ seed, count: sketchCount(pure) });
+      expect(view(acc.sketch())).toEqual(view(pure));
+      // asked again, after more parts
+      const more = randomParts(seed + 1000);
+      more.forEach((p) => acc.add(p));
+      const again = pureUnion([...parts, ...more]);
+      expect({ seed, count: acc.count() }).toEqual({ seed, count: sketchCount(again) });
+      expect(view(acc.sketch())).toEqual(view(again));
+    }
+  });
+
+  it('when accumulators with parts pending are merged into one another and go on taking parts, then each union is the pure merge of its own parts', () => {
+    for (let seed = 700; seed < 740; seed++) {
+      const parts = seed % 2 === 0 ? manyParts(seed) : randomParts(seed);
+      const stored = parts.map(view);
+      const pick = picks(seed + 3);
+      // three groups, the parts dealt among them, then merged as a total merges rows
+      const own: DistinctSketch[][] = [[], [], []];
+      const groups = [0, 1, 2].map(() => new DistinctAccumulator(emptySketch()));
+      for (const part of parts) {
+        const g = pick(3);
+        groups[g]!.add(part);
+        own[g]!.push(part);
+        ask(groups[g]!, pick);
+      }
+      const total = uniquesAggregate.reportOwn!(groups[0]!) as DistinctAccumulator;
+      total.add(groups[1]!);
+      ask(total, pick);
+      total.add(groups[2]!);
+      // the groups go on taking parts of their own: the total is not changed by them, nor they by it
+      const extra = sketchOfHashes([1, 2, 3, 2 ** 40]);
+      groups.forEach((g, i) => {
+        g.add(extra);
+        own[i]!.push(extra);
+      });
+      total.add(sketchOfHashes([7]));
+      expect({ seed, total: view(total.sketch()) }).toEqual({
+        seed,
+        total: view(pureUnion([...parts, sketchOfHashes([7])])),
+      });
+      groups.forEach((g, i) =>
+        expect({ seed, i, group: view(g.sketch()) }).toEqual({ seed, i, group: view(pureUnion(own[i]!)) }),
+      );
+      expect(parts.map(view)).toEqual(stored);
+    }
+  });
+
+  it('when an exact union passes the limit only when counted, then the count is the estimate of every hash, as the merged sketches give it', () => {
+    const next = seededHashes(21);
+    const parts = Array.from({ length: 3 }, () => sketchOfHashes(Array.from({ length: 1500 }, next)));
+    const acc = new DistinctAccumulator(parts[0]!);
+    parts.slice(1).forEach((p) => acc.add(p));
+    const pure = pureUnion(parts);
+    expect(pure.kind).toBe('hll');
+    expect(acc.count()).toEqual(sketchCount(pure));
+    expect(view(acc.sketch())).toEqual(view(pure));
+  });
+
+  it('when a group meets thousands of parts of the same few visitors, then what it holds stays bounded and counted', () => {
+    const part = sketchOfHashes([3, 5, 8, 13, 21, 2 ** 33, 2 ** 45 + 1]);
+    const acc = new DistinctAccumulator(emptySketch());
+    let most = 0;
+    for (let i = 0; i < 5000; i++) {
+      acc.add(part);
+      most = Math.max(most, acc.bytes());
+    }
+    // the pending lists are folded past 4,096 hashes: never the 35,000 of every part
+    expect(most).toBeLessThan(48 + 8 * 2 * 4096);
+    expect(most).toBeGreaterThan(8 * 4096);
+    expect(acc.count()).toEqual({ value: 7, exact: true });
+    expect(view(acc.sketch())).toEqual(view(part));
+  });
+
+  it('when a group is merged into itself, then its union is what it was', () => {
+    const acc = new DistinctAccumulator(sketchOfHashes([4, 6]));
+    acc.add(sketchOfHashes([5]));
+    acc.add(acc);
+    expect(view(acc.sketch())).toEqual({ exact: [4, 5, 6] });
   });
 
   it('when an accumulator is asked whether it is empty, then it answers as the sketch of its union would', () => {
@@ -98,7 +211,7 @@ describe('a report group merging visitor sets with the accumulator', () => {
     expect(countOf(past).exact).toBe(false);
   });
 
-  it("when an accumulator's memory is counted, then it grows with its table and is bounded by the registers past the limit", () => {
+  it("when an accumulator's memory is counted, then it grows with the hashes it holds and is bounded by the registers past the limit", () => {
     const next = seededHashes(11);
     const acc = new DistinctAccumulator(emptySketch());
     const small = acc.bytes();

@@ -1,6 +1,5 @@
-import { mergeHashesInto } from './distinct-sketch';
 import { estimateCardinality } from './hll-estimate';
-import { mix52 } from './mix-52';
+import { ascending, countUnion, distinctUnion } from './pending-hashes';
 import { maxRegistersInto } from './register-max';
 import {
   addToRegisters,
@@ -8,159 +7,139 @@ import {
   EMPTY_SKETCH,
   exactSketch,
   hllSketch,
+  registersOf,
   type DistinctSketch,
 } from './sketch-model';
 
 const LIMIT = DISTINCT_SKETCH.exactLimit;
 /**
- * A set this small, or one that has met at most SORTED_PARTS parts, is merged as a sorted list in
- * place: a merge moves the list's tail, the group's size for each part, which for a few parts (a
- * report's handful of units) costs less than making a table. A group meeting many parts of a
- * larger set (a campaign over hundreds of referrers) takes a table after the 16th.
+ * Pending hashes a group may hold before they are folded, whatever its union: past it, and past
+ * four times the union folded so far. A fold places the union and the pending hashes in a table:
+ * with the union at most a quarter of them, a group's folds place at most 1.25 hashes per hash it
+ * met, and its memory stays a small multiple of its union (below the floor, a few parts' lists).
  */
-const SORTED_LIMIT = 256;
-const SORTED_PARTS = 16;
-/** Slots of a table that are empty: a hash is never negative. */
-const FREE = -1;
+const PENDING_FLOOR = 4096;
+const NO_HASHES: readonly number[] = Object.freeze([]);
 
 /**
- * A report group's distinct visitors while its parts merge, owned by the group, in the cheapest
- * form for its size: a sorted list while small, then an open-addressing table of the hashes, then
- * (past the exact limit) HyperLogLog registers. Whatever the form, the union is the one merging
- * the parts' sketches makes: their hashes while at most the exact limit of them, else the
- * registers of every hash and of every part's registers (a maximum: the order of the parts never
- * matters). Past the sorted form a part costs its own size: a sorted set pays the group's size
- * for every part (the merge moves its tail), which a group of thousands of visitors meeting
- * hundreds of entries (a campaign over many referrers) paid hundreds of times.
+ * A report group's distinct visitors while its parts merge, owned by the group. A part's hashes
+ * are held by reference (a decoded page's list, immutable and shared: never written) and the
+ * union is made once, when it is asked for: most groups meet a few small parts and are only
+ * counted, which the scratch table of pending-hashes.ts does without making a list; a merge per
+ * part copied and moved the group's own list each time. It holds the union folded so far (a list
+ * of distinct hashes never written: the first part's, or one a fold made, in no order until a
+ * sketch is asked for), the lists pending since (folded once they pass PENDING_FLOOR and four
+ * times the folded union, so memory stays a small multiple of the union), and, once the union
+ * passes the exact limit or a part is registers, HyperLogLog registers alone, into which every
+ * later part goes at once. Whatever it holds, the union is the one merging the parts' sketches
+ * makes: their hashes while at most the exact limit of them, else the registers of every hash and
+ * of every part's registers (a maximum: the order of the parts never matters).
  */
 export class DistinctAccumulator {
   /** Told from a sketch by the field a sketch's kind is in (a builder's checks walk no prototype). */
   readonly kind = 'accumulator';
-  private sorted: number[] | undefined;
-  /** Parts of a larger set merged into the sorted list (SORTED_PARTS). */
-  private parts = 0;
-  private slots: Float64Array | undefined;
-  private filled = 0;
+  /** Distinct hashes, in no order (ascending once a sketch was made of them). */
+  private held: readonly number[] = NO_HASHES;
+  /** Lists of distinct hashes each (parts', another group's), held by reference. */
+  private pending: Array<readonly number[]> = [];
+  private pendingHashes = 0;
+  /** The union's size while it is known since the last part, else -1 (a top-N report counts a group to rank it, then for its row). */
+  private counted = -1;
   private registers: Uint8Array | undefined;
 
-  /** The group's state from its first part (never written: its hashes or registers are copied). */
+  /** The group's state from its first part (never written: its hashes are held, its registers copied). */
   constructor(first: DistinctSketch) {
     if (first.kind === 'hll') this.registers = first.registers.slice();
-    else this.sorted = first.hashes.slice();
+    else this.held = first.hashes;
   }
 
   /** A part (a sketch, or another accumulator) merged in; the part is never written. */
   add(part: DistinctSketch | DistinctAccumulator): void {
+    if (part === this) return;
     if (part instanceof DistinctAccumulator) {
       if (part.registers) this.addRegisters(part.registers);
-      else this.addHashes(part.sorted ?? part.heldHashes());
+      else {
+        // its lists are never written either: held by reference as well
+        this.addHashes(part.held);
+        for (let p = 0; p < part.pending.length; p++) this.addHashes(part.pending[p]!);
+      }
     } else if (part.kind === 'hll') this.addRegisters(part.registers);
     else this.addHashes(part.hashes);
   }
 
   /** The distinct count: exact while the union is small, else the registers' estimate (rounded, as sketchCount). */
   count(): { value: number; exact: boolean } {
+    if (!this.registers && this.counted < 0) {
+      const n = this.pending.length === 0 ? this.held.length : countUnion(this.held, this.pending);
+      if (n > LIMIT) this.toRegisters();
+      else this.counted = n;
+    }
     if (this.registers) return { value: Math.round(estimateCardinality(this.registers)), exact: false };
-    return { value: this.sorted ? this.sorted.length : this.filled, exact: true };
+    return { value: this.counted, exact: true };
   }
 
   /** No hash merged (registers, made from a part's registers, count as not empty, as a sketch's do). */
   isEmpty(): boolean {
-    return !this.registers && (this.sorted ? this.sorted.length === 0 : this.filled === 0);
+    return !this.registers && this.held.length === 0 && this.pendingHashes === 0;
   }
 
   /** The same union as a sketch of its own (sorted hashes, or a copy of the registers). */
   sketch(): DistinctSketch {
+    this.fold();
     if (this.registers) return hllSketch(this.registers.slice());
-    if (this.sorted) return this.sorted.length === 0 ? EMPTY_SKETCH : exactSketch(this.sorted.slice());
-    return exactSketch(Array.from(Float64Array.from(this.heldHashes()).sort()));
+    if (this.held.length === 0) return EMPTY_SKETCH;
+    // held sorted from now on: a second sketch sorts nothing
+    this.held = ascending(this.held);
+    return exactSketch(this.held.slice());
   }
 
-  /** Approximate heap bytes (a report's memory bound). */
+  /** Approximate heap bytes (a report's memory bound): the pending lists it keeps alive count as its own. */
   bytes(): number {
     if (this.registers) return 160 + this.registers.length;
-    return 48 + 8 * (this.sorted ? this.sorted.length : this.slots!.length);
+    return 48 + 8 * (this.held.length + this.pendingHashes + this.pending.length);
   }
 
   private addHashes(hashes: readonly number[]): void {
     if (hashes.length === 0) return;
-    const sorted = this.sorted;
-    if (sorted) {
-      const n = sorted.length + hashes.length;
-      if (n <= SORTED_LIMIT || ++this.parts <= SORTED_PARTS) {
-        // as an owned sketch's set merges: in place, or the union's registers past the exact limit
-        const merged = mergeHashesInto(sorted, hashes);
-        if (merged instanceof Uint8Array) {
-          this.registers = merged;
-          this.sorted = undefined;
-        } else this.sorted = merged;
-        return;
-      }
-      this.toTable(n);
-    }
-    let i = 0;
-    // into the table until it turns into registers (if it does), the rest into the registers
-    while (i < hashes.length && !this.registers) this.insert(hashes[i++]!);
     const registers = this.registers;
-    if (registers) for (; i < hashes.length; i++) addToRegisters(registers, hashes[i]!);
+    if (registers) {
+      for (let i = 0; i < hashes.length; i++) addToRegisters(registers, hashes[i]!);
+      return;
+    }
+    this.pending.push(hashes);
+    this.pendingHashes += hashes.length;
+    this.counted = -1;
+    if (this.pendingHashes > PENDING_FLOOR && this.pendingHashes > 4 * this.held.length) this.fold();
   }
 
   private addRegisters(registers: Uint8Array): void {
     maxRegistersInto(this.toRegisters(), registers);
   }
 
-  private insert(hash: number): void {
-    const slots = this.slots!;
-    const mask = slots.length - 1;
-    let i = slotOf(hash, mask);
-    for (;;) {
-      const held = slots[i]!;
-      if (held === hash) return;
-      if (held === FREE) break;
-      i = (i + 1) & mask;
+  /** The pending lists made one with the held union: a list of its own (in no order), or registers past the limit. */
+  private fold(): void {
+    if (this.registers || this.pending.length === 0) return;
+    // one list is held as it is
+    const union =
+      this.held.length === 0 && this.pending.length === 1 ? this.pending[0]! : distinctUnion(this.held, this.pending);
+    if (!union) {
+      this.toRegisters();
+      return;
     }
-    slots[i] = hash;
-    this.filled++;
-    if (this.filled > LIMIT) this.toRegisters();
-    else if (2 * this.filled > slots.length) this.toTable(this.filled);
-  }
-
-  /** The hashes held (sorted or in the table) moved into a table with room for `expected` without growing. */
-  private toTable(expected: number): void {
-    let n = 4 * SORTED_LIMIT;
-    while (n < 2 * expected && n <= LIMIT) n *= 2;
-    const sorted = this.sorted;
-    const old = this.slots;
-    this.slots = new Float64Array(n).fill(FREE);
-    this.sorted = undefined;
-    this.filled = 0;
-    if (sorted) for (let k = 0; k < sorted.length; k++) this.insert(sorted[k]!);
-    if (old) for (let k = 0; k < old.length; k++) if (old[k] !== FREE) this.insert(old[k]!);
-  }
-
-  /** The hashes of the table, in no order. */
-  private heldHashes(): number[] {
-    const out: number[] = [];
-    const slots = this.slots;
-    if (slots) for (let k = 0; k < slots.length; k++) if (slots[k] !== FREE) out.push(slots[k]!);
-    return out;
+    this.held = union;
+    this.pending = [];
+    this.pendingHashes = 0;
   }
 
   /** The registers, made once past the exact limit (or for a part's registers) from every hash held. */
   private toRegisters(): Uint8Array {
     if (this.registers) return this.registers;
-    const registers = new Uint8Array(DISTINCT_SKETCH.registers);
-    const held = this.sorted ?? this.heldHashes();
-    for (let k = 0; k < held.length; k++) addToRegisters(registers, held[k]!);
+    const registers = registersOf(this.held);
+    for (const hashes of this.pending) for (let i = 0; i < hashes.length; i++) addToRegisters(registers, hashes[i]!);
     this.registers = registers;
-    this.sorted = undefined;
-    this.slots = undefined;
-    this.filled = 0;
+    this.held = NO_HASHES;
+    this.pending = [];
+    this.pendingHashes = 0;
     return registers;
   }
-}
-
-/** A hash's first slot in a table of `mask + 1` slots. */
-function slotOf(hash: number, mask: number): number {
-  return (mix52(hash) >>> 7) & mask;
 }

@@ -111,7 +111,7 @@ export function mergeInto(target: DistinctSketch, b: DistinctSketch): DistinctSk
  * (an owned exact set's): `into` itself, merged in place, while the union may not pass the exact
  * limit; else a new list of the union, or the union's registers once it passes the limit.
  */
-export function mergeHashesInto(into: number[], b: readonly number[]): number[] | Uint8Array {
+function mergeHashesInto(into: number[], b: readonly number[]): number[] | Uint8Array {
   if (into.length + b.length <= LIMIT) {
     // a few visitors (a raw row, a cell entry of a few events): most are in the set already (the
     // same visitors come back), and one new hash is inserted where it goes

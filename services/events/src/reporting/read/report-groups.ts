@@ -59,9 +59,10 @@ const PACKED_LIMIT = 2 ** 53;
  * Merges parts of any origin (rollup cell entries, raw rows) into the report's groups as they
  * stream in: each aggregate's part merged into the group's own state in place (a group's first
  * part taken as the aggregate's reportOwn takes it: held as it is where it is never written,
- * else copied), so a group's memory is its states', never its parts'. The merge stops with
- * TooManyGroupsError as soon as it would hold more than `maxGroups` groups, or with
- * GroupsTooLargeError once their estimated size passes `maxBytes`.
+ * else copied), so a group's memory is its states' (a state that holds parts by reference, as
+ * the visitor accumulator does, counts them as its own). The merge stops with TooManyGroupsError
+ * as soon as it would hold more than `maxGroups` groups, or with GroupsTooLargeError once their
+ * estimated size passes `maxBytes`.
  */
 export class ReportGroups {
   /** The groups in the order they were made, found by a packed number key, or by a string key past 53 bits. */
