@@ -49,11 +49,30 @@ export function reportRow(
     if (hide && group.name === query.conversion!.from) row.conversion_rate = null;
     else if (rate !== undefined) row.conversion_rate = rate;
   }
-  if (query.metadataKeys.length > 0) {
-    const values = metadataValues((group.states.latest as Latest | null | undefined) ?? null, plan.ask.metadataKeys);
-    // fromEntries defines own properties, so even a key like "__proto__" is just a key
-    row.metadata = Object.fromEntries(query.metadataKeys.map((key, i) => [key, hide ? null : (values[i] ?? '')]));
-  }
+  if (query.metadataKeys.length > 0)
+    row.metadata = metadataOf((group.states.latest as Latest | null | undefined) ?? null, plan, hide);
   if (hide) row.below_floor = true;
   return row;
+}
+
+/**
+ * A row's metadata under the caller's keys ('' for a key the latest event lacks, null when
+ * withheld). Thousands of rows: filled by assignment in key order (every row one shape), no list
+ * per row, unless a key is "__proto__", which assignment would take as the object's prototype:
+ * then fromEntries, which defines every key as an own property.
+ */
+function metadataOf(latest: Latest | null, plan: ReadPlan, hide: boolean): Record<string, string | null> {
+  const keys = plan.query.metadataKeys;
+  const asked = plan.ask.metadataKeys;
+  if (keys.includes('__proto__')) {
+    const values = metadataValues(latest, asked);
+    return Object.fromEntries(keys.map((key, i) => [key, hide ? null : (values[i] ?? '')]));
+  }
+  const stored = latest?.[2];
+  const out: Record<string, string | null> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = asked[i]!;
+    out[keys[i]!] = hide ? null : stored !== undefined && Object.hasOwn(stored, key) ? stored[key]! : '';
+  }
+  return out;
 }

@@ -74,6 +74,23 @@ describe('toReportRows', () => {
     expect(Object.keys(rows[0]!)).toEqual(['name', 'url', 'content_id', 'value']);
   });
 
+  test('when metadata keys name Object.prototype members or look like indexes, then each is a plain own key of the row', () => {
+    const groups: GroupCount[] = [
+      { name: 'click', value: 1, latest: [0, 'x', { constructor: 'c', toString: 't', '7': 'seven' }] },
+    ];
+    const rows = toReportRows(groups, { ...base, metadataKeys: ['toString', 'constructor', '7', 'hasOwnProperty'] });
+    expect(rows).toEqual([
+      { name: 'click', value: 1, metadata: { toString: 't', constructor: 'c', '7': 'seven', hasOwnProperty: '' } },
+    ]);
+    expect(Object.getPrototypeOf(rows[0]!.metadata)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(rows[0]!.metadata))).toEqual({
+      '7': 'seven',
+      toString: 't',
+      constructor: 'c',
+      hasOwnProperty: '',
+    });
+  });
+
   test('when metadata was requested, then each row has it under the caller keys, "" when unknown', () => {
     const groups: GroupCount[] = [
       // stored metadata keys are escaped (storage/metadata-key.ts)
