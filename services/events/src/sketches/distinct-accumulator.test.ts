@@ -160,11 +160,28 @@ describe('a report group merging visitor sets with the accumulator', () => {
       acc.add(part);
       most = Math.max(most, acc.bytes());
     }
-    // the pending lists are folded past 4,096 hashes: never the 35,000 of every part
-    expect(most).toBeLessThan(48 + 8 * 2 * 4096);
-    expect(most).toBeGreaterThan(8 * 4096);
+    // the pending lists are folded past 256 of them holding more than the union: never the
+    // 35,000 hashes of every part, nor their 5,000 references
+    expect(most).toBeLessThan(48 + 8 * (7 + 257 * 7 + 257));
+    expect(most).toBeGreaterThan(8 * 256 * 7);
     expect(acc.count()).toEqual({ value: 7, exact: true });
     expect(view(acc.sketch())).toEqual(view(part));
+  });
+
+  it('when a group meets thousands of one-visitor parts (raw rows), then it holds a small multiple of its union', () => {
+    const next = seededHashes(5);
+    const visitors = Array.from({ length: 300 }, next);
+    const acc = new DistinctAccumulator(emptySketch());
+    let most = 0;
+    // each visitor back on 20 days of a raw span: 6,000 parts of one hash each
+    for (let day = 0; day < 20; day++)
+      for (const v of visitors) {
+        acc.add(sketchOfHashes([v]));
+        most = Math.max(most, acc.bytes());
+      }
+    expect(acc.count()).toEqual({ value: 300, exact: true });
+    expect(most).toBeLessThan(48 + 8 * 3 * 300 + 16 * 257);
+    expect(view(acc.sketch())).toEqual(view(sketchOfHashes(visitors)));
   });
 
   it('when a group is merged into itself, then its union is what it was', () => {

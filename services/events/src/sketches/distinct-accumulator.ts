@@ -19,6 +19,14 @@ const LIMIT = DISTINCT_SKETCH.exactLimit;
  * met, and its memory stays a small multiple of its union (below the floor, a few parts' lists).
  */
 const PENDING_FLOOR = 4096;
+/**
+ * Pending lists a group may hold once they hold more hashes than its union: a raw read's rows
+ * are parts of one visitor each, and each list held costs a reference beside its hash, so
+ * thousands of them (a visitor back on many days of a raw span) would cost a group several times
+ * its union in references alone. Folded past this many, a group holds at most about three times
+ * its union (and a few kB of references).
+ */
+const PENDING_LISTS = 256;
 const NO_HASHES: readonly number[] = Object.freeze([]);
 
 /**
@@ -29,7 +37,8 @@ const NO_HASHES: readonly number[] = Object.freeze([]);
  * part copied and moved the group's own list each time. It holds the union folded so far (a list
  * of distinct hashes never written: the first part's, or one a fold made, in no order until a
  * sketch is asked for), the lists pending since (folded once they pass PENDING_FLOOR and four
- * times the folded union, so memory stays a small multiple of the union), and, once the union
+ * times the folded union, or once more than PENDING_LISTS of them hold more than the union, so
+ * memory stays a small multiple of the union), and, once the union
  * passes the exact limit or a part is registers, HyperLogLog registers alone, into which every
  * later part goes at once. Whatever it holds, the union is the one merging the parts' sketches
  * makes: their hashes while at most the exact limit of them, else the registers of every hash and
@@ -109,7 +118,12 @@ export class DistinctAccumulator {
     this.pending.push(hashes);
     this.pendingHashes += hashes.length;
     this.counted = -1;
-    if (this.pendingHashes > PENDING_FLOOR && this.pendingHashes > 4 * this.held.length) this.fold();
+    const pending = this.pendingHashes;
+    if (
+      (pending > PENDING_FLOOR && pending > 4 * this.held.length) ||
+      (this.pending.length > PENDING_LISTS && pending > this.held.length)
+    )
+      this.fold();
   }
 
   private addRegisters(registers: Uint8Array): void {
