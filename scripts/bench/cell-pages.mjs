@@ -10,6 +10,13 @@ const require = createRequire(import.meta.url);
 /** The build these pages and reports come from (this checkout's). */
 export const DIST = path.join(root, 'services/events/dist');
 const dist = (p) => require(path.join(DIST, p));
+const optionalDist = (p) => {
+  try {
+    return dist(p);
+  } catch {
+    return {};
+  }
+};
 const { buildHourPipeline } = dist('rollups/hour-pipeline');
 const { FamilyTable } = dist('rollups/cell-table');
 const { familyById } = dist('rollups/families');
@@ -26,6 +33,8 @@ const { ReportGroups } = dist('reporting/read/report-groups');
 const { ReportBudget } = dist('reporting/read/report-budget');
 const { PageCache } = dist('reporting/read/page-cache');
 const { toReportRows } = dist('reporting/read/report-rows');
+// builds before the shared string table have none: their groups number strings per report
+const { SharedStringIds } = optionalDist('reporting/read/string-ids');
 
 /** The hour pipeline's `$group` (its `_id` and accumulators), evaluated below for one event at a time. */
 const GROUP = buildHourPipeline(new Date(0), new Date(1))[1].$group;
@@ -169,8 +178,11 @@ export function cellReport(body, pages, units) {
     existing: async (ids) => ids,
   };
   const cache = new PageCache(Number.MAX_SAFE_INTEGER);
+  // one beside the page cache, as the reporting process holds them
+  const strings = SharedStringIds ? new SharedStringIds() : undefined;
   const run = async ({ cached = false, groups: Groups = ReportGroups } = {}) => {
-    const groups = new Groups(plan.aggregates, Infinity, false, Infinity, plan.ask);
+    const table = cached ? strings?.forReport() : undefined;
+    const groups = new Groups(plan.aggregates, Infinity, false, Infinity, plan.ask, table);
     await readCells(plan, units, groups, new ReportBudget(undefined, UNBOUNDED), store, cached ? cache : NO_CACHE);
     return { rows: toReportRows(groups.groups(), plan), groupBytes: groups.bytes };
   };

@@ -9,6 +9,7 @@ import type { PageCache } from './page-cache';
 import type { ReadPlan } from './read-plan';
 import type { ReportBudget } from './report-budget';
 import type { ReportGroups } from './report-groups';
+import { pageStringIds } from './string-ids';
 
 /** The family every owner with events in a unit has pages in (families.ts). */
 const TOTALS = 't';
@@ -198,10 +199,9 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
   const { aggregates, groupKeyAt } = plan;
   const allDevices = plan.ask.allDevices;
   const kept = keptEntries(page, plan);
-  const nameIds = page.names.map((n) => groups.intern(n));
-  // a page's strings interned when an entry the report keeps first groups by one: a report by
-  // content_id never interns the page's urls, nor a filtered report the strings it filters out
-  const stringIds = groupKeyAt.length > 0 ? new Int32Array(page.strings.length).fill(-1) : NO_IDS;
+  // the page's names and the strings it groups by, by number: looked up once per page and string
+  // table (most reports find them kept with a cached page)
+  const { names: nameIds, strings: stringIds } = pageStringIds(page, groups.strings, groupKeyAt);
   const ids = new Array<number>(groupKeyAt.length).fill(0);
   // each aggregate's states of the page: its union when the report counts every device, else per device
   const states = aggregates.map((name) =>
@@ -214,12 +214,7 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
     if (!kept(i)) continue;
     const present = page.mask[i]! & plan.deviceMask;
     const nameIndex = page.nameOf[i]!;
-    for (let j = 0; j < groupKeyAt.length; j++) {
-      const at = page.keyOf[i * dims + groupKeyAt[j]!]!;
-      let id = stringIds[at]!;
-      if (id < 0) stringIds[at] = id = groups.intern(page.strings[at]!);
-      ids[j] = id;
-    }
+    for (let j = 0; j < groupKeyAt.length; j++) ids[j] = stringIds[page.keyOf[i * dims + groupKeyAt[j]!]!]!;
     const key = groups.key(time, nameIds[nameIndex]!, ids);
     const slot =
       groups.find(key) ??
@@ -236,8 +231,6 @@ function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, 
     }
   }
 }
-
-const NO_IDS = new Int32Array(0);
 
 /**
  * The entries of a page a report keeps, as its raw `$match` keeps events: on a counted device, of

@@ -10,6 +10,7 @@ import { runYielding } from '../plan/sliced-work';
 import type { BudgetTerms, CountSource } from './count-source';
 import { LostSpans } from './lost-spans';
 import { PageCache } from './page-cache';
+import { SharedStringIds } from './string-ids';
 import { readPlanned, type PlannedReadDeps } from './planned-read';
 import { rawBucketReadSteps } from './raw-bucket-reads';
 import { readsRawLikely } from './raw-likely';
@@ -80,7 +81,12 @@ export class PlannedCountSource implements CountSource {
       concurrency,
       onBuckets,
       onPlan,
-      rollups: rollups && { cells: rollups.cells, cache: rollups.cache ?? new PageCache(64 * 1024 * 1024) },
+      rollups: rollups && {
+        cells: rollups.cells,
+        cache: rollups.cache ?? new PageCache(64 * 1024 * 1024),
+        // one per process, as the page cache: the cached pages keep their strings' numbers in it
+        strings: new SharedStringIds(),
+      },
     };
   }
 

@@ -10,6 +10,7 @@ import type { ReadPlan } from './read-plan';
 import type { ReportBudget } from './report-budget';
 import type { ReportGroup } from './report-group';
 import { ReportGroups } from './report-groups';
+import type { SharedStringIds } from './string-ids';
 
 /** What one planned read needs (PlannedCountSource holds it). */
 export interface PlannedReadDeps {
@@ -18,7 +19,8 @@ export interface PlannedReadDeps {
   concurrency: number;
   onBuckets?: (count: number) => void;
   onPlan?: (plan: ReportPlan) => void;
-  rollups?: { cells: CellStore; cache: PageCache };
+  /** `strings`: the process's string table, whose numbers cached pages keep across reports. */
+  rollups?: { cells: CellStore; cache: PageCache; strings: SharedStringIds };
 }
 
 /**
@@ -56,6 +58,7 @@ export async function readPlanned(
     plan.query.limit !== undefined,
     plan.maxGroupBytes,
     plan.ask,
+    deps.rollups?.strings.forReport(),
   );
   deps.onBuckets?.(new Set(reads.map((r) => r.bucket)).size);
   deps.onPlan?.(steps);

@@ -4,6 +4,7 @@ import { aggregateOf, reportMergeInto, reportOwn, type AggregateName, type Group
 import { PositionIndex } from '../../sketches/position-index';
 import { GROUP_OVERHEAD_BYTES, MAX_GROUP_BYTES } from './group-size';
 import { reportGroup, type ReportGroup } from './report-group';
+import { StringIds } from './string-ids';
 
 /** A report over more groups than it may hold: a 400 naming the cap and what to do instead. */
 export class TooManyGroupsError extends ValidationError {
@@ -72,8 +73,6 @@ export class ReportGroups {
   private readonly byString = new Map<string, GroupSlot>();
   /** Row times seen, each given a small number from 1 (0: no time) for the keys. */
   private readonly times = new Map<number, number>();
-  /** Strings seen (names, group values), each given a small number: cheap keys for cell entries. */
-  private readonly interned = new Map<string, number>();
   private readonly aggregates: ReadonlyArray<Aggregate<unknown>>;
   /** Per asked aggregate, whether its states are numbers that add (Aggregate.additive). */
   private readonly additive: readonly boolean[];
@@ -86,6 +85,11 @@ export class ReportGroups {
     private readonly maxBytes = MAX_GROUP_BYTES,
     /** The report's ask: an aggregate may leave out of a group what the report does not ask for. */
     private readonly ask?: ReportAsk,
+    /**
+     * Strings (names, group values) as small numbers: cheap keys for cell entries. The process's
+     * shared table (SharedStringIds), whose numbers a cached page keeps, or one of its own.
+     */
+    readonly strings: StringIds = new StringIds(),
   ) {
     this.aggregates = names.map(aggregateOf);
     this.additive = this.aggregates.map((a) => a.additive === true);
@@ -97,9 +101,7 @@ export class ReportGroups {
 
   /** A small number for a string (the same for the same string within the report). */
   intern(value: string): number {
-    let id = this.interned.get(value);
-    if (id === undefined) this.interned.set(value, (id = this.interned.size));
-    return id;
+    return this.strings.id(value);
   }
 
   /**
