@@ -192,8 +192,9 @@ function sizeOf(name: AggregateName, state: unknown): number {
 
 /**
  * Every entry of a page the report keeps, merged into its group. The page's names and the strings
- * its kept entries group by are interned once (a small number each), so an entry finds its group
- * by a key packed from numbers rather than by its urls' text.
+ * its entries group by have numbers in the report's string table (string-ids.ts: looked up once
+ * per page and table, kept with the page), so an entry finds its group by a key packed from
+ * numbers rather than by its urls' text.
  */
 function mergePage(page: DecodedPage, time: number | undefined, plan: ReadPlan, groups: ReportGroups): void {
   const { aggregates, groupKeyAt } = plan;
