@@ -58,10 +58,10 @@ function metadataBytes(metadata: Readonly<Record<string, string>>): number {
 
 const METADATA_BYTES = new WeakMap<object, number>();
 
-/** The values of the report's (stored) metadata keys in the latest event, "" for a key it lacks. */
-export function metadataValues(state: Latest | null, keys: readonly string[]): string[] {
+/** The value of a report's (stored) metadata key in the latest event, "" when it lacks the key. */
+export function metadataValue(state: Latest | null, key: string): string {
   const metadata = state?.[2];
-  return keys.map((key) => (metadata && Object.hasOwn(metadata, key) ? metadata[key]! : ''));
+  return metadata && Object.hasOwn(metadata, key) ? metadata[key]! : '';
 }
 
 /** The report pipeline's `$max` keeps only the asked keys (positional output names: no caller key becomes a field). */

@@ -101,27 +101,18 @@ export function mergeInto(target: DistinctSketch, b: DistinctSketch): DistinctSk
   if (b.hashes.length === 0) return target;
   // a copy: what the caller owns must never be b itself (b may be shared)
   if (target.hashes.length === 0) return exactSketch(b.hashes.slice());
-  const merged = mergeHashesInto(target.hashes as number[], b.hashes);
-  if (merged === target.hashes) return target;
-  return merged instanceof Uint8Array ? hllSketch(merged) : exactSketch(merged);
-}
-
-/**
- * The sorted unique hashes `b` merged into the sorted unique list `into`, which the caller owns
- * (an owned exact set's): `into` itself, merged in place, while the union may not pass the exact
- * limit; else a new list of the union, or the union's registers once it passes the limit.
- */
-function mergeHashesInto(into: number[], b: readonly number[]): number[] | Uint8Array {
-  if (into.length + b.length <= LIMIT) {
+  const into = target.hashes as number[];
+  if (into.length + b.hashes.length <= LIMIT) {
     // a few visitors (a raw row, a cell entry of a few events): most are in the set already (the
     // same visitors come back), and one new hash is inserted where it goes
-    if (b.length <= SMALL_MERGE && insertedAtMostOne(into, b)) return into;
+    if (b.hashes.length <= SMALL_MERGE && insertedAtMostOne(into, b.hashes)) return target;
     // merged into the owned set from its end, in place: no new list per merge, so a group that
     // meets thousands of entries does not copy its set for each of them
-    unionInto(into, b);
-    return into;
+    unionInto(into, b.hashes);
+    return target;
   }
-  return unionSorted(into, b, LIMIT) ?? registersOf(into, b);
+  const union = unionSorted(into, b.hashes, LIMIT);
+  return union ? exactSketch(union) : hllSketch(registersOf(into, b.hashes));
 }
 
 /** The answer: exact => the set size; hll => the estimate rounded to an integer. */

@@ -1,5 +1,5 @@
 import { aggregateOf } from '../../metrics/registry';
-import { metadataValues, type Latest } from '../../metrics/latest-aggregate';
+import { metadataValue, type Latest } from '../../metrics/latest-aggregate';
 import { shownValue } from '../../storage/dimensions';
 import { formatZoned } from '../../storage/zone-clock';
 import type { ReadPlan } from './read-plan';
@@ -58,21 +58,18 @@ export function reportRow(
 /**
  * A row's metadata under the caller's keys ('' for a key the latest event lacks, null when
  * withheld). Thousands of rows: filled by assignment in key order (every row one shape), no list
- * per row, unless a key is "__proto__", which assignment would take as the object's prototype:
- * then fromEntries, which defines every key as an own property.
+ * per row; a key "__proto__", which assignment would take as the object's prototype, is defined
+ * as an own property instead.
  */
 function metadataOf(latest: Latest | null, plan: ReadPlan, hide: boolean): Record<string, string | null> {
   const keys = plan.query.metadataKeys;
   const asked = plan.ask.metadataKeys;
-  if (keys.includes('__proto__')) {
-    const values = metadataValues(latest, asked);
-    return Object.fromEntries(keys.map((key, i) => [key, hide ? null : (values[i] ?? '')]));
-  }
-  const stored = latest?.[2];
   const out: Record<string, string | null> = {};
   for (let i = 0; i < keys.length; i++) {
-    const key = asked[i]!;
-    out[keys[i]!] = hide ? null : stored !== undefined && Object.hasOwn(stored, key) ? stored[key]! : '';
+    const value = hide ? null : metadataValue(latest, asked[i]!);
+    if (keys[i] === '__proto__')
+      Object.defineProperty(out, '__proto__', { value, enumerable: true, writable: true, configurable: true });
+    else out[keys[i]!] = value;
   }
   return out;
 }
