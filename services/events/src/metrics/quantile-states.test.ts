@@ -1,6 +1,8 @@
 import { seededHashes } from '../../test/support/seeded-hashes';
 import { DenseQuantileBins } from '../sketches/dense-quantile-bins';
+import { PendingQuantiles } from '../sketches/pending-quantiles';
 import { QuantileBins } from '../sketches/quantile-bins';
+import { quantileAt, quantilesOf } from '../sketches/quantile-sketch';
 import type { RawEvent, ReportAsk } from './aggregate';
 import { ByteReader, ByteWriter } from './byte-codec';
 import { rowOfEvent } from './measure-rows';
@@ -120,12 +122,17 @@ describe('quantiles: the report merge (dense) and the builder merge (sparse)', (
     }
   });
 
-  test('when a group has a second part, then its measure is dense bins of its own; one part is held as its sketch', () => {
+  test('when a group has a few parts, then they are held as they are; past 16, folded into dense bins of its own', () => {
     const one = readBack(q.add(q.add(q.empty(), event({ engaged_ms: 5000 })), event({ engaged_ms: 5100 })));
     const held = q.reportOwn!(one);
     expect(held[0]).toBe(one[0]);
-    const two = q.reportMergeInto!(held, q.fromRow(rowOfEvent(event({ engaged_ms: 7000 }))));
-    expect(two[0]).toBeInstanceOf(DenseQuantileBins);
-    expect(q.bytes(two)).toBeGreaterThan(q.bytes(q.empty()));
+    let merged = q.reportMergeInto!(held, q.fromRow(rowOfEvent(event({ engaged_ms: 7000 }))));
+    expect(merged[0]).toBeInstanceOf(PendingQuantiles);
+    expect(q.bytes(merged)).toBeGreaterThan(q.bytes(q.empty()));
+    for (let i = 0; i < 15; i++)
+      merged = q.reportMergeInto!(merged, q.fromRow(rowOfEvent(event({ engaged_ms: 8000 + i }))));
+    expect(merged[0]).toBeInstanceOf(DenseQuantileBins);
+    const values = [5000, 5100, 7000, ...Array.from({ length: 15 }, (_, i) => 8000 + i)];
+    expect(q.rank!(merged, q.parseMetric!('engaged_ms_p90') as never)).toBe(quantileAt(quantilesOf(values), 0.9));
   });
 });

@@ -1,5 +1,6 @@
 import { MEASURE_NAMES } from '@cm/contracts';
 import { DenseQuantileBins, type QuantileSource } from '../sketches/dense-quantile-bins';
+import { PendingQuantiles } from '../sketches/pending-quantiles';
 import { QuantileBins } from '../sketches/quantile-bins';
 import { quantileBytes, type QuantileSketch } from '../sketches/quantile-sketch';
 import { MEASURE_LIST } from './measure-list';
@@ -7,9 +8,9 @@ import { MEASURE_LIST } from './measure-list';
 /**
  * Per measure (MEASURE_NAMES order) its values' bins, null without values: a builder's cell holds
  * QuantileBins, a stored state is read as sketches (immutable, shared by a page cache), and a
- * report group merges into DenseQuantileBins.
+ * report group holds its parts as they are (PendingQuantiles), then merges into DenseQuantileBins.
  */
-export type QuantilesState = Array<QuantileSource | null>;
+export type QuantilesState = Array<QuantileSource | PendingQuantiles | null>;
 
 /** How many measures (read once: the package's export is a getter, costly in the merge's loop). */
 const MEASURES = MEASURE_LIST.length;
@@ -47,9 +48,11 @@ export function mergeInto(target: QuantilesState, part: QuantilesState): Quantil
 
 /**
  * The report's merge: `part` (of any form: a page's, a raw row's, another group's) into
- * `target`'s dense bins. A measure's first part is held as its sketch, shared and never written
+ * `target`'s measures. A measure's first part is held as its sketch, shared and never written
  * (a page's stored state as it is, or a snapshot of bins that may change): most groups of a wide
- * report have one part a measure, and copy nothing. The second makes bins of the group's own.
+ * report have one part a measure, and copy nothing. Its next parts are held beside it, as they
+ * are too (PendingQuantiles), until they are more than a walk over them answers well from; then
+ * they are folded into dense bins of the group's own, which take every later part.
  * `measures`: a bit per measure (MEASURE_NAMES order) to merge, the others left out.
  */
 export function reportMergeInto(target: QuantilesState, part: QuantilesState, measures = ALL): QuantilesState {
@@ -60,9 +63,11 @@ export function reportMergeInto(target: QuantilesState, part: QuantilesState, me
     const source = part[m];
     if (!source || source.count === 0) continue;
     const held = out[m];
-    if (held instanceof DenseQuantileBins) held.add(source);
-    else if (!held || held.count === 0) out[m] = sketchOf(source);
-    else out[m] = DenseQuantileBins.of(sketchOf(held), sketchOf(source));
+    const sketch = sketchOf(source);
+    if (held instanceof DenseQuantileBins) held.add(sketch);
+    else if (held instanceof PendingQuantiles) out[m] = held.add(sketch);
+    else if (!held || held.count === 0) out[m] = sketch;
+    else out[m] = new PendingQuantiles([sketchOf(held), sketch]);
   }
   return out;
 }
@@ -75,11 +80,15 @@ function fresh(): QuantilesState {
 }
 
 /** The sketch of a measure's bins, whatever holds them. */
-export function sketchOf(source: QuantileSource): QuantileSketch {
-  return source instanceof QuantileBins || source instanceof DenseQuantileBins ? source.toSketch() : source;
+export function sketchOf(source: QuantileSource | PendingQuantiles): QuantileSketch {
+  return source instanceof QuantileBins || source instanceof DenseQuantileBins || source instanceof PendingQuantiles
+    ? source.toSketch()
+    : source;
 }
 
 /** Approximate heap bytes of a measure's bins (the report's bound, a page cache's size). */
-export function bytesOf(source: QuantileSource): number {
-  return source instanceof QuantileBins || source instanceof DenseQuantileBins ? source.bytes() : quantileBytes(source);
+export function bytesOf(source: QuantileSource | PendingQuantiles): number {
+  return source instanceof QuantileBins || source instanceof DenseQuantileBins || source instanceof PendingQuantiles
+    ? source.bytes()
+    : quantileBytes(source);
 }

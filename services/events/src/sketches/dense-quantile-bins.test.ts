@@ -43,12 +43,14 @@ function bothOf(parts: number[][], trial: number): { sparse: QuantileBins; dense
 }
 
 describe('DenseQuantileBins', () => {
-  test('when random parts are merged, then the dense bins give the very sketch and answers the sparse bins give', () => {
+  test('when random parts are merged, then the dense bins give the very sketch and answers the sparse bins give, percentiles read in place too', () => {
     for (let trial = 0; trial < 400; trial++) {
       const parts = randomParts(trial);
       const { sparse, dense } = bothOf(parts, trial);
       const expected = sparse.toSketch();
-      // the view first: once toSketch() made a sketch, view() gives that one
+      // read in place first (no sketch made yet), then the view: once toSketch() made a sketch, view() gives that one
+      for (const q of [0, 0.01, 0.1, 0.5, 0.9, 0.99, 1])
+        expect(dense.quantileAnswer(q)).toEqual(quantileAnswer(expected, q));
       expect(dense.view()).toEqual(expected);
       for (const q of [0, 0.01, 0.5, 0.9, 0.99, 1])
         expect(quantileAnswer(dense.view(), q)).toEqual(quantileAnswer(expected, q));
@@ -64,7 +66,7 @@ describe('DenseQuantileBins', () => {
   test('when two sketches start a group (DenseQuantileBins.of), then it equals adding them one by one', () => {
     for (let trial = 0; trial < 200; trial++) {
       const [a = [], b = []] = randomParts(trial + 1000);
-      const joined = DenseQuantileBins.of(quantilesOf(a), quantilesOf(b));
+      const joined = DenseQuantileBins.of([quantilesOf(a), quantilesOf(b)]);
       expect(hex(joined.toSketch())).toBe(hex(quantilesOf([...a, ...b])));
     }
   });

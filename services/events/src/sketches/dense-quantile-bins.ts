@@ -1,6 +1,7 @@
 import { QUANTILE_SKETCH } from './quantile-mapping';
 import { QuantileBins } from './quantile-bins';
 import { EMPTY_QUANTILES, type QuantileSketch } from './quantile-model';
+import { binAnswer, edgeAnswer, nearestRank, quantileAnswer, type QuantileAnswer } from './quantile-query';
 import { SlotArena } from './slot-arena';
 
 /** What a quantile state's measure may hold: bins being built, a report's dense bins, or a stored sketch as read. */
@@ -59,20 +60,24 @@ export class DenseQuantileBins {
   private made: QuantileSketch | undefined = undefined;
 
   /**
-   * The bins of two sketches together, the window placed for both at once: a group's second part
-   * is where it stops being a shared sketch, and the two decide better than the first alone
-   * whether their span is worth a window.
+   * The bins of these sketches together, the window placed for all of them at once: a group's
+   * parts stop being held as they are here (pending-quantiles.ts), and together they decide better
+   * than the first alone whether their span is worth a window.
    */
-  static of(a: QuantileSketch, b: QuantileSketch): DenseQuantileBins {
+  static of(parts: readonly QuantileSketch[]): DenseQuantileBins {
     const out = new DenseQuantileBins();
-    const n = a.keys.length + b.keys.length;
-    if (a.keys.length > 0 && b.keys.length > 0) {
-      const first = Math.min(a.keys[0]!, b.keys[0]!);
-      const last = Math.max(a.keys[a.keys.length - 1]!, b.keys[b.keys.length - 1]!);
-      if (!out.fit(first, last, n)) out.toSparse();
+    let first = KEYS;
+    let last = -1;
+    let n = 0;
+    for (const part of parts) {
+      const keys = part.keys;
+      if (keys.length === 0) continue;
+      n += keys.length;
+      if (keys[0]! < first) first = keys[0]!;
+      if (keys[keys.length - 1]! > last) last = keys[keys.length - 1]!;
     }
-    out.add(a);
-    out.add(b);
+    if (n > 0 && !out.fit(first, last, n)) out.toSparse();
+    for (const part of parts) out.add(part);
     return out;
   }
 
@@ -157,6 +162,30 @@ export class DenseQuantileBins {
     const keys = (KEY_VIEWS[n] ??= VIEW_KEYS.subarray(0, n));
     const counts = (COUNT_VIEWS[n] ??= VIEW_COUNTS.subarray(0, n));
     return { count: this.count, zeros: this.zeros, min: this.min, max: this.max, keys, counts };
+  }
+
+  /**
+   * The nearest-rank percentile q (quantileAnswer's answer over toSketch()), read from the window
+   * in place: its slots walked from the nearer end to the rank, no bins copied.
+   */
+  quantileAnswer(q: number): QuantileAnswer {
+    const rank = nearestRank(this.count, q);
+    const edge = edgeAnswer(this, rank);
+    if (edge) return edge;
+    if (this.sparse) return quantileAnswer(this.toSketch(), q);
+    const binned = this.count - this.zeros;
+    const r = rank - this.zeros;
+    const slots = this.slots;
+    if (2 * r > binned) {
+      let need = binned - r + 1;
+      for (let slot = this.at + this.width - 1; slot >= this.at; slot--)
+        if ((need -= slots[slot]!) <= 0) return binAnswer(this.lo + slot - this.at, this);
+    } else {
+      let need = r;
+      for (let slot = this.at, end = this.at + this.width; slot < end; slot++)
+        if ((need -= slots[slot]!) <= 0) return binAnswer(this.lo + slot - this.at, this);
+    }
+    throw new Error('quantile bins hold fewer values than they count');
   }
 
   /** Approximate heap bytes: the object, 8 bytes a slot taken, 40 a sparse bin. */

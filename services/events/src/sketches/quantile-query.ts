@@ -28,24 +28,42 @@ export function quantileAt(s: QuantileSketch, q: number): number | null {
  * integer (0.07 x 100 is 7.000000000000001).
  */
 export function quantileAnswer(s: QuantileSketch, q: number): QuantileAnswer {
-  if (!(typeof q === 'number' && q >= 0 && q <= 1)) throw new RangeError(`a quantile is in [0, 1], got ${String(q)}`);
-  const n = s.count;
-  if (n === 0) return NONE;
-  const rank = Math.max(1, Math.ceil(q * n - 1e-9));
-  if (rank === 1) return known(s.min);
-  if (rank >= n) return known(s.max);
-  let seen = s.zeros;
-  if (rank <= seen) return known(0);
+  const rank = nearestRank(s.count, q);
+  const edge = edgeAnswer(s, rank);
+  if (edge) return edge;
   const { keys, counts } = s;
+  let seen = s.zeros;
   for (let i = 0; i < keys.length; i++) {
     seen += counts[i]!;
-    if (rank > seen) continue;
-    const [lowest, highest] = binRange(keys[i]!);
-    const lo = Math.max(lowest, s.min);
-    if (lo === Math.min(highest, s.max)) return known(lo);
-    return { value: Math.min(s.max, Math.max(s.min, midpointOf(keys[i]!))), exact: false };
+    if (rank <= seen) return binAnswer(keys[i]!, s);
   }
   return known(s.max); // unreachable while count equals zeros plus the bin counts, which every builder keeps
+}
+
+/** What a quantile answer reads of a sketch besides its bins. */
+type QuantileTotals = Pick<QuantileSketch, 'count' | 'zeros' | 'min' | 'max'>;
+
+/** The nearest rank of q among n values (1-based, at least 1; 0 when n is 0), q checked. */
+export function nearestRank(n: number, q: number): number {
+  if (!(typeof q === 'number' && q >= 0 && q <= 1)) throw new RangeError(`a quantile is in [0, 1], got ${String(q)}`);
+  return n === 0 ? 0 : Math.max(1, Math.ceil(q * n - 1e-9));
+}
+
+/** The answer at `rank` when no bin need be found (none, the min, the max, a zero), else undefined. */
+export function edgeAnswer(s: QuantileTotals, rank: number): QuantileAnswer | undefined {
+  if (s.count === 0) return NONE;
+  if (rank === 1) return known(s.min);
+  if (rank >= s.count) return known(s.max);
+  if (rank <= s.zeros) return known(0);
+  return undefined;
+}
+
+/** The answer of a rank that falls in bin `key` (neither the first nor the last rank, nor a zero). */
+export function binAnswer(key: number, s: QuantileTotals): QuantileAnswer {
+  const [lowest, highest] = binRange(key);
+  const lo = Math.max(lowest, s.min);
+  if (lo === Math.min(highest, s.max)) return known(lo);
+  return { value: Math.min(s.max, Math.max(s.min, midpointOf(key))), exact: false };
 }
 
 /** shareAnswer's value. */
