@@ -72,7 +72,7 @@ function partOfGroups(ReportGroups, part, parts) {
   return class PartGroups extends ReportGroups {
     hashes = [];
     foreign = false;
-    elsewhere = { time: undefined, name: '', dims: [], states: [], sizes: [] };
+    elsewhere = -1;
     intern(value) {
       const id = super.intern(value);
       this.hashes[id] ??= hashOf(value);

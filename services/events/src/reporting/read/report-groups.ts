@@ -37,17 +37,12 @@ class GroupsTooLargeError extends ValidationError {
 }
 
 /**
- * A group being merged: its row time, name and group values, each asked aggregate's state by its
- * place in the ask (an array: no keyed property per merge), and the bytes last counted for each.
+ * A group being merged, by its place in the report's groups (0, 1, 2... in the order they were
+ * made): its row time, name, group values and each asked aggregate's state are kept in columns
+ * by that place, so a merge reaches a group's state in one step, not through an object per group.
  * It becomes the answer's group (report-group.ts) once the merge is done (`groups`).
  */
-export interface GroupSlot {
-  time: number | undefined;
-  name: string;
-  dims: string[];
-  states: unknown[];
-  sizes: number[];
-}
+export type GroupSlot = number;
 
 /** A group's key within one report (ReportGroups.key). */
 export type GroupKey = number | string;
@@ -66,13 +61,19 @@ const PACKED_LIMIT = 2 ** 53;
  * estimated size passes `maxBytes`.
  */
 export class ReportGroups {
-  /** The groups in the order they were made, found by a packed number key, or by a string key past 53 bits. */
-  private readonly order: GroupSlot[] = [];
+  /** Per group (by slot): its row time, name and group values. */
+  private readonly times: Array<number | undefined> = [];
+  private readonly nameOf: string[] = [];
+  private readonly dimsOf: string[][] = [];
+  /** Per asked aggregate, per group: its state (undefined until a part has it), and the bytes last counted for it. */
+  private readonly states: unknown[][];
+  private readonly sizes: number[][];
+  /** Groups found by a packed number key (the index's positions to slots), or by a string key past 53 bits. */
   private readonly byNumber = new PositionIndex();
-  private readonly numbered: GroupSlot[] = [];
+  private readonly numbered: number[] = [];
   private readonly byString = new Map<string, GroupSlot>();
   /** Row times seen, each given a small number from 1 (0: no time) for the keys. */
-  private readonly times = new Map<number, number>();
+  private readonly timeIds = new Map<number, number>();
   private readonly aggregates: ReadonlyArray<Aggregate<unknown>>;
   /** Per asked aggregate, whether its states are numbers that add (Aggregate.additive). */
   private readonly additive: readonly boolean[];
@@ -93,6 +94,8 @@ export class ReportGroups {
   ) {
     this.aggregates = names.map(aggregateOf);
     this.additive = this.aggregates.map((a) => a.additive === true);
+    this.states = names.map(() => []);
+    this.sizes = names.map(() => []);
   }
 
   get bytes(): number {
@@ -113,8 +116,8 @@ export class ReportGroups {
   key(time: number | undefined, nameId: number, ids: readonly number[]): GroupKey {
     let timeId = 0;
     if (time !== undefined) {
-      const known = this.times.get(time);
-      if (known === undefined) this.times.set(time, (timeId = this.times.size + 1));
+      const known = this.timeIds.get(time);
+      if (known === undefined) this.timeIds.set(time, (timeId = this.timeIds.size + 1));
       else timeId = known;
     }
     let key = timeId;
@@ -136,17 +139,19 @@ export class ReportGroups {
 
   /** A new group under `key` (within the caps), taking `dims` as its own (the caller never changes them). */
   create(key: GroupKey, time: number | undefined, name: string, dims: string[]): GroupSlot {
-    if (this.order.length >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
+    const slot = this.nameOf.length;
+    if (slot >= this.maxGroups) throw new TooManyGroupsError(this.maxGroups, this.ranked);
     let bytes = GROUP_OVERHEAD_BYTES + (typeof key === 'string' ? 2 * key.length : 8) + name.length;
     for (const d of dims) bytes += d.length;
     this.hold(bytes);
-    // packed lists (a `new Array(n)` stays holey: each read checks for a hole)
-    const slot: GroupSlot = { time, name, dims, states: [], sizes: [] };
+    this.times.push(time);
+    this.nameOf.push(name);
+    this.dimsOf.push(dims);
+    // pushed, not set past the end: the columns stay packed (a hole makes every read check for one)
     for (let i = 0; i < this.names.length; i++) {
-      slot.states.push(undefined);
-      slot.sizes.push(0);
+      this.states[i]!.push(undefined);
+      this.sizes[i]!.push(0);
     }
-    this.order.push(slot);
     if (typeof key === 'number') this.numbered[this.byNumber.add(key)] = slot;
     else this.byString.set(key, slot);
     return slot;
@@ -165,30 +170,32 @@ export class ReportGroups {
 
   /** The `i`-th asked aggregate's part merged into the group (the part may be shared: it is never kept). */
   merge(slot: GroupSlot, i: number, part: unknown): void {
-    const before = slot.states[i];
+    const states = this.states[i]!;
+    const before = states[slot];
     if (this.additive[i]) {
-      slot.states[i] = before === undefined ? part : (before as number) + (part as number);
+      states[slot] = before === undefined ? part : (before as number) + (part as number);
       return;
     }
     const aggregate = this.aggregates[i]!;
     const after =
       before === undefined ? reportOwn(aggregate, part, this.ask) : reportMergeInto(aggregate, before, part, this.ask);
-    slot.states[i] = after;
+    states[slot] = after;
+    const sizes = this.sizes[i]!;
     const size = aggregate.bytes(after);
-    if (size !== slot.sizes[i]) {
-      this.hold(size - slot.sizes[i]!);
-      slot.sizes[i] = size;
+    if (size !== sizes[slot]) {
+      this.hold(size - sizes[slot]!);
+      sizes[slot] = size;
     }
   }
 
   groups(): ReportGroup[] {
     const out: ReportGroup[] = [];
     // every group has every asked aggregate, empty where no part had it
-    for (const slot of this.order) {
+    for (let slot = 0; slot < this.nameOf.length; slot++) {
       const states: Record<string, unknown> = {};
       for (let i = 0; i < this.names.length; i++)
-        states[this.names[i]!] = slot.states[i] ?? this.aggregates[i]!.empty();
-      out.push(reportGroup(slot.name, slot.dims, states as GroupStates, slot.time));
+        states[this.names[i]!] = this.states[i]![slot] ?? this.aggregates[i]!.empty();
+      out.push(reportGroup(this.nameOf[slot]!, this.dimsOf[slot]!, states as GroupStates, this.times[slot]));
     }
     return out;
   }
