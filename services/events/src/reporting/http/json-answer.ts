@@ -7,8 +7,9 @@ import type { Response } from 'express';
  * SHA-1 over it on every answer (700 kB for 6,700 url rows).
  */
 export function sendJson(res: Response, answer: unknown): void {
-  const body = JSON.stringify(answer);
+  // encoded once: its length is the bytes' (a string's byteLength and its write each scan all of it)
+  const body = Buffer.from(JSON.stringify(answer), 'utf8');
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.setHeader('Content-Length', body.length);
   res.end(body);
 }
