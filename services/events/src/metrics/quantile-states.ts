@@ -81,14 +81,15 @@ function fresh(): QuantilesState {
 
 /** The sketch of a measure's bins, whatever holds them. */
 export function sketchOf(source: QuantileSource | PendingQuantiles): QuantileSketch {
-  return source instanceof QuantileBins || source instanceof DenseQuantileBins || source instanceof PendingQuantiles
+  // a report group's forms first: its merge asks this of every part and state
+  return source instanceof PendingQuantiles || source instanceof DenseQuantileBins || source instanceof QuantileBins
     ? source.toSketch()
     : source;
 }
 
 /** Approximate heap bytes of a measure's bins (the report's bound, a page cache's size). */
 export function bytesOf(source: QuantileSource | PendingQuantiles): number {
-  return source instanceof QuantileBins || source instanceof DenseQuantileBins || source instanceof PendingQuantiles
+  return source instanceof PendingQuantiles || source instanceof DenseQuantileBins || source instanceof QuantileBins
     ? source.bytes()
     : quantileBytes(source);
 }

@@ -71,12 +71,17 @@ describe('PendingQuantiles', () => {
     expect(hex(pending.toSketch())).toBe(hex(quantilesOf([5, 500, 9, 7_000])));
   });
 
-  test('when parts are held, then its bytes count every part it keeps alive', () => {
+  test('when parts are held, then its bytes count every part it keeps alive, by its bins', () => {
     const parts = [quantilesOf([1, 2, 3]), quantilesOf([1_000, 2_000])];
     const pending = new PendingQuantiles(parts);
     const one = new PendingQuantiles([parts[0]!, quantilesOf([])]);
     expect(pending.bytes()).toBeGreaterThan(one.bytes());
-    expect(pending.bytes()).toBeGreaterThanOrEqual(2 * (320 + 8));
+    expect(pending.bytes()).toBeGreaterThanOrEqual(2 * 8 + 10 * (3 + 2));
+    // the most it holds before folding: about a dense window over the mapping's keys (13.8 kB)
+    const widest = new PendingQuantiles([
+      quantilesOf(Array.from({ length: 1_024 }, (_, i) => Math.round(1.0202 ** i))),
+    ]);
+    expect(widest.bytes()).toBeLessThan(16 * 1_024);
   });
 
   test('when counts pass 2^53 - 1, then it refuses them as the dense bins do', () => {
