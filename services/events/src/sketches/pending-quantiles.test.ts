@@ -62,6 +62,10 @@ describe('PendingQuantiles', () => {
     expect(quantileAnswer(state.toSketch(), 1)).toEqual({ value: 1_000, exact: true });
   });
 
+  test('when it is made of more parts than it may hold, then it refuses them', () => {
+    expect(() => new PendingQuantiles(Array.from({ length: 17 }, (_, i) => quantilesOf([i + 1])))).toThrow(RangeError);
+  });
+
   test('when a sketch is taken, a later part leaves it as it was', () => {
     const pending = new PendingQuantiles([quantilesOf([5, 500]), quantilesOf([9])]);
     const before = pending.toSketch();

@@ -36,6 +36,9 @@ export class PendingQuantiles {
   private made: QuantileSketch | undefined = undefined;
 
   constructor(parts: readonly QuantileSketch[]) {
+    // the walk's cursors are made for MOST_PARTS parts
+    if (parts.length > MOST_PARTS)
+      throw new RangeError(`a group holds at most ${MOST_PARTS} quantile parts as they are`);
     for (const part of parts) this.take(part);
   }
 
