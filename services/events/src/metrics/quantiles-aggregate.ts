@@ -93,15 +93,15 @@ function answerOf(s: QuantilesState, m: QuantileMetric): QuantileAnswer {
   // a report group's parts held as they are, or its dense bins, answer a percentile in place
   if ((source instanceof PendingQuantiles || source instanceof DenseQuantileBins) && m.stat === 'quantile')
     return source.quantileAnswer(m.q);
-  // a report group's dense bins are read in place: its answer is all a report reads of them
+  // a share: a group's dense bins read through their shared view, nothing kept
   const sketch = source instanceof DenseQuantileBins ? source.view() : source ? sketchOf(source) : emptyQuantiles();
   return m.stat === 'quantile' ? quantileAnswer(sketch, m.q) : shareAnswer(sketch, m.threshold);
 }
 
 /**
  * `<metric>_exact`, made once per parsed metric (a report's rows all use one): a name built per
- * row is a new string the row's property store must look up in V8's string table first, a
- * seventh of a wide percentile report's time.
+ * row is a new string the row's property store must look up in V8's string table first (a
+ * seventh of a wide percentile report's time in process).
  */
 function exactField(m: QuantileMetric): string {
   let name = EXACT_FIELDS.get(m);
