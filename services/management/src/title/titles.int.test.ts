@@ -63,7 +63,7 @@ async function servePage(req: http.IncomingMessage, res: http.ServerResponse): P
       res.write('<html><head><!--');
       const padding = 'x'.repeat(16 * 1024);
       for (let i = 0; i < 2048 && !res.destroyed; i++) {
-        if (!res.write(padding)) await new Promise((r) => res.once('drain', r).once('close', r));
+        if (!res.write(padding)) await drainedOrClosed(res);
       }
       return void res.end('--><title>Too Late</title></head></html>');
     }
@@ -333,3 +333,15 @@ describe('stop and restart', () => {
     }
   });
 });
+
+/** The response's next drain or its close, whichever comes first, leaving no listener behind (2,048 waits on one response). */
+function drainedOrClosed(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
+}
