@@ -129,6 +129,12 @@ export async function catchUp(db, marks, { say, mongoUrl }) {
   };
   if (threads > 1 && !mongoUrl) throw new Error('BENCH_ROLLUP_THREADS needs the caller to pass mongoUrl');
   const builder = catchUpBuilder(dist, db, marks, cells, { threads, mongoUrl });
+  // the rollup process is deployed with --max-semi-space-size=64 (its threads take the flag too):
+  // the bench scripts pass it, and the output says when a run was made without it
+  const youngFlag = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(' ')].find((a) =>
+    a.startsWith('--max-semi-space-size'),
+  );
+  say(`catch-up: ${threads} builder thread(s), young generation ${youngFlag ?? 'V8 default (NOT as deployed)'}`);
   const started = Date.now();
   for (let pass = 1; pass <= 20; pass++) {
     const result = await builder.runOnce();
