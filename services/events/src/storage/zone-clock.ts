@@ -40,21 +40,44 @@ export interface WallTime {
 }
 
 /**
- * Wall-clock fields of instants already asked, by zone and instant: a series walk asks a few
- * hundred (each an Intl call of microseconds) and a dashboard asks the same ranges again and
- * again. Cleared when full: bounded whatever the instants asked.
+ * Numbers already worked out, by zone and instant: a series walk, a report's plan over zone days
+ * and its rows ask the same few hundred local midnights and offsets again and again (each an Intl
+ * call of microseconds), and a dashboard asks the same ranges report after report. Keyed by the
+ * zone, then the number (no key string made per lookup). Cleared whole when full: bounded
+ * whatever the zones and instants asked. Every value is a pure function of its keys.
  */
-const wallTimes = new Map<string, Readonly<WallTime>>();
-const MAX_WALL_TIMES = 50_000;
+class ZoneMemo<V> {
+  private readonly byZone = new Map<string, Map<number, V>>();
+  private size = 0;
+
+  constructor(private readonly max: number) {}
+
+  get(zone: string, at: number): V | undefined {
+    return this.byZone.get(zone)?.get(at);
+  }
+
+  set(zone: string, at: number, value: V): V {
+    if (this.size >= this.max) {
+      this.byZone.clear();
+      this.size = 0;
+    }
+    let values = this.byZone.get(zone);
+    if (!values) this.byZone.set(zone, (values = new Map()));
+    values.set(at, value);
+    this.size++;
+    return value;
+  }
+}
+
+const MAX_MEMO = 50_000;
+const wallTimes = new ZoneMemo<Readonly<WallTime>>(MAX_MEMO);
+/** zonedInstant's answers, by the wall-clock time as if it were UTC (Date.UTC of its fields). */
+const instants = new ZoneMemo<number>(MAX_MEMO);
+/** nextLocalDayStart's answers, by the day's start. */
+const nextDayStarts = new ZoneMemo<number>(MAX_MEMO);
 
 export function wallTime(zone: string, at: number): Readonly<WallTime> {
-  const key = `${zone}|${at}`;
-  let w = wallTimes.get(key);
-  if (!w) {
-    if (wallTimes.size >= MAX_WALL_TIMES) wallTimes.clear();
-    wallTimes.set(key, (w = Object.freeze(wallTimeOf(zone, at))));
-  }
-  return w;
+  return wallTimes.get(zone, at) ?? wallTimes.set(zone, at, Object.freeze(wallTimeOf(zone, at)));
 }
 
 function wallTimeOf(zone: string, at: number): WallTime {
@@ -81,6 +104,10 @@ export function offsetMs(zone: string, at: number): number {
 /** The instant a wall-clock time denotes in a zone (fields may overflow, as with Date.UTC). */
 export function zonedInstant(zone: string, year: number, month: number, day: number, hour = 0, minute = 0): number {
   const wall = Date.UTC(year, month - 1, day, hour, minute);
+  return instants.get(zone, wall) ?? instants.set(zone, wall, instantOf(zone, wall));
+}
+
+function instantOf(zone: string, wall: number): number {
   // offsets on either side of any transition near this wall time (transitions are months apart)
   const candidates = [
     ...new Set([offsetMs(zone, wall - DAY_MS), offsetMs(zone, wall + DAY_MS), offsetMs(zone, wall)]),
@@ -120,7 +147,9 @@ export function localDayStart(zone: string, at: number): number {
 
 /** The next local midnight after a local day's start (23 or 25 hours later on a DST day). */
 export function nextLocalDayStart(zone: string, start: number): number {
+  const known = nextDayStarts.get(zone, start);
+  if (known !== undefined) return known;
   // midday of the day, so a DST shift cannot move us into the wrong day
   const w = wallTime(zone, start + 12 * HOUR_MS);
-  return zonedInstant(zone, w.year, w.month, w.day + 1);
+  return nextDayStarts.set(zone, start, zonedInstant(zone, w.year, w.month, w.day + 1));
 }
