@@ -16,7 +16,8 @@
 // BENCH_THIS_NODE_FLAGS and BENCH_COMPARE_NODE_FLAGS (space-separated) are each serving process's
 // Node flags (BENCH_COMPARE_DIST=services/events/dist with different flags: one build under two
 // settings of the runtime), and each process's peak resident memory is printed. BENCH_SIZES (its
-// first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (18g).
+// first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (18g), BENCH_SCENARIOS (a
+// comma list of scenario keys from report-scenarios.mjs to ask alone; all by default).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -130,7 +131,10 @@ async function main() {
     const first = await ownerReports(apps[0], adminToken, OWNERS[0]);
     const reports = [first, COMPARE_LOAD_CHECKOUT ? await ownerReports(apps[1], adminToken, OWNERS[0]) : first];
     const report = (body, k, route) => reports[k](body, apps[k].base, route);
-    const list = reportScenarios(SETTINGS);
+    // BENCH_SCENARIOS=<key,...>: only these scenarios (report-scenarios.mjs keys), to ask again
+    const keys = process.env.BENCH_SCENARIOS?.split(',').filter(Boolean);
+    const list = reportScenarios(SETTINGS).filter((s) => !keys || keys.includes(s.key));
+    if (list.length === 0) throw new Error(`BENCH_SCENARIOS names no scenario: ${process.env.BENCH_SCENARIOS}`);
     // the same answers first (a scorecard says when it was asked); this warms both up alike
     const same = (answer) => JSON.stringify({ ...answer, as_of: undefined });
     for (const s of list) {
