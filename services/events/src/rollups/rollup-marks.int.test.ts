@@ -1,6 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
 import { uniqueName } from '@cm/testkit';
 import { RollupMarks } from './rollup-marks';
+import { isBuilt, isLostFor } from './unit-mark';
 
 let client: MongoClient;
 let db: Db;
@@ -73,5 +74,40 @@ describe('RollupMarks', () => {
     } finally {
       await broken.close();
     }
+  });
+  test('when marks are read for a plan, then each comes with what a plan reads (built generation, lost owners, retired) and without what only the builder reads', async () => {
+    const marks = new RollupMarks(db);
+    const at = new Date('2026-10-17T08:00:00Z');
+    const stored = {
+      _id: 'plan-a',
+      l: 0,
+      t: at.getTime(),
+      s: 3,
+      f: 3,
+      at,
+      dirty: false,
+      b: { s: 3, f: 3, g: 'plan-a@g1', lost: ['owner-9'] },
+      pending: [{ g: 'plan-a@g2', at }],
+    };
+    // plan-b: retired, never built
+    const unbuilt: Partial<typeof stored> & { retired: true } = { ...stored, _id: 'plan-b', retired: true };
+    delete unbuilt.b;
+    await marks.collection.insertMany([stored, unbuilt] as never[]);
+    const byId = new Map(
+      (await marks.byIds(['plan-a', 'plan-b', 'plan-none'], { forPlanning: true })).map((m) => [m.id, m]),
+    );
+    expect([...byId.keys()].sort()).toEqual(['plan-a', 'plan-b']);
+    const a = byId.get('plan-a')!;
+    expect(a).toMatchObject({ level: 0, start: at.getTime(), started: 3, finished: 3 });
+    expect(a.built).toEqual({ started: 3, finished: 3, generation: 'plan-a@g1', lost: ['owner-9'] });
+    expect(isBuilt(a)).toBe(true);
+    expect(isLostFor(a, 'owner-9')).toBe(true);
+    expect([a.at, a.dirty, a.pending]).toEqual([undefined, undefined, undefined]);
+    const b = byId.get('plan-b')!;
+    expect(b.retired).toBe(true);
+    expect(isBuilt(b)).toBe(false);
+    // read whole, the same marks keep the builder's fields
+    const whole = (await marks.byIds(['plan-a'])).find((m) => m.id === 'plan-a')!;
+    expect(whole).toMatchObject({ dirty: false, pending: [{ generation: 'plan-a@g2' }] });
   });
 });

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { ensureIndexes, type IndexDefinition } from '@cm/platform';
-import { markFromDocument, type MarkDocument } from './mark-document';
+import { markFromDocument, PLANNING_PROJECTION, type MarkDocument } from './mark-document';
 import { parseUnitId, touchedUnits, unitId, type UnitRef } from './rollup-units';
 import type { UnitMark } from './unit-mark';
 
@@ -93,17 +93,15 @@ export class RollupMarks {
 
   /**
    * The marks of these units that have one, by `_id` only (hash lookups: a query by level and
-   * time would scan the marks on the stand-in). `withoutPending`: their `pending` left out.
+   * time would scan the marks on the stand-in). `forPlanning`: only the fields a report's plan
+   * reads (PLANNING_PROJECTION; the others stay undefined).
    */
-  async byIds(
-    ids: readonly string[],
-    opts: { withoutPending?: boolean; maxTimeMS?: number } = {},
-  ): Promise<UnitMark[]> {
+  async byIds(ids: readonly string[], opts: { forPlanning?: boolean; maxTimeMS?: number } = {}): Promise<UnitMark[]> {
     const docs = await this.collection
       .find(
         { _id: { $in: [...ids] } },
         {
-          ...(opts.withoutPending ? { projection: { pending: 0 } } : {}),
+          ...(opts.forPlanning ? { projection: PLANNING_PROJECTION } : {}),
           ...(opts.maxTimeMS !== undefined ? { maxTimeMS: opts.maxTimeMS } : {}),
         },
       )

@@ -4,7 +4,7 @@ import { sendJson } from './json-answer';
 /** What sendJson gave a response: its headers and the body's bytes. */
 function answered(answer: unknown): { headers: Record<string, unknown>; body: Buffer } {
   const headers: Record<string, unknown> = {};
-  let body = Buffer.alloc(0);
+  let body: Buffer = Buffer.alloc(0);
   const res = {
     setHeader: (name: string, value: unknown) => (headers[name] = value),
     end: (chunk: Buffer) => (body = chunk),

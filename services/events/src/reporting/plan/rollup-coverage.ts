@@ -191,7 +191,7 @@ export class RollupCoverage {
       if (ids.length === 0) continue;
       for (const id of ids) asked.add(id);
       const marks = await budget.run(() =>
-        this.marks.byIds(ids, { withoutPending: true, maxTimeMS: budget.remainingMs() }),
+        this.marks.byIds(ids, { forPlanning: true, maxTimeMS: budget.remainingMs() }),
       );
       for (const mark of marks) {
         if (mark.level === 0) found.written.push(mark.start);
