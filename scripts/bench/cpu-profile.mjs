@@ -1,6 +1,7 @@
 // CPU profile of a piece of work in this process (node:inspector), summarised by self time per
 // function: where a report's milliseconds go (parsing, merging, waiting for the store = idle).
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Session } from 'node:inspector/promises';
 
 /** Runs `work` under the profiler; writes the .cpuprofile to `file` and returns the top `top` functions by self time. */
@@ -17,6 +18,8 @@ export async function profiled(work, file, top = 15) {
     ({ profile } = await session.post('Profiler.stop'));
     session.disconnect();
   }
+  // the directory named on the command line need not exist yet
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(profile));
   return summarise(profile, top);
 }
