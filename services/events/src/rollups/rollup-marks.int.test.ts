@@ -75,6 +75,7 @@ describe('RollupMarks', () => {
       await broken.close();
     }
   });
+
   test('when marks are read for a plan, then each comes with what a plan reads (built generation, lost owners, retired) and without what only the builder reads', async () => {
     const marks = new RollupMarks(db);
     const at = new Date('2026-10-17T08:00:00Z');

@@ -41,6 +41,21 @@ describe('zone arithmetic asked again', () => {
     });
   });
 
+  test('when a zone is asked in 2,000 letter-case spellings, then every spelling gets the same answers', () => {
+    const zone = 'America/New_York';
+    const expected = formatZoned(zone, localDayStart(zone, Date.UTC(2026, 10, 1, 12)));
+    for (let i = 0; i < 2000; i++) {
+      // bit j of i upper-cases letter j of the name
+      let spelled = '';
+      for (let j = 0, letter = 0; j < zone.length; j++) {
+        const c = zone[j]!;
+        const isLetter = /[a-z]/i.test(c);
+        spelled += isLetter && (i >> letter++) & 1 ? c.toUpperCase() : c.toLowerCase();
+      }
+      expect(formatZoned(spelled, localDayStart(spelled, Date.UTC(2026, 10, 1, 12)))).toBe(expected);
+    }
+  });
+
   test('when the same wall time, offset and format are asked again, then the answers are the first ones', () => {
     const first = zones.map((zone) => [
       zonedInstant(zone, 2026, 3, 29, 2, 30),

@@ -43,8 +43,9 @@ export interface WallTime {
  * Numbers already worked out, by zone and instant: a series walk, a report's plan over zone days
  * and its rows ask the same few hundred local midnights and offsets again and again (each an Intl
  * call of microseconds), and a dashboard asks the same ranges report after report. Keyed by the
- * zone, then the number (no key string made per lookup). Cleared whole when full: bounded
- * whatever the zones and instants asked. Every value is a pure function of its keys.
+ * zone, then the number (no key string made per lookup). Cleared whole when full (50,000
+ * numbers, or as many zones as formatters are kept): bounded whatever the zones and instants
+ * asked. Every value is a pure function of its keys.
  */
 class ZoneMemo<V> {
   private readonly byZone = new Map<string, Map<number, V>>();
@@ -57,7 +58,8 @@ class ZoneMemo<V> {
   }
 
   set(zone: string, at: number, value: V): V {
-    if (this.size >= this.max) {
+    // a client may spell a zone in any letter case: as many zones as formatters, at most
+    if (this.size >= this.max || (this.byZone.size >= MAX_FORMATTERS && !this.byZone.has(zone))) {
       this.byZone.clear();
       this.size = 0;
     }
