@@ -1,5 +1,4 @@
-import type { RollupMarks } from '../../rollups/rollup-marks';
-import { isBuilt, isLostFor } from '../../rollups/unit-mark';
+import { isBuilt, isLostFor, type UnitMark } from '../../rollups/unit-mark';
 import { DAY_LEVEL, LEVELS, parseUnitId, unitId, unitSizeMs, type UnitRef } from '../../rollups/rollup-units';
 import { canonicalZone, ZONE_DAY_FAMILIES, ZONE_DAY_LEVEL } from '../../rollups/zone-days';
 import { HOUR_MS } from '../../storage/time-units';
@@ -70,7 +69,21 @@ function* wholeSubDayUnitChunks(spans: readonly PlanSpan[]): Generator<string[]>
 }
 
 /** The marks' reads a coverage makes (RollupMarks). */
-export type CoverageMarks = Pick<RollupMarks, 'byIds' | 'builtGenerations'>;
+/**
+ * How a marks lookup is made: `forPlanning`, only the fields a plan reads; `fresh`, from the store
+ * even where a view of the marks holds them (a report planning again after a unit was rebuilt).
+ */
+export interface MarksReadOptions {
+  forPlanning?: boolean;
+  maxTimeMS?: number;
+  fresh?: boolean;
+}
+
+/** Where a report's coverage reads the marks: the store (rollups/rollup-marks.ts), or a view of it (marks-view.ts). */
+export interface CoverageMarks {
+  byIds(ids: readonly string[], opts?: MarksReadOptions): Promise<UnitMark[]>;
+  builtGenerations(ids: readonly string[], maxTimeMS: number): Promise<Map<string, string>>;
+}
 
 /** Whose report a coverage is for (RollupCoverage.load). */
 export interface CoverageScope {
@@ -83,6 +96,8 @@ export interface CoverageScope {
   zone?: string;
   /** The id of the family the report reads (families.ts); without it, no zone day is looked up. */
   family?: string;
+  /** Read every mark from the store, not from a view of the marks (MarksReadOptions). */
+  fresh?: boolean;
 }
 
 export interface OwnerCoverage extends Coverage {
@@ -191,7 +206,7 @@ export class RollupCoverage {
       if (ids.length === 0) continue;
       for (const id of ids) asked.add(id);
       const marks = await budget.run(() =>
-        this.marks.byIds(ids, { forPlanning: true, maxTimeMS: budget.remainingMs() }),
+        this.marks.byIds(ids, { forPlanning: true, fresh: found.fresh, maxTimeMS: budget.remainingMs() }),
       );
       for (const mark of marks) {
         if (mark.level === 0) found.written.push(mark.start);

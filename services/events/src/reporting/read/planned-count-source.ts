@@ -135,6 +135,8 @@ export class PlannedCountSource implements CountSource {
               unusable,
               zone: plan.query.timeZone,
               family: plan.family?.id,
+              // planning again after a unit was rebuilt mid-read: the marks as they are now
+              fresh: races > 0,
             })
           : EMPTY_COVERAGE;
         const steps = await runYielding(planSteps(spans, coverage));
