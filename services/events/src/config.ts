@@ -169,6 +169,13 @@ const settings = {
   /** Decoded rollup pages a reporting process keeps between reports (MiB; 0: none). */
   REPORT_PAGE_CACHE_MB: Joi.number().integer().min(0).max(65_536).default(64),
   /**
+   * The oldest rollup marks a report may plan with (ms): the reporting process holds the marks
+   * reports ask for and reads them again every half of this while reports keep coming, so a
+   * report makes no store call when its pages are cached. A report counts every event stored at
+   * least this long before it was asked. 0: every report reads the marks from the store.
+   */
+  REPORT_MARKS_MAX_AGE_MS: Joi.number().integer().min(0).max(10_000).default(250),
+  /**
    * IANA zones whose local days are rollup units of their own (comma list, at most MAX_ZONES): a
    * day series in such a zone reads one unit per day instead of 6 to 9. Each costs a mark per
    * day on every write and a day's cells more (operations.md). Only zones whose offset is a whole

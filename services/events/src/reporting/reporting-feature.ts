@@ -10,6 +10,7 @@ import type { BrokenUnits } from '../rollups/broken-units';
 import { CellStore } from '../rollups/cell-store';
 import { RollupMarks } from '../rollups/rollup-marks';
 import { KeyConcurrency } from './http/key-concurrency';
+import { MarksView } from './plan/marks-view';
 import { PageCache } from './read/page-cache';
 import { PlannedCountSource } from './read/planned-count-source';
 import { createReportMetrics } from './http/report-metrics';
@@ -39,6 +40,7 @@ export interface ReportingFeatureDeps {
     | 'REPORT_MAX_BUCKETS'
     | 'REPORT_CONCURRENCY_PER_KEY'
     | 'REPORT_PAGE_CACHE_MB'
+    | 'REPORT_MARKS_MAX_AGE_MS'
     | 'REPORT_COUNTRY_FLOOR'
     | 'ROLLUP_ZONES'
     | 'API_KEY_CACHE_TTL_MS'
@@ -60,6 +62,12 @@ export interface ReportingFeature {
   routers: Router[];
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Resolves once the marks reports plan with were read after this call (at once without a view
+   * of them): a caller that wrote events and built units waits for it before its reports must
+   * count them all.
+   */
+  marksCaughtUp(): Promise<void>;
 }
 
 /** Wires the reporting role: API keys (admin + auth), rate limits, the planned (rollups + raw) count source, the report and scorecard routes. */
@@ -70,8 +78,20 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
   const keys = new ApiKeyService(store, { cacheTtlMs: config.API_KEY_CACHE_TTL_MS });
   const cache = new PageCache(config.REPORT_PAGE_CACHE_MB * 1024 * 1024);
   const metrics = createReportMetrics(deps.metrics, cache);
-  // read-only use: the rollup feature (every process with MongoDB) creates the marks' indexes
-  const marks = new RollupMarks(db);
+  // read-only use: the rollup feature (every process with MongoDB) creates the marks' indexes.
+  // Reports plan with a view of them at most REPORT_MARKS_MAX_AGE_MS old (0: the store each time)
+  const marks = new MarksView(new RollupMarks(db), {
+    maxAgeMs: config.REPORT_MARKS_MAX_AGE_MS,
+    onMarks: (from) => metrics.marks.inc({ source: from }),
+    onRefreshFailed: (err, inARow) => {
+      metrics.marksRefreshFailures.inc();
+      // once per outage, not every refresh: the counter counts them all
+      if (inARow === 1)
+        deps.logger.warn('report marks view refresh failed; reports read the marks from the store until one succeeds', {
+          error: err instanceof Error ? err.message : String(err),
+        });
+    },
+  });
   const cells = new CellStore(db);
   const source = new PlannedCountSource(db, {
     prefix: config.BUCKET_PREFIX,
@@ -131,8 +151,9 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
       scorecardRoutes({ ...guards, scorecards }),
       apiKeyRoutes(keys, config.ADMIN_TOKEN, bodyParsers({ limit: config.BODY_LIMIT })),
     ],
-    // nothing runs in the background: requests are answered on demand
+    // nothing runs in the background but the marks view's refreshes, which only reports start
     start: async () => {},
-    stop: async () => {},
+    stop: () => marks.stop(),
+    marksCaughtUp: () => marks.caughtUp(),
   };
 }

@@ -13,6 +13,10 @@ export interface ReportMetrics {
   buckets: Histogram;
   /** How a report was answered: rollup units read, raw parts read. */
   observePlan(plan: ReportPlan): void;
+  /** Marks lookups of reports' plans: answered by the view of the marks, or (some marks) read from the store. */
+  marks: Counter<'source'>;
+  /** Background refreshes of the marks view that failed. */
+  marksRefreshFailures: Counter;
 }
 
 /** What the decoded-page cache counts (read/page-cache.ts). */
@@ -77,6 +81,17 @@ export function createReportMetrics(registry: Registry, cache?: PageCacheCounts)
       name: 'events_report_buckets',
       help: 'Day buckets read by one report',
       buckets: [1, 2, 7, 14, 31, 62, 93, 186, 366],
+      registers: [registry],
+    }),
+    marks: new Counter({
+      name: 'events_report_marks_lookups_total',
+      help: 'Rollup marks lookups of report plans, by where they were answered: view (held, at most REPORT_MARKS_MAX_AGE_MS old) or store (some marks read)',
+      labelNames: ['source'],
+      registers: [registry],
+    }),
+    marksRefreshFailures: new Counter({
+      name: 'events_report_marks_refresh_failures_total',
+      help: 'Background refreshes of the reporting process marks view that failed (reports read the store once the view is too old)',
       registers: [registry],
     }),
     observePlan: (plan) => {
