@@ -5,6 +5,7 @@ import { createLogger } from '@cm/platform';
 import { uniqueName } from '@cm/testkit';
 import { BucketWriter } from '../../src/consumer/bucket-writer';
 import type { ReportPlan } from '../../src/reporting/plan/plan-report';
+import { MarksView } from '../../src/reporting/plan/marks-view';
 import { PlannedCountSource } from '../../src/reporting/read/planned-count-source';
 import type { CampaignLookup } from '../../src/registry/campaign-registry-watcher';
 import { ReportService } from '../../src/reporting/http/report-service';
@@ -52,8 +53,14 @@ export interface RollupFixture {
   cells: CellStore;
   writer: BucketWriter;
   builder(opts?: Partial<RollupBuilderOptions>): RollupBuilder;
+  /** Planned over rollups, through a view of the marks as the reporting process keeps one (MarksView). */
   rolled: ReportService;
   raw: ReportService;
+  /**
+   * Resolves once the rolled service's view of the marks was read again after this call: `write`
+   * and a builder's `runOnce` wait for it, so the next reports plan with what they left.
+   */
+  caughtUp(): Promise<void>;
   /** Parts of the rolled service's reports by source, to show rollups were really used (zone days among the units). */
   usage: { rollupUnits: number; rawParts: number; zoneDays: number };
   /** Writes events bucket by bucket through the writer, in batches of `batch`. */
@@ -85,7 +92,12 @@ export interface RollupFixtureOptions {
   campaigns?: CampaignLookup;
   /** ROLLUP_ZONES of the writer's marks and the rolled service (none by default). */
   zones?: readonly string[];
+  /** REPORT_MARKS_MAX_AGE_MS of the rolled service's view of the marks (0: it reads the store for every report). */
+  marksMaxAgeMs?: number;
 }
+
+/** Short, so a test waits little for the view; refreshed every half of it. */
+const TEST_MARKS_MAX_AGE_MS = 100;
 
 export async function startRollupFixture(limits: RollupFixtureOptions = {}): Promise<RollupFixture> {
   const client = await MongoClient.connect(process.env.MONGO_URL!);
@@ -107,6 +119,7 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
   // a busy machine takes, so a loaded CI host never turns a comparison into a 503
   const options = { prefix: PREFIX, maxRangeDays: 400, concurrency: 8, queryTimeoutMs: 600_000, deadlineMs: 600_000 };
   const usage = { rollupUnits: 0, rawParts: 0, zoneDays: 0 };
+  const view = new MarksView(marks, { maxAgeMs: limits.marksMaxAgeMs ?? TEST_MARKS_MAX_AGE_MS });
   const onPlan = (plan: ReportPlan) => {
     usage.rollupUnits += plan.rollup.length;
     usage.zoneDays += plan.rollup.filter((s) => s.unit.zone !== undefined).length;
@@ -123,12 +136,22 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
     held,
     cells,
     writer,
-    builder: (opts = {}) => new RollupBuilder(db, marks, cells, { ...BUILDER_DEFAULTS, ...opts }),
+    builder: (opts = {}) => {
+      const builder = new RollupBuilder(db, marks, cells, { ...BUILDER_DEFAULTS, ...opts });
+      const runOnce = builder.runOnce.bind(builder);
+      builder.runOnce = async () => {
+        const pass = await runOnce();
+        await view.caughtUp();
+        return pass;
+      };
+      return builder;
+    },
+    caughtUp: () => view.caughtUp(),
     rolled: new ReportService(
       new PlannedCountSource(db, {
         ...options,
         onPlan,
-        rollups: { marks, cells, broken: new BrokenUnits(marks.collection, cells, silent), zones },
+        rollups: { marks: view, cells, broken: new BrokenUnits(marks.collection, cells, silent), zones },
       }),
       serviceLimits,
       limits.campaigns,
@@ -146,8 +169,10 @@ export async function startRollupFixture(limits: RollupFixtureOptions = {}): Pro
       }
       // the writer does not wait for its finished marks (held, then stored); a stopping consumer stores them
       await held.drain();
+      await view.caughtUp();
     },
     async stop() {
+      await view.stop();
       await db.dropDatabase().catch(() => undefined);
       await client.close();
     },
