@@ -15,7 +15,11 @@
 // the requests): neither build's garbage is collected while the other answers; then
 // BENCH_THIS_NODE_FLAGS and BENCH_COMPARE_NODE_FLAGS (space-separated) are each serving process's
 // Node flags (BENCH_COMPARE_DIST=services/events/dist with different flags: one build under two
-// settings of the runtime), and each process's peak resident memory is printed. BENCH_SIZES (its
+// settings of the runtime), and each process's peak resident memory is printed. BENCH_THIS_ENV and
+// BENCH_COMPARE_ENV (space-separated KEY=VALUE) are more settings of each build's reporting feature
+// (BENCH_COMPARE_DIST=services/events/dist BENCH_COMPARE_ENV=REPORT_MARKS_MAX_AGE_MS=0: this build
+// with and without its marks view). BENCH_IDLE_MS: the client waits this long before each timed
+// report (as between a dashboard's reports: every process on the way has gone idle). BENCH_SIZES (its
 // first size; 1000000), BENCH_RUNS (15, rounded up to even), BENCH_HEAP (18g), BENCH_SCENARIOS (a
 // comma list of scenario keys from report-scenarios.mjs to ask alone; all by default).
 import { spawn } from 'node:child_process';
@@ -67,7 +71,16 @@ await handle.close();
  * compared on the same units; a build older than zone days ignores the setting (unknown settings
  * are allowed) and reads UTC units.
  */
-const envOf = () => ({ ROLLUP_ZONES: BENCH_ZONES.join(',') });
+const envOf = (name) => ({
+  ROLLUP_ZONES: BENCH_ZONES.join(','),
+  ...Object.fromEntries(
+    (process.env[name] ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  ),
+});
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 0);
 
 const nodeFlags = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
 
@@ -100,9 +113,21 @@ async function main() {
     const logger = platform.createLogger({ service: 'bench-report-apart', level: 'error' });
     const campaigns = campaignLookup([benchCampaign(SETTINGS, OWNERS[0])]);
     const adminToken = `bench-${randomBytes(32).toString('hex')}`;
-    for (const [name, dist, h, flags] of [
-      ['this', path.join(root, 'services/events/dist'), handle, nodeFlags('BENCH_THIS_NODE_FLAGS')],
-      ['compared', path.resolve(COMPARE), compareHandle, nodeFlags('BENCH_COMPARE_NODE_FLAGS')],
+    for (const [name, dist, h, flags, env] of [
+      [
+        'this',
+        path.join(root, 'services/events/dist'),
+        handle,
+        nodeFlags('BENCH_THIS_NODE_FLAGS'),
+        envOf('BENCH_THIS_ENV'),
+      ],
+      [
+        'compared',
+        path.resolve(COMPARE),
+        compareHandle,
+        nodeFlags('BENCH_COMPARE_NODE_FLAGS'),
+        envOf('BENCH_COMPARE_ENV'),
+      ],
     ])
       apps.push(
         process.env.BENCH_SERVE_APART === '1'
@@ -113,7 +138,7 @@ async function main() {
               dbName: h.db.databaseName,
               name,
               flags,
-              env: envOf(),
+              env,
               campaigns: [benchCampaign(SETTINGS, OWNERS[0])],
             })
           : await startReportingApp({
@@ -124,7 +149,7 @@ async function main() {
               name,
               build: reportingBuild(dist),
               campaigns,
-              env: envOf(),
+              env,
             }),
       );
     // API keys live in the database: one key per database
@@ -146,12 +171,13 @@ async function main() {
     for (let run = 0; run < RUNS; run++)
       for (const [i, s] of list.entries())
         for (const k of run % 2 === 0 ? [0, 1] : [1, 0]) {
+          if (IDLE_MS > 0) await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
           const t0 = process.hrtime.bigint();
           await report(s.body, k, s.route);
           times[i][k].push(Number(process.hrtime.bigint() - t0) / 1e6);
         }
     console.log(
-      `\n${SIZE.toLocaleString('en')} events loaded apart by ${LOAD_CHECKOUT}${COMPARE_LOAD_CHECKOUT ? ` (the compared build's by ${COMPARE_LOAD_CHECKOUT})` : ''}; this build vs ${COMPARE}; ${RUNS} alternating runs; load average ${load.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end\n`,
+      `\n${SIZE.toLocaleString('en')} events loaded apart by ${LOAD_CHECKOUT}${COMPARE_LOAD_CHECKOUT ? ` (the compared build's by ${COMPARE_LOAD_CHECKOUT})` : ''}; this build${process.env.BENCH_THIS_ENV ? ` (${process.env.BENCH_THIS_ENV})` : ''} vs ${COMPARE}${process.env.BENCH_COMPARE_ENV ? ` (${process.env.BENCH_COMPARE_ENV})` : ''}; ${RUNS} alternating runs${IDLE_MS > 0 ? `, the client idle ${IDLE_MS} ms before each` : ''}; load average ${load.toFixed(1)} at the start, ${os.loadavg()[0].toFixed(1)} at the end\n`,
     );
     console.log('| scenario (p50 ms) | this build | compared build | this / compared |');
     console.log('|---|---|---|---|');
