@@ -22,7 +22,7 @@ export interface MarksViewOptions {
 }
 
 /** Enough for a few hundred long reports' days and blocks; one query of the store per refresh. */
-export const MARKS_VIEW_MAX_UNITS = 2000;
+const MARKS_VIEW_MAX_UNITS = 2000;
 const MARKS_VIEW_IDLE_MS = 60_000;
 
 interface Held {
