@@ -62,12 +62,6 @@ export interface ReportingFeature {
   routers: Router[];
   start(): Promise<void>;
   stop(): Promise<void>;
-  /**
-   * Resolves once the marks reports plan with were read after this call (at once without a view
-   * of them): a caller that wrote events and built units waits for it before its reports must
-   * count them all.
-   */
-  marksCaughtUp(): Promise<void>;
 }
 
 /** Wires the reporting role: API keys (admin + auth), rate limits, the planned (rollups + raw) count source, the report and scorecard routes. */
@@ -154,6 +148,5 @@ export async function createReportingFeature(deps: ReportingFeatureDeps): Promis
     // nothing runs in the background but the marks view's refreshes, which only reports start
     start: async () => {},
     stop: () => marks.stop(),
-    marksCaughtUp: () => marks.caughtUp(),
   };
 }

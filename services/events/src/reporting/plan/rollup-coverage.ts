@@ -68,7 +68,6 @@ function* wholeSubDayUnitChunks(spans: readonly PlanSpan[]): Generator<string[]>
   if (chunk.length > 0) yield chunk;
 }
 
-/** The marks' reads a coverage makes (RollupMarks). */
 /**
  * How a marks lookup is made: `forPlanning`, only the fields a plan reads; `fresh`, from the store
  * even where a view of the marks holds them (a report planning again after a unit was rebuilt).
