@@ -1,9 +1,6 @@
 import type { UnitMark } from '../../rollups/unit-mark';
 import type { CoverageMarks, MarksReadOptions } from './rollup-coverage';
 
-/** What the view reads from: the store's marks (rollups/rollup-marks.ts RollupMarks). */
-export type MarksSource = Pick<CoverageMarks, 'byIds' | 'builtGenerations'>;
-
 export interface MarksViewOptions {
   /**
    * The oldest marks a report may plan with (REPORT_MARKS_MAX_AGE_MS): the view is read again
@@ -60,7 +57,8 @@ export class MarksView implements CoverageMarks {
   private readonly idleMs: number;
 
   constructor(
-    private readonly source: MarksSource,
+    /** What the view reads from: the store's marks (rollups/rollup-marks.ts RollupMarks). */
+    private readonly source: CoverageMarks,
     private readonly opts: MarksViewOptions,
   ) {
     this.now = opts.now ?? Date.now;
